@@ -1,0 +1,124 @@
+//! `rmcp_peer` — an independent MCP server over stdio, built with the official
+//! Rust SDK (`rmcp` 3.11.0), used as the far end of sightline's end-to-end
+//! interop tests.
+//!
+//! Start it with no arguments and no environment variables:
+//!
+//! ```text
+//! cargo build --example rmcp_peer
+//! target/debug/examples/rmcp_peer
+//! ```
+//!
+//! It speaks newline-delimited JSON-RPC on stdin/stdout and serves **both**
+//! protocol eras from the same binary; rmcp picks the lifecycle from the first
+//! request it sees:
+//!
+//! * legacy (≤ 2025-11-25): `initialize` → `notifications/initialized` →
+//!   `tools/list` / `tools/call`;
+//! * modern stateless (2026-07-28): no `initialize`; optionally a
+//!   `server/discover` probe (answered without committing to an era), then
+//!   `tools/list` / `tools/call`, each carrying the
+//!   `io.modelcontextprotocol/{protocolVersion,clientCapabilities,clientInfo}`
+//!   keys in `params._meta`.
+//!
+//! Nothing but JSON-RPC is ever written to stdout (rmcp logs through `tracing`,
+//! and no subscriber is installed). The process exits with status 0 when stdin
+//! closes, including after a discover-only session.
+//!
+//! Tools (rmcp's router lists them sorted by name, so `tools/list` shows
+//! `divide` before `echo`):
+//!
+//! * `echo` — `{ "text": string }` (typed, schema from `schemars`); returns the
+//!   text as a single text content block.
+//! * `divide` — untyped object with numbers `a` and `b`; `b == 0` yields a tool
+//!   error result (`isError: true`, text `division by zero`), a missing or
+//!   non-numeric `a`/`b` yields JSON-RPC error -32602 naming the field, and
+//!   otherwise the quotient is returned as text.
+
+use rmcp::{
+    ErrorData, ServerHandler, ServiceExt,
+    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    model::{
+        CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    },
+    schemars,
+    service::ServerInitializeError,
+    tool, tool_handler, tool_router,
+    transport::stdio,
+};
+use serde::Deserialize;
+
+/// Arguments of the `echo` tool.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// Text to send back.
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+struct Peer {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Peer {
+    fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Echo the given text back as a text content block.")]
+    async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+
+    #[tool(description = "Divide number `a` by number `b`.")]
+    async fn divide(&self, args: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let a = number_arg(&args, "a")?;
+        let b = number_arg(&args, "b")?;
+        if b == 0.0 {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "division by zero",
+            )]));
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            (a / b).to_string(),
+        )]))
+    }
+}
+
+/// Reads a required numeric argument, or fails with JSON-RPC -32602.
+fn number_arg(args: &JsonObject, name: &str) -> Result<f64, ErrorData> {
+    match args.get(name) {
+        None => Err(ErrorData::invalid_params(
+            format!("missing required argument `{name}`"),
+            None,
+        )),
+        Some(value) => value.as_f64().ok_or_else(|| {
+            ErrorData::invalid_params(format!("argument `{name}` must be a number"), None)
+        }),
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Peer {
+    fn get_info(&self) -> ServerConfig {
+        // Fixed version (not CARGO_PKG_VERSION) so test assertions stay stable.
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("rmcp-peer", "0.1.0"))
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = match Peer::new().serve(stdio()).await {
+        Ok(service) => service,
+        // stdin closed before any lifecycle was selected, e.g. a client that
+        // only sent `server/discover` (or nothing at all): a clean shutdown.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(error) => return Err(error.into()),
+    };
+    service.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! The outcome class of an exchange (product.md §2), pure. Every exchange ends in exactly one
+//! class; a protocol error is never turned into a tool error or the reverse.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::mcp::jsonrpc::{Reply, error_code_name};
+use crate::mcp::session::{End, Exchange, Failure};
+
+/// How an exchange ended, from the client's point of view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// A `result`, with `isError` absent or false.
+    Success,
+    /// A `tools/call` result with `isError: true`: the content is meant for the model.
+    ToolError,
+    /// A JSON-RPC `error` object: the client handles it, the model does not see it by default.
+    ProtocolError,
+    /// No usable reply: the server exited, the reply was unreadable, or our own timeout expired.
+    TransportFailure,
+}
+
+impl Class {
+    /// The class in words, as the log and the headless output label it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Class::Success => "success",
+            Class::ToolError => "tool error",
+            Class::ProtocolError => "protocol error",
+            Class::TransportFailure => "transport failure",
+        }
+    }
+}
+
+/// The class plus what distinguishes it: the error code, and a one-line detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub class: Class,
+    /// The JSON-RPC error code, for protocol errors only.
+    pub code: Option<i64>,
+    pub detail: String,
+}
+
+impl Outcome {
+    /// The `outcome` object of `call --json`.
+    pub fn to_json(&self) -> Value {
+        let mut value = json!({"class": self.class});
+        if let Some(code) = self.code {
+            value["code"] = code.into();
+        }
+        value["detail"] = self.detail.clone().into();
+        value
+    }
+}
+
+/// Classifies a finished exchange.
+pub fn classify(exchange: &Exchange) -> Outcome {
+    match &exchange.end {
+        End::Replied(_) => match exchange.reply() {
+            Some(Reply::Result(result)) => classify_result(&exchange.method, result),
+            Some(Reply::Error(error)) => Outcome {
+                class: Class::ProtocolError,
+                code: Some(error.code),
+                detail: format!(
+                    "{} {}: {}",
+                    error.code,
+                    error_code_name(error.code),
+                    error.message
+                ),
+            },
+            None => unreachable_reply(),
+        },
+        End::TimedOut { after_ms } => Outcome {
+            class: Class::TransportFailure,
+            code: None,
+            detail: format!(
+                "timeout: no reply within {} (sightline's own timeout; nothing came from the server)",
+                seconds(*after_ms)
+            ),
+        },
+        End::Failed(failure) => Outcome {
+            class: Class::TransportFailure,
+            code: None,
+            detail: failure_detail(failure),
+        },
+    }
+}
+
+fn classify_result(method: &str, result: &Value) -> Outcome {
+    let is_error = method == "tools/call" && result.get("isError") == Some(&Value::Bool(true));
+    if is_error {
+        let text = first_text(result);
+        Outcome {
+            class: Class::ToolError,
+            code: None,
+            detail: text.map_or_else(|| "isError: true, without text".to_owned(), str::to_owned),
+        }
+    } else {
+        Outcome {
+            class: Class::Success,
+            code: None,
+            detail: summarise_success(method, result),
+        }
+    }
+}
+
+fn summarise_success(method: &str, result: &Value) -> String {
+    if method != "tools/call" {
+        return "result".to_owned();
+    }
+    let blocks = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let structured = if result.get("structuredContent").is_some() {
+        ", structured content"
+    } else {
+        ""
+    };
+    let plural = if blocks == 1 { "" } else { "s" };
+    format!("{blocks} content block{plural}{structured}")
+}
+
+fn first_text(result: &Value) -> Option<&str> {
+    result.get("content")?.as_array()?.iter().find_map(|block| {
+        (block.get("type")? == "text")
+            .then(|| block.get("text")?.as_str())
+            .flatten()
+    })
+}
+
+fn failure_detail(failure: &Failure) -> String {
+    match failure {
+        Failure::ServerExited {
+            status,
+            stderr_tail,
+        } => {
+            let mut detail = format!("server exited before answering ({status})");
+            if let Some(last) = stderr_tail.last() {
+                detail.push_str("; last stderr line: ");
+                detail.push_str(last);
+            }
+            detail
+        }
+        Failure::MalformedReply { reason, .. } => format!("malformed reply: {reason}"),
+        Failure::SendFailed { reason } => format!("could not send the request: {reason}"),
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+fn unreachable_reply() -> Outcome {
+    // `End::Replied` always holds a response frame; kept total rather than panicking.
+    Outcome {
+        class: Class::TransportFailure,
+        code: None,
+        detail: "reply without a response".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::Timestamp;
+    use crate::mcp::jsonrpc::{Frame, Id, Message, parse};
+
+    fn exchange(method: &str, end: End) -> Exchange {
+        let request = Frame::encode(Message::Request {
+            id: Id::Number(1),
+            method: method.into(),
+            params: None,
+        });
+        Exchange {
+            id: Id::Number(1),
+            method: method.into(),
+            request,
+            sent_at: Timestamp(0),
+            end,
+            ended_at: Timestamp(5),
+        }
+    }
+
+    fn replied(method: &str, body: &str) -> Outcome {
+        let frame = parse(&format!(r#"{{"jsonrpc":"2.0","id":1,{body}}}"#)).unwrap();
+        classify(&exchange(method, End::Replied(frame)))
+    }
+
+    #[test]
+    fn a_result_without_is_error_is_success() {
+        let outcome = replied(
+            "tools/call",
+            r#""result":{"content":[{"type":"text","text":"ok"}]}"#,
+        );
+        assert_eq!(outcome.class, Class::Success);
+        assert_eq!(outcome.detail, "1 content block");
+        let outcome = replied("tools/call", r#""result":{"content":[],"isError":false}"#);
+        assert_eq!(outcome.class, Class::Success);
+    }
+
+    #[test]
+    fn is_error_true_is_a_tool_error_carrying_its_text() {
+        let body = r#""result":{"content":[{"type":"text","text":"Invalid departure date"}],"isError":true}"#;
+        let outcome = replied("tools/call", body);
+        assert_eq!(outcome.class, Class::ToolError);
+        assert_eq!(outcome.detail, "Invalid departure date");
+        assert_eq!(outcome.code, None);
+    }
+
+    #[test]
+    fn is_error_must_be_the_boolean_true() {
+        let outcome = replied("tools/call", r#""result":{"content":[],"isError":"true"}"#);
+        assert_eq!(outcome.class, Class::Success);
+    }
+
+    #[test]
+    fn is_error_only_means_something_on_tools_call() {
+        assert_eq!(
+            replied("tools/list", r#""result":{"isError":true}"#).class,
+            Class::Success
+        );
+    }
+
+    #[test]
+    fn an_error_object_is_a_protocol_error_with_its_code_named() {
+        let outcome = replied(
+            "tools/call",
+            r#""error":{"code":-32602,"message":"Invalid params"}"#,
+        );
+        assert_eq!(outcome.class, Class::ProtocolError);
+        assert_eq!(outcome.code, Some(-32602));
+        assert_eq!(outcome.detail, "-32602 invalid params: Invalid params");
+        let custom = replied("tools/call", r#""error":{"code":-31999,"message":"x"}"#);
+        assert_eq!(custom.detail, "-31999 server-defined: x");
+        let json = custom.to_json();
+        assert_eq!(
+            json,
+            json!({"class": "protocol_error", "code": -31999, "detail": "-31999 server-defined: x"})
+        );
+    }
+
+    #[test]
+    fn timeouts_and_failures_are_transport_failures() {
+        let timeout = classify(&exchange("tools/call", End::TimedOut { after_ms: 30_000 }));
+        assert_eq!(timeout.class, Class::TransportFailure);
+        assert!(timeout.detail.contains("timeout") && timeout.detail.contains("30 s"));
+        assert!(timeout.detail.contains("sightline's own"));
+        let exited = Failure::ServerExited {
+            status: "exit status: 3".into(),
+            stderr_tail: vec!["panic: boom".into()],
+        };
+        let outcome = classify(&exchange("tools/call", End::Failed(exited)));
+        assert_eq!(outcome.class, Class::TransportFailure);
+        assert!(
+            outcome.detail.contains("exit status: 3") && outcome.detail.contains("panic: boom")
+        );
+        let malformed = Failure::MalformedReply {
+            raw: "x".into(),
+            reason: "not JSON".into(),
+        };
+        let outcome = classify(&exchange("tools/call", End::Failed(malformed)));
+        assert_eq!(outcome.to_json()["class"], "transport_failure");
+    }
+}

@@ -1,0 +1,200 @@
+//! The command line (product.md §1): subcommands and the server selection they share.
+
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::client::ClientOptions;
+use crate::demo_server::Style;
+use crate::mcp::era::EraChoice;
+use crate::transport::StdioCommand;
+use crate::transport::framing::DEFAULT_MAX_FRAME_BYTES;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sightline",
+    version,
+    about = "Inspect MCP servers: see which tool errors reach the model (SEP-1303)",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the server's tools (all pages) with their input schemas.
+    Tools {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Send one tools/call exactly as given and classify the reply.
+    Call {
+        /// The tool name.
+        tool: String,
+        /// The `arguments` value as JSON, sent exactly as given (`-` reads stdin).
+        #[arg(default_value = "{}")]
+        args: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Run the built-in demo server on stdio.
+    DemoServer {
+        /// How input validation failures are reported.
+        #[arg(long, value_enum, default_value_t)]
+        style: Style,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Also print the whole session log (every frame, stderr line and decision) to stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Which server to talk to, and how (shared by every subcommand).
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// Use the built-in demo server in this style (the default server).
+    #[arg(long, value_enum, value_name = "STYLE", conflicts_with = "command")]
+    pub demo: Option<Style>,
+    /// Add KEY=VALUE to the server's environment (repeatable).
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// Protocol era: probe with server/discover and fall back (auto), or force one.
+    #[arg(long, value_enum, default_value_t)]
+    pub era: EraChoice,
+    /// Per-request timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_seconds)]
+    pub timeout: Duration,
+    /// How long --era auto waits for an answer to server/discover.
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_seconds)]
+    pub probe_timeout: Duration,
+    /// Longest line accepted from the server; longer ones are reported and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME_BYTES)]
+    pub max_frame_bytes: usize,
+    /// A stdio server to spawn: `-- CMD [ARGS…]`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl ServerArgs {
+    /// The command to spawn: the given one, or this executable's demo server.
+    pub fn stdio_command(&self) -> std::io::Result<StdioCommand> {
+        let env = self.env.iter().cloned().collect();
+        if let Some((program, args)) = self.command.split_first() {
+            return Ok(StdioCommand {
+                program: program.clone(),
+                args: args.to_vec(),
+                env,
+            });
+        }
+        let style = match self.demo.unwrap_or_default() {
+            Style::Sep1303 => "sep1303",
+            Style::Legacy => "legacy",
+        };
+        Ok(StdioCommand {
+            program: std::env::current_exe()?.to_string_lossy().into_owned(),
+            args: vec!["demo-server".into(), "--style".into(), style.into()],
+            env,
+        })
+    }
+
+    pub fn client_options(&self) -> ClientOptions {
+        ClientOptions {
+            era: self.era,
+            timeout: self.timeout,
+            probe_timeout: self.probe_timeout,
+        }
+    }
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("'{text}' is not KEY=VALUE")),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!("'{text}' must be a positive number of seconds"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cli_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn call_takes_a_command_after_double_dash() {
+        let cli = Cli::try_parse_from([
+            "sightline",
+            "call",
+            "echo",
+            r#"{"text":"hi"}"#,
+            "-e",
+            "A=1",
+            "--",
+            "node",
+            "server.js",
+        ])
+        .unwrap();
+        let Some(Command::Call {
+            tool, args, server, ..
+        }) = cli.command
+        else {
+            panic!()
+        };
+        assert_eq!((tool.as_str(), args.as_str()), ("echo", r#"{"text":"hi"}"#));
+        let command = server.stdio_command().unwrap();
+        assert_eq!(command.program, "node");
+        assert_eq!(command.args, ["server.js"]);
+        assert_eq!(command.env.get("A").map(String::as_str), Some("1"));
+    }
+
+    #[test]
+    fn the_default_server_is_our_own_demo() {
+        let cli = Cli::try_parse_from(["sightline", "tools", "--demo", "legacy"]).unwrap();
+        let Some(Command::Tools { server, .. }) = cli.command else {
+            panic!()
+        };
+        let command = server.stdio_command().unwrap();
+        assert_eq!(command.args, ["demo-server", "--style", "legacy"]);
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors() {
+        assert!(Cli::try_parse_from(["sightline", "tools", "--timeout", "-1"]).is_err());
+        assert!(Cli::try_parse_from(["sightline", "tools", "-e", "NOEQUALS"]).is_err());
+        assert!(
+            Cli::try_parse_from(["sightline", "tools", "--demo", "legacy", "--", "x"]).is_err()
+        );
+        assert!(Cli::try_parse_from(["sightline", "tools", "--era", "future"]).is_err());
+    }
+}

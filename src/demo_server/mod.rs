@@ -1,0 +1,579 @@
+//! The built-in demo server: a small real MCP server over stdio, dual-era, in two styles that
+//! report input validation failures the SEP-1303 way (`isError`) or the legacy way (-32602).
+//! `handle` is pure; `run_stdio` is the I/O around it.
+
+pub mod date;
+pub mod tools;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::mcp::era::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO};
+use crate::mcp::jsonrpc::{self, ErrorObject, FrameError, Id, Message, Reply};
+use date::Date;
+use tools::ToolOutcome;
+
+/// How the server reports input validation failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Style {
+    /// As tool execution errors (`isError: true`), per SEP-1303 (2025-11-25 on).
+    #[default]
+    Sep1303,
+    /// As JSON-RPC -32602, as pre-SEP-1303 SDKs did.
+    Legacy,
+}
+
+const NAME: &str = "sightline-demo";
+const SLOW_TICK: Duration = Duration::from_millis(500);
+
+/// What the server does with one incoming message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handled {
+    /// Write this message.
+    Send(Message),
+    /// Start the slow search; reply when it ends unless cancelled.
+    StartSlow {
+        id: Id,
+        seconds: u64,
+        progress_token: Option<Value>,
+        modern: bool,
+    },
+    /// Stop the request with this id, without replying.
+    Cancel(Id),
+    /// Nothing to do (notifications, stray responses).
+    Nothing,
+}
+
+/// The demo server's protocol state.
+#[derive(Debug, Clone)]
+pub struct DemoServer {
+    style: Style,
+}
+
+impl DemoServer {
+    pub fn new(style: Style) -> Self {
+        Self { style }
+    }
+
+    fn server_info(&self) -> Value {
+        let style = match self.style {
+            Style::Sep1303 => "sep1303",
+            Style::Legacy => "legacy",
+        };
+        json!({"name": NAME, "version": format!("{} ({style} style)", env!("CARGO_PKG_VERSION"))})
+    }
+
+    /// Answers a line that is not a message: -32700 for non-JSON, -32600 for non-JSON-RPC.
+    pub fn handle_invalid(&self, error: &FrameError) -> Option<Message> {
+        let (code, id) = match error {
+            FrameError::NotJson { .. } | FrameError::InvalidUtf8 { .. } => (-32700, None),
+            FrameError::NotJsonRpc { id, .. } => (-32600, id.clone()),
+            FrameError::Oversized { .. } => (-32600, None),
+        };
+        let message = format!("{}: {error}", jsonrpc::error_code_name(code));
+        Some(error_response(id, code, message, None))
+    }
+
+    /// Handles one message; pure, with today's date passed in.
+    pub fn handle(&self, message: Message, today: Date) -> Handled {
+        match message {
+            Message::Request { id, method, params } => self.request(id, &method, params, today),
+            Message::Notification { method, params } if method == "notifications/cancelled" => {
+                match params.as_ref().and_then(|p| p.get("requestId")).cloned() {
+                    Some(id) => {
+                        serde_json::from_value(id).map_or(Handled::Nothing, Handled::Cancel)
+                    }
+                    None => Handled::Nothing,
+                }
+            }
+            Message::Notification { .. } | Message::Response { .. } => Handled::Nothing,
+        }
+    }
+
+    fn request(&self, id: Id, method: &str, params: Option<Value>, today: Date) -> Handled {
+        let params = params.unwrap_or(Value::Null);
+        let modern = match modern_version(&params) {
+            ModernCheck::Legacy => false,
+            ModernCheck::Modern => true,
+            ModernCheck::Reject(error) => {
+                return Handled::Send(Message::Response {
+                    id: Some(id),
+                    reply: Reply::Error(error),
+                });
+            }
+        };
+        let reply = match method {
+            "initialize" => Ok(self.initialize(&params)),
+            "server/discover" if modern => Ok(Self::discover()),
+            "server/discover" => Err(missing_meta()),
+            "ping" if !modern => Ok(json!({})),
+            "tools/list" => Ok(Self::tools_list(modern)),
+            "tools/call" => return self.tools_call(id, &params, modern, today),
+            _ => Err(ErrorObject {
+                code: -32601,
+                message: format!("Method not found: {method}"),
+                data: None,
+            }),
+        };
+        Handled::Send(self.respond(id, reply, modern))
+    }
+
+    fn respond(&self, id: Id, reply: Result<Value, ErrorObject>, modern: bool) -> Message {
+        let reply = match reply {
+            Ok(result) if modern => Reply::Result(self.modern_result(result)),
+            Ok(result) => Reply::Result(result),
+            Err(error) => Reply::Error(error),
+        };
+        Message::Response {
+            id: Some(id),
+            reply,
+        }
+    }
+
+    /// Adds what 2026-07-28 asks of every result: `resultType` and `_meta` serverInfo.
+    fn modern_result(&self, result: Value) -> Value {
+        let mut object = Map::new();
+        object.insert("resultType".into(), "complete".into());
+        if let Value::Object(fields) = result {
+            object.extend(fields);
+        }
+        object.insert(
+            "_meta".into(),
+            json!({META_SERVER_INFO: self.server_info()}),
+        );
+        Value::Object(object)
+    }
+
+    fn initialize(&self, params: &Value) -> Value {
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let version = if era::supports_legacy(requested) {
+            requested
+        } else {
+            era::LEGACY_OFFER
+        };
+        json!({
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": self.server_info(),
+            "instructions": "Call book_flight with a past departureDate to see how this server reports input validation errors.",
+        })
+    }
+
+    fn discover() -> Value {
+        let mut versions: Vec<&str> = era::LEGACY_VERSIONS.iter().rev().copied().collect();
+        versions.extend(era::MODERN_VERSIONS);
+        json!({
+            "supportedVersions": versions,
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "public",
+        })
+    }
+
+    fn tools_list(modern: bool) -> Value {
+        let tools = tools::definitions();
+        if modern {
+            json!({"ttlMs": 60_000, "cacheScope": "public", "tools": tools})
+        } else {
+            json!({"tools": tools})
+        }
+    }
+
+    fn tools_call(&self, id: Id, params: &Value, modern: bool, today: Date) -> Handled {
+        let invalid = |message: String| ErrorObject {
+            code: -32602,
+            message,
+            data: None,
+        };
+        let call = match (params.get("name"), params.get("arguments")) {
+            (Some(Value::String(name)), None) => Ok((name.clone(), Map::new())),
+            (Some(Value::String(name)), Some(Value::Object(arguments))) => {
+                Ok((name.clone(), arguments.clone()))
+            }
+            (Some(Value::String(_)), Some(other)) => Err(invalid(format!(
+                "Invalid params: tools/call `arguments` must be an object, got {other}"
+            ))),
+            _ => Err(invalid(
+                "Invalid params: tools/call needs a string `name`".into(),
+            )),
+        };
+        let (name, arguments) = match call {
+            Ok(call) => call,
+            Err(error) => return Handled::Send(self.respond(id, Err(error), modern)),
+        };
+        if !tools::is_known(&name) {
+            return Handled::Send(self.respond(
+                id,
+                Err(invalid(format!("Unknown tool: {name}"))),
+                modern,
+            ));
+        }
+        let reply = match tools::call(&name, &arguments, today) {
+            ToolOutcome::Done(result) => Ok(result),
+            ToolOutcome::Failed(message) => Ok(tool_error(&message)),
+            ToolOutcome::Invalid(message) => match self.style {
+                Style::Sep1303 => Ok(tool_error(&message)),
+                Style::Legacy => Err(invalid(format!(
+                    "Invalid arguments for tool {name}: {message}"
+                ))),
+            },
+            ToolOutcome::Slow { seconds } => {
+                let progress_token = params.pointer("/_meta/progressToken").cloned();
+                return Handled::StartSlow {
+                    id,
+                    seconds,
+                    progress_token,
+                    modern,
+                };
+            }
+        };
+        Handled::Send(self.respond(id, reply, modern))
+    }
+
+    /// The final reply of a slow search.
+    pub fn slow_done(&self, id: Id, seconds: u64, modern: bool) -> Message {
+        let text = format!("Searched for {seconds} s: found 3 flights.");
+        self.respond(id, Ok(tools::text_result(&text)), modern)
+    }
+}
+
+fn tool_error(message: &str) -> Value {
+    json!({"content": [{"type": "text", "text": message}], "isError": true})
+}
+
+fn error_response(id: Option<Id>, code: i64, message: String, data: Option<Value>) -> Message {
+    Message::Response {
+        id,
+        reply: Reply::Error(ErrorObject {
+            code,
+            message,
+            data,
+        }),
+    }
+}
+
+fn missing_meta() -> ErrorObject {
+    ErrorObject {
+        code: -32602,
+        message: format!(
+            "Invalid params: _meta must carry '{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}'"
+        ),
+        data: None,
+    }
+}
+
+enum ModernCheck {
+    Legacy,
+    Modern,
+    Reject(ErrorObject),
+}
+
+/// A request carrying a protocol version in `_meta` is a modern one; check it as 2026-07-28 asks.
+fn modern_version(params: &Value) -> ModernCheck {
+    let Some(meta) = params.get("_meta") else {
+        return ModernCheck::Legacy;
+    };
+    let Some(version) = meta.get(META_PROTOCOL_VERSION) else {
+        return ModernCheck::Legacy;
+    };
+    let Some(version) = version.as_str() else {
+        return ModernCheck::Reject(missing_meta());
+    };
+    if !era::MODERN_VERSIONS.contains(&version) {
+        return ModernCheck::Reject(ErrorObject {
+            code: era::UNSUPPORTED_PROTOCOL_VERSION,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": era::MODERN_VERSIONS, "requested": version})),
+        });
+    }
+    if !meta
+        .get(META_CLIENT_CAPABILITIES)
+        .is_some_and(Value::is_object)
+    {
+        return ModernCheck::Reject(missing_meta());
+    }
+    ModernCheck::Modern
+}
+
+fn today() -> Date {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    Date::from_unix_seconds(seconds)
+}
+
+/// Serves the demo server on stdin/stdout until stdin closes.
+pub async fn run_stdio(style: Style) -> std::io::Result<()> {
+    let server = DemoServer::new(style);
+    let (out_tx, mut out_rx) = mpsc::channel::<Message>(256);
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(message) = out_rx.recv().await {
+            let mut line = message.to_value().to_string();
+            line.push('\n');
+            stdout.write_all(line.as_bytes()).await?;
+            stdout.flush().await?;
+        }
+        Ok::<_, std::io::Error>(())
+    });
+    eprintln!(
+        "{NAME}: serving on stdio ({}); stderr is for logs only",
+        server.server_info()["version"]
+    );
+    let mut running: HashMap<Id, AbortHandle> = HashMap::new();
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        running.retain(|_, task| !task.is_finished());
+        let handled = match jsonrpc::parse(&line) {
+            Ok(frame) => server.handle(frame.message, today()),
+            Err(error) => server
+                .handle_invalid(&error)
+                .map_or(Handled::Nothing, Handled::Send),
+        };
+        match handled {
+            Handled::Send(message) => {
+                if out_tx.send(message).await.is_err() {
+                    break;
+                }
+            }
+            Handled::StartSlow {
+                id,
+                seconds,
+                progress_token,
+                modern,
+            } => {
+                let task = tokio::spawn(slow_search(
+                    server.clone(),
+                    id.clone(),
+                    seconds,
+                    progress_token,
+                    modern,
+                    out_tx.clone(),
+                ));
+                running.insert(id, task.abort_handle());
+            }
+            Handled::Cancel(id) => {
+                if let Some(task) = running.remove(&id) {
+                    task.abort();
+                    eprintln!("{NAME}: request {id} cancelled by the client");
+                }
+            }
+            Handled::Nothing => {}
+        }
+    }
+    drop(out_tx);
+    for task in running.values() {
+        task.abort();
+    }
+    writer.await.map_err(std::io::Error::other)?
+}
+
+async fn slow_search(
+    server: DemoServer,
+    id: Id,
+    seconds: u64,
+    progress_token: Option<Value>,
+    modern: bool,
+    out: mpsc::Sender<Message>,
+) {
+    let ticks = seconds * 2;
+    for tick in 1..=ticks {
+        tokio::time::sleep(SLOW_TICK).await;
+        if let Some(token) = &progress_token {
+            let params = json!({
+                "progressToken": token,
+                "progress": tick,
+                "total": ticks,
+                "message": format!("searched {} of {seconds} s", tick / 2),
+            });
+            let note = Message::Notification {
+                method: "notifications/progress".into(),
+                params: Some(params),
+            };
+            if out.send(note).await.is_err() {
+                return;
+            }
+        }
+    }
+    // The writer is gone only when the server is shutting down.
+    let _ = out.send(server.slow_done(id, seconds, modern)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TODAY: Date = Date {
+        year: 2026,
+        month: 11,
+        day: 29,
+    };
+
+    fn call(style: Style, params: Value) -> Message {
+        let request = Message::Request {
+            id: Id::Number(1),
+            method: "tools/call".into(),
+            params: Some(params),
+        };
+        match DemoServer::new(style).handle(request, TODAY) {
+            Handled::Send(message) => message,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn reply(message: Message) -> Reply {
+        let Message::Response { reply, .. } = message else {
+            panic!("{message:?}")
+        };
+        reply
+    }
+
+    #[test]
+    fn the_two_styles_report_a_past_date_on_different_channels() {
+        let params = json!({"name": "book_flight", "arguments": {"departureDate": "12/12/2024"}});
+        let Reply::Result(result) = reply(call(Style::Sep1303, params.clone())) else {
+            panic!()
+        };
+        assert_eq!(result["isError"], true);
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Current date is 29/11/2026")
+        );
+        let Reply::Error(error) = reply(call(Style::Legacy, params)) else {
+            panic!()
+        };
+        assert_eq!(error.code, -32602);
+        assert!(error.message.contains("Current date is 29/11/2026"));
+    }
+
+    #[test]
+    fn unknown_tools_and_non_object_arguments_are_protocol_errors_in_both_styles() {
+        for style in [Style::Sep1303, Style::Legacy] {
+            for params in [
+                json!({"name": "nope", "arguments": {}}),
+                json!({"name": "book_flight", "arguments": "x"}),
+                json!({"arguments": {}}),
+            ] {
+                let Reply::Error(error) = reply(call(style, params.clone())) else {
+                    panic!("{params}")
+                };
+                assert_eq!(error.code, -32602, "{params}");
+            }
+        }
+    }
+
+    #[test]
+    fn business_errors_are_tool_errors_in_both_styles() {
+        for style in [Style::Sep1303, Style::Legacy] {
+            let params = json!({"name": "cancel_booking", "arguments": {"bookingRef": "SL-1"}});
+            let Reply::Result(result) = reply(call(style, params)) else {
+                panic!()
+            };
+            assert_eq!(result["isError"], true);
+        }
+    }
+
+    #[test]
+    fn modern_requests_get_result_type_and_version_checks() {
+        let meta =
+            |version: &str| json!({META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {}});
+        let server = DemoServer::new(Style::Sep1303);
+        let request = |params: Value| Message::Request {
+            id: Id::Number(1),
+            method: "tools/list".into(),
+            params: Some(params),
+        };
+        let Handled::Send(ok) = server.handle(request(json!({"_meta": meta("2026-07-28")})), TODAY)
+        else {
+            panic!()
+        };
+        let Reply::Result(result) = reply(ok) else {
+            panic!()
+        };
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["ttlMs"], 60_000);
+        assert_eq!(result["_meta"][META_SERVER_INFO]["name"], NAME);
+        let Handled::Send(bad) =
+            server.handle(request(json!({"_meta": meta("2099-01-01")})), TODAY)
+        else {
+            panic!()
+        };
+        let Reply::Error(error) = reply(bad) else {
+            panic!()
+        };
+        assert_eq!(error.code, -32022);
+        assert_eq!(error.data.unwrap()["supported"], json!(["2026-07-28"]));
+    }
+
+    #[test]
+    fn initialize_echoes_a_supported_version_or_offers_the_latest() {
+        let server = DemoServer::new(Style::Legacy);
+        for (asked, answered) in [("2025-06-18", "2025-06-18"), ("2026-07-28", "2025-11-25")] {
+            let request = Message::Request {
+                id: Id::Number(1),
+                method: "initialize".into(),
+                params: Some(json!({"protocolVersion": asked})),
+            };
+            let Handled::Send(message) = server.handle(request, TODAY) else {
+                panic!()
+            };
+            let Reply::Result(result) = reply(message) else {
+                panic!()
+            };
+            assert_eq!(result["protocolVersion"], answered);
+        }
+    }
+
+    #[test]
+    fn slow_search_starts_with_its_progress_token_and_can_be_cancelled() {
+        let server = DemoServer::new(Style::Sep1303);
+        let request = Message::Request {
+            id: Id::Number(4),
+            method: "tools/call".into(),
+            params: Some(
+                json!({"name": "slow_search", "arguments": {"seconds": 2}, "_meta": {"progressToken": "p"}}),
+            ),
+        };
+        assert_eq!(
+            server.handle(request, TODAY),
+            Handled::StartSlow {
+                id: Id::Number(4),
+                seconds: 2,
+                progress_token: Some(json!("p")),
+                modern: false
+            }
+        );
+        let cancel = Message::Notification {
+            method: "notifications/cancelled".into(),
+            params: Some(json!({"requestId": 4, "reason": "timeout"})),
+        };
+        assert_eq!(server.handle(cancel, TODAY), Handled::Cancel(Id::Number(4)));
+    }
+
+    #[test]
+    fn garbage_gets_a_parse_error_with_a_null_id() {
+        let error = jsonrpc::parse("hello").unwrap_err();
+        let message = DemoServer::new(Style::Sep1303)
+            .handle_invalid(&error)
+            .unwrap();
+        assert!(
+            message
+                .to_value()
+                .to_string()
+                .starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700"#)
+        );
+    }
+}

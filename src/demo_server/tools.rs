@@ -1,0 +1,350 @@
+//! The demo server's tools, pure: definitions as listed, and what each call produces. Input
+//! validation failures are reported as `Invalid`; the server decides how to put them on the wire.
+
+use serde_json::{Map, Value, json};
+
+use super::date::Date;
+
+/// What a tool call produced, before the server's style shapes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutcome {
+    /// A successful result (`content`, maybe `structuredContent`).
+    Done(Value),
+    /// The arguments failed validation (format, range, "must be in the future"…).
+    Invalid(String),
+    /// The tool ran and failed for a business reason.
+    Failed(String),
+    /// Run the slow search for this many seconds, with progress.
+    Slow { seconds: u64 },
+}
+
+/// Bounds of `slow_search.seconds`.
+pub const SLOW_SECONDS: std::ops::RangeInclusive<u64> = 1..=60;
+
+/// The tools, `book_flight` first, as `tools/list` returns them.
+pub fn definitions() -> Vec<Value> {
+    vec![
+        json!({
+            "name": "book_flight",
+            "title": "Book a flight",
+            "description": "Book a seat on a flight. The departure date must be in dd/mm/yyyy format and in the future (SEP-1303's example).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "departureDate": {
+                        "type": "string",
+                        "description": "Departure date in dd/mm/yyyy format",
+                        "pattern": "^\\d{2}/\\d{2}/\\d{4}$"
+                    },
+                    "destination": {"type": "string", "description": "Destination city (optional)"}
+                },
+                "required": ["departureDate"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}
+        }),
+        json!({
+            "name": "get_flight_status",
+            "title": "Flight status",
+            "description": "Current status of a flight, as structured content with an output schema.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "flightNumber": {
+                        "type": "string",
+                        "description": "IATA flight number, e.g. LH123",
+                        "pattern": "^[A-Z]{2}[0-9]{1,4}$"
+                    }
+                },
+                "required": ["flightNumber"]
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "flightNumber": {"type": "string"},
+                    "status": {"type": "string", "enum": ["scheduled", "boarding", "delayed"]},
+                    "gate": {"type": "string"},
+                    "delayMinutes": {"type": "integer", "minimum": 0}
+                },
+                "required": ["flightNumber", "status", "gate", "delayMinutes"]
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
+        json!({
+            "name": "cancel_booking",
+            "title": "Cancel a booking",
+            "description": "Cancel a booking. Always fails with a business error: fares are non-refundable.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "bookingRef": {"type": "string", "description": "Booking reference, e.g. SL-1A2B3C"}
+                },
+                "required": ["bookingRef"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": true, "openWorldHint": false}
+        }),
+        json!({
+            "name": "slow_search",
+            "title": "Slow flight search",
+            "description": "Search flights slowly, sending progress notifications; honours cancellation.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "seconds": {
+                        "type": "integer",
+                        "description": "How long the search takes",
+                        "minimum": SLOW_SECONDS.start(),
+                        "maximum": SLOW_SECONDS.end(),
+                        "default": 3
+                    }
+                },
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
+    ]
+}
+
+/// Whether the server lists a tool of this name.
+pub fn is_known(name: &str) -> bool {
+    definitions().iter().any(|tool| tool["name"] == name)
+}
+
+/// Runs a listed tool on object arguments.
+pub fn call(name: &str, arguments: &Map<String, Value>, today: Date) -> ToolOutcome {
+    let result = match name {
+        "book_flight" => book_flight(arguments, today),
+        "get_flight_status" => flight_status(arguments),
+        "cancel_booking" => cancel_booking(arguments),
+        "slow_search" => slow_search(arguments),
+        _ => Err(format!("Unknown tool: {name}")),
+    };
+    result.unwrap_or_else(ToolOutcome::Invalid)
+}
+
+/// A successful text result.
+pub fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+fn required_string<'a>(
+    arguments: &'a Map<String, Value>,
+    key: &str,
+    shape: &str,
+) -> Result<&'a str, String> {
+    match arguments.get(key) {
+        None => Err(format!("Missing required argument '{key}' ({shape}).")),
+        Some(Value::String(text)) => Ok(text),
+        Some(other) => Err(format!(
+            "Argument '{key}' must be a string ({shape}), got {}.",
+            type_name(other)
+        )),
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn book_flight(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcome, String> {
+    let raw = required_string(arguments, "departureDate", "dd/mm/yyyy")?;
+    let destination = match arguments.get("destination") {
+        None => None,
+        Some(Value::String(city)) => Some(city.as_str()),
+        Some(other) => {
+            return Err(format!(
+                "Argument 'destination' must be a string, got {}.",
+                type_name(other)
+            ));
+        }
+    };
+    let date = Date::parse_dd_mm_yyyy(raw).ok_or_else(|| {
+        format!("Invalid departure date '{raw}': must be a real date in dd/mm/yyyy format.")
+    })?;
+    if date <= today {
+        return Err(format!(
+            "Invalid departure date: must be in the future. Current date is {today}."
+        ));
+    }
+    let reference = format!("SL-{:06X}", fnv(raw.as_bytes()) & 0xFF_FFFF);
+    let text = match destination {
+        Some(city) => {
+            format!("Booked: one seat to {city} departing {date}. Booking reference {reference}.")
+        }
+        None => format!("Booked: one seat departing {date}. Booking reference {reference}."),
+    };
+    Ok(ToolOutcome::Done(text_result(&text)))
+}
+
+fn flight_status(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
+    let number = required_string(arguments, "flightNumber", "e.g. LH123")?;
+    let bytes = number.as_bytes();
+    let valid = (3..=6).contains(&bytes.len())
+        && bytes[..2].iter().all(u8::is_ascii_uppercase)
+        && bytes[2..].iter().all(u8::is_ascii_digit);
+    if !valid {
+        return Err(format!(
+            "Invalid flight number '{number}': expected two capital letters and 1-4 digits, e.g. LH123."
+        ));
+    }
+    let hash = fnv(bytes);
+    let status = ["scheduled", "boarding", "delayed"][usize::try_from(hash % 3).unwrap_or(0)];
+    let delay = if status == "delayed" {
+        15 + hash % 90
+    } else {
+        0
+    };
+    let structured = json!({
+        "flightNumber": number,
+        "status": status,
+        "gate": format!("{}{}", char::from(b'A' + u8::try_from(hash % 6).unwrap_or(0)), 1 + hash % 40),
+        "delayMinutes": delay,
+    });
+    Ok(ToolOutcome::Done(json!({
+        "content": [{"type": "text", "text": structured.to_string()}],
+        "structuredContent": structured,
+    })))
+}
+
+fn cancel_booking(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
+    let reference = required_string(arguments, "bookingRef", "e.g. SL-1A2B3C")?;
+    Ok(ToolOutcome::Failed(format!(
+        "Booking '{reference}' cannot be cancelled: the fare is non-refundable within 24 hours of departure."
+    )))
+}
+
+fn slow_search(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
+    let seconds = match arguments.get("seconds") {
+        None => 3,
+        Some(value) => value
+            .as_u64()
+            .filter(|s| SLOW_SECONDS.contains(s))
+            .ok_or_else(|| {
+                format!(
+                    "Argument 'seconds' must be an integer from {} to {}, got {value}.",
+                    SLOW_SECONDS.start(),
+                    SLOW_SECONDS.end()
+                )
+            })?,
+    };
+    if let Some(extra) = arguments.keys().find(|key| *key != "seconds") {
+        return Err(format!(
+            "Unknown argument '{extra}': slow_search takes only 'seconds'."
+        ));
+    }
+    Ok(ToolOutcome::Slow { seconds })
+}
+
+/// FNV-1a: deterministic "random" details, so the same input always gets the same answer.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TODAY: Date = Date {
+        year: 2026,
+        month: 11,
+        day: 29,
+    };
+
+    fn book(arguments: &Value) -> ToolOutcome {
+        call("book_flight", arguments.as_object().unwrap(), TODAY)
+    }
+
+    #[test]
+    fn book_flight_is_listed_first() {
+        assert_eq!(definitions()[0]["name"], "book_flight");
+        assert!(is_known("slow_search") && !is_known("nope"));
+    }
+
+    #[test]
+    fn a_future_date_books() {
+        let ToolOutcome::Done(result) =
+            book(&json!({"departureDate": "12/12/2027", "destination": "Lisbon"}))
+        else {
+            panic!()
+        };
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("Booked: one seat to Lisbon departing 12/12/2027."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_past_or_today_date_names_today() {
+        let expected = "Invalid departure date: must be in the future. Current date is 29/11/2026.";
+        assert_eq!(
+            book(&json!({"departureDate": "12/12/2024"})),
+            ToolOutcome::Invalid(expected.into())
+        );
+        assert_eq!(
+            book(&json!({"departureDate": "29/11/2026"})),
+            ToolOutcome::Invalid(expected.into())
+        );
+    }
+
+    #[test]
+    fn malformed_missing_and_mistyped_arguments_are_invalid() {
+        for arguments in [
+            json!({"departureDate": "2024-12-12"}),
+            json!({}),
+            json!({"departureDate": 20_241_212}),
+            json!({"departureDate": "12/12/2027", "destination": 5}),
+        ] {
+            assert!(
+                matches!(book(&arguments), ToolOutcome::Invalid(_)),
+                "{arguments}"
+            );
+        }
+    }
+
+    #[test]
+    fn flight_status_is_structured_with_a_text_copy() {
+        let ToolOutcome::Done(result) = call(
+            "get_flight_status",
+            json!({"flightNumber": "LH123"}).as_object().unwrap(),
+            TODAY,
+        ) else {
+            panic!()
+        };
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, result["structuredContent"]);
+        assert_eq!(text["flightNumber"], "LH123");
+    }
+
+    #[test]
+    fn cancel_fails_as_business_and_slow_search_checks_its_range() {
+        let args = json!({"bookingRef": "SL-1"});
+        assert!(matches!(
+            call("cancel_booking", args.as_object().unwrap(), TODAY),
+            ToolOutcome::Failed(_)
+        ));
+        let slow = |v: Value| call("slow_search", v.as_object().unwrap(), TODAY);
+        assert_eq!(slow(json!({})), ToolOutcome::Slow { seconds: 3 });
+        assert_eq!(
+            slow(json!({"seconds": 2})),
+            ToolOutcome::Slow { seconds: 2 }
+        );
+        assert!(matches!(
+            slow(json!({"seconds": 0})),
+            ToolOutcome::Invalid(_)
+        ));
+        assert!(matches!(
+            slow(json!({"seconds": 1.5})),
+            ToolOutcome::Invalid(_)
+        ));
+    }
+}

@@ -1,0 +1,360 @@
+//! The headless commands `tools` and `call`: drive one client session, print text or JSON,
+//! and return the exit code of product.md §1.
+
+use std::io::{Read, Write};
+
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use crate::classify::{Class, Outcome, classify};
+use crate::cli::ServerArgs;
+use crate::client::{Client, ClientError, Connection, LogEntry, LogEvent, Role};
+use crate::mcp::era::Era;
+use crate::mcp::messages::Tool;
+use crate::mcp::session::{End, Exchange, Failure};
+use crate::sanitize;
+use crate::transport::stdio;
+
+/// Exit codes of the headless commands.
+pub mod exit {
+    pub const SUCCESS: u8 = 0;
+    pub const TOOL_ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const PROTOCOL_ERROR: u8 = 3;
+    pub const TRANSPORT_FAILURE: u8 = 4;
+}
+
+/// Longest frame the verbose log prints whole.
+const LOG_FRAME_CHARS: usize = 4096;
+
+/// `sightline tools`.
+pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
+    let mut client = match connect(server).await {
+        Ok(client) => client,
+        Err(code) => return code,
+    };
+    let listed = client.list_tools().await;
+    finish_log(&client, verbose);
+    let code = match listed {
+        Ok(tools) => {
+            let connection = client.connection().cloned();
+            if as_json {
+                let tools: Vec<&Value> = tools.iter().map(|tool| &tool.raw).collect();
+                let value = json!({"server": server_json(connection.as_ref()), "tools": tools});
+                print_json(&value);
+            } else {
+                let line = server_line(connection.as_ref(), &client);
+                emit(|out| write_tools(out, &line, &tools));
+            }
+            exit::SUCCESS
+        }
+        Err(error) => report_error(&error),
+    };
+    client.shutdown().await;
+    code
+}
+
+/// `sightline call TOOL [ARGS_JSON]`.
+pub async fn call(server: &ServerArgs, tool: &str, args: &str, as_json: bool, verbose: bool) -> u8 {
+    let arguments = match read_arguments(args) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let mut client = match connect(server).await {
+        Ok(client) => client,
+        Err(code) => return code,
+    };
+    // The listing gives later findings their catalog; a server without tools/list can still be called.
+    if let Err(error) = client.list_tools().await {
+        eprintln!("sightline: note: {error}");
+    }
+    let exchange = client.call_tool(tool, arguments).await;
+    let outcome = classify(&exchange);
+    finish_log(&client, verbose);
+    if as_json {
+        print_json(&call_json(client.connection(), &exchange, &outcome));
+    } else {
+        let line = server_line(client.connection(), &client);
+        emit(|out| write_call(out, &line, &exchange, &outcome));
+    }
+    client.shutdown().await;
+    exit_code(&outcome.class)
+}
+
+fn exit_code(class: &Class) -> u8 {
+    match class {
+        Class::Success => exit::SUCCESS,
+        Class::ToolError => exit::TOOL_ERROR,
+        Class::ProtocolError => exit::PROTOCOL_ERROR,
+        Class::TransportFailure => exit::TRANSPORT_FAILURE,
+    }
+}
+
+/// Parses `ARGS_JSON` (or stdin for `-`), pointing at where invalid JSON breaks.
+fn read_arguments(args: &str) -> Result<Value, String> {
+    let text = if args == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|error| format!("could not read ARGS_JSON from stdin: {error}"))?;
+        text
+    } else {
+        args.to_owned()
+    };
+    serde_json::from_str(&text).map_err(|error| {
+        let line_text = text
+            .lines()
+            .nth(error.line().saturating_sub(1))
+            .unwrap_or_default();
+        let caret = " ".repeat(error.column().saturating_sub(1));
+        format!(
+            "ARGS_JSON is not valid JSON: {error}\n  {}\n  {caret}^",
+            sanitize::text(line_text)
+        )
+    })
+}
+
+async fn connect(server: &ServerArgs) -> Result<Client, u8> {
+    let command = match server.stdio_command() {
+        Ok(command) => command,
+        Err(error) => {
+            eprintln!("sightline: cannot locate the demo server executable: {error}");
+            return Err(exit::TRANSPORT_FAILURE);
+        }
+    };
+    let transport = match stdio::spawn(&command, server.max_frame_bytes) {
+        Ok(transport) => transport,
+        Err(error) => {
+            eprintln!("sightline: {error}");
+            return Err(exit::TRANSPORT_FAILURE);
+        }
+    };
+    let mut client = Client::new(transport, server.client_options());
+    match client.negotiate().await {
+        Ok(_) => Ok(client),
+        Err(error) => {
+            print_log(client.log());
+            let code = report_error(&error);
+            client.shutdown().await;
+            Err(code)
+        }
+    }
+}
+
+fn report_error(error: &ClientError) -> u8 {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "sightline: {}", sanitize::text(&error.to_string()));
+    if let ClientError::Exchange(exchange) = error
+        && let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end
+    {
+        let _ = write_stderr_tail(&mut stderr, stderr_tail);
+    }
+    error.exit_code()
+}
+
+fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()> {
+    if !tail.is_empty() {
+        writeln!(out, "last lines of the server's stderr:")?;
+        for line in tail {
+            writeln!(out, "  | {}", sanitize::text(line))?;
+        }
+    }
+    Ok(())
+}
+
+fn finish_log(client: &Client, verbose: bool) {
+    if verbose {
+        print_log(client.log());
+    }
+}
+
+/// The session log on stderr, one line per entry.
+fn print_log(log: &[LogEntry]) {
+    let mut stderr = std::io::stderr().lock();
+    for entry in log {
+        // A closed stderr leaves nowhere to report to.
+        let _ = writeln!(stderr, "{} {}", entry.at, describe(&entry.event));
+    }
+}
+
+fn describe(event: &LogEvent) -> String {
+    match event {
+        LogEvent::Sent(frame) => format!("→ {}", clip(&frame.raw)),
+        LogEvent::Received { frame, role } => {
+            let role = match role {
+                Role::Reply { .. } | Role::ServerRequest | Role::Notification => String::new(),
+                Role::Late { method } => format!("(late reply to {method}) "),
+                Role::Duplicate { method } => format!("(duplicate reply to {method}) "),
+                Role::UnknownId => "(reply to an id never sent) ".into(),
+                Role::Unaddressed => "(error without id) ".into(),
+            };
+            format!("← {role}{}", clip(&frame.raw))
+        }
+        LogEvent::Invalid(invalid) => format!("✗ {}: {}", invalid.error, clip(&invalid.raw)),
+        LogEvent::Stderr(line) => format!("  stderr | {}", sanitize::text(line)),
+        LogEvent::TimedOut {
+            id,
+            method,
+            after_ms,
+        } => {
+            format!("⏱ {method} (id {id}) timed out after {after_ms} ms (sightline's own timeout)")
+        }
+        LogEvent::WriteFailed(reason) => format!("✗ write failed: {reason}"),
+        LogEvent::Closed { status } => format!("■ server output closed ({status})"),
+        LogEvent::Note(text) => format!("• {text}"),
+    }
+}
+
+fn clip(raw: &str) -> String {
+    let safe = sanitize::text(raw);
+    match safe.char_indices().nth(LOG_FRAME_CHARS) {
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &safe[..cut], raw.len()),
+        None => safe.into_owned(),
+    }
+}
+
+fn server_json(connection: Option<&Connection>) -> Value {
+    match connection {
+        Some(c) => json!({
+            "name": c.server.name,
+            "version": c.server.version,
+            "era": c.era,
+            "protocol_version": c.protocol_version,
+        }),
+        None => Value::Null,
+    }
+}
+
+fn raw_json(raw: &str) -> Value {
+    // The text was parsed when it arrived; parsing again keeps member order.
+    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+}
+
+/// The object of product.md §1; `request` and `response` are the bytes from the wire.
+fn call_json(connection: Option<&Connection>, exchange: &Exchange, outcome: &Outcome) -> Value {
+    let raw = |text: &str| {
+        RawValue::from_string(text.to_owned())
+            .ok()
+            .and_then(|raw| serde_json::to_value(raw).ok())
+            .unwrap_or_else(|| raw_json(text))
+    };
+    json!({
+        "server": server_json(connection),
+        "request": raw(&exchange.request.raw),
+        "response": exchange.response().map_or(Value::Null, |frame| raw(&frame.raw)),
+        "outcome": outcome.to_json(),
+        "findings": [],
+        "model_view": null,
+    })
+}
+
+fn print_json(value: &Value) {
+    let text = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"));
+    emit(|out| writeln!(out, "{}", sanitize::json(&text)));
+}
+
+/// Writes to stdout; a closed stdout (`| head`) means the reader is gone, not an error to report.
+fn emit(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = write(&mut stdout).and_then(|()| stdout.flush());
+}
+
+fn pretty(raw: &str) -> String {
+    let text = serde_json::to_string_pretty(&raw_json(raw)).unwrap_or_else(|_| raw.to_owned());
+    sanitize::json(&text).into_owned()
+}
+
+fn server_line(connection: Option<&Connection>, client: &Client) -> String {
+    let transport = sanitize::text(&client.transport().description).into_owned();
+    match connection {
+        Some(c) => {
+            let era = match c.era {
+                Era::Legacy => "legacy",
+                Era::Modern => "modern",
+            };
+            format!(
+                "server   {} {} · {era} era · protocol {} · {transport}",
+                sanitize::text(&c.server.name),
+                sanitize::text(&c.server.version),
+                c.protocol_version
+            )
+        }
+        None => format!("server   {transport}"),
+    }
+}
+
+/// The human `tools` output.
+pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> std::io::Result<()> {
+    let plural = if tools.len() == 1 { "" } else { "s" };
+    writeln!(out, "{server_line}\n\n{} tool{plural}", tools.len())?;
+    for tool in tools {
+        write!(out, "\n{}", sanitize::text(&tool.name))?;
+        if tool.display_name() != tool.name {
+            write!(out, " — {}", sanitize::text(tool.display_name()))?;
+        }
+        writeln!(out)?;
+        if let Some(description) = tool.description() {
+            writeln!(out, "  {}", sanitize::text(description))?;
+        }
+        if let Some(schema) = tool.input_schema() {
+            for line in pretty(&schema.to_string()).lines() {
+                writeln!(out, "  {line}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The human `call` output: request, response, and the outcome class in words.
+pub fn write_call(
+    out: &mut dyn Write,
+    server_line: &str,
+    exchange: &Exchange,
+    outcome: &Outcome,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{server_line}\n\n→ request\n{}\n",
+        pretty(&exchange.request.raw)
+    )?;
+    let elapsed = exchange.ended_at.since(exchange.sent_at);
+    match exchange.response() {
+        Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
+        None => writeln!(out, "← no response ({elapsed} ms)\n")?,
+    }
+    writeln!(
+        out,
+        "outcome  {}: {}",
+        outcome.class.label(),
+        sanitize::text(&outcome.detail)
+    )?;
+    if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end {
+        write_stderr_tail(out, stderr_tail)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_args_json_points_at_the_break() {
+        let error = read_arguments(r#"{"departureDate" "12/12/2024"}"#).unwrap_err();
+        assert!(error.contains("line 1 column 18"), "{error}");
+        let caret_line = error.lines().last().unwrap();
+        assert_eq!(caret_line.find('^'), Some(2 + 17));
+    }
+
+    #[test]
+    fn args_json_is_kept_exactly_even_when_not_an_object() {
+        assert_eq!(read_arguments(r#""oops""#).unwrap(), json!("oops"));
+        assert_eq!(read_arguments("[1,2]").unwrap(), json!([1, 2]));
+        let ordered = read_arguments(r#"{"b":1,"a":2}"#).unwrap();
+        assert_eq!(ordered.to_string(), r#"{"b":1,"a":2}"#);
+    }
+}

@@ -1,0 +1,18 @@
+//! sightline: a terminal inspector for MCP servers that shows which tool errors reach the model.
+//!
+//! - [`mcp`]: the protocol, sans I/O (JSON-RPC frames, correlation, eras, payloads).
+//! - [`classify`]: the outcome class of an exchange (success, tool error, protocol error,
+//!   transport failure). Pure.
+//! - [`transport`]: the I/O edge (stdio child processes), reporting events.
+//! - [`client`]: the session driver over a transport: negotiation, requests, the log.
+//! - [`headless`]: the `tools` and `call` commands.
+//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
+
+pub mod classify;
+pub mod cli;
+pub mod client;
+pub mod demo_server;
+pub mod headless;
+pub mod mcp;
+pub mod sanitize;
+pub mod transport;

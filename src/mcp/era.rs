@@ -1,0 +1,231 @@
+//! The two protocol eras: legacy (`initialize` handshake, up to 2025-11-25) and modern
+//! (2026-07-28: `server/discover` and per-request `_meta`). Pure decisions, no I/O.
+
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{ErrorObject, Reply};
+
+/// Versions of the `initialize` era we accept in reply, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The version we offer in `initialize`.
+pub const LEGACY_OFFER: &str = LEGACY_VERSIONS[0];
+/// Versions of the stateless era we speak, newest first.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// `_meta` keys of the modern era.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// Error codes the 2026-07-28 spec reserves for its own errors.
+pub const HEADER_MISMATCH: i64 = -32020;
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// Which era a session speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Era {
+    /// `initialize` + `notifications/initialized`, versions up to 2025-11-25.
+    Legacy,
+    /// Stateless 2026-07-28: `server/discover`, `_meta` on every request.
+    Modern,
+}
+
+/// What the user asked for with `--era`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum EraChoice {
+    Legacy,
+    Modern,
+    /// Probe with `server/discover`, fall back to `initialize` as the versioning rules say.
+    #[default]
+    Auto,
+}
+
+/// Whether a legacy `initialize` reply names a version we support.
+pub fn supports_legacy(version: &str) -> bool {
+    LEGACY_VERSIONS.contains(&version)
+}
+
+/// The `_meta` every modern request carries.
+pub fn request_meta(version: &str, client_info: &Value) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(META_PROTOCOL_VERSION.into(), version.into());
+    meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
+    meta.insert(META_CLIENT_INFO.into(), client_info.clone());
+    meta
+}
+
+/// Adds `meta` to a request's params, keeping any `_meta` keys already there.
+pub fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Value {
+    let mut params = match params {
+        Some(Value::Object(object)) => object,
+        _ => Map::new(),
+    };
+    let entry = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(existing) = entry {
+        for (key, value) in meta {
+            existing.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(params)
+}
+
+/// What a reply to `server/discover` tells the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiscoverVerdict {
+    /// The server speaks the modern era at `version`.
+    Modern { version: String },
+    /// The server rejected our version but supports `version`, which we speak too: retry.
+    Retry { version: String },
+    /// The server is modern but shares no version with us.
+    NoSharedVersion { supported: Vec<String> },
+    /// A recognised modern error other than a version mismatch: the server is modern, and failed.
+    ModernError(ErrorObject),
+    /// Any other error: the server is legacy (the fallback is not keyed to one code).
+    Legacy { error: ErrorObject },
+}
+
+/// Judges a `server/discover` reply to a request made at `requested`.
+pub fn judge_discover(reply: &Reply, requested: &str) -> DiscoverVerdict {
+    match reply {
+        Reply::Result(result) => {
+            let supported = string_list(result.get("supportedVersions"));
+            // A result answers the version we asked for; pick ours if the list says otherwise.
+            let version = if supported.is_empty() || supported.iter().any(|v| v == requested) {
+                requested.to_owned()
+            } else {
+                match shared_modern_version(&supported) {
+                    Some(version) => version,
+                    None => return DiscoverVerdict::NoSharedVersion { supported },
+                }
+            };
+            DiscoverVerdict::Modern { version }
+        }
+        Reply::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => {
+            let supported = string_list(error.data.as_ref().and_then(|data| data.get("supported")));
+            match shared_modern_version(&supported) {
+                Some(version) if version != requested => DiscoverVerdict::Retry { version },
+                _ => DiscoverVerdict::NoSharedVersion { supported },
+            }
+        }
+        Reply::Error(error)
+            if [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY].contains(&error.code) =>
+        {
+            DiscoverVerdict::ModernError(error.clone())
+        }
+        Reply::Error(error) => DiscoverVerdict::Legacy {
+            error: error.clone(),
+        },
+    }
+}
+
+fn shared_modern_version(supported: &[String]) -> Option<String> {
+    MODERN_VERSIONS
+        .iter()
+        .find(|ours| supported.iter().any(|s| s == *ours))
+        .map(|v| (*v).to_owned())
+}
+
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(code: i64, data: Option<Value>) -> Reply {
+        Reply::Error(ErrorObject {
+            code,
+            message: "m".into(),
+            data,
+        })
+    }
+
+    #[test]
+    fn a_discover_result_means_modern() {
+        let reply = Reply::Result(json!({"supportedVersions": ["2026-07-28"]}));
+        assert_eq!(
+            judge_discover(&reply, "2026-07-28"),
+            DiscoverVerdict::Modern {
+                version: "2026-07-28".into()
+            }
+        );
+    }
+
+    #[test]
+    fn unsupported_version_retries_with_a_shared_version_or_gives_up() {
+        let data = json!({"supported": ["2027-01-01", "2026-07-28"], "requested": "2099-01-01"});
+        assert_eq!(
+            judge_discover(&error(-32022, Some(data)), "2099-01-01"),
+            DiscoverVerdict::Retry {
+                version: "2026-07-28".into()
+            }
+        );
+        let data = json!({"supported": ["2027-01-01"]});
+        assert_eq!(
+            judge_discover(&error(-32022, Some(data)), "2026-07-28"),
+            DiscoverVerdict::NoSharedVersion {
+                supported: vec!["2027-01-01".into()]
+            }
+        );
+        // Retrying with the version just refused would loop forever.
+        let data = json!({"supported": ["2026-07-28"]});
+        assert!(matches!(
+            judge_discover(&error(-32022, Some(data)), "2026-07-28"),
+            DiscoverVerdict::NoSharedVersion { .. }
+        ));
+    }
+
+    #[test]
+    fn any_non_modern_error_means_legacy() {
+        for code in [-32601, -32602, -32600, -32603, -32000, 42] {
+            assert!(matches!(
+                judge_discover(&error(code, None), "2026-07-28"),
+                DiscoverVerdict::Legacy { .. }
+            ));
+        }
+        assert!(matches!(
+            judge_discover(&error(-32021, None), "2026-07-28"),
+            DiscoverVerdict::ModernError(_)
+        ));
+    }
+
+    #[test]
+    fn meta_is_merged_into_params() {
+        let meta = request_meta("2026-07-28", &json!({"name": "sightline"}));
+        let params = with_meta(
+            Some(json!({"name": "t", "_meta": {"progressToken": 3}})),
+            &meta,
+        );
+        assert_eq!(params["_meta"]["progressToken"], 3);
+        assert_eq!(params["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(params["_meta"][META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(
+            with_meta(None, &meta)["_meta"][META_CLIENT_INFO]["name"],
+            "sightline"
+        );
+    }
+
+    #[test]
+    fn legacy_versions_are_the_four_released_ones() {
+        for v in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+            assert!(supports_legacy(v));
+        }
+        assert!(!supports_legacy("2026-07-28"));
+        assert!(!supports_legacy("1.0"));
+    }
+}

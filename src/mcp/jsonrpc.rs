@@ -1,0 +1,387 @@
+//! JSON-RPC 2.0 messages as MCP uses them. Parsing keeps the raw text beside the parsed value and
+//! says precisely why a line is not a message, so nothing a peer sends is ever lost or rewritten.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// A request id: MCP allows strings and integers, never `null`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Id {
+    /// An integer id, as sightline allocates them.
+    Number(i64),
+    /// A string id, as some peers use.
+    String(String),
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(n) => write!(f, "{n}"),
+            Id::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<Id> for Value {
+    fn from(id: Id) -> Self {
+        match id {
+            Id::Number(n) => Value::from(n),
+            Id::String(s) => Value::String(s),
+        }
+    }
+}
+
+/// The `error` member of a JSON-RPC response, with `data` kept verbatim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    pub code: i64,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// The two ways a response can end a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The `result` member.
+    Result(Value),
+    /// The `error` member.
+    Error(ErrorObject),
+}
+
+/// One JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A call that expects a response with the same id.
+    Request {
+        id: Id,
+        method: String,
+        params: Option<Value>,
+    },
+    /// A one-way message: no id, no response.
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    /// The answer to a request; `id` is `None` only for an error that could not name its request.
+    Response { id: Option<Id>, reply: Reply },
+}
+
+impl Message {
+    /// The JSON value of this message, members in the order JSON-RPC examples use.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("jsonrpc".into(), "2.0".into());
+        match self {
+            Message::Request { id, method, params } => {
+                object.insert("id".into(), id.clone().into());
+                object.insert("method".into(), method.clone().into());
+                if let Some(params) = params {
+                    object.insert("params".into(), params.clone());
+                }
+            }
+            Message::Notification { method, params } => {
+                object.insert("method".into(), method.clone().into());
+                if let Some(params) = params {
+                    object.insert("params".into(), params.clone());
+                }
+            }
+            Message::Response { id, reply } => {
+                object.insert("id".into(), id.clone().map_or(Value::Null, Value::from));
+                match reply {
+                    Reply::Result(result) => object.insert("result".into(), result.clone()),
+                    Reply::Error(error) => object.insert("error".into(), json!(error)),
+                };
+            }
+        }
+        Value::Object(object)
+    }
+
+    /// The method of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request { method, .. } | Message::Notification { method, .. } => Some(method),
+            Message::Response { .. } => None,
+        }
+    }
+}
+
+/// A message together with its exact text on the wire (without the newline).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub raw: String,
+    pub message: Message,
+}
+
+impl Frame {
+    /// Serialises a message we send; the raw text is what goes on the wire.
+    pub fn encode(message: Message) -> Frame {
+        Frame {
+            raw: message.to_value().to_string(),
+            message,
+        }
+    }
+
+    /// The parsed JSON of the raw text (member order preserved).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.raw).unwrap_or_else(|_| self.message.to_value())
+    }
+}
+
+/// Why a line from the peer is not a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// The bytes are not UTF-8, which MCP requires.
+    #[error("not UTF-8 at byte {valid_up_to}")]
+    InvalidUtf8 { valid_up_to: usize },
+    /// The text is not JSON; `line` and `column` point at where it breaks.
+    #[error("not JSON: {reason} at line {line} column {column}")]
+    NotJson {
+        reason: String,
+        line: usize,
+        column: usize,
+    },
+    /// Valid JSON that is not a JSON-RPC 2.0 message. `id` is the id it named, if readable.
+    #[error("not a JSON-RPC message: {reason}")]
+    NotJsonRpc { reason: String, id: Option<Id> },
+    /// A line longer than the frame limit; only its length was kept.
+    #[error("frame of {len} bytes exceeds the {limit}-byte limit; skipped to the next newline")]
+    Oversized { len: usize, limit: usize },
+}
+
+/// Parses one line of text into a frame.
+pub fn parse(raw: &str) -> Result<Frame, FrameError> {
+    let value: Value = serde_json::from_str(raw).map_err(|error| FrameError::NotJson {
+        reason: error_reason(&error),
+        line: error.line(),
+        column: error.column(),
+    })?;
+    let message = message_from_value(value)?;
+    Ok(Frame {
+        raw: raw.to_owned(),
+        message,
+    })
+}
+
+fn error_reason(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    // serde_json appends " at line L column C"; we report the position separately.
+    match text.rfind(" at line ") {
+        Some(cut) => text[..cut].to_owned(),
+        None => text,
+    }
+}
+
+/// Interprets a JSON value as a JSON-RPC 2.0 message.
+pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
+    let not_rpc = |reason: &str, id: Option<Id>| FrameError::NotJsonRpc {
+        reason: reason.into(),
+        id,
+    };
+    let Value::Object(mut object) = value else {
+        let reason = if value.is_array() {
+            "a batch array (JSON-RPC batching was removed from MCP in 2025-06-18)"
+        } else {
+            "not a JSON object"
+        };
+        return Err(not_rpc(reason, None));
+    };
+    let id = match object.remove("id") {
+        None => None,
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(n) => Some(Some(Id::Number(n))),
+            None => return Err(not_rpc("`id` is a number that is not an integer", None)),
+        },
+        Some(Value::String(s)) => Some(Some(Id::String(s))),
+        Some(Value::Null) => Some(None),
+        Some(_) => return Err(not_rpc("`id` must be a string or an integer", None)),
+    };
+    let readable_id = id.clone().flatten();
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(not_rpc("`jsonrpc` must be \"2.0\"", readable_id));
+    }
+    if let Some(method) = object.remove("method") {
+        let Value::String(method) = method else {
+            return Err(not_rpc("`method` must be a string", readable_id));
+        };
+        let params = object.remove("params");
+        if params
+            .as_ref()
+            .is_some_and(|p| !p.is_object() && !p.is_array())
+        {
+            return Err(not_rpc(
+                "`params` must be an object or an array",
+                readable_id,
+            ));
+        }
+        return match id {
+            None => Ok(Message::Notification { method, params }),
+            Some(Some(id)) => Ok(Message::Request { id, method, params }),
+            Some(None) => Err(not_rpc("a request `id` must not be null", None)),
+        };
+    }
+    let reply = match (object.remove("result"), object.remove("error")) {
+        (Some(result), None) => Reply::Result(result),
+        (None, Some(error)) => {
+            let Ok(error) = serde_json::from_value::<ErrorObject>(error) else {
+                let reason =
+                    "`error` must be an object with an integer `code` and a string `message`";
+                return Err(not_rpc(reason, readable_id));
+            };
+            Reply::Error(error)
+        }
+        (Some(_), Some(_)) => {
+            return Err(not_rpc(
+                "a response has both `result` and `error`",
+                readable_id,
+            ));
+        }
+        (None, None) => {
+            return Err(not_rpc(
+                "no `method`, `result` or `error` member",
+                readable_id,
+            ));
+        }
+    };
+    match (id, &reply) {
+        (None, _) => Err(not_rpc("a response must have an `id`", None)),
+        (Some(None), Reply::Result(_)) => Err(not_rpc("a result must name its request `id`", None)),
+        (Some(id), _) => Ok(Message::Response { id, reply }),
+    }
+}
+
+/// Standard and MCP error codes with the names the spec gives them.
+pub fn error_code_name(code: i64) -> &'static str {
+    match code {
+        -32700 => "parse error",
+        -32600 => "invalid request",
+        -32601 => "method not found",
+        -32602 => "invalid params",
+        -32603 => "internal error",
+        -32020 => "header mismatch",
+        -32021 => "missing required client capability",
+        -32022 => "unsupported protocol version",
+        -32002 => "resource not found (legacy code)",
+        -32042 => "URL elicitation required (retired)",
+        _ => "server-defined",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn not_rpc(raw: &str) -> String {
+        match parse(raw) {
+            Err(FrameError::NotJsonRpc { reason, .. }) => reason,
+            other => panic!("expected NotJsonRpc for {raw}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_each_message_kind() {
+        let request = parse(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
+        assert_eq!(
+            request.message,
+            Message::Request {
+                id: Id::Number(7),
+                method: "tools/list".into(),
+                params: None
+            }
+        );
+        let note = parse(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#);
+        assert!(matches!(
+            note.unwrap().message,
+            Message::Notification { .. }
+        ));
+        let ok = parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).unwrap();
+        assert_eq!(
+            ok.message,
+            Message::Response {
+                id: Some(Id::String("a".into())),
+                reply: Reply::Result(json!({}))
+            }
+        );
+    }
+
+    #[test]
+    fn keeps_error_code_message_and_data() {
+        let raw = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad","data":[1]}}"#;
+        let frame = parse(raw).unwrap();
+        let Message::Response {
+            reply: Reply::Error(error),
+            ..
+        } = frame.message
+        else {
+            panic!("not an error");
+        };
+        assert_eq!(
+            error,
+            ErrorObject {
+                code: -32602,
+                message: "bad".into(),
+                data: Some(json!([1]))
+            }
+        );
+        assert_eq!(frame.raw, raw);
+    }
+
+    #[test]
+    fn error_with_null_id_is_a_response_without_id() {
+        let frame =
+            parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        assert!(matches!(frame.message, Message::Response { id: None, .. }));
+    }
+
+    #[test]
+    fn rejects_what_is_not_json_rpc_with_a_reason() {
+        assert!(not_rpc("[1,2]").contains("batch"));
+        assert!(not_rpc("42").contains("not a JSON object"));
+        assert!(not_rpc(r#"{"id":1,"result":{}}"#).contains("jsonrpc"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#).contains("both"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","id":1}"#).contains("no `method`"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","id":1.5,"result":1}"#).contains("integer"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#).contains("null"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#).contains("code"));
+        assert!(not_rpc(r#"{"jsonrpc":"2.0","result":{}}"#).contains("`id`"));
+    }
+
+    #[test]
+    fn a_malformed_reply_still_names_its_id() {
+        let error = parse(r#"{"jsonrpc":"1.0","id":3,"result":{}}"#).unwrap_err();
+        assert_eq!(
+            error,
+            FrameError::NotJsonRpc {
+                reason: "`jsonrpc` must be \"2.0\"".into(),
+                id: Some(Id::Number(3))
+            }
+        );
+    }
+
+    #[test]
+    fn not_json_reports_the_position() {
+        let error = parse(r#"{"jsonrpc": "2.0", "id": 1,, }"#).unwrap_err();
+        let FrameError::NotJson { line, column, .. } = error else {
+            panic!("{error:?}")
+        };
+        assert_eq!((line, column), (1, 28));
+    }
+
+    #[test]
+    fn encode_round_trips() {
+        let message = Message::Request {
+            id: Id::Number(1),
+            method: "tools/call".into(),
+            params: Some(json!({"name": "x", "arguments": {"b": 1, "a": 2}})),
+        };
+        let frame = Frame::encode(message.clone());
+        assert_eq!(
+            frame.raw,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"b":1,"a":2}}}"#
+        );
+        assert_eq!(parse(&frame.raw).unwrap().message, message);
+    }
+}

@@ -1,0 +1,44 @@
+//! The MCP protocol, sans I/O: JSON-RPC frames, correlation, eras and the payloads we read.
+//! Nothing here reads a clock, spawns a task or touches a file; time arrives as [`Timestamp`].
+
+pub mod era;
+pub mod jsonrpc;
+pub mod messages;
+pub mod session;
+
+use std::fmt;
+
+/// Milliseconds since the Unix epoch, taken at the I/O edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Timestamp(pub u64);
+
+impl Timestamp {
+    /// Milliseconds from `earlier` to `self` (zero if `earlier` is later).
+    pub fn since(self, earlier: Timestamp) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// `HH:MM:SS.mmm`, UTC.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0 % 1000;
+        let secs = self.0 / 1000;
+        let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
+        write!(f, "{h:02}:{m:02}:{s:02}.{ms:03}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timestamp;
+
+    #[test]
+    fn timestamps_print_as_utc_clock_time() {
+        assert_eq!(
+            Timestamp(86_400_000 + 3_723_004).to_string(),
+            "01:02:03.004"
+        );
+        assert_eq!(Timestamp(5).since(Timestamp(9)), 0);
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the official MCP SDKs used by the reference peer servers in this folder:
+#   node_modules/  <- @modelcontextprotocol/sdk + zod, exactly as in package-lock.json
+#   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
+# Idempotent: each half is skipped when already installed from the same lock file
+# (a copy of it is kept as a stamp). Only talks to the npm registry and PyPI.
+# Needs: node >= 18 with npm, and python3 >= 3.10 (override with PYTHON=...).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+PYTHON="${PYTHON:-python3}"
+
+# --- TypeScript SDK ---------------------------------------------------------
+if ! cmp -s package-lock.json node_modules/.installed-lock.json; then
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json node_modules/.installed-lock.json
+fi
+
+# --- Python SDK -------------------------------------------------------------
+if ! cmp -s requirements.txt .venv/.installed-requirements.txt; then
+  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  cp requirements.txt .venv/.installed-requirements.txt
+fi
+
+echo "peers ready:" \
+  "@modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version')," \
+  "mcp $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mcp"))')"

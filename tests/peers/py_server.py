@@ -1,0 +1,43 @@
+"""Reference MCP server (official Python SDK, mcp 2.x) used as a peer in
+sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio."""
+
+import re
+from datetime import date
+from typing import Annotated
+
+from pydantic import Field
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+mcp = MCPServer("sightline-py-peer", version="0.1.0")
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    """Echo the given text back"""
+    return text
+
+
+@mcp.tool()
+def book_flight(
+    departureDate: Annotated[str, Field(description="Departure date in dd/mm/yyyy format")],
+) -> str:
+    """Book a flight on the given departure date"""
+    if not re.fullmatch(r"\d{2}/\d{2}/\d{4}", departureDate):
+        raise ToolError(f"Invalid departure date: '{departureDate}' is not in dd/mm/yyyy format.")
+    dd, mm, yyyy = map(int, departureDate.split("/"))
+    try:
+        when = date(yyyy, mm, dd)
+    except ValueError:
+        raise ToolError(f"Invalid departure date: '{departureDate}' is not a calendar date.") from None
+    today = date.today()
+    if when <= today:
+        raise ToolError(
+            f"Invalid departure date: must be in the future. Current date is {today:%d/%m/%Y}."
+        )
+    return f"Booked flight on {departureDate}"
+
+
+if __name__ == "__main__":
+    mcp.run()
