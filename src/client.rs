@@ -166,6 +166,8 @@ pub struct Client {
     /// The exit status once the server's output has ended.
     closed: Option<String>,
     tools_changed: bool,
+    /// Progress tokens issued so far; each `tools/call` gets a fresh one.
+    progress_tokens: u64,
 }
 
 impl Client {
@@ -181,6 +183,7 @@ impl Client {
             stderr_tail: VecDeque::new(),
             closed: None,
             tools_changed: false,
+            progress_tokens: 0,
         }
     }
 
@@ -365,13 +368,13 @@ impl Client {
         }
     }
 
-    /// Sends `tools/call` with `arguments` exactly as given (even when not an object).
+    /// Sends `tools/call` with `arguments` exactly as given (even when not an object), asking
+    /// for progress notifications as hosts do.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Exchange {
-        self.request(
-            "tools/call",
-            Some(json!({"name": name, "arguments": arguments})),
-        )
-        .await
+        self.progress_tokens += 1;
+        let meta = json!({"progressToken": self.progress_tokens});
+        let params = json!({"name": name, "arguments": arguments, "_meta": meta});
+        self.request("tools/call", Some(params)).await
     }
 
     /// Sends one request and waits for its end, with the configured timeout.

@@ -1,0 +1,340 @@
+//! End to end against the built-in demo server: the real binary, spawned as a user would,
+//! for each style × era and each kind of call that SEP-1303 cares about.
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sightline::classify::{Class, classify};
+use sightline::client::{Client, ClientOptions, LogEvent};
+use sightline::mcp::era::EraChoice;
+use sightline::transport::{StdioCommand, stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+
+fn sightline(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("sightline runs")
+}
+
+fn call_json(style: &str, era: &str, tool: &str, arguments: &str) -> (i32, Value) {
+    let output = sightline(&[
+        "call", tool, arguments, "--json", "--demo", style, "--era", era,
+    ]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not JSON ({error}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code().unwrap(), value)
+}
+
+struct Case {
+    name: &'static str,
+    tool: &'static str,
+    arguments: &'static str,
+    validation: bool,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "past date",
+        tool: "book_flight",
+        arguments: r#"{"departureDate":"12/12/2024"}"#,
+        validation: true,
+    },
+    Case {
+        name: "malformed date",
+        tool: "book_flight",
+        arguments: r#"{"departureDate":"2024-12-12"}"#,
+        validation: true,
+    },
+    Case {
+        name: "missing argument",
+        tool: "book_flight",
+        arguments: r#"{"destination":"Lisbon"}"#,
+        validation: true,
+    },
+    Case {
+        name: "wrong type",
+        tool: "book_flight",
+        arguments: r#"{"departureDate":20241212}"#,
+        validation: true,
+    },
+    Case {
+        name: "out of range",
+        tool: "slow_search",
+        arguments: r#"{"seconds":0}"#,
+        validation: true,
+    },
+    Case {
+        name: "unknown tool",
+        tool: "no_such_tool",
+        arguments: "{}",
+        validation: false,
+    },
+    Case {
+        name: "non-object arguments",
+        tool: "book_flight",
+        arguments: r#""12/12/2024""#,
+        validation: false,
+    },
+];
+
+#[test]
+fn every_case_in_every_style_and_era_is_classified_as_the_wire_says() {
+    for style in ["sep1303", "legacy"] {
+        for era in ["legacy", "modern"] {
+            let (code, value) = call_json(
+                style,
+                era,
+                "book_flight",
+                r#"{"departureDate":"12/12/2099","destination":"Lisbon"}"#,
+            );
+            assert_eq!(
+                (code, value["outcome"]["class"].as_str()),
+                (0, Some("success")),
+                "{style}/{era} valid"
+            );
+            assert_eq!(value["server"]["era"], era);
+            for case in CASES {
+                let (code, value) = call_json(style, era, case.tool, case.arguments);
+                let label = format!("{style}/{era} {}: {value}", case.name);
+                assert_eq!(value["server"]["era"], era, "{label}");
+                if case.validation && style == "sep1303" {
+                    assert_eq!(code, 1, "{label}");
+                    assert_eq!(value["outcome"]["class"], "tool_error", "{label}");
+                    assert_eq!(value["response"]["result"]["isError"], true, "{label}");
+                } else {
+                    assert_eq!(code, 3, "{label}");
+                    assert_eq!(value["outcome"]["class"], "protocol_error", "{label}");
+                    assert_eq!(value["outcome"]["code"], -32602, "{label}");
+                    assert_eq!(value["response"]["error"]["code"], -32602, "{label}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_sep1303_example_names_today_in_both_channels() {
+    let (code, value) = call_json(
+        "sep1303",
+        "auto",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+    );
+    assert_eq!(code, 1);
+    let text = value["response"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.starts_with("Invalid departure date: must be in the future. Current date is "),
+        "{text}"
+    );
+    assert_eq!(value["findings"], json!([]));
+    assert_eq!(value["model_view"], Value::Null);
+    let (code, value) = call_json(
+        "legacy",
+        "auto",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+    );
+    assert_eq!(code, 3);
+    let message = value["response"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Current date is "), "{message}");
+}
+
+#[test]
+fn auto_negotiates_modern_with_the_demo_server() {
+    let (_, value) = call_json(
+        "sep1303",
+        "auto",
+        "get_flight_status",
+        r#"{"flightNumber":"LH123"}"#,
+    );
+    assert_eq!(value["server"]["era"], "modern");
+    assert_eq!(value["server"]["protocol_version"], "2026-07-28");
+    assert_eq!(value["server"]["name"], "sightline-demo");
+    let result = &value["response"]["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["structuredContent"]["flightNumber"], "LH123");
+}
+
+#[test]
+fn call_json_carries_the_request_exactly_as_sent() {
+    let (_, value) = call_json(
+        "sep1303",
+        "legacy",
+        "book_flight",
+        r#"{"z":1,"departureDate":"12/12/2099","a":[true]}"#,
+    );
+    let arguments = serde_json::to_string(&value["request"]["params"]["arguments"]).unwrap();
+    assert_eq!(
+        arguments,
+        r#"{"z":1,"departureDate":"12/12/2099","a":[true]}"#
+    );
+    assert_eq!(value["request"]["method"], "tools/call");
+    assert_eq!(value["server"]["protocol_version"], "2025-11-25");
+}
+
+#[test]
+fn tools_json_lists_the_demo_tools_with_schemas_book_flight_first() {
+    for era in ["legacy", "modern"] {
+        let output = sightline(&["tools", "--json", "--era", era]);
+        assert_eq!(output.status.code(), Some(0));
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let tools = value["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "book_flight",
+                "get_flight_status",
+                "cancel_booking",
+                "slow_search"
+            ]
+        );
+        assert_eq!(
+            tools[0]["inputSchema"]["required"],
+            json!(["departureDate"])
+        );
+        assert!(tools[1]["outputSchema"].is_object());
+    }
+}
+
+#[test]
+fn human_output_shows_request_response_and_the_class_in_words() {
+    let output = sightline(&["call", "cancel_booking", r#"{"bookingRef":"SL-1"}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("→ request\n{\n  \"jsonrpc\": \"2.0\","),
+        "{stdout}"
+    );
+    assert!(stdout.contains("← response ("), "{stdout}");
+    assert!(
+        stdout.contains("outcome  tool error: Booking 'SL-1' cannot be cancelled"),
+        "{stdout}"
+    );
+    let output = sightline(&["tools"]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("4 tools") && stdout.contains("book_flight — Book a flight"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn invalid_args_json_is_a_usage_error_showing_where_it_breaks() {
+    let output = sightline(&["call", "book_flight", r#"{"departureDate": 12/12}"#]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("ARGS_JSON is not valid JSON") && stderr.contains("column 21"),
+        "{stderr}"
+    );
+    assert!(stderr.lines().last().unwrap().ends_with('^'), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn args_can_come_from_stdin() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["call", "book_flight", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"departureDate":"01/01/2099"}"#)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn a_timeout_on_the_slow_tool_sends_cancelled_and_exits_4() {
+    let output = sightline(&[
+        "call",
+        "slow_search",
+        r#"{"seconds":20}"#,
+        "--timeout",
+        "1",
+        "--json",
+        "-v",
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["class"], "transport_failure");
+    assert_eq!(value["response"], Value::Null);
+    assert!(
+        value["outcome"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("sightline's own timeout")
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains(r#""method":"notifications/cancelled","params":{"requestId":3"#),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_spawn_failure_is_a_transport_failure() {
+    let output = sightline(&["tools", "--", "/nonexistent/server"]);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("could not start '/nonexistent/server'")
+    );
+}
+
+fn demo(style: &str) -> StdioCommand {
+    StdioCommand {
+        program: BIN.into(),
+        args: vec!["demo-server".into(), "--style".into(), style.into()],
+        env: Default::default(),
+    }
+}
+
+#[tokio::test]
+async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
+    for era in [EraChoice::Legacy, EraChoice::Modern] {
+        let options = ClientOptions {
+            era,
+            timeout: Duration::from_millis(1500),
+            ..ClientOptions::default()
+        };
+        let mut client = Client::new(stdio::spawn(&demo("sep1303"), 1 << 20).unwrap(), options);
+        client.negotiate().await.unwrap();
+        let exchange = client
+            .call_tool("slow_search", json!({"seconds": 30}))
+            .await;
+        assert_eq!(classify(&exchange).class, Class::TransportFailure);
+        // One more request proves the server is still serving after the cancellation.
+        let listed = client.list_tools().await.unwrap();
+        assert_eq!(listed.len(), 4);
+        client.shutdown().await;
+        let log = client.log();
+        let progress = log.iter().filter(|e| matches!(&e.event, LogEvent::Received { frame, .. } if frame.message.method() == Some("notifications/progress"))).count();
+        assert!(progress >= 1, "{era:?}: no progress notifications");
+        assert!(
+            log.iter().any(|e| matches!(&e.event, LogEvent::Stderr(line) if line.contains("cancelled by the client"))),
+            "{era:?}: the server did not see the cancellation: {log:#?}"
+        );
+        assert!(
+            log.iter().any(
+                |e| matches!(&e.event, LogEvent::Closed { status } if status == "exit code 0")
+            )
+        );
+    }
+}
