@@ -1,1 +1,93 @@
-fn main() {}
+//! Benchmarks of the engine: frames framed, parsed, correlated and classified per second (the
+//! ingestion path of every frame), and one whole `sightline call` against the demo server.
+//! Run: `cargo bench --bench engine`.
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use sightline::classify::classify;
+use sightline::mcp::Timestamp;
+use sightline::mcp::session::{Correlation, Session};
+use sightline::transport::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
+
+const FRAMES: usize = 10_000;
+
+/// A session with `FRAMES` pending `tools/call`s, and the server's replies as one byte stream,
+/// alternating success, tool error and protocol error.
+fn workload() -> (Session, Vec<u8>) {
+    let mut session = Session::new();
+    let mut wire = Vec::new();
+    for n in 1..=FRAMES {
+        session.start_request("tools/call", None, Timestamp(0));
+        let body = match n % 3 {
+            0 => {
+                r#""result":{"content":[{"type":"text","text":"Booked: one seat departing 12/12/2027."}]}"#
+            }
+            1 => {
+                r#""result":{"content":[{"type":"text","text":"Invalid departure date: must be in the future."}],"isError":true}"#
+            }
+            _ => r#""error":{"code":-32602,"message":"Invalid arguments for tool book_flight"}"#,
+        };
+        wire.extend_from_slice(format!(r#"{{"jsonrpc":"2.0","id":{n},{body}}}"#).as_bytes());
+        wire.push(b'\n');
+    }
+    (session, wire)
+}
+
+fn ingest(session: &mut Session, wire: &[u8]) -> usize {
+    let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
+    let mut classified = 0;
+    // 64 KiB reads, as the stdio reader does.
+    for chunk in wire.chunks(64 * 1024) {
+        for line in framer.push(chunk) {
+            let Ok(frame) = decode(line, framer.limit()) else {
+                continue;
+            };
+            if let Correlation::Completed(exchange) = session.on_frame(frame, Timestamp(1)) {
+                black_box(classify(&exchange));
+                classified += 1;
+            }
+        }
+    }
+    classified
+}
+
+fn ingestion(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ingest");
+    group.throughput(Throughput::Elements(FRAMES as u64));
+    group.bench_function("small_frames", |b| {
+        b.iter_batched(
+            workload,
+            |(mut session, wire)| assert_eq!(ingest(&mut session, &wire), FRAMES),
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+fn headless_call(c: &mut Criterion) {
+    let mut group = c.benchmark_group("call");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("demo_server_book_flight", |b| {
+        b.iter(|| {
+            let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+                .args([
+                    "call",
+                    "book_flight",
+                    r#"{"departureDate":"12/12/2024"}"#,
+                    "--json",
+                ])
+                .output()
+                .expect("sightline runs");
+            assert_eq!(output.status.code(), Some(1));
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, ingestion, headless_call);
+criterion_main!(benches);
