@@ -1,6 +1,8 @@
 //! The client against a scripted peer over `tokio::io::duplex`: era negotiation and fallback,
 //! pagination, server requests, and every kind of stray or broken frame.
 
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
 use std::time::Duration;
 
 use serde_json::{Value, json};

@@ -1,6 +1,8 @@
 //! End to end against the built-in demo server: the real binary, spawned as a user would,
 //! for each style × era and each kind of call that SEP-1303 cares about.
 
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -302,7 +304,7 @@ fn demo(style: &str) -> StdioCommand {
     StdioCommand {
         program: BIN.into(),
         args: vec!["demo-server".into(), "--style".into(), style.into()],
-        env: Default::default(),
+        env: std::collections::HashMap::default(),
     }
 }
 

@@ -2,6 +2,8 @@
 //! never makes a frame disappear: crash mid-call, escape sequences, huge payloads, garbage,
 //! silence. The server is `tests/peers/hostile_server.py` (Python stdlib only).
 
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
 use std::process::{Command, Output};
 
 use serde_json::Value;
