@@ -168,6 +168,8 @@ pub struct Client {
     tools_changed: bool,
     /// Progress tokens issued so far; each `tools/call` gets a fresh one.
     progress_tokens: u64,
+    /// A `server/discover` result that arrived after the probe timed out.
+    late_discover: Option<Value>,
 }
 
 impl Client {
@@ -184,6 +186,7 @@ impl Client {
             closed: None,
             tools_changed: false,
             progress_tokens: 0,
+            late_discover: None,
         }
     }
 
@@ -217,7 +220,7 @@ impl Client {
             }
             EraChoice::Auto => match self.discover(true).await? {
                 Some(connection) => connection,
-                None => self.initialize().await?,
+                None => self.initialize_or_late_modern().await?,
             },
         };
         Ok(self.connection.insert(connection))
@@ -283,13 +286,7 @@ impl Client {
                         Reply::Result(result) => result,
                         Reply::Error(_) => Value::Null,
                     };
-                    self.meta = Some(era::request_meta(&version, &Self::client_info()));
-                    return Ok(Some(Connection {
-                        era: Era::Modern,
-                        protocol_version: version,
-                        server: ServerInfo::from_discover(&result),
-                        capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
-                    }));
+                    return Ok(Some(self.modern_connection(version, &result)));
                 }
                 DiscoverVerdict::Retry { version: shared } if !retried => {
                     self.note(format!(
@@ -316,6 +313,39 @@ impl Client {
                 }
                 DiscoverVerdict::Legacy { error } => return Err(ClientError::NotModern(error)),
             }
+        }
+    }
+
+    fn modern_connection(&mut self, version: String, result: &Value) -> Connection {
+        self.meta = Some(era::request_meta(&version, &Self::client_info()));
+        Connection {
+            era: Era::Modern,
+            protocol_version: version,
+            server: ServerInfo::from_discover(result),
+            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
+        }
+    }
+
+    /// The fallback after a probe timeout. A modern server that was merely slow to start answers
+    /// the probe late and refuses `initialize`; its late answer then decides.
+    async fn initialize_or_late_modern(&mut self) -> Result<Connection, ClientError> {
+        let error = match self.initialize().await {
+            Ok(connection) => return Ok(connection),
+            Err(error) => error,
+        };
+        let Some(result) = self.late_discover.take() else {
+            return Err(error);
+        };
+        let requested = era::MODERN_VERSIONS[0];
+        match era::judge_discover(&Reply::Result(result.clone()), requested) {
+            DiscoverVerdict::Modern { version } => {
+                self.note(format!(
+                    "initialize was refused ({error}), but server/discover was answered after the \
+                     probe timeout: the server is modern"
+                ));
+                Ok(self.modern_connection(version, &result))
+            }
+            _ => Err(error),
         }
     }
 
@@ -549,7 +579,17 @@ impl Client {
                 },
                 Some(*exchange),
             ),
-            Correlation::Late { method, .. } => (Role::Late { method }, None),
+            Correlation::Late { method, .. } => {
+                if method == "server/discover"
+                    && let Message::Response {
+                        reply: Reply::Result(result),
+                        ..
+                    } = &frame.message
+                {
+                    self.late_discover = Some(result.clone());
+                }
+                (Role::Late { method }, None)
+            }
             Correlation::Duplicate { method, .. } => (Role::Duplicate { method }, None),
             Correlation::UnknownId { .. } => (Role::UnknownId, None),
             Correlation::Unaddressed => (Role::Unaddressed, None),

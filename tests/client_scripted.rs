@@ -517,3 +517,31 @@ fn client_errors_map_to_exit_codes() {
     };
     assert_eq!(error.exit_code(), 4);
 }
+
+#[tokio::test]
+async fn a_modern_server_slow_to_answer_the_probe_is_still_found_modern() {
+    let (client, mut peer) = pair(EraChoice::Auto);
+    let task = negotiate(client);
+    let probe = peer.recv().await;
+    // The probe times out (the server was starting); then it answers both requests in order.
+    let initialize = peer.recv().await;
+    assert_eq!(initialize["method"], "initialize");
+    let result = json!({"supportedVersions": ["2026-07-28"], "capabilities": {}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "slow", "version": "1"}}});
+    peer.reply(&probe, result).await;
+    let data = json!({"supported": ["2026-07-28"], "requested": "2025-11-25"});
+    peer.fail(
+        &initialize,
+        -32022,
+        "the initialize handshake is not accepted",
+        Some(data),
+    )
+    .await;
+    let (client, era) = task.await.unwrap();
+    assert_eq!(era, Ok(Era::Modern));
+    assert_eq!(client.connection().unwrap().server.name, "slow");
+    assert!(
+        notes(&client)
+            .iter()
+            .any(|n| n.contains("answered after the probe timeout"))
+    );
+}

@@ -1,0 +1,460 @@
+//! End-to-end interop: the real `sightline` binary against MCP servers built with the official
+//! SDKs, driven exactly as a user would (`sightline tools|call … --json -- <server command>`).
+//!
+//! Peers: `examples/rmcp_peer.rs` (Rust SDK `rmcp`, both eras), `tests/peers/ts_server.mjs`
+//! (TypeScript SDK 1.x, legacy only) and `tests/peers/py_server.py` (Python SDK 2.x, both eras).
+//! The last two need `tests/peers/install.sh` first; without it these tests fail and say so.
+//!
+//! Each case asserts what sightline reports (exit code, `outcome`, `server`) and that `response`
+//! is the peer's reply as it came off the wire, even where an SDK answers unusually.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+const BOTH_ERAS: [&str; 2] = ["legacy", "modern"];
+const FUTURE_DATE: &str = r#"{"departureDate":"12/12/2099"}"#;
+const PAST_DATE: &str = r#"{"departureDate":"12/12/2024"}"#;
+
+/// Runs `sightline ARGS --json -- SERVER…` from the repository root: the exit code and stdout as
+/// JSON (`null` when stdout is empty). Stderr is echoed, so a failing test shows sightline's words.
+fn run(args: &[&str], server: &[String]) -> (i32, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .args(["--json", "--"])
+        .args(server)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sightline starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    eprintln!(
+        "$ sightline {} --json -- {}\n{}",
+        args.join(" "),
+        server.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value = if stdout.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{stdout}"))
+    };
+    (output.status.code().unwrap_or(-1), value)
+}
+
+/// The rmcp peer, built (or found fresh) by cargo: `cargo test --test interop` alone does not
+/// build examples, and a stale binary would test old code.
+fn rmcp() -> Vec<String> {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    let path = PATH.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let output = Command::new(cargo)
+            .args(["build", "--example", "rmcp_peer"])
+            .arg("--message-format=json-render-diagnostics")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("cargo starts");
+        assert!(
+            output.status.success(),
+            "`cargo build --example rmcp_peer` failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|message| message["target"]["name"] == "rmcp_peer")
+            .and_then(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no rmcp_peer executable")
+    });
+    vec![path.to_string_lossy().into_owned()]
+}
+
+/// Fails (never skips) when `tests/peers/install.sh` has not installed this lock file's SDK.
+fn require_installed(lock: &str, stamp: &str) {
+    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let installed = std::fs::read(peers.join(stamp)).ok();
+    assert!(
+        installed.is_some() && installed == std::fs::read(peers.join(lock)).ok(),
+        "the reference MCP peers are not installed (or are out of date): \
+         run `tests/peers/install.sh` (needs node >= 18 with npm and python3 >= 3.10)"
+    );
+}
+
+fn ts() -> Vec<String> {
+    require_installed("package-lock.json", "node_modules/.installed-lock.json");
+    vec!["node".into(), "tests/peers/ts_server.mjs".into()]
+}
+
+fn py() -> Vec<String> {
+    require_installed("requirements.txt", ".venv/.installed-requirements.txt");
+    vec![
+        "tests/peers/.venv/bin/python".into(),
+        "tests/peers/py_server.py".into(),
+    ]
+}
+
+fn tool_names(listing: &Value) -> Vec<&str> {
+    let tools = listing["tools"].as_array();
+    let tools = tools.unwrap_or_else(|| panic!("no `tools` array: {listing:#}"));
+    tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect()
+}
+
+/// The text of the first content block of a `call` result.
+fn first_text(out: &Value) -> &str {
+    let text = out["response"]["result"]["content"][0]["text"].as_str();
+    text.unwrap_or_else(|| panic!("no text content: {out:#}"))
+}
+
+/// The fields every `call --json` shares: the server, and a response that answers the request.
+fn assert_call_from(out: &Value, era: &str, name: &str, arguments: &Value) {
+    assert_eq!(out["server"]["era"], era, "{out:#}");
+    assert_eq!(out["server"]["name"], name, "{out:#}");
+    assert_eq!(out["request"]["method"], "tools/call", "{out:#}");
+    assert_eq!(
+        &out["request"]["params"]["arguments"], arguments,
+        "sent as given: {out:#}"
+    );
+    assert_eq!(out["response"]["jsonrpc"], "2.0", "{out:#}");
+    assert_eq!(out["response"]["id"], out["request"]["id"], "{out:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// rmcp (official Rust SDK): serves both eras from one binary.
+
+#[test]
+fn rmcp_lists_both_tools_with_schemas_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["tools", "--era", era], &rmcp());
+        assert_eq!(code, 0, "{era}: {out:#}");
+        assert_eq!(out["server"]["era"], era, "{out:#}");
+        assert_eq!(out["server"]["name"], "rmcp-peer", "{out:#}");
+        assert_eq!(tool_names(&out), ["divide", "echo"], "{out:#}");
+        let tools = out["tools"].as_array().unwrap();
+        assert!(
+            tools
+                .iter()
+                .all(|tool| tool["inputSchema"]["type"] == "object")
+        );
+        assert_eq!(
+            tools[1]["inputSchema"]["required"],
+            json!(["text"]),
+            "{out:#}"
+        );
+    }
+}
+
+#[test]
+fn rmcp_auto_era_discovers_a_modern_server() {
+    let (code, out) = run(&["tools", "--era", "auto"], &rmcp());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["server"]["era"], "modern", "{out:#}");
+    assert_eq!(out["server"]["name"], "rmcp-peer", "{out:#}");
+    assert_eq!(tool_names(&out), ["divide", "echo"], "{out:#}");
+}
+
+#[test]
+fn rmcp_echo_succeeds_in_each_era() {
+    for era in BOTH_ERAS {
+        let args = r#"{"text":"hello"}"#;
+        let (code, out) = run(&["call", "echo", args, "--era", era], &rmcp());
+        assert_eq!(code, 0, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "success", "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!({"text": "hello"}));
+        assert_eq!(out["response"]["result"]["isError"], false, "{out:#}");
+        assert_eq!(first_text(&out), "hello");
+    }
+}
+
+#[test]
+fn rmcp_echo_without_text_is_a_tool_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "echo", "{}", "--era", era], &rmcp());
+        assert_eq!(code, 1, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!({}));
+        assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+        let text = first_text(&out);
+        assert!(text.contains("failed to deserialize parameters"), "{out:#}");
+    }
+}
+
+#[test]
+fn rmcp_division_by_zero_is_a_tool_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let args = r#"{"a":1,"b":0}"#;
+        let (code, out) = run(&["call", "divide", args, "--era", era], &rmcp());
+        assert_eq!(code, 1, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+        assert_eq!(out["outcome"]["detail"], "division by zero", "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!({"a": 1, "b": 0}));
+        assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+        assert_eq!(first_text(&out), "division by zero");
+    }
+}
+
+#[test]
+fn rmcp_missing_argument_is_an_invalid_params_protocol_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "divide", r#"{"a":1}"#, "--era", era], &rmcp());
+        assert_eq!(code, 3, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "protocol_error", "{out:#}");
+        assert_eq!(out["outcome"]["code"], -32602, "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!({"a": 1}));
+        assert_eq!(out["response"]["error"]["code"], -32602, "{out:#}");
+        assert_eq!(
+            out["response"]["error"]["message"],
+            "missing required argument `b`"
+        );
+        assert!(out["response"].get("result").is_none(), "{out:#}");
+    }
+}
+
+#[test]
+fn rmcp_unknown_tool_is_an_invalid_params_protocol_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "nope", "{}", "--era", era], &rmcp());
+        assert_eq!(code, 3, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "protocol_error", "{out:#}");
+        assert_eq!(out["outcome"]["code"], -32602, "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!({}));
+        assert_eq!(out["response"]["error"]["code"], -32602, "{out:#}");
+        assert_eq!(
+            out["response"]["error"]["message"], "tool not found",
+            "{out:#}"
+        );
+    }
+}
+
+/// rmcp quirk: `arguments` that is not an object fails to parse as a `tools/call` request, and
+/// rmcp answers -32601 "method not found" (message `tools/call`) rather than -32602. sightline
+/// reports the code the wire carries; it does not second-guess the server.
+#[test]
+fn rmcp_non_object_arguments_get_method_not_found_as_the_wire_says_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "echo", r#""oops""#, "--era", era], &rmcp());
+        assert_eq!(code, 3, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "protocol_error", "{out:#}");
+        assert_eq!(out["outcome"]["code"], -32601, "{out:#}");
+        assert_call_from(&out, era, "rmcp-peer", &json!("oops"));
+        assert_eq!(out["response"]["error"]["code"], -32601, "{out:#}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TypeScript SDK 1.x: legacy only; throws from a handler and SDK validation become `isError`.
+
+#[test]
+fn ts_lists_both_tools_with_schemas() {
+    let (code, out) = run(&["tools", "--era", "legacy"], &ts());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["server"]["era"], "legacy", "{out:#}");
+    assert_eq!(out["server"]["name"], "sightline-ts-peer", "{out:#}");
+    assert_eq!(tool_names(&out), ["echo", "book_flight"], "{out:#}");
+    let schema = &out["tools"][1]["inputSchema"];
+    assert_eq!(schema["required"], json!(["departureDate"]), "{out:#}");
+    assert_eq!(schema["properties"]["departureDate"]["type"], "string");
+}
+
+/// The TS SDK answers `server/discover` with -32601, so `--era auto` falls back to `initialize`.
+#[test]
+fn ts_auto_era_falls_back_to_legacy() {
+    let (code, out) = run(&["tools", "--era", "auto"], &ts());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["server"]["era"], "legacy", "{out:#}");
+    assert_eq!(out["server"]["name"], "sightline-ts-peer", "{out:#}");
+    assert_eq!(tool_names(&out), ["echo", "book_flight"], "{out:#}");
+
+    let args = ["call", "book_flight", FUTURE_DATE, "--era", "auto"];
+    let (code, out) = run(&args, &ts());
+    assert_eq!(code, 0, "{out:#}");
+    assert_call_from(
+        &out,
+        "legacy",
+        "sightline-ts-peer",
+        &json!({"departureDate": "12/12/2099"}),
+    );
+}
+
+#[test]
+fn ts_forcing_the_modern_era_is_refused_as_a_protocol_error() {
+    let (code, out) = run(&["tools", "--era", "modern"], &ts());
+    assert_eq!(code, 3, "{out:#}");
+    assert_eq!(out, Value::Null, "no listing without a session");
+}
+
+#[test]
+fn ts_booking_a_future_date_succeeds() {
+    let (code, out) = run(
+        &["call", "book_flight", FUTURE_DATE, "--era", "legacy"],
+        &ts(),
+    );
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["outcome"]["class"], "success", "{out:#}");
+    assert_call_from(
+        &out,
+        "legacy",
+        "sightline-ts-peer",
+        &json!({"departureDate": "12/12/2099"}),
+    );
+    assert_eq!(first_text(&out), "Booked flight on 12/12/2099");
+    // As received: the TS SDK writes `result` before `jsonrpc` and `id`, and sightline keeps it.
+    let keys: Vec<&String> = out["response"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["result", "jsonrpc", "id"], "{out:#}");
+}
+
+#[test]
+fn ts_booking_a_past_date_is_a_tool_error() {
+    let (code, out) = run(
+        &["call", "book_flight", PAST_DATE, "--era", "legacy"],
+        &ts(),
+    );
+    assert_eq!(code, 1, "{out:#}");
+    assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+    assert_call_from(
+        &out,
+        "legacy",
+        "sightline-ts-peer",
+        &json!({"departureDate": "12/12/2024"}),
+    );
+    assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+    let text = first_text(&out);
+    assert!(text.contains("must be in the future"), "{out:#}");
+    assert_eq!(out["outcome"]["detail"], text, "{out:#}");
+}
+
+/// The TS SDK reports an unknown tool as a result with `isError`, so it is a tool error.
+#[test]
+fn ts_unknown_tool_is_a_tool_error_as_the_sdk_sends_it() {
+    let (code, out) = run(&["call", "nope", "{}", "--era", "legacy"], &ts());
+    assert_eq!(code, 1, "{out:#}");
+    assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+    assert_call_from(&out, "legacy", "sightline-ts-peer", &json!({}));
+    assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+    assert!(out["response"].get("error").is_none(), "{out:#}");
+}
+
+/// The TS SDK turns schema validation failures into `isError` text "MCP error -32602: …".
+#[test]
+fn ts_invalid_argument_type_is_a_tool_error_whose_text_names_the_code() {
+    let args = r#"{"text":5}"#;
+    let (code, out) = run(&["call", "echo", args, "--era", "legacy"], &ts());
+    assert_eq!(code, 1, "{out:#}");
+    assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+    assert!(out["outcome"].get("code").is_none(), "{out:#}");
+    assert_call_from(&out, "legacy", "sightline-ts-peer", &json!({"text": 5}));
+    let text = first_text(&out);
+    assert!(text.starts_with("MCP error -32602:"), "{out:#}");
+}
+
+/// The TS SDK rejects a non-object `arguments` while parsing the request, with -32603.
+#[test]
+fn ts_non_object_arguments_are_an_internal_error_protocol_error() {
+    let (code, out) = run(&["call", "echo", r#""oops""#, "--era", "legacy"], &ts());
+    assert_eq!(code, 3, "{out:#}");
+    assert_eq!(out["outcome"]["class"], "protocol_error", "{out:#}");
+    assert_eq!(out["outcome"]["code"], -32603, "{out:#}");
+    assert_call_from(&out, "legacy", "sightline-ts-peer", &json!("oops"));
+    assert_eq!(out["response"]["error"]["code"], -32603, "{out:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python SDK 2.x: answers `server/discover` (modern) and `initialize` (legacy).
+
+#[test]
+fn py_lists_both_tools_with_schemas_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["tools", "--era", era], &py());
+        assert_eq!(code, 0, "{era}: {out:#}");
+        assert_eq!(out["server"]["era"], era, "{out:#}");
+        assert_eq!(out["server"]["name"], "sightline-py-peer", "{out:#}");
+        assert_eq!(tool_names(&out), ["echo", "book_flight"], "{out:#}");
+        let schema = &out["tools"][1]["inputSchema"];
+        assert_eq!(schema["required"], json!(["departureDate"]), "{out:#}");
+        assert_eq!(schema["properties"]["departureDate"]["type"], "string");
+    }
+}
+
+/// With the default probe timeout: a Python start-up slower than the probe (a loaded CI machine)
+/// must still end modern, through the late answer to `server/discover`.
+#[test]
+fn py_auto_era_discovers_a_modern_server() {
+    let auto = ["--era", "auto"];
+    let (code, out) = run(&[&["tools"], &auto[..]].concat(), &py());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["server"]["era"], "modern", "{out:#}");
+    assert_eq!(out["server"]["name"], "sightline-py-peer", "{out:#}");
+
+    let call = ["call", "book_flight", FUTURE_DATE];
+    let (code, out) = run(&[&call, &auto[..]].concat(), &py());
+    assert_eq!(code, 0, "{out:#}");
+    assert_call_from(
+        &out,
+        "modern",
+        "sightline-py-peer",
+        &json!({"departureDate": "12/12/2099"}),
+    );
+}
+
+#[test]
+fn py_booking_a_future_date_succeeds_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "book_flight", FUTURE_DATE, "--era", era], &py());
+        assert_eq!(code, 0, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "success", "{out:#}");
+        let arguments = json!({"departureDate": "12/12/2099"});
+        assert_call_from(&out, era, "sightline-py-peer", &arguments);
+        let result = &out["response"]["result"];
+        assert_eq!(result["isError"], false, "{out:#}");
+        assert_eq!(result["content"][0]["text"], "Booked flight on 12/12/2099");
+        assert_eq!(
+            result["structuredContent"]["result"],
+            "Booked flight on 12/12/2099"
+        );
+    }
+}
+
+#[test]
+fn py_booking_a_past_date_is_a_tool_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "book_flight", PAST_DATE, "--era", era], &py());
+        assert_eq!(code, 1, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+        let arguments = json!({"departureDate": "12/12/2024"});
+        assert_call_from(&out, era, "sightline-py-peer", &arguments);
+        assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+        let text = first_text(&out);
+        assert!(text.contains("must be in the future"), "{out:#}");
+    }
+}
+
+/// The Python SDK reports an unknown tool as a result with `isError`, so it is a tool error.
+#[test]
+fn py_unknown_tool_is_a_tool_error_as_the_sdk_sends_it_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "nope", "{}", "--era", era], &py());
+        assert_eq!(code, 1, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+        assert_eq!(out["outcome"]["detail"], "Unknown tool: nope", "{out:#}");
+        assert_call_from(&out, era, "sightline-py-peer", &json!({}));
+        assert_eq!(out["response"]["result"]["isError"], true, "{out:#}");
+    }
+}
+
+#[test]
+fn py_non_object_arguments_are_an_invalid_params_protocol_error_in_each_era() {
+    for era in BOTH_ERAS {
+        let (code, out) = run(&["call", "echo", r#""oops""#, "--era", era], &py());
+        assert_eq!(code, 3, "{era}: {out:#}");
+        assert_eq!(out["outcome"]["class"], "protocol_error", "{out:#}");
+        assert_eq!(out["outcome"]["code"], -32602, "{out:#}");
+        assert_call_from(&out, era, "sightline-py-peer", &json!("oops"));
+        assert_eq!(out["response"]["error"]["code"], -32602, "{out:#}");
+    }
+}
