@@ -36,13 +36,10 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
-    /// Send one tools/call exactly as given and classify the reply.
+    /// Send one tools/call exactly as given: the reply, its class, findings, what the model sees.
     Call {
-        /// The tool name.
-        tool: String,
-        /// The `arguments` value as JSON, sent exactly as given (`-` reads stdin).
-        #[arg(default_value = "{}")]
-        args: String,
+        #[command(flatten)]
+        call: CallArgs,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -57,6 +54,22 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         style: Style,
     },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CallArgs {
+    /// The tool name.
+    pub tool: String,
+    /// The `arguments` value as JSON, sent exactly as given (`-` reads stdin).
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// Host profile for "what the model sees": spec, content-only, structured-first, or one
+    /// from ~/.config/sightline/hosts.toml.
+    #[arg(long, value_name = "PROFILE", default_value = "spec")]
+    pub host: String,
+    /// Apply the MAY rule: forward protocol errors to the model.
+    #[arg(long)]
+    pub forward_protocol_errors: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -165,13 +178,14 @@ mod tests {
             "server.js",
         ])
         .unwrap();
-        let Some(Command::Call {
-            tool, args, server, ..
-        }) = cli.command
-        else {
+        let Some(Command::Call { call, server, .. }) = cli.command else {
             panic!()
         };
-        assert_eq!((tool.as_str(), args.as_str()), ("echo", r#"{"text":"hi"}"#));
+        assert_eq!(
+            (call.tool.as_str(), call.args.as_str()),
+            ("echo", r#"{"text":"hi"}"#)
+        );
+        assert_eq!(call.host, "spec");
         let command = server.stdio_command().unwrap();
         assert_eq!(command.program, "node");
         assert_eq!(command.args, ["server.js"]);

@@ -6,12 +6,17 @@ use std::io::{Read, Write};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use std::path::PathBuf;
+
+use crate::classify::findings::{Context, Finding, Severity, findings};
 use crate::classify::{Class, Outcome, classify};
-use crate::cli::ServerArgs;
+use crate::cli::{CallArgs, ServerArgs};
 use crate::client::{Client, ClientError, Connection, LogEntry, LogEvent, Role};
 use crate::mcp::era::Era;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
+use crate::model_view::hosts::{self, HostProfile};
+use crate::model_view::{self, ModelView, model_view};
 use crate::sanitize;
 use crate::transport::stdio;
 
@@ -26,6 +31,8 @@ pub mod exit {
 
 /// Longest frame the verbose log prints whole.
 const LOG_FRAME_CHARS: usize = 4096;
+/// Longest model-view text the human output prints whole.
+const MODEL_TEXT_BYTES: usize = 4096;
 
 /// `sightline tools`.
 pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
@@ -43,7 +50,7 @@ pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
                 let value = json!({"server": server_json(connection.as_ref()), "tools": tools});
                 print_json(&value);
             } else {
-                let line = server_line(connection.as_ref(), &client);
+                let line = server_line(connection.as_ref(), &client.transport().description);
                 emit(|out| write_tools(out, &line, &tools));
             }
             exit::SUCCESS
@@ -55,33 +62,69 @@ pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
 }
 
 /// `sightline call TOOL [ARGS_JSON]`.
-pub async fn call(server: &ServerArgs, tool: &str, args: &str, as_json: bool, verbose: bool) -> u8 {
-    let arguments = match read_arguments(args) {
-        Ok(arguments) => arguments,
-        Err(message) => {
-            eprintln!("sightline: {message}");
-            return exit::USAGE;
-        }
-    };
+pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: bool) -> u8 {
+    let (arguments, host) =
+        match read_arguments(&call.args).and_then(|a| Ok((a, host_profile(call)?))) {
+            Ok(inputs) => inputs,
+            Err(message) => {
+                eprintln!("sightline: {message}");
+                return exit::USAGE;
+            }
+        };
     let mut client = match connect(server).await {
         Ok(client) => client,
         Err(code) => return code,
     };
-    // The listing gives later findings their catalog; a server without tools/list can still be called.
-    if let Err(error) = client.list_tools().await {
-        eprintln!("sightline: note: {error}");
-    }
-    let exchange = client.call_tool(tool, arguments).await;
-    let outcome = classify(&exchange);
+    // The listing is the findings' catalog; a server without tools/list can still be called.
+    let catalog = match client.list_tools().await {
+        Ok(tools) => Some(tools),
+        Err(error) => {
+            eprintln!("sightline: note: {error}");
+            None
+        }
+    };
+    let exchange = client.call_tool(&call.tool, arguments).await;
     finish_log(&client, verbose);
+    let connection = client.connection().cloned();
+    let transport = client.transport().description.clone();
+    let report = CallReport::new(
+        connection.as_ref(),
+        &transport,
+        &exchange,
+        catalog.as_deref(),
+        &host,
+    );
     if as_json {
-        print_json(&call_json(client.connection(), &exchange, &outcome));
+        print_json(&report.to_json());
     } else {
-        let line = server_line(client.connection(), &client);
-        emit(|out| write_call(out, &line, &exchange, &outcome));
+        emit(|out| report.write_text(out));
     }
     client.shutdown().await;
-    exit_code(&outcome.class)
+    exit_code(&report.outcome.class)
+}
+
+/// The host profile `--host` names, with `--forward-protocol-errors` applied.
+fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
+    let user = match hosts_file() {
+        Some(path) => match std::fs::read_to_string(&path) {
+            Ok(text) => hosts::parse(&text, &path.to_string_lossy()).map_err(|e| e.to_string())?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => return Err(format!("cannot read '{}': {error}", path.display())),
+        },
+        None => Vec::new(),
+    };
+    let mut host = hosts::resolve(&call.host, &user)?;
+    host.forward_protocol_errors |= call.forward_protocol_errors;
+    Ok(host)
+}
+
+/// `$XDG_CONFIG_HOME/sightline/hosts.toml`, else `~/.config/sightline/hosts.toml`.
+pub fn hosts_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("sightline").join("hosts.toml"))
 }
 
 fn exit_code(class: &Class) -> u8 {
@@ -233,24 +276,6 @@ fn raw_json(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
 }
 
-/// The object of product.md §1; `request` and `response` are the bytes from the wire.
-fn call_json(connection: Option<&Connection>, exchange: &Exchange, outcome: &Outcome) -> Value {
-    let raw = |text: &str| {
-        RawValue::from_string(text.to_owned())
-            .ok()
-            .and_then(|raw| serde_json::to_value(raw).ok())
-            .unwrap_or_else(|| raw_json(text))
-    };
-    json!({
-        "server": server_json(connection),
-        "request": raw(&exchange.request.raw),
-        "response": exchange.response().map_or(Value::Null, |frame| raw(&frame.raw)),
-        "outcome": outcome.to_json(),
-        "findings": [],
-        "model_view": null,
-    })
-}
-
 fn print_json(value: &Value) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"));
@@ -268,8 +293,8 @@ fn pretty(raw: &str) -> String {
     sanitize::json(&text).into_owned()
 }
 
-fn server_line(connection: Option<&Connection>, client: &Client) -> String {
-    let transport = sanitize::text(&client.transport().description).into_owned();
+fn server_line(connection: Option<&Connection>, transport: &str) -> String {
+    let transport = sanitize::text(transport).into_owned();
     match connection {
         Some(c) => {
             let era = match c.era {
@@ -309,38 +334,192 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
     Ok(())
 }
 
-/// The human `call` output: request, response, and the outcome class in words.
-pub fn write_call(
-    out: &mut dyn Write,
-    server_line: &str,
-    exchange: &Exchange,
-    outcome: &Outcome,
-) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{server_line}\n\n→ request\n{}\n",
-        pretty(&exchange.request.raw)
-    )?;
-    let elapsed = exchange.ended_at.since(exchange.sent_at);
-    match exchange.response() {
-        Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
-        None => writeln!(out, "← no response ({elapsed} ms)\n")?,
+/// Everything `call` reports about one exchange.
+pub struct CallReport<'a> {
+    pub connection: Option<&'a Connection>,
+    pub transport: &'a str,
+    pub exchange: &'a Exchange,
+    pub outcome: Outcome,
+    pub findings: Vec<Finding>,
+    pub view: ModelView,
+}
+
+impl<'a> CallReport<'a> {
+    /// Classifies the exchange, looks for findings and builds the model view.
+    pub fn new(
+        connection: Option<&'a Connection>,
+        transport: &'a str,
+        exchange: &'a Exchange,
+        catalog: Option<&[Tool]>,
+        host: &HostProfile,
+    ) -> Self {
+        let outcome = classify(exchange);
+        let version = connection.map_or("unknown", |c| c.protocol_version.as_str());
+        let context = Context {
+            exchange,
+            outcome: &outcome,
+            version,
+            catalog,
+        };
+        let findings = findings(&context);
+        let view = model_view(exchange, &outcome, version, host);
+        Self {
+            connection,
+            transport,
+            exchange,
+            outcome,
+            findings,
+            view,
+        }
     }
-    writeln!(
-        out,
-        "outcome  {}: {}",
-        outcome.class.label(),
-        sanitize::text(&outcome.detail)
-    )?;
-    if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end {
-        write_stderr_tail(out, stderr_tail)?;
+
+    /// The object of product.md §1; `request` and `response` are the bytes from the wire.
+    pub fn to_json(&self) -> Value {
+        let raw = |text: &str| {
+            RawValue::from_string(text.to_owned())
+                .ok()
+                .and_then(|raw| serde_json::to_value(raw).ok())
+                .unwrap_or_else(|| raw_json(text))
+        };
+        json!({
+            "server": server_json(self.connection),
+            "request": raw(&self.exchange.request.raw),
+            "response": self.exchange.response().map_or(Value::Null, |frame| raw(&frame.raw)),
+            "outcome": self.outcome.to_json(),
+            "findings": self.findings,
+            "model_view": self.view.to_json(),
+        })
     }
-    Ok(())
+
+    /// The human output: request, response, the class in words, what the model sees, findings.
+    pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let exchange = self.exchange;
+        let server = server_line(self.connection, self.transport);
+        writeln!(
+            out,
+            "{server}\n\n→ request\n{}\n",
+            pretty(&exchange.request.raw)
+        )?;
+        let elapsed = exchange.ended_at.since(exchange.sent_at);
+        match exchange.response() {
+            Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
+            None => writeln!(out, "← no response ({elapsed} ms)\n")?,
+        }
+        let outcome = &self.outcome;
+        writeln!(
+            out,
+            "outcome  {}: {}",
+            outcome.class.label(),
+            sanitize::text(&outcome.detail)
+        )?;
+        if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end {
+            write_stderr_tail(out, stderr_tail)?;
+        }
+        let view = &self.view;
+        writeln!(
+            out,
+            "\n── what the model sees ── host '{}' · {}",
+            sanitize::text(&view.host),
+            view.verdict()
+        )?;
+        let marker = match (view.forwarded, view.is_error) {
+            (true, true) => "[error] ",
+            (false, _) => "[from the host, not the server] ",
+            (true, false) => "",
+        };
+        let text = view.text();
+        let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
+        write!(out, "{marker}{}", sanitize::text_keeping_newlines(shown))?;
+        if shown.len() < text.len() {
+            write!(out, "… ({} more bytes)", text.len() - shown.len())?;
+        }
+        writeln!(out, "\n  why: {}", sanitize::text(&view.reason))?;
+        if self.findings.is_empty() {
+            writeln!(out, "\n── findings ── none")?;
+        } else {
+            writeln!(out, "\n── findings ──")?;
+            for finding in &self.findings {
+                let severity = match finding.severity {
+                    Severity::Info => "info   ",
+                    Severity::Warning => "warning",
+                };
+                writeln!(
+                    out,
+                    "{severity}  {}\n         {}",
+                    finding.id,
+                    sanitize::text(&finding.message)
+                )?;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::fixtures::{call, catalog};
+    use crate::mcp::messages::ServerInfo;
+
+    fn report_text(exchange: &Exchange, host: &HostProfile) -> String {
+        let connection = Connection {
+            era: Era::Legacy,
+            protocol_version: "2025-11-25".into(),
+            server: ServerInfo {
+                name: "demo".into(),
+                version: "1.0".into(),
+            },
+            capabilities: Value::Null,
+        };
+        let tools = catalog(&["book_flight", "get_flight_status"]);
+        let report = CallReport::new(
+            Some(&connection),
+            "stdio: demo",
+            exchange,
+            Some(&tools),
+            host,
+        );
+        let mut out = Vec::new();
+        report.write_text(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn spec() -> HostProfile {
+        hosts::resolve("spec", &[]).unwrap()
+    }
+
+    const PAST: &str = "Invalid departure date: must be in the future. Current date is 29/11/2026.";
+
+    #[test]
+    fn human_call_output_for_each_class() {
+        let past = json!({"departureDate": "12/12/2024"});
+        let mut may = spec();
+        may.forward_protocol_errors = true;
+        let structured = json!({"flightNumber": "LH123", "status": "boarding"});
+        let cases = [
+            ("success_structured", call("get_flight_status", json!({"flightNumber": "LH123"})).result(json!({"content": [{"type": "text", "text": structured.to_string()}], "structuredContent": structured})), spec()),
+            ("tool_error", call("book_flight", past.clone()).tool_error(PAST), spec()),
+            ("protocol_error", call("book_flight", past.clone()).error(-32602, PAST), spec()),
+            ("protocol_error_may_on", call("book_flight", past.clone()).error(-32602, PAST), may),
+            ("transport_failure_timeout", call("book_flight", past.clone()).timeout(), spec()),
+            ("transport_failure_exited", call("book_flight", past).exited(), spec()),
+        ];
+        for (name, exchange, host) in cases {
+            insta::assert_snapshot!(name, report_text(&exchange, &host));
+        }
+    }
+
+    #[test]
+    fn long_model_text_is_clipped_on_a_character_boundary() {
+        let text = "é".repeat(MODEL_TEXT_BYTES);
+        let output = report_text(&call("book_flight", json!({})).text(&text), &spec());
+        let shown = format!(
+            "{}… ({} more bytes)",
+            "é".repeat(MODEL_TEXT_BYTES / 2),
+            MODEL_TEXT_BYTES
+        );
+        assert!(output.contains(&shown));
+    }
 
     #[test]
     fn invalid_args_json_points_at_the_break() {

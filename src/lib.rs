@@ -3,6 +3,7 @@
 //! - [`mcp`]: the protocol, sans I/O (JSON-RPC frames, correlation, eras, payloads).
 //! - [`classify`]: the outcome class of an exchange (success, tool error, protocol error,
 //!   transport failure). Pure.
+//! - [`model_view`]: what the model would see, per host profile. Pure.
 //! - [`transport`]: the I/O edge (stdio child processes), reporting events.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the `tools` and `call` commands.
@@ -14,5 +15,6 @@ pub mod client;
 pub mod demo_server;
 pub mod headless;
 pub mod mcp;
+pub mod model_view;
 pub mod sanitize;
 pub mod transport;

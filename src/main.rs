@@ -26,12 +26,11 @@ fn main() -> ExitCode {
                 server,
             }) => headless::tools(&server, json, output.verbose).await,
             Some(Command::Call {
-                tool,
-                args,
+                call,
                 json,
                 output,
                 server,
-            }) => headless::call(&server, &tool, &args, json, output.verbose).await,
+            }) => headless::call(&server, &call, json, output.verbose).await,
             Some(Command::DemoServer { style }) => {
                 match sightline::demo_server::run_stdio(style).await {
                     Ok(()) => exit::SUCCESS,

@@ -30,6 +30,11 @@ pub fn text(input: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Multi-line text: like [`text`], but newlines stay newlines.
+pub fn text_keeping_newlines(input: &str) -> String {
+    input.split('\n').map(text).collect::<Vec<_>>().join("\n")
+}
+
 /// JSON text: unsafe characters inside strings become JSON `\uXXXX` escapes, so the JSON
 /// value is unchanged. (Outside strings, valid JSON has only whitespace.)
 pub fn json(input: &str) -> Cow<'_, str> {

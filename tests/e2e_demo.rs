@@ -123,7 +123,7 @@ fn every_case_in_every_style_and_era_is_classified_as_the_wire_says() {
 }
 
 #[test]
-fn the_sep1303_example_names_today_in_both_channels() {
+fn the_sep1303_example_reaches_the_model_only_as_a_tool_error() {
     let (code, value) = call_json(
         "sep1303",
         "auto",
@@ -138,8 +138,14 @@ fn the_sep1303_example_names_today_in_both_channels() {
         text.starts_with("Invalid departure date: must be in the future. Current date is "),
         "{text}"
     );
+    let view = &value["model_view"];
+    assert_eq!(
+        (view["forwarded"].as_bool(), view["rule"].as_str()),
+        (Some(true), Some("SHOULD"))
+    );
+    assert_eq!(view["text"], text, "the model reads today's date");
     assert_eq!(value["findings"], json!([]));
-    assert_eq!(value["model_view"], Value::Null);
+
     let (code, value) = call_json(
         "legacy",
         "auto",
@@ -149,6 +155,115 @@ fn the_sep1303_example_names_today_in_both_channels() {
     assert_eq!(code, 3);
     let message = value["response"]["error"]["message"].as_str().unwrap();
     assert!(message.contains("Current date is "), "{message}");
+    assert_eq!(
+        value["findings"][0]["id"],
+        "sep1303.validation-as-protocol-error"
+    );
+    assert_eq!(value["findings"][0]["severity"], "warning");
+    let view = &value["model_view"];
+    assert_eq!(
+        (view["forwarded"].as_bool(), view["rule"].as_str()),
+        (Some(false), Some("MAY"))
+    );
+    assert!(
+        !view["text"].as_str().unwrap().contains("Current date"),
+        "{view}"
+    );
+
+    let output = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--json",
+        "--demo",
+        "legacy",
+        "--forward-protocol-errors",
+    ]);
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let view = &value["model_view"];
+    assert_eq!(
+        (view["forwarded"].as_bool(), view["rule"].as_str()),
+        (Some(true), Some("MAY"))
+    );
+    assert_eq!(view["less_likely_to_help"], true);
+    assert!(
+        view["text"].as_str().unwrap().contains("Current date is "),
+        "{view}"
+    );
+}
+
+#[test]
+fn host_profiles_decide_what_structured_content_the_model_reads() {
+    let run = |host: &str| {
+        let output = sightline(&[
+            "call",
+            "get_flight_status",
+            r#"{"flightNumber":"LH123"}"#,
+            "--json",
+            "--host",
+            host,
+        ]);
+        assert_eq!(output.status.code(), Some(0));
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        (
+            value["response"]["result"].clone(),
+            value["model_view"].clone(),
+        )
+    };
+    let (result, view) = run("content-only");
+    assert_eq!(
+        view["blocks"],
+        json!([{"kind": "text", "text": result["content"][0]["text"]}])
+    );
+    let (result, view) = run("structured-first");
+    assert_eq!(
+        view["blocks"],
+        json!([{"kind": "structured", "value": result["structuredContent"]}])
+    );
+    let output = sightline(&["call", "get_flight_status", "{}", "--host", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("unknown host profile 'nope'; available: spec")
+    );
+}
+
+#[test]
+fn user_host_profiles_load_from_the_config_dir_and_bad_ones_are_named() {
+    let config = std::env::temp_dir().join(format!("sightline-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(config.join("sightline")).unwrap();
+    let file = config.join("sightline/hosts.toml");
+    let with_config = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("XDG_CONFIG_HOME", &config)
+            .output()
+            .unwrap()
+    };
+    std::fs::write(
+        &file,
+        "[hosts.chatty]\nshape = \"openai-chat\"\nforward_protocol_errors = true\n",
+    )
+    .unwrap();
+    let output = with_config(&["call", "no_such_tool", "{}", "--json", "--host", "chatty"]);
+    assert_eq!(output.status.code(), Some(3));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["model_view"]["payload"]["role"], "tool");
+    assert!(
+        value["model_view"]["payload"]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("MCP error -32602: Unknown tool")
+    );
+    std::fs::write(&file, "[hosts.chatty]\nshape = \"telegram\"\n").unwrap();
+    let output = with_config(&["call", "book_flight", "{}", "--host", "chatty"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("'{}', line 2, key 'shape'", file.display())),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&config).unwrap();
 }
 
 #[test]

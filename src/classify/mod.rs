@@ -1,6 +1,12 @@
 //! The outcome class of an exchange (product.md §2), pure. Every exchange ends in exactly one
 //! class; a protocol error is never turned into a tool error or the reverse.
 
+pub mod findings;
+#[cfg(test)]
+pub(crate) mod fixtures;
+#[cfg(test)]
+mod tests;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -166,7 +172,7 @@ fn unreachable_reply() -> Outcome {
 }
 
 #[cfg(test)]
-mod tests {
+mod class_tests {
     use super::*;
     use crate::mcp::Timestamp;
     use crate::mcp::jsonrpc::{Frame, Id, Message, parse};

@@ -1,0 +1,263 @@
+//! Findings: observations on top of the outcome class, pure and spec-version-aware. Each rule is
+//! one small function in [`RULES`]; adding a finding is adding a function to that list.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Outcome;
+use crate::mcp::jsonrpc::{Id, Reply};
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Allowed, but worth knowing (e.g. behaviour a later spec version changed).
+    Info,
+    /// Against a SHOULD or a MUST of the negotiated version, or blinding the model.
+    Warning,
+}
+
+/// Which way a frame went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Sent,
+    Received,
+}
+
+/// A pointer to one frame of the log: its direction and JSON-RPC id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FrameRef {
+    pub direction: Direction,
+    pub id: Id,
+}
+
+/// One observation about an exchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line naming the spec version and the rule.
+    pub message: String,
+    /// The frames it is about.
+    pub frames: Vec<FrameRef>,
+}
+
+/// What the rules look at.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub exchange: &'a Exchange,
+    pub outcome: &'a Outcome,
+    /// The negotiated protocol version (`2025-06-18`, `2026-07-28`…).
+    pub version: &'a str,
+    /// The tools the server listed, when the list is known.
+    pub catalog: Option<&'a [Tool]>,
+}
+
+/// The rules, in the order their findings are reported.
+pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
+    validation_as_protocol_error,
+    unknown_tool_as_tool_error,
+    tool_error_without_text,
+    structured_without_text,
+    method_not_found_wrong_code,
+];
+
+/// Every finding for one exchange.
+pub fn findings(context: &Context) -> Vec<Finding> {
+    RULES.iter().filter_map(|rule| rule(context)).collect()
+}
+
+/// The first version with SEP-1303's wording.
+const SEP_1303_VERSION: &str = "2025-11-25";
+
+impl Context<'_> {
+    /// Spec versions are ISO dates, so they order as strings.
+    fn at_least(&self, version: &str) -> bool {
+        self.version >= version
+    }
+
+    fn tool_call(&self) -> Option<(&str, Option<&Value>)> {
+        if self.exchange.method != "tools/call" {
+            return None;
+        }
+        let params = self.exchange.params()?;
+        Some((params.get("name")?.as_str()?, params.get("arguments")))
+    }
+
+    fn listed(&self, name: &str) -> Option<bool> {
+        Some(self.catalog?.iter().any(|tool| tool.name == name))
+    }
+
+    fn error_code(&self) -> Option<i64> {
+        match self.exchange.reply()? {
+            Reply::Error(error) => Some(error.code),
+            Reply::Result(_) => None,
+        }
+    }
+
+    fn result(&self) -> Option<&Value> {
+        match self.exchange.reply()? {
+            Reply::Result(result) => Some(result),
+            Reply::Error(_) => None,
+        }
+    }
+
+    fn is_tool_error(&self) -> bool {
+        self.tool_call().is_some()
+            && self.result().and_then(|r| r.get("isError")) == Some(&Value::Bool(true))
+    }
+
+    fn both_frames(&self) -> Vec<FrameRef> {
+        let id = self.exchange.id.clone();
+        vec![
+            FrameRef {
+                direction: Direction::Sent,
+                id: id.clone(),
+            },
+            FrameRef {
+                direction: Direction::Received,
+                id,
+            },
+        ]
+    }
+
+    fn finding(&self, id: &'static str, severity: Severity, message: String) -> Finding {
+        Finding {
+            id,
+            severity,
+            message,
+            frames: self.both_frames(),
+        }
+    }
+}
+
+fn text_blocks(result: &Value) -> impl Iterator<Item = &str> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+}
+
+/// -32602 for a listed tool called with object arguments: an input validation failure sent where
+/// the model cannot see it.
+fn validation_as_protocol_error(context: &Context) -> Option<Finding> {
+    let (name, arguments) = context.tool_call()?;
+    let object_arguments = arguments.is_none_or(Value::is_object);
+    if !object_arguments || context.listed(name) != Some(true) || context.error_code()? != -32602 {
+        return None;
+    }
+    let id = "sep1303.validation-as-protocol-error";
+    if context.at_least(SEP_1303_VERSION) {
+        Some(context.finding(
+            id,
+            Severity::Warning,
+            format!(
+                "{}: input validation errors are tool execution errors (isError: true), not -32602 \
+             (tools.mdx, SEP-1303); the model never sees why '{name}' failed",
+                context.version
+            ),
+        ))
+    } else {
+        Some(context.finding(id, Severity::Info, format!(
+            "allowed by {} (\"Invalid arguments\" were protocol errors), changed by SEP-1303 in \
+             {SEP_1303_VERSION}: the model never sees why '{name}' failed",
+            context.version
+        )))
+    }
+}
+
+/// `isError: true` for a tool the server never listed: unknown tools are protocol errors.
+fn unknown_tool_as_tool_error(context: &Context) -> Option<Finding> {
+    let (name, _) = context.tool_call()?;
+    if !context.is_tool_error() || context.listed(name) != Some(false) {
+        return None;
+    }
+    Some(context.finding("spec.unknown-tool-as-tool-error", Severity::Warning, format!(
+        "{}: an unknown tool is a protocol error (JSON-RPC -32602, tools.mdx \"Error Handling\"), \
+         but '{name}', which the server did not list, got isError: true",
+        context.version
+    )))
+}
+
+/// `isError: true` with no text: the model learns that the call failed, not why.
+fn tool_error_without_text(context: &Context) -> Option<Finding> {
+    if !context.is_tool_error()
+        || text_blocks(context.result()?).any(|text| !text.trim().is_empty())
+    {
+        return None;
+    }
+    Some(context.finding("tool-error-without-text", Severity::Warning, format!(
+        "{}: isError: true without text content: the model learns that the call failed, not why \
+         (tool execution errors carry \"actionable feedback\", tools.mdx)",
+        context.version
+    )))
+}
+
+/// `structuredContent` without its serialized JSON in a text block (a SHOULD since 2025-06-18).
+fn structured_without_text(context: &Context) -> Option<Finding> {
+    context.tool_call()?;
+    let result = context.result()?;
+    let structured = result.get("structuredContent")?;
+    let serialized = text_blocks(result)
+        .any(|text| serde_json::from_str::<Value>(text).is_ok_and(|value| &value == structured));
+    if serialized {
+        return None;
+    }
+    Some(context.finding("structured-without-text", Severity::Warning, format!(
+        "{}: a tool returning structured content SHOULD also return the serialized JSON in a text \
+         block (tools.mdx); hosts that read only content show the model none of it",
+        context.version
+    )))
+}
+
+/// A method the negotiated version does not define, answered with a code other than -32601.
+fn method_not_found_wrong_code(context: &Context) -> Option<Finding> {
+    let method = context.exchange.method.as_str();
+    let code = context.error_code()?;
+    if code == -32601 || defines_method(context.version, method) {
+        return None;
+    }
+    Some(context.finding(
+        "method-not-found-wrong-code",
+        Severity::Warning,
+        format!(
+            "{}: '{method}' is not a method of this version, so JSON-RPC says -32601 (method not \
+         found); the server answered {code}",
+            context.version
+        ),
+    ))
+}
+
+/// Whether the spec version defines a client→server request method.
+fn defines_method(version: &str, method: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    ];
+    const LEGACY: &[&str] = &[
+        "initialize",
+        "ping",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "logging/setLevel",
+    ];
+    const TASKS: &[&str] = &["tasks/get", "tasks/list", "tasks/result", "tasks/cancel"];
+    const MODERN: &[&str] = &["server/discover", "subscriptions/listen"];
+    let modern = version >= "2026-07-28";
+    COMMON.contains(&method)
+        || (!modern && LEGACY.contains(&method))
+        || (version == SEP_1303_VERSION && TASKS.contains(&method))
+        || (modern && MODERN.contains(&method))
+}

@@ -1,0 +1,226 @@
+//! Findings, table-driven: each fires on its constructed exchange, at the right severity for
+//! each spec version, and stays silent on conformant ones.
+
+use serde_json::json;
+
+use super::classify;
+use super::findings::{Context, Direction, Finding, Severity, findings};
+use super::fixtures::{VERSIONS, call, catalog, request};
+use crate::mcp::session::Exchange;
+
+fn ids(exchange: &Exchange, version: &str) -> Vec<(&'static str, Severity)> {
+    run(exchange, version)
+        .into_iter()
+        .map(|f| (f.id, f.severity))
+        .collect()
+}
+
+fn run(exchange: &Exchange, version: &str) -> Vec<Finding> {
+    let outcome = classify(exchange);
+    let tools = catalog(&["book_flight", "get_flight_status"]);
+    findings(&Context {
+        exchange,
+        outcome: &outcome,
+        version,
+        catalog: Some(&tools),
+    })
+}
+
+const VALIDATION: &str = "sep1303.validation-as-protocol-error";
+
+#[test]
+fn validation_as_protocol_error_is_non_conformant_from_2025_11_25_and_allowed_before() {
+    let exchange =
+        call("book_flight", json!({"departureDate": "12/12/2024"})).error(-32602, "Invalid params");
+    assert_eq!(ids(&exchange, "2025-06-18"), [(VALIDATION, Severity::Info)]);
+    assert_eq!(
+        ids(&exchange, "2025-11-25"),
+        [(VALIDATION, Severity::Warning)]
+    );
+    assert_eq!(
+        ids(&exchange, "2026-07-28"),
+        [(VALIDATION, Severity::Warning)]
+    );
+    let old = &run(&exchange, "2025-06-18")[0];
+    assert!(
+        old.message.contains("allowed by 2025-06-18") && old.message.contains("SEP-1303"),
+        "{}",
+        old.message
+    );
+    let new = &run(&exchange, "2025-11-25")[0];
+    assert!(
+        new.message.starts_with("2025-11-25:") && new.message.contains("isError: true"),
+        "{}",
+        new.message
+    );
+    assert_eq!(
+        new.frames.iter().map(|f| f.direction).collect::<Vec<_>>(),
+        [Direction::Sent, Direction::Received]
+    );
+}
+
+#[test]
+fn zod_issue_lists_in_the_message_are_still_validation_errors() {
+    let message = "MCP error -32602: Invalid arguments for tool book_flight: [\n  {\n    \"code\": \"custom\",\n    \"message\": \"Dates must be in the future\"\n  }\n]";
+    let exchange = call("book_flight", json!({"departureDate": "12/12/2024"})).error_with_data(
+        -32602,
+        message,
+        json!([{"code": "custom", "path": ["departureDate"]}]),
+    );
+    assert_eq!(
+        ids(&exchange, "2025-11-25"),
+        [(VALIDATION, Severity::Warning)]
+    );
+}
+
+#[test]
+fn validation_finding_needs_a_listed_tool_object_arguments_and_invalid_params() {
+    for version in VERSIONS {
+        let unknown_tool = call("no_such_tool", json!({})).error(-32602, "Unknown tool");
+        let malformed =
+            call("book_flight", json!("12/12/2024")).error(-32602, "arguments must be an object");
+        let internal = call("book_flight", json!({})).error(-32603, "Internal error");
+        let as_tool_error = call("book_flight", json!({})).tool_error("Invalid departure date");
+        for conformant in [unknown_tool, malformed, internal, as_tool_error] {
+            assert_eq!(
+                ids(&conformant, version),
+                [],
+                "{version}: {:?}",
+                conformant.response()
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_tool_as_tool_error_fires_for_unlisted_names_only() {
+    let unknown = call("nope", json!({})).tool_error("MCP error -32602: Tool nope not found");
+    for version in VERSIONS {
+        assert_eq!(
+            ids(&unknown, version),
+            [("spec.unknown-tool-as-tool-error", Severity::Warning)]
+        );
+    }
+    let listed = call("book_flight", json!({})).tool_error("Invalid departure date");
+    assert_eq!(ids(&listed, "2025-11-25"), []);
+    let without_catalog = classify(&unknown);
+    let context = Context {
+        exchange: &unknown,
+        outcome: &without_catalog,
+        version: "2025-11-25",
+        catalog: None,
+    };
+    assert_eq!(
+        findings(&context),
+        [],
+        "no catalog, no claim about what was listed"
+    );
+}
+
+#[test]
+fn tool_error_without_text_fires_for_empty_and_non_text_content() {
+    let empty = call("book_flight", json!({})).result(json!({"content": [], "isError": true}));
+    let image_only = call("book_flight", json!({}))
+        .result(json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}], "isError": true}));
+    let blank = call("book_flight", json!({})).tool_error("   ");
+    for exchange in [empty, image_only, blank] {
+        assert_eq!(
+            ids(&exchange, "2026-07-28"),
+            [("tool-error-without-text", Severity::Warning)]
+        );
+    }
+    assert_eq!(
+        ids(
+            &call("book_flight", json!({})).tool_error("why"),
+            "2026-07-28"
+        ),
+        []
+    );
+}
+
+#[test]
+fn structured_without_text_fires_unless_a_text_block_serializes_it() {
+    let structured = json!({"flightNumber": "LH123", "status": "delayed"});
+    let without = call("get_flight_status", json!({}))
+        .result(json!({"content": [], "structuredContent": structured}));
+    let with_other_text = call("get_flight_status", json!({}))
+        .result(json!({"content": [{"type": "text", "text": "LH123 is delayed"}], "structuredContent": structured}));
+    for exchange in [without, with_other_text] {
+        assert_eq!(
+            ids(&exchange, "2025-06-18"),
+            [("structured-without-text", Severity::Warning)]
+        );
+    }
+    // Serialized with other spacing and member order: still the same JSON value.
+    let serialized = call("get_flight_status", json!({})).result(json!({
+        "content": [{"type": "text", "text": "{ \"status\": \"delayed\", \"flightNumber\": \"LH123\" }"}],
+        "structuredContent": structured,
+        "isError": false
+    }));
+    assert_eq!(ids(&serialized, "2025-06-18"), []);
+}
+
+#[test]
+fn structured_content_may_be_an_array_in_2026_07_28() {
+    let exchange = call("get_flight_status", json!({})).result(
+        json!({"content": [{"type": "text", "text": "[1,2]"}], "structuredContent": [1, 2]}),
+    );
+    assert_eq!(ids(&exchange, "2026-07-28"), []);
+}
+
+#[test]
+fn method_not_found_wrong_code_fires_for_unknown_methods_only() {
+    let probe = request("server/discover").error(-32602, "Invalid request parameters");
+    assert_eq!(
+        ids(&probe, "2025-11-25"),
+        [("method-not-found-wrong-code", Severity::Warning)]
+    );
+    assert_eq!(
+        ids(
+            &request("server/discover").error(-32601, "Method not found"),
+            "2025-11-25"
+        ),
+        []
+    );
+    assert_eq!(
+        ids(
+            &request("server/discover").error(-32602, "bad _meta"),
+            "2026-07-28"
+        ),
+        []
+    );
+    assert_eq!(
+        ids(&request("ping").error(-32602, "x"), "2026-07-28"),
+        [("method-not-found-wrong-code", Severity::Warning)]
+    );
+    assert_eq!(ids(&request("ping").error(-32603, "x"), "2025-06-18"), []);
+    assert_eq!(
+        ids(&request("tasks/get").error(-32602, "x"), "2025-11-25"),
+        []
+    );
+    assert_eq!(
+        ids(&request("tasks/get").error(-32602, "x"), "2025-06-18").len(),
+        1
+    );
+}
+
+#[test]
+fn conformant_exchanges_of_every_class_raise_nothing() {
+    for version in VERSIONS {
+        for exchange in [
+            call("book_flight", json!({"departureDate": "12/12/2099"})).text("Booked"),
+            call("book_flight", json!({}))
+                .tool_error("Invalid departure date: must be in the future."),
+            call("book_flight", json!({})).text("error: this text only mentions an error"),
+            // The TS SDK 1.x wraps its own -32602 validation failures in a tool error.
+            call("book_flight", json!({"departureDate": 5})).tool_error(
+                "MCP error -32602: Input validation error: Invalid arguments for tool book_flight",
+            ),
+            call("no_such_tool", json!({})).error(-32602, "Unknown tool: no_such_tool"),
+            call("book_flight", json!({})).timeout(),
+            call("book_flight", json!({})).exited(),
+        ] {
+            assert_eq!(ids(&exchange, version), [], "{version}: {exchange:?}");
+        }
+    }
+}
