@@ -22,6 +22,25 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub server: ServerArgs,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options of the TUI (`sightline` without a subcommand).
+#[derive(Debug, Clone, Args)]
+pub struct TuiArgs {
+    /// Colour theme: default, light, high-contrast, colorblind, or one of your own.
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub theme: String,
+    /// Host profile for "what the model sees" (h cycles through them).
+    #[arg(long, value_name = "PROFILE", default_value = "spec")]
+    pub host: String,
+    /// Start with the MAY rule on: forward protocol errors to the model.
+    #[arg(long)]
+    pub forward_protocol_errors: bool,
+    /// Start with client-side argument validation on.
+    #[arg(long)]
+    pub validate: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +144,27 @@ impl ServerArgs {
             args: vec!["demo-server".into(), "--style".into(), style.into()],
             env,
         })
+    }
+
+    /// These settings as command-line words (for a copied `sightline call` line).
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(Style::Legacy) = self.demo {
+            args.extend(["--demo".to_owned(), "legacy".to_owned()]);
+        }
+        match self.era {
+            EraChoice::Auto => {}
+            EraChoice::Legacy => args.extend(["--era".to_owned(), "legacy".to_owned()]),
+            EraChoice::Modern => args.extend(["--era".to_owned(), "modern".to_owned()]),
+        }
+        for (key, value) in &self.env {
+            args.extend(["-e".to_owned(), format!("{key}={value}")]);
+        }
+        if !self.command.is_empty() {
+            args.push("--".to_owned());
+            args.extend(self.command.iter().cloned());
+        }
+        args
     }
 
     pub fn client_options(&self) -> ClientOptions {

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
 use crate::classify::{Class, classify};
@@ -170,6 +171,8 @@ pub struct Client {
     progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.
     late_discover: Option<Value>,
+    /// Where log entries go as they happen, instead of `log` (the TUI).
+    observer: Option<mpsc::UnboundedSender<LogEntry>>,
 }
 
 impl Client {
@@ -187,11 +190,44 @@ impl Client {
             tools_changed: false,
             progress_tokens: 0,
             late_discover: None,
+            observer: None,
         }
     }
 
+    /// The log so far (empty when it is streamed to an observer).
     pub fn log(&self) -> &[LogEntry] {
         &self.log
+    }
+
+    /// Streams every log entry to `observer` as it happens, from now on.
+    pub fn stream_log(&mut self, observer: mpsc::UnboundedSender<LogEntry>) {
+        for entry in self.log.drain(..) {
+            // A dropped observer has nobody left to show the entry to.
+            let _ = observer.send(entry);
+        }
+        self.observer = Some(observer);
+    }
+
+    /// Whether `notifications/tools/list_changed` arrived since the last check.
+    pub fn take_tools_changed(&mut self) -> bool {
+        std::mem::take(&mut self.tools_changed)
+    }
+
+    /// While idle: waits for one transport event and records it. `false` once the server is gone.
+    pub async fn pump(&mut self) -> bool {
+        if self.closed.is_some() {
+            return false;
+        }
+        let event = self
+            .transport
+            .recv()
+            .await
+            .unwrap_or_else(|| TransportEvent::Closed {
+                status: "the transport ended".into(),
+                at: now(),
+            });
+        self.ingest(event, None).await;
+        self.closed.is_none()
     }
 
     pub fn connection(&self) -> Option<&Connection> {
@@ -407,6 +443,21 @@ impl Client {
         self.request("tools/call", Some(params)).await
     }
 
+    /// Like [`Client::call_tool`], ended early (and cancelled) when `cancel` fires.
+    pub async fn call_tool_cancellable(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        cancel: oneshot::Receiver<()>,
+    ) -> Exchange {
+        self.progress_tokens += 1;
+        let meta = json!({"progressToken": self.progress_tokens});
+        let params = json!({"name": name, "arguments": arguments, "_meta": meta});
+        let timeout = self.options.timeout;
+        self.exchange_until("tools/call", Some(params), timeout, true, Some(cancel))
+            .await
+    }
+
     /// Sends one request and waits for its end, with the configured timeout.
     pub async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
         self.exchange(method, params, self.options.timeout, true)
@@ -419,6 +470,18 @@ impl Client {
         params: Option<Value>,
         timeout: Duration,
         cancel_on_timeout: bool,
+    ) -> Exchange {
+        self.exchange_until(method, params, timeout, cancel_on_timeout, None)
+            .await
+    }
+
+    async fn exchange_until(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        cancel_on_timeout: bool,
+        mut cancel: Option<oneshot::Receiver<()>>,
     ) -> Exchange {
         let params = match &self.meta {
             Some(meta) => Some(era::with_meta(params, meta)),
@@ -444,9 +507,16 @@ impl Client {
         }
         let deadline = Instant::now() + timeout;
         loop {
+            let cancelled = async {
+                match cancel.as_mut() {
+                    Some(cancel) => cancel.await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
             let event = tokio::select! {
                 event = self.transport.recv() => event,
                 () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout).await,
+                true = cancelled => return self.cancel_by_user(&id).await,
             };
             let event = event.unwrap_or_else(|| TransportEvent::Closed {
                 status: "the transport ended".into(),
@@ -456,6 +526,17 @@ impl Client {
                 return ended;
             }
         }
+    }
+
+    async fn cancel_by_user(&mut self, id: &Id) -> Exchange {
+        let end = End::Failed(Failure::CancelledByUser);
+        let Some(ended) = self.session.abandon(id, end, now()) else {
+            return Self::missing_exchange(id);
+        };
+        let params =
+            json!({"requestId": Value::from(id.clone()), "reason": "cancelled by the user"});
+        self.notify("notifications/cancelled", Some(params)).await;
+        ended
     }
 
     async fn time_out(&mut self, id: &Id, timeout: Duration, cancel: bool) -> Exchange {
@@ -663,7 +744,14 @@ impl Client {
     }
 
     fn record_at(&mut self, at: Timestamp, event: LogEvent) {
-        self.log.push(LogEntry { at, event });
+        let entry = LogEntry { at, event };
+        match &self.observer {
+            Some(observer) => {
+                // The observer is gone only when the UI has quit.
+                let _ = observer.send(entry);
+            }
+            None => self.log.push(entry),
+        }
     }
 
     fn missing_exchange(id: &Id) -> Exchange {

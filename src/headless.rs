@@ -6,12 +6,11 @@ use std::io::{Read, Write};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use std::path::PathBuf;
-
 use crate::classify::findings::{Context, Finding, Severity, findings};
 use crate::classify::{Class, Outcome, classify};
 use crate::cli::{CallArgs, ServerArgs};
 use crate::client::{Client, ClientError, Connection, LogEntry, LogEvent, Role};
+use crate::config;
 use crate::mcp::era::Era;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
@@ -105,26 +104,10 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
 
 /// The host profile `--host` names, with `--forward-protocol-errors` applied.
 fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
-    let user = match hosts_file() {
-        Some(path) => match std::fs::read_to_string(&path) {
-            Ok(text) => hosts::parse(&text, &path.to_string_lossy()).map_err(|e| e.to_string())?,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(error) => return Err(format!("cannot read '{}': {error}", path.display())),
-        },
-        None => Vec::new(),
-    };
+    let user = config::user_host_profiles()?;
     let mut host = hosts::resolve(&call.host, &user)?;
     host.forward_protocol_errors |= call.forward_protocol_errors;
     Ok(host)
-}
-
-/// `$XDG_CONFIG_HOME/sightline/hosts.toml`, else `~/.config/sightline/hosts.toml`.
-pub fn hosts_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("sightline").join("hosts.toml"))
 }
 
 fn exit_code(class: &Class) -> u8 {

@@ -8,13 +8,24 @@
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the `tools` and `call` commands.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
+//! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
+//!   [`input`] (keymap), [`live_session`] (the client on its own task), [`runtime`] and
+//!   [`terminal`] (the impure loop and terminal restoration).
 
+pub mod app;
 pub mod classify;
 pub mod cli;
 pub mod client;
+pub mod config;
 pub mod demo_server;
 pub mod headless;
+pub mod input;
+pub mod live_session;
 pub mod mcp;
 pub mod model_view;
+pub mod runtime;
 pub mod sanitize;
+pub mod terminal;
+pub mod theme;
 pub mod transport;
+pub mod ui;

@@ -3,8 +3,51 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use sightline::cli::{Cli, Command};
+use sightline::app::state::Settings;
+use sightline::cli::{Cli, Command, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
+use sightline::{config, runtime};
+
+/// The TUI; configuration problems are usage errors reported before the screen changes.
+async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
+    let prepared = config::all_host_profiles().and_then(|hosts| {
+        let host = hosts
+            .iter()
+            .position(|h| h.name == options.host)
+            .ok_or_else(|| {
+                let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+                format!(
+                    "unknown host profile '{}'; available: {}",
+                    options.host,
+                    names.join(", ")
+                )
+            })?;
+        let theme = sightline::theme::for_terminal(&options.theme)?;
+        Ok((
+            Settings {
+                hosts,
+                host,
+                forward_protocol_errors: options.forward_protocol_errors,
+                validation: options.validate,
+            },
+            theme,
+        ))
+    });
+    let (settings, theme) = match prepared {
+        Ok(prepared) => prepared,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    match runtime::run(server, settings, &theme).await {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline: terminal error: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -40,13 +83,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            None => {
-                eprintln!(
-                    "sightline: the terminal UI is not built yet; use `sightline tools` or \
-                     `sightline call TOOL ARGS_JSON` (see --help)"
-                );
-                exit::USAGE
-            }
+            None => tui(&cli.server, &cli.tui).await,
         }
     });
     // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe).

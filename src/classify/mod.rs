@@ -14,7 +14,7 @@ use crate::mcp::jsonrpc::{Reply, error_code_name};
 use crate::mcp::session::{End, Exchange, Failure};
 
 /// How an exchange ended, from the client's point of view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
     /// A `result`, with `isError` absent or false.
@@ -93,6 +93,23 @@ pub fn classify(exchange: &Exchange) -> Outcome {
     }
 }
 
+/// Classifies a reply to a request of `method`.
+pub fn classify_reply(method: &str, reply: &Reply) -> Outcome {
+    match reply {
+        Reply::Result(result) => classify_result(method, result),
+        Reply::Error(error) => Outcome {
+            class: Class::ProtocolError,
+            code: Some(error.code),
+            detail: format!(
+                "{} {}: {}",
+                error.code,
+                error_code_name(error.code),
+                error.message
+            ),
+        },
+    }
+}
+
 fn classify_result(method: &str, result: &Value) -> Outcome {
     let is_error = method == "tools/call" && result.get("isError") == Some(&Value::Bool(true));
     if is_error {
@@ -151,6 +168,10 @@ fn failure_detail(failure: &Failure) -> String {
         }
         Failure::MalformedReply { reason, .. } => format!("malformed reply: {reason}"),
         Failure::SendFailed { reason } => format!("could not send the request: {reason}"),
+        Failure::CancelledByUser => {
+            "cancelled by you: sightline sent notifications/cancelled and stopped waiting"
+                .to_owned()
+        }
     }
 }
 

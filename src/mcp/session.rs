@@ -69,6 +69,8 @@ pub enum Failure {
     MalformedReply { raw: String, reason: String },
     /// The request could not be written to the server.
     SendFailed { reason: String },
+    /// The user stopped waiting; `notifications/cancelled` was sent.
+    CancelledByUser,
 }
 
 /// What an incoming frame means for the session.

@@ -1,0 +1,94 @@
+//! The vocabulary of the app: intents from the user are imperative [`Command`]s, facts from the
+//! world are past tense (`SessionEvent`s); [`Effect`]s are the work `update` asks for.
+
+use crate::live_session::{SessionCommand, SessionEvent};
+
+/// Everything that can change the app state.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// A bindable user intent.
+    Command(Command),
+    /// A key for the request editor.
+    EditorInput(tui_textarea::Input),
+    /// Something happened in the live session.
+    Session(SessionEvent),
+    /// A mouse click or scroll at a screen cell.
+    Mouse(Mouse),
+    /// The terminal was resized.
+    Resized { width: u16, height: u16 },
+}
+
+/// Mouse input, in screen cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mouse {
+    /// The left button was pressed here.
+    Clicked { column: u16, row: u16 },
+    /// The wheel turned up here.
+    ScrolledUp { column: u16, row: u16 },
+    /// The wheel turned down here.
+    ScrolledDown { column: u16, row: u16 },
+}
+
+/// User intents, bound to keys by the keymap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Leave sightline.
+    Quit,
+    /// Move the focus to the next pane.
+    FocusNext,
+    /// Move the focus to the previous pane.
+    FocusPrev,
+    /// Select the next row of the focused pane.
+    SelectNext,
+    /// Select the previous row of the focused pane.
+    SelectPrev,
+    /// Move a page down.
+    PageDown,
+    /// Move a page up.
+    PageUp,
+    /// Select the first row.
+    SelectFirst,
+    /// Select the last row (and follow new entries).
+    SelectLast,
+    /// Open the editor for the selected tool.
+    OpenEditor,
+    /// Leave the editor, or close the help.
+    Back,
+    /// Send the request in the editor.
+    SendRequest,
+    /// Show or hide the key help.
+    ToggleHelp,
+    /// Show or hide the selected tool's input schema.
+    ToggleSchema,
+    /// Show the server console (stderr, log notifications) instead of the exchange log.
+    ToggleConsole,
+    /// Turn client-side argument validation on or off.
+    ToggleValidation,
+    /// Turn the MAY rule (forward protocol errors to the model) on or off.
+    ToggleForwarding,
+    /// Use the next host profile.
+    CycleHost,
+    /// Copy the selected exchange's request.
+    CopyRequest,
+    /// Copy the selected exchange's response.
+    CopyResponse,
+    /// Copy what the model sees.
+    CopyModelView,
+    /// Copy the equivalent `sightline call …` command line.
+    CopyCommandLine,
+    /// Restart the server and connect again.
+    Reconnect,
+    /// Cancel the pending call.
+    CancelCall,
+}
+
+/// Work for the runtime; data, so transitions can be tested.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Tell the live session to do something.
+    Session(SessionCommand),
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Restore the terminal and exit.
+    Quit,
+}

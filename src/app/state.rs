@@ -1,0 +1,304 @@
+//! Everything the screen shows, as plain data. Lines are sanitised and summarised once, when
+//! they arrive; rendering only slices them.
+
+use ratatui::layout::Rect;
+use tui_textarea::TextArea;
+
+use crate::classify::findings::Finding;
+use crate::classify::{Class, Outcome};
+use crate::client::Connection;
+use crate::mcp::Timestamp;
+use crate::mcp::jsonrpc::Id;
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
+use crate::model_view::ModelView;
+use crate::model_view::hosts::HostProfile;
+
+/// The panes that take the focus, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    #[default]
+    Tools,
+    Editor,
+    Log,
+    Detail,
+    Model,
+}
+
+impl Focus {
+    pub const ORDER: [Focus; 5] = [
+        Focus::Tools,
+        Focus::Editor,
+        Focus::Log,
+        Focus::Detail,
+        Focus::Model,
+    ];
+}
+
+/// What kind of log line this is; decides its colour and marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A request or notification we sent.
+    Outgoing,
+    /// A response we received; its class once known.
+    Response(Class),
+    /// A request from the server.
+    ServerRequest,
+    /// A notification from the server.
+    Notification,
+    /// A line of the server's stderr.
+    Stderr,
+    /// A line from the server that is not JSON-RPC.
+    Invalid,
+    /// Our own timeout, a write failure or the server's exit.
+    Failure,
+    /// A decision of sightline (era fallback…).
+    Note,
+}
+
+/// One row of the exchange log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    pub at: Timestamp,
+    pub kind: LineKind,
+    /// One line, sanitised and clipped, ready to draw.
+    pub summary: String,
+    /// The frame's text as on the wire, for the detail view and copying.
+    pub raw: Option<String>,
+    /// The JSON-RPC id of a request or response.
+    pub id: Option<Id>,
+    /// The `tools/call` exchange this line belongs to, once it has finished.
+    pub exchange: Option<usize>,
+    /// Whether a finding is attached.
+    pub flagged: bool,
+}
+
+/// A finished `tools/call` with what sightline makes of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    pub tool: String,
+    pub exchange: Exchange,
+    pub outcome: Outcome,
+    pub findings: Vec<Finding>,
+}
+
+/// A line of the server console.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsoleLine {
+    pub at: Timestamp,
+    /// `stderr`, or the level of a `notifications/message`.
+    pub source: String,
+    pub text: String,
+}
+
+/// A tool as the tools pane shows it, sanitised and formatted once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolRow {
+    pub name: String,
+    /// The display name when it differs from `name`.
+    pub title: Option<String>,
+    pub description: String,
+    /// Annotations as `key: value` words.
+    pub annotations: String,
+    /// The input schema, pretty-printed.
+    pub schema: Vec<String>,
+}
+
+impl ToolRow {
+    pub fn new(tool: &Tool) -> Self {
+        let safe = |text: &str| crate::sanitize::text(text).into_owned();
+        let title = (tool.display_name() != tool.name).then(|| safe(tool.display_name()));
+        let annotations = tool
+            .raw
+            .get("annotations")
+            .and_then(serde_json::Value::as_object)
+            .map(|hints| {
+                hints
+                    .iter()
+                    .filter(|(key, _)| *key != "title")
+                    .map(|(key, value)| format!("{key}: {value}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let schema = tool
+            .input_schema()
+            .map(|schema| serde_json::to_string_pretty(schema).unwrap_or_default())
+            .unwrap_or_default();
+        Self {
+            name: safe(&tool.name),
+            title,
+            description: safe(tool.description().unwrap_or_default()),
+            annotations: safe(&annotations),
+            schema: crate::sanitize::json(&schema)
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
+}
+
+/// The tools pane.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolsState {
+    pub tools: Vec<Tool>,
+    pub rows: Vec<ToolRow>,
+    pub selected: usize,
+    pub show_schema: bool,
+    /// Why the list is empty, when it is.
+    pub problem: Option<String>,
+}
+
+impl ToolsState {
+    pub fn selected_tool(&self) -> Option<&Tool> {
+        self.tools.get(self.selected)
+    }
+}
+
+/// The request editor.
+#[derive(Debug, Clone)]
+pub struct EditorState {
+    pub textarea: TextArea<'static>,
+    /// The tool the arguments are for.
+    pub tool: Option<String>,
+    /// One line per property of the tool's input schema.
+    pub hints: Vec<String>,
+    /// Invalid JSON (with its position) or, with validation on, schema violations.
+    pub problems: Vec<String>,
+}
+
+impl Default for EditorState {
+    fn default() -> Self {
+        Self {
+            textarea: TextArea::default(),
+            tool: None,
+            hints: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+impl EditorState {
+    pub fn text(&self) -> String {
+        self.textarea.lines().join("\n")
+    }
+}
+
+/// The exchange log and its selection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogState {
+    pub lines: Vec<LogLine>,
+    /// `None` follows the newest line.
+    pub selected: Option<usize>,
+    /// The selected line's request and response, pretty-printed once when selected.
+    pub detail: Vec<String>,
+    pub detail_scroll: usize,
+    pub console: Vec<ConsoleLine>,
+    pub show_console: bool,
+    pub console_scroll: usize,
+}
+
+impl LogState {
+    /// The selected line, or the newest.
+    pub fn current(&self) -> Option<usize> {
+        self.selected.or_else(|| self.lines.len().checked_sub(1))
+    }
+}
+
+/// How the connection is doing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Link {
+    #[default]
+    Starting,
+    Connecting,
+    Connected(Connection),
+    Failed(String),
+    Disconnected,
+}
+
+/// Severity of a status-bar message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Info,
+    Error,
+}
+
+/// Settings the user toggles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub hosts: Vec<HostProfile>,
+    pub host: usize,
+    /// The MAY rule, on top of the profile's own setting.
+    pub forward_protocol_errors: bool,
+    pub validation: bool,
+}
+
+impl Settings {
+    /// The active profile, with the MAY toggle applied.
+    pub fn host(&self) -> HostProfile {
+        let mut host = self
+            .hosts
+            .get(self.host)
+            .cloned()
+            .unwrap_or_else(|| crate::model_view::hosts::builtins().remove(0));
+        host.forward_protocol_errors |= self.forward_protocol_errors;
+        host
+    }
+}
+
+/// Everything the screen shows.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub focus: Focus,
+    pub tools: ToolsState,
+    pub editor: EditorState,
+    pub log: LogState,
+    pub calls: Vec<CallRecord>,
+    /// What the model sees for the selected or latest call, recomputed when either changes.
+    pub model: Option<ModelView>,
+    /// Its text, sanitised and clipped for display.
+    pub model_text: String,
+    pub link: Link,
+    pub transport: String,
+    pub settings: Settings,
+    pub status: Option<(Tone, String)>,
+    pub pending_calls: usize,
+    pub show_help: bool,
+    pub screen: Rect,
+    /// Server-selection arguments, for the copied command line.
+    pub server_args: Vec<String>,
+}
+
+impl AppState {
+    pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
+        Self {
+            focus: Focus::Tools,
+            tools: ToolsState::default(),
+            editor: EditorState::default(),
+            log: LogState::default(),
+            calls: Vec::new(),
+            model: None,
+            model_text: String::new(),
+            link: Link::Starting,
+            transport: String::new(),
+            settings,
+            status: None,
+            pending_calls: 0,
+            show_help: false,
+            screen,
+            server_args,
+        }
+    }
+
+    /// The call the model pane is about: the selected line's, else the latest.
+    pub fn current_call(&self) -> Option<&CallRecord> {
+        let from_selection = self
+            .log
+            .selected
+            .and_then(|i| self.log.lines.get(i))
+            .and_then(|line| line.exchange);
+        from_selection
+            .or_else(|| self.calls.len().checked_sub(1))
+            .and_then(|i| self.calls.get(i))
+    }
+}

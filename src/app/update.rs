@@ -1,0 +1,854 @@
+//! `update(state, action) -> effects`: the only place state changes. Synchronous, no I/O, no
+//! clock; expensive formatting happens here once, never in rendering.
+
+use serde_json::Value;
+
+use super::action::{Action, Command, Effect, Mouse};
+use super::skeleton::skeleton;
+use super::state::{
+    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, Tone, ToolRow,
+};
+use crate::classify::findings::{Context, findings};
+use crate::classify::{Class, classify, classify_reply};
+use crate::client::{LogEntry, LogEvent, Role};
+use crate::live_session::{SessionCommand, SessionEvent};
+use crate::mcp::jsonrpc::{Frame, Message};
+use crate::mcp::session::Exchange;
+use crate::model_view::{self, model_view};
+use crate::sanitize;
+use crate::ui::layout::{self, areas};
+
+/// Longest summary kept for one log line.
+const SUMMARY_CHARS: usize = 240;
+/// Frames larger than this are shown as received (clipped), not pretty-printed.
+const PRETTY_LIMIT: usize = 4 * 1024 * 1024;
+/// How much of an oversized frame the detail shows.
+const RAW_PREVIEW: usize = 64 * 1024;
+const WHEEL_STEP: usize = 3;
+/// Width of the rows an oversized frame's preview is cut into.
+const PREVIEW_WIDTH: usize = 120;
+/// Longest model-view text kept for display (copying takes the whole view).
+const MODEL_TEXT_BYTES: usize = 16 * 1024;
+
+/// Applies one action.
+pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Command(command) => on_command(state, command),
+        Action::EditorInput(input) => {
+            if state.focus == Focus::Editor && !state.show_help {
+                state.editor.textarea.input(input);
+                check_editor(state);
+            }
+            Vec::new()
+        }
+        Action::Session(event) => {
+            on_session(state, event);
+            Vec::new()
+        }
+        Action::Mouse(mouse) => {
+            on_mouse(state, mouse);
+            Vec::new()
+        }
+        Action::Resized { width, height } => {
+            state.screen = ratatui::layout::Rect::new(0, 0, width, height);
+            Vec::new()
+        }
+    }
+}
+
+fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    if state.show_help && !matches!(command, Command::Quit | Command::SendRequest) {
+        // The help is modal: any key closes it, and only that.
+        state.show_help = false;
+        return Vec::new();
+    }
+    match command {
+        Command::Quit => return vec![Effect::Quit],
+        Command::FocusNext => cycle_focus(state, 1),
+        Command::FocusPrev => cycle_focus(state, Focus::ORDER.len() - 1),
+        Command::SelectNext => move_selection(state, 1, false),
+        Command::SelectPrev => move_selection(state, 1, true),
+        Command::PageDown => move_selection(state, page(state), false),
+        Command::PageUp => move_selection(state, page(state), true),
+        Command::SelectFirst => move_selection(state, usize::MAX, true),
+        Command::SelectLast => select_last(state),
+        Command::OpenEditor => open(state),
+        Command::Back => {
+            if state.focus == Focus::Editor {
+                state.focus = Focus::Tools;
+            }
+        }
+        Command::SendRequest => return send(state),
+        Command::ToggleHelp => state.show_help = true,
+        Command::ToggleSchema => state.tools.show_schema = !state.tools.show_schema,
+        Command::ToggleConsole => state.log.show_console = !state.log.show_console,
+        Command::ToggleValidation => {
+            state.settings.validation = !state.settings.validation;
+            check_editor(state);
+            let word = if state.settings.validation {
+                "on: arguments are checked against the input schema"
+            } else {
+                "off: sending exactly what you type"
+            };
+            inform(state, format!("client-side validation {word}"));
+        }
+        Command::ToggleForwarding => {
+            state.settings.forward_protocol_errors = !state.settings.forward_protocol_errors;
+            refresh_model(state);
+            let word = if state.settings.forward_protocol_errors {
+                "on"
+            } else {
+                "off"
+            };
+            inform(
+                state,
+                format!(
+                    "MAY rule {word}: protocol errors {}forwarded to the model",
+                    if word == "on" { "" } else { "not " }
+                ),
+            );
+        }
+        Command::CycleHost => {
+            state.settings.host = (state.settings.host + 1) % state.settings.hosts.len().max(1);
+            refresh_model(state);
+            let host = state.settings.host();
+            inform(
+                state,
+                format!("host profile '{}': {}", host.name, host.description),
+            );
+        }
+        Command::CopyRequest => {
+            return copy(
+                state,
+                |call| Some(call.exchange.request.raw.clone()),
+                "request",
+            );
+        }
+        Command::CopyResponse => {
+            return copy(
+                state,
+                |call| call.exchange.response().map(|frame| frame.raw.clone()),
+                "response",
+            );
+        }
+        Command::CopyModelView => {
+            let text = state.model.as_ref().map(model_view::ModelView::text);
+            return copy_text(state, text, "model view");
+        }
+        Command::CopyCommandLine => {
+            let line = command_line(state);
+            return copy_text(state, line, "command line");
+        }
+        Command::Reconnect => {
+            inform(state, "reconnecting…".into());
+            return vec![Effect::Session(SessionCommand::Reconnect)];
+        }
+        Command::CancelCall => {
+            if state.pending_calls == 0 {
+                inform(state, "no call is pending".into());
+                return Vec::new();
+            }
+            return vec![Effect::Session(SessionCommand::CancelCall)];
+        }
+    }
+    Vec::new()
+}
+
+fn inform(state: &mut AppState, text: String) {
+    state.status = Some((Tone::Info, text));
+}
+
+fn complain(state: &mut AppState, text: String) {
+    state.status = Some((Tone::Error, text));
+}
+
+fn cycle_focus(state: &mut AppState, step: usize) {
+    let at = Focus::ORDER
+        .iter()
+        .position(|f| *f == state.focus)
+        .unwrap_or(0);
+    state.focus = Focus::ORDER[(at + step) % Focus::ORDER.len()];
+}
+
+fn page(state: &AppState) -> usize {
+    let panes = areas(state.screen);
+    layout::inner_height(panes.log).max(1)
+}
+
+fn move_selection(state: &mut AppState, by: usize, up: bool) {
+    let step = |at: usize, len: usize| {
+        if up {
+            at.saturating_sub(by)
+        } else {
+            at.saturating_add(by).min(len.saturating_sub(1))
+        }
+    };
+    match state.focus {
+        Focus::Tools | Focus::Editor => {
+            let len = state.tools.tools.len();
+            state.tools.selected = step(state.tools.selected, len);
+        }
+        Focus::Log if state.log.show_console => {
+            let at = state.log.console_scroll;
+            state.log.console_scroll = if up {
+                at.saturating_add(by)
+            } else {
+                at.saturating_sub(by)
+            };
+        }
+        Focus::Log => {
+            let len = state.log.lines.len();
+            if len > 0 {
+                let at = state.log.current().unwrap_or(0);
+                select_line(state, Some(step(at, len)));
+            }
+        }
+        Focus::Detail | Focus::Model => {
+            let at = state.log.detail_scroll;
+            state.log.detail_scroll = step(at, state.log.detail.len());
+        }
+    }
+}
+
+fn select_last(state: &mut AppState) {
+    match state.focus {
+        Focus::Log if state.log.show_console => state.log.console_scroll = 0,
+        Focus::Log => select_line(state, None),
+        Focus::Tools | Focus::Editor => {
+            state.tools.selected = state.tools.tools.len().saturating_sub(1)
+        }
+        Focus::Detail | Focus::Model => {
+            state.log.detail_scroll = state.log.detail.len().saturating_sub(1)
+        }
+    }
+}
+
+/// Selects a log line (`None`: follow the newest) and prepares its detail and model view.
+fn select_line(state: &mut AppState, line: Option<usize>) {
+    state.log.selected = line;
+    state.log.detail_scroll = 0;
+    refresh_detail(state);
+    refresh_model(state);
+}
+
+fn open(state: &mut AppState) {
+    match state.focus {
+        Focus::Tools => {
+            let Some(tool) = state.tools.selected_tool().cloned() else {
+                complain(state, "no tool to edit: the server listed none".into());
+                return;
+            };
+            if state.editor.tool.as_deref() != Some(&tool.name) {
+                load_skeleton(state, &tool.name, tool.input_schema().cloned());
+            }
+            state.focus = Focus::Editor;
+        }
+        Focus::Log => state.focus = Focus::Detail,
+        Focus::Editor | Focus::Detail | Focus::Model => {}
+    }
+}
+
+fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<Value>) {
+    let (text, hints) = skeleton(schema.as_ref());
+    let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
+    textarea.set_tab_length(2);
+    state.editor.textarea = textarea;
+    state.editor.tool = Some(tool.to_owned());
+    state.editor.hints = hints
+        .iter()
+        .map(|hint| sanitize::text(hint).into_owned())
+        .collect();
+    check_editor(state);
+}
+
+/// Parses the editor (always) and validates it against the schema (when validation is on).
+fn check_editor(state: &mut AppState) {
+    state.editor.problems.clear();
+    let text = state.editor.text();
+    let arguments = match parse_arguments(&text) {
+        Ok(arguments) => arguments,
+        Err(problem) => {
+            state.editor.problems.push(problem);
+            return;
+        }
+    };
+    if !state.settings.validation {
+        return;
+    }
+    let Some(schema) = state
+        .editor
+        .tool
+        .as_ref()
+        .and_then(|name| state.tools.tools.iter().find(|t| &t.name == name))
+        .and_then(|t| t.input_schema())
+    else {
+        return;
+    };
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => {
+            for error in validator.iter_errors(&arguments) {
+                let path = error.instance_path().to_string();
+                let at = if path.is_empty() {
+                    "arguments".to_owned()
+                } else {
+                    format!("arguments{path}")
+                };
+                state
+                    .editor
+                    .problems
+                    .push(sanitize::text(&format!("{at}: {error}")).into_owned());
+            }
+        }
+        Err(error) => state.editor.problems.push(format!(
+            "the input schema cannot be used for validation: {}",
+            sanitize::text(&error.to_string())
+        )),
+    }
+}
+
+fn parse_arguments(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|error| format!("not valid JSON: {error}"))
+}
+
+fn send(state: &mut AppState) -> Vec<Effect> {
+    let Some(tool) = state
+        .editor
+        .tool
+        .clone()
+        .or_else(|| state.tools.selected_tool().map(|t| t.name.clone()))
+    else {
+        complain(
+            state,
+            "select a tool first (Enter on a tool opens the editor)".into(),
+        );
+        return Vec::new();
+    };
+    let text = state.editor.text();
+    let arguments = if text.trim().is_empty() && state.editor.tool.is_none() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        match parse_arguments(&text) {
+            Ok(arguments) => arguments,
+            Err(problem) => {
+                // Never fall back to earlier arguments: the user sees why nothing was sent.
+                state.editor.problems = vec![problem.clone()];
+                complain(state, format!("not sent: the arguments are {problem}"));
+                return Vec::new();
+            }
+        }
+    };
+    if !state.link_is_up() {
+        complain(
+            state,
+            "not sent: the server is not connected (r reconnects)".into(),
+        );
+        return Vec::new();
+    }
+    state.pending_calls += 1;
+    let note = if state.settings.validation && !state.editor.problems.is_empty() {
+        " despite validation errors"
+    } else {
+        ""
+    };
+    inform(
+        state,
+        format!("sent tools/call '{}'{note}", sanitize::text(&tool)),
+    );
+    select_line(state, None);
+    vec![Effect::Session(SessionCommand::Call { tool, arguments })]
+}
+
+impl AppState {
+    fn link_is_up(&self) -> bool {
+        matches!(self.link, Link::Connected(_))
+    }
+}
+
+fn copy(
+    state: &mut AppState,
+    pick: impl Fn(&CallRecord) -> Option<String>,
+    what: &str,
+) -> Vec<Effect> {
+    let text = state
+        .current_call()
+        .and_then(pick)
+        .map(|raw| pretty(&raw).join("\n"));
+    copy_text(state, text, what)
+}
+
+fn copy_text(state: &mut AppState, text: Option<String>, what: &str) -> Vec<Effect> {
+    match text {
+        Some(text) => {
+            inform(
+                state,
+                format!("copied the {what} ({} bytes, OSC 52)", text.len()),
+            );
+            vec![Effect::Copy(text)]
+        }
+        None => {
+            complain(state, format!("no {what} to copy yet"));
+            Vec::new()
+        }
+    }
+}
+
+/// The `sightline call …` line that repeats the editor's request.
+fn command_line(state: &AppState) -> Option<String> {
+    let tool = state
+        .editor
+        .tool
+        .clone()
+        .or_else(|| state.tools.selected_tool().map(|t| t.name.clone()))?;
+    let text = state.editor.text();
+    let arguments = parse_arguments(&text).map_or(text, |value| value.to_string());
+    let mut words = vec![
+        "sightline".to_owned(),
+        "call".to_owned(),
+        shell_quote(&tool),
+        shell_quote(&arguments),
+    ];
+    let host = state.settings.host();
+    if host.name != "spec" {
+        words.extend(["--host".to_owned(), shell_quote(&host.name)]);
+    }
+    if state.settings.forward_protocol_errors {
+        words.push("--forward-protocol-errors".into());
+    }
+    words.extend(state.server_args.iter().map(|arg| shell_quote(arg)));
+    Some(words.join(" "))
+}
+
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+fn on_session(state: &mut AppState, event: SessionEvent) {
+    match event {
+        SessionEvent::Connecting { transport } => {
+            state.link = Link::Connecting;
+            state.transport = sanitize::text(&transport).into_owned();
+        }
+        SessionEvent::Connected(connection) => state.link = Link::Connected(connection),
+        SessionEvent::ConnectFailed(reason) => {
+            let reason = sanitize::text(&reason).into_owned();
+            complain(state, format!("could not connect: {reason} (r retries)"));
+            state.link = Link::Failed(reason);
+        }
+        SessionEvent::ToolsListed(tools) => {
+            state.tools.rows = tools.iter().map(ToolRow::new).collect();
+            state.tools.tools = tools;
+            state.tools.problem = None;
+            state.tools.selected = state
+                .tools
+                .selected
+                .min(state.tools.tools.len().saturating_sub(1));
+            if state.editor.tool.is_none()
+                && let Some(tool) = state.tools.selected_tool().cloned()
+            {
+                load_skeleton(state, &tool.name, tool.input_schema().cloned());
+            }
+        }
+        SessionEvent::ToolsFailed(reason) => {
+            state.tools.problem = Some(sanitize::text(&reason).into_owned())
+        }
+        SessionEvent::Logged(entry) => log_entry(state, entry),
+        SessionEvent::CallFinished(exchange) => finish_call(state, *exchange),
+        SessionEvent::Disconnected => {
+            state.link = Link::Disconnected;
+            state.pending_calls = 0;
+        }
+    }
+}
+
+fn finish_call(state: &mut AppState, exchange: Exchange) {
+    state.pending_calls = state.pending_calls.saturating_sub(1);
+    let outcome = classify(&exchange);
+    let version = match &state.link {
+        Link::Connected(connection) => connection.protocol_version.clone(),
+        _ => "unknown".to_owned(),
+    };
+    let found = findings(&Context {
+        exchange: &exchange,
+        outcome: &outcome,
+        version: &version,
+        catalog: Some(&state.tools.tools),
+    });
+    let tool = exchange
+        .params()
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let index = state.calls.len();
+    let flagged = !found.is_empty();
+    // The call's lines are near the end of the log: mark them as part of this exchange.
+    for line in state.log.lines.iter_mut().rev().take(4096) {
+        if line.id.as_ref() == Some(&exchange.id)
+            && line.exchange.is_none()
+            && !matches!(line.kind, LineKind::ServerRequest)
+        {
+            line.exchange = Some(index);
+            if matches!(line.kind, LineKind::Response(_) | LineKind::Failure) {
+                line.flagged = flagged;
+            }
+        }
+    }
+    state.calls.push(CallRecord {
+        tool,
+        exchange,
+        outcome,
+        findings: found,
+    });
+    if state.log.selected.is_none() {
+        refresh_detail(state);
+    }
+    refresh_model(state);
+}
+
+fn log_entry(state: &mut AppState, entry: LogEntry) {
+    let at = entry.at;
+    let line = |kind, summary: String, raw: Option<String>, id| LogLine {
+        at,
+        kind,
+        summary: clip_line(&summary),
+        raw,
+        id,
+        exchange: None,
+        flagged: false,
+    };
+    let new = match entry.event {
+        LogEvent::Sent(frame) => {
+            let (summary, id) = describe_sent(&frame);
+            line(LineKind::Outgoing, summary, Some(frame.raw), id)
+        }
+        LogEvent::Received { frame, role } => {
+            if let Message::Notification { method, params } = &frame.message
+                && method == "notifications/message"
+            {
+                state.log.console.push(console_message(at, params.as_ref()));
+            }
+            let (kind, summary, id) = describe_received(&frame, &role);
+            line(kind, summary, Some(frame.raw), id)
+        }
+        LogEvent::Invalid(invalid) => {
+            let raw = (!invalid.raw.is_empty()).then_some(invalid.raw.clone());
+            line(
+                LineKind::Invalid,
+                format!("✗ {}: {}", invalid.error, invalid.raw),
+                raw,
+                None,
+            )
+        }
+        LogEvent::Stderr(text) => {
+            state.log.console.push(ConsoleLine {
+                at,
+                source: "stderr".into(),
+                text: sanitize::text(&text).into_owned(),
+            });
+            line(LineKind::Stderr, format!("stderr │ {text}"), None, None)
+        }
+        LogEvent::TimedOut {
+            id,
+            method,
+            after_ms,
+        } => {
+            let summary = format!(
+                "⏱ #{id} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)"
+            );
+            line(LineKind::Failure, summary, None, Some(id))
+        }
+        LogEvent::WriteFailed(reason) => line(
+            LineKind::Failure,
+            format!("✗ write failed: {reason}"),
+            None,
+            None,
+        ),
+        LogEvent::Closed { status } => line(
+            LineKind::Failure,
+            format!("■ server output closed ({status})"),
+            None,
+            None,
+        ),
+        LogEvent::Note(text) => line(LineKind::Note, format!("• {text}"), None, None),
+    };
+    state.log.lines.push(new);
+}
+
+fn console_message(at: crate::mcp::Timestamp, params: Option<&Value>) -> ConsoleLine {
+    let level = params
+        .and_then(|p| p.get("level"))
+        .and_then(Value::as_str)
+        .unwrap_or("log");
+    let logger = params
+        .and_then(|p| p.get("logger"))
+        .and_then(Value::as_str)
+        .map(|l| format!(" {l}"))
+        .unwrap_or_default();
+    let data = params
+        .and_then(|p| p.get("data"))
+        .map_or_else(String::new, |d| {
+            d.as_str().map_or_else(|| d.to_string(), str::to_owned)
+        });
+    ConsoleLine {
+        at,
+        source: sanitize::text(&format!("{level}{logger}")).into_owned(),
+        text: sanitize::text(&clip_line(&data)).into_owned(),
+    }
+}
+
+fn describe_sent(frame: &Frame) -> (String, Option<crate::mcp::jsonrpc::Id>) {
+    match &frame.message {
+        Message::Request { id, method, params } => {
+            let detail = match (method.as_str(), params) {
+                ("tools/call", Some(params)) => {
+                    let name = params.get("name").and_then(Value::as_str).unwrap_or("?");
+                    let arguments = params
+                        .get("arguments")
+                        .map(Value::to_string)
+                        .unwrap_or_default();
+                    format!(" {name} {}", clip_line(&arguments))
+                }
+                _ => String::new(),
+            };
+            (format!("→ #{id} {method}{detail}"), Some(id.clone()))
+        }
+        Message::Notification { method, params } => {
+            let detail = params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .map(|id| format!(" #{id}"))
+                .unwrap_or_default();
+            (format!("→ {method}{detail}"), None)
+        }
+        Message::Response { id, reply } => {
+            let what = match reply {
+                crate::mcp::jsonrpc::Reply::Result(_) => "result".to_owned(),
+                crate::mcp::jsonrpc::Reply::Error(error) => format!("error {}", error.code),
+            };
+            let id = id
+                .as_ref()
+                .map_or_else(|| "null".to_owned(), ToString::to_string);
+            (format!("→ #{id} our answer: {what}"), None)
+        }
+    }
+}
+
+fn describe_received(
+    frame: &Frame,
+    role: &Role,
+) -> (LineKind, String, Option<crate::mcp::jsonrpc::Id>) {
+    match &frame.message {
+        Message::Request { id, method, .. } => (
+            LineKind::ServerRequest,
+            format!("← #{id} {method} (request from the server)"),
+            None,
+        ),
+        Message::Notification { method, params } => {
+            let detail = params
+                .as_ref()
+                .map(|p| format!(" {}", clip_line(&p.to_string())))
+                .unwrap_or_default();
+            (LineKind::Notification, format!("← {method}{detail}"), None)
+        }
+        Message::Response { id, reply } => {
+            let method = match role {
+                Role::Reply { method } | Role::Late { method } | Role::Duplicate { method } => {
+                    method.as_str()
+                }
+                Role::UnknownId | Role::Unaddressed | Role::ServerRequest | Role::Notification => {
+                    ""
+                }
+            };
+            let outcome = classify_reply(method, reply);
+            let note = match role {
+                Role::Late { .. } => " (late: we had stopped waiting)",
+                Role::Duplicate { .. } => " (duplicate response)",
+                Role::UnknownId => " (for an id we never sent)",
+                Role::Unaddressed => " (error without an id)",
+                Role::Reply { .. } | Role::ServerRequest | Role::Notification => "",
+            };
+            let id_text = id
+                .as_ref()
+                .map_or_else(|| "null".to_owned(), ToString::to_string);
+            let detail = if method == "tools/call" || outcome.class != Class::Success {
+                outcome.detail.clone()
+            } else {
+                format!("{method} result")
+            };
+            let summary = format!("← #{id_text} {}{note} · {detail}", outcome.class.label());
+            let linked = matches!(role, Role::Reply { .. })
+                .then(|| id.clone())
+                .flatten();
+            (LineKind::Response(outcome.class), summary, linked)
+        }
+    }
+}
+
+/// One display line: sanitised, without newlines, at most `SUMMARY_CHARS` characters.
+fn clip_line(text: &str) -> String {
+    let clipped: String = text.chars().take(SUMMARY_CHARS + 1).collect();
+    let mut safe = sanitize::text(&clipped).into_owned();
+    if clipped.chars().count() > SUMMARY_CHARS {
+        let cut = safe
+            .char_indices()
+            .nth(SUMMARY_CHARS)
+            .map_or(safe.len(), |(i, _)| i);
+        safe.truncate(cut);
+        safe.push('…');
+    }
+    safe
+}
+
+/// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
+fn pretty(raw: &str) -> Vec<String> {
+    if raw.len() > PRETTY_LIMIT {
+        let shown = model_view::clip(raw, RAW_PREVIEW);
+        let mut lines = vec![format!(
+            "(a frame of {} bytes: the first {} as received; y / Y copy it whole)",
+            raw.len(),
+            shown.len()
+        )];
+        let safe: Vec<char> = sanitize::text(shown).chars().collect();
+        lines.extend(
+            safe.chunks(PREVIEW_WIDTH)
+                .map(|chunk| chunk.iter().collect::<String>()),
+        );
+        return lines;
+    }
+    let text = serde_json::from_str::<Value>(raw)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| raw.to_owned());
+    sanitize::json(&text).lines().map(str::to_owned).collect()
+}
+
+fn refresh_detail(state: &mut AppState) {
+    let line = state.log.selected.and_then(|i| state.log.lines.get(i));
+    let call = match line {
+        Some(line) => line.exchange.and_then(|i| state.calls.get(i)),
+        None => state.calls.last(),
+    };
+    state.log.detail = match (call, line) {
+        (Some(call), _) => {
+            let mut lines = vec![format!(
+                "→ request ({} bytes)",
+                call.exchange.request.raw.len()
+            )];
+            lines.extend(pretty(&call.exchange.request.raw));
+            match call.exchange.response() {
+                Some(frame) => {
+                    lines.push(format!("← response ({} bytes)", frame.raw.len()));
+                    lines.extend(pretty(&frame.raw));
+                }
+                None => lines.push(format!(
+                    "← no response: {}",
+                    sanitize::text(&call.outcome.detail)
+                )),
+            }
+            lines
+        }
+        (None, Some(line)) => match &line.raw {
+            Some(raw) => pretty(raw),
+            None => vec![line.summary.clone()],
+        },
+        (None, None) => Vec::new(),
+    };
+}
+
+fn refresh_model(state: &mut AppState) {
+    let version = match &state.link {
+        Link::Connected(connection) => connection.protocol_version.clone(),
+        _ => "unknown".to_owned(),
+    };
+    let host = state.settings.host();
+    state.model = state
+        .current_call()
+        .map(|call| model_view(&call.exchange, &call.outcome, &version, &host));
+    state.model_text = state
+        .model
+        .as_ref()
+        .map(|view| {
+            let text = view.text();
+            let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
+            let mut safe = sanitize::text_keeping_newlines(shown);
+            if shown.len() < text.len() {
+                safe.push_str(&format!("… ({} more bytes)", text.len() - shown.len()));
+            }
+            safe
+        })
+        .unwrap_or_default();
+}
+
+fn on_mouse(state: &mut AppState, mouse: Mouse) {
+    let panes = areas(state.screen);
+    let (column, row) = match mouse {
+        Mouse::Clicked { column, row }
+        | Mouse::ScrolledUp { column, row }
+        | Mouse::ScrolledDown { column, row } => (column, row),
+    };
+    let position = ratatui::layout::Position { x: column, y: row };
+    let targets = [
+        (panes.tools, Focus::Tools),
+        (panes.editor, Focus::Editor),
+        (panes.log, Focus::Log),
+        (panes.detail, Focus::Detail),
+        (panes.model, Focus::Model),
+    ];
+    let Some((area, focus)) = targets
+        .into_iter()
+        .find(|(area, _)| area.contains(position))
+    else {
+        return;
+    };
+    if state.show_help {
+        state.show_help = false;
+        return;
+    }
+    match mouse {
+        Mouse::Clicked { .. } => {
+            state.focus = focus;
+            let row_in = usize::from(row.saturating_sub(area.y + 1));
+            let height = layout::inner_height(area);
+            match focus {
+                Focus::Tools if !state.tools.show_schema => {
+                    let start = window_start(state.tools.selected, state.tools.tools.len(), height);
+                    if start + row_in < state.tools.tools.len() && row > area.y {
+                        state.tools.selected = start + row_in;
+                    }
+                }
+                Focus::Log if !state.log.show_console => {
+                    let len = state.log.lines.len();
+                    let start = window_start(state.log.current().unwrap_or(0), len, height);
+                    if start + row_in < len && row > area.y {
+                        select_line(state, Some(start + row_in));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Mouse::ScrolledUp { .. } | Mouse::ScrolledDown { .. } => {
+            let up = matches!(mouse, Mouse::ScrolledUp { .. });
+            let previous = state.focus;
+            state.focus = focus;
+            let by = if focus == Focus::Tools { 1 } else { WHEEL_STEP };
+            move_selection(state, by, up);
+            state.focus = previous;
+        }
+    }
+}
+
+/// First visible row of a list of `len` rows, `height` tall, keeping `selected` in view.
+pub fn window_start(selected: usize, len: usize, height: usize) -> usize {
+    let height = height.max(1);
+    selected
+        .saturating_add(1)
+        .saturating_sub(height)
+        .min(len.saturating_sub(height))
+}
