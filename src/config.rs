@@ -1,15 +1,27 @@
 //! The user's configuration files (the I/O edge of host profiles and themes).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::model_view::hosts::{self, HostProfile};
 
 /// `$XDG_CONFIG_HOME/sightline`, else `~/.config/sightline`.
 pub fn config_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|dir| !dir.is_empty())
+    config_dir_from(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+fn config_dir_from(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    // The XDG spec says a relative `XDG_CONFIG_HOME` is invalid and must be ignored.
+    let base = xdg_config_home
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| {
+            home.filter(|home| !home.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
     Some(base.join("sightline"))
 }
 
@@ -32,4 +44,30 @@ pub fn all_host_profiles() -> Result<Vec<HostProfile>, String> {
     all.retain(|builtin| user.iter().all(|u| u.name != builtin.name));
     all.extend(user);
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_dir_prefers_an_absolute_xdg_config_home() {
+        let dir = |xdg: Option<&str>, home: Option<&str>| {
+            config_dir_from(xdg.map(OsString::from), home.map(OsString::from))
+        };
+        assert_eq!(
+            dir(Some("/x"), Some("/h")),
+            Some(PathBuf::from("/x/sightline"))
+        );
+        assert_eq!(
+            dir(Some("rel"), Some("/h")),
+            Some(PathBuf::from("/h/.config/sightline"))
+        );
+        assert_eq!(
+            dir(None, Some("/h")),
+            Some(PathBuf::from("/h/.config/sightline"))
+        );
+        assert_eq!(dir(None, Some("")), None);
+        assert_eq!(dir(None, None), None);
+    }
 }

@@ -99,7 +99,7 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
         emit(|out| report.write_text(out));
     }
     client.shutdown().await;
-    exit_code(&report.outcome.class)
+    exit_code(report.outcome.class)
 }
 
 /// The host profile `--host` names, with `--forward-protocol-errors` applied.
@@ -110,7 +110,7 @@ fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
     Ok(host)
 }
 
-fn exit_code(class: &Class) -> u8 {
+fn exit_code(class: Class) -> u8 {
     match class {
         Class::Success => exit::SUCCESS,
         Class::ToolError => exit::TOOL_ERROR,

@@ -58,12 +58,11 @@ async fn run(
     events: mpsc::Sender<SessionEvent>,
 ) {
     loop {
-        let mut client = match connect(&server, &events).await {
-            Some(client) => client,
-            None => match wait_for_reconnect(&mut commands).await {
-                true => continue,
-                false => return,
-            },
+        let Some(mut client) = connect(&server, &events).await else {
+            if wait_for_reconnect(&mut commands).await {
+                continue;
+            }
+            return;
         };
         let reconnect = serve(&mut client, &mut commands, &events).await;
         client.shutdown().await;

@@ -22,25 +22,23 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
                     names.join(", ")
                 )
             })?;
-        let theme = sightline::theme::for_terminal(&options.theme)?;
-        Ok((
-            Settings {
-                hosts,
-                host,
-                forward_protocol_errors: options.forward_protocol_errors,
-                validation: options.validate,
-            },
-            theme,
-        ))
+        let (theme, warnings) = sightline::theme::for_terminal(&options.theme)?;
+        let settings = Settings {
+            hosts,
+            host,
+            forward_protocol_errors: options.forward_protocol_errors,
+            validation: options.validate,
+        };
+        Ok((settings, theme, warnings))
     });
-    let (settings, theme) = match prepared {
+    let (settings, theme, warnings) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("sightline: {message}");
             return exit::USAGE;
         }
     };
-    match runtime::run(server, settings, &theme).await {
+    match runtime::run(server, settings, &theme, warnings).await {
         Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");

@@ -9,11 +9,12 @@ use crossterm::execute;
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
 
-use crate::app::state::Settings;
+use crate::app::state::{Settings, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
-use crate::live_session::{self, SessionCommand};
+use crate::live_session::{self, SessionCommand, SessionEvent};
 use crate::theme::Theme;
 use crate::{input, terminal, ui};
 
@@ -23,18 +24,29 @@ const BATCH: usize = 4096;
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
 /// Runs the TUI until the user quits or a signal arrives; the terminal is always restored.
-pub async fn run(server: &ServerArgs, settings: Settings, theme: &Theme) -> io::Result<()> {
+/// `warnings` (e.g. about the theme file) are shown in the status bar at start.
+pub async fn run(
+    server: &ServerArgs,
+    settings: Settings,
+    theme: &Theme,
+    warnings: Vec<String>,
+) -> io::Result<()> {
     let (commands, mut events) = live_session::spawn(server.clone());
     let mut terminal = terminal::init()?;
-    let result = event_loop(
-        &mut terminal,
-        server,
-        settings,
-        theme,
-        &commands,
-        &mut events,
-    )
-    .await;
+    let result = match terminal.size() {
+        Ok(size) => {
+            let mut state = AppState::new(
+                settings,
+                server.to_args(),
+                Rect::new(0, 0, size.width, size.height),
+            );
+            if !warnings.is_empty() {
+                state.status = Some((Tone::Error, warnings.join("; ")));
+            }
+            event_loop(&mut terminal, state, theme, &commands, &mut events).await
+        }
+        Err(error) => Err(error),
+    };
     terminal::restore();
     // The session shuts the server down (stdin, SIGTERM, SIGKILL) and then ends.
     let _ = commands.send(SessionCommand::Shutdown).await;
@@ -47,18 +59,11 @@ pub async fn run(server: &ServerArgs, settings: Settings, theme: &Theme) -> io::
 
 async fn event_loop(
     terminal: &mut terminal::Tui,
-    server: &ServerArgs,
-    settings: Settings,
+    mut state: AppState,
     theme: &Theme,
-    commands: &tokio::sync::mpsc::Sender<SessionCommand>,
-    events: &mut tokio::sync::mpsc::Receiver<live_session::SessionEvent>,
+    commands: &mpsc::Sender<SessionCommand>,
+    events: &mut mpsc::Receiver<SessionEvent>,
 ) -> io::Result<()> {
-    let size = terminal.size()?;
-    let mut state = AppState::new(
-        settings,
-        server.to_args(),
-        Rect::new(0, 0, size.width, size.height),
-    );
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
@@ -86,7 +91,7 @@ async fn event_loop(
             match effect {
                 Effect::Quit => return Ok(()),
                 Effect::Session(command) => {
-                    // The session ends only after Shutdown; a closed channel means it crashed.
+                    // The session ends only after Shutdown; a closed channel means it is gone.
                     let _ = commands.send(command).await;
                 }
                 Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,

@@ -156,7 +156,7 @@ impl ToolsState {
 }
 
 /// The request editor.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct EditorState {
     pub textarea: TextArea<'static>,
     /// The tool the arguments are for.
@@ -165,17 +165,6 @@ pub struct EditorState {
     pub hints: Vec<String>,
     /// Invalid JSON (with its position) or, with validation on, schema violations.
     pub problems: Vec<String>,
-}
-
-impl Default for EditorState {
-    fn default() -> Self {
-        Self {
-            textarea: TextArea::default(),
-            tool: None,
-            hints: Vec::new(),
-            problems: Vec::new(),
-        }
-    }
 }
 
 impl EditorState {

@@ -1,6 +1,8 @@
 //! `update(state, action) -> effects`: the only place state changes. Synchronous, no I/O, no
 //! clock; expensive formatting happens here once, never in rendering.
 
+use std::fmt::Write;
+
 use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse};
@@ -215,10 +217,10 @@ fn select_last(state: &mut AppState) {
         Focus::Log if state.log.show_console => state.log.console_scroll = 0,
         Focus::Log => select_line(state, None),
         Focus::Tools | Focus::Editor => {
-            state.tools.selected = state.tools.tools.len().saturating_sub(1)
+            state.tools.selected = state.tools.tools.len().saturating_sub(1);
         }
         Focus::Detail | Focus::Model => {
-            state.log.detail_scroll = state.log.detail.len().saturating_sub(1)
+            state.log.detail_scroll = state.log.detail.len().saturating_sub(1);
         }
     }
 }
@@ -239,7 +241,7 @@ fn open(state: &mut AppState) {
                 return;
             };
             if state.editor.tool.as_deref() != Some(&tool.name) {
-                load_skeleton(state, &tool.name, tool.input_schema().cloned());
+                load_skeleton(state, &tool.name, tool.input_schema());
             }
             state.focus = Focus::Editor;
         }
@@ -248,8 +250,8 @@ fn open(state: &mut AppState) {
     }
 }
 
-fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<Value>) {
-    let (text, hints) = skeleton(schema.as_ref());
+fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
+    let (text, hints) = skeleton(schema);
     let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
     textarea.set_tab_length(2);
     state.editor.textarea = textarea;
@@ -377,19 +379,15 @@ fn copy(
 }
 
 fn copy_text(state: &mut AppState, text: Option<String>, what: &str) -> Vec<Effect> {
-    match text {
-        Some(text) => {
-            inform(
-                state,
-                format!("copied the {what} ({} bytes, OSC 52)", text.len()),
-            );
-            vec![Effect::Copy(text)]
-        }
-        None => {
-            complain(state, format!("no {what} to copy yet"));
-            Vec::new()
-        }
-    }
+    let Some(text) = text else {
+        complain(state, format!("no {what} to copy yet"));
+        return Vec::new();
+    };
+    inform(
+        state,
+        format!("copied the {what} ({} bytes, OSC 52)", text.len()),
+    );
+    vec![Effect::Copy(text)]
 }
 
 /// The `sightline call …` line that repeats the editor's request.
@@ -453,11 +451,11 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             if state.editor.tool.is_none()
                 && let Some(tool) = state.tools.selected_tool().cloned()
             {
-                load_skeleton(state, &tool.name, tool.input_schema().cloned());
+                load_skeleton(state, &tool.name, tool.input_schema());
             }
         }
         SessionEvent::ToolsFailed(reason) => {
-            state.tools.problem = Some(sanitize::text(&reason).into_owned())
+            state.tools.problem = Some(sanitize::text(&reason).into_owned());
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
         SessionEvent::CallFinished(exchange) => finish_call(state, *exchange),
@@ -779,7 +777,7 @@ fn refresh_model(state: &mut AppState) {
             let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
             let mut safe = sanitize::text_keeping_newlines(shown);
             if shown.len() < text.len() {
-                safe.push_str(&format!("… ({} more bytes)", text.len() - shown.len()));
+                let _ = write!(safe, "… ({} more bytes)", text.len() - shown.len());
             }
             safe
         })

@@ -197,6 +197,16 @@ impl Default for Theme {
     }
 }
 
+/// The theme to draw with and its warnings: `NO_COLOR` wins (monochrome), else the named theme.
+pub fn for_terminal(name: &str) -> Result<(Theme, Vec<String>), String> {
+    if std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty()) {
+        return Ok((Theme::monochrome(), Vec::new()));
+    }
+    load(name, user_theme_dir().as_deref())
+        .map(|loaded| (loaded.theme, loaded.warnings))
+        .map_err(|error| error.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,15 +231,4 @@ mod tests {
         keys.dedup();
         assert_eq!(keys.len(), Meaning::ALL.len());
     }
-}
-
-/// The theme to draw with: `NO_COLOR` wins (monochrome), else the named theme.
-pub fn for_terminal(name: &str) -> Result<Theme, String> {
-    if std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty()) {
-        return Ok(Theme::monochrome());
-    }
-    // Warnings (unknown keys or modifiers) do not stop the app; `load` returns them to show.
-    load(name, user_theme_dir().as_deref())
-        .map(|loaded| loaded.theme)
-        .map_err(|error| error.to_string())
 }

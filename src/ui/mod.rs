@@ -16,7 +16,7 @@ use crate::classify::Class;
 use crate::classify::findings::Severity;
 use crate::input::keymap::help_rows;
 use crate::mcp::era::Era;
-use crate::model_view::Rule;
+use crate::model_view::{self, Rule};
 use crate::theme::{Meaning, Theme};
 
 /// Draws the whole screen.
@@ -50,7 +50,7 @@ pub fn draw(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     }
 }
 
-fn pane<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
+fn pane<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
     let (border, kind) = if focused {
         (theme.style(Meaning::BorderFocused), BorderType::Thick)
     } else {
@@ -72,7 +72,7 @@ fn pane<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
 fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let tools = &state.tools;
     let title = format!("Tools ({})", tools.rows.len());
-    let block = pane(title, state.focus == Focus::Tools, theme);
+    let block = pane(&title, state.focus == Focus::Tools, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     if tools.rows.is_empty() {
@@ -160,7 +160,7 @@ fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         None => "Request".to_owned(),
     };
     let focused = state.focus == Focus::Editor;
-    let block = pane(title, focused, theme);
+    let block = pane(&title, focused, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     let notes: Vec<Line> = editor
@@ -236,7 +236,7 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         ""
     };
     let title = format!("Exchange ({}){follow}", log.lines.len());
-    let block = pane(title, state.focus == Focus::Log, theme);
+    let block = pane(&title, state.focus == Focus::Log, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     if log.lines.is_empty() {
@@ -276,7 +276,7 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
 fn console_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let console = &state.log.console;
     let block = pane(
-        format!(
+        &format!(
             "Console: server stderr and log messages ({}) · ` back",
             console.len()
         ),
@@ -318,7 +318,7 @@ fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         Some(_) => "Detail: selected entry".to_owned(),
         None => "Detail: latest call".to_owned(),
     };
-    let block = pane(title, state.focus == Focus::Detail, theme);
+    let block = pane(&title, state.focus == Focus::Detail, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     let rows: Vec<Line> = log
@@ -341,7 +341,7 @@ fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
 fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let host = state.settings.host();
     let block = pane(
-        format!("What the model sees · host '{}'", host.name),
+        &format!("What the model sees · host '{}'", host.name),
         state.focus == Focus::Model,
         theme,
     );
@@ -377,10 +377,15 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         ]),
         Line::styled(view.verdict(), verdict_style),
     ];
+    let structured = view
+        .blocks
+        .iter()
+        .any(|block| matches!(block, model_view::Block::Structured { .. }));
     let marker = match (view.forwarded, view.is_error, view.rule) {
         (true, true, Rule::May) => "marked as an error, less likely to help",
         (true, true, _) => "marked as an error",
         (false, _, _) => "the host's own words, not the server's:",
+        (true, false, _) if structured => "includes structuredContent, serialized",
         (true, false, _) => "",
     };
     if !marker.is_empty() {
@@ -514,7 +519,7 @@ fn help_overlay(area: Rect, buf: &mut Buffer, theme: &Theme) {
         height,
     );
     Clear.render(popup, buf);
-    let block = pane("Keys · any key closes".to_owned(), true, theme);
+    let block = pane("Keys · any key closes", true, theme);
     Paragraph::new(rows)
         .block(block)
         .style(theme.style(Meaning::Text))

@@ -1,0 +1,185 @@
+//! Screen snapshots: sessions replayed through `update` and drawn on a `TestBackend`, at
+//! 120×40 and 80×24, for every class, the finding, the help, the console and hostile text.
+
+mod common;
+
+use common::{PAST, PAST_AS_32602, STRUCTURED, Session, screen};
+use serde_json::json;
+use sightline::app::Command;
+use sightline::app::state::Focus;
+use sightline::client::LogEvent;
+use sightline::mcp::era::Era;
+use sightline::theme::Theme;
+
+const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];
+
+fn snapshot(name: &str, build: impl Fn(&mut Session)) {
+    for (width, height) in SIZES {
+        let mut session = Session::new(width, height);
+        build(&mut session);
+        insta::assert_snapshot!(
+            format!("{name}_{width}x{height}"),
+            screen(&session.state, &Theme::fallback())
+        );
+    }
+}
+
+fn demo(session: &mut Session) {
+    session.connected(Era::Modern, "2026-07-28", "sightline-demo");
+}
+
+fn legacy_demo(session: &mut Session) {
+    session.connected(Era::Legacy, "2025-11-25", "sightline-demo");
+}
+
+#[test]
+fn startup_with_tools_listed() {
+    snapshot("startup", demo);
+}
+
+#[test]
+fn the_editor_with_a_skeleton() {
+    snapshot("editor", |s| {
+        demo(s);
+        s.command(Command::OpenEditor);
+        assert_eq!(s.state.focus, Focus::Editor);
+    });
+}
+
+#[test]
+fn a_tool_error_is_forwarded() {
+    snapshot("tool_error", |s| {
+        demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST,
+        );
+    });
+}
+
+#[test]
+fn a_protocol_error_is_not_forwarded_and_flagged_by_sep1303() {
+    snapshot("protocol_error", |s| {
+        legacy_demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST_AS_32602,
+        );
+    });
+}
+
+#[test]
+fn a_protocol_error_with_the_may_rule_on() {
+    snapshot("protocol_error_may", |s| {
+        legacy_demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST_AS_32602,
+        );
+        s.command(Command::ToggleForwarding);
+    });
+}
+
+#[test]
+fn success_with_structured_content_per_host_profile() {
+    snapshot("success_structured", |s| {
+        demo(s);
+        s.call(
+            3,
+            "get_flight_status",
+            &json!({"flightNumber": "LH123"}),
+            STRUCTURED,
+        );
+    });
+    snapshot("success_structured_first", |s| {
+        demo(s);
+        s.call(
+            3,
+            "get_flight_status",
+            &json!({"flightNumber": "LH123"}),
+            STRUCTURED,
+        );
+        s.command(Command::CycleHost).command(Command::CycleHost);
+    });
+}
+
+#[test]
+fn a_timeout() {
+    snapshot("timeout", |s| {
+        demo(s);
+        s.call_timing_out(3, "slow_search", &json!({"seconds": 60}));
+    });
+}
+
+#[test]
+fn the_help_overlay() {
+    snapshot("help", |s| {
+        demo(s);
+        s.command(Command::ToggleHelp);
+    });
+}
+
+#[test]
+fn the_stderr_console() {
+    snapshot("console", |s| {
+        demo(s);
+        s.log(LogEvent::Stderr("INFO  booking service warmed up".into()));
+        s.received(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"db","data":"slow query: 812 ms"}}"#, "");
+        s.command(Command::FocusNext)
+            .command(Command::FocusNext)
+            .command(Command::ToggleConsole);
+    });
+}
+
+#[test]
+fn hostile_strings_are_shown_never_interpreted() {
+    snapshot("hostile", |s| {
+        demo(s);
+        s.log(LogEvent::Stderr(
+            "\u{1b}[2J\u{1b}]0;pwned\u{7} cleared your screen".into(),
+        ));
+        let reply = r#""result":{"content":[{"type":"text","text":"\u001b[31mred\u001b[0m \u009b2J \u202eevil"}]}"#;
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "\u{1b}[H"}),
+            reply,
+        );
+    });
+    let mut session = Session::new(120, 40);
+    demo(&mut session);
+    session.log(LogEvent::Stderr("\u{1b}[2J\u{9b}31m\u{202e}".into()));
+    let drawn = screen(&session.state, &Theme::fallback());
+    for raw in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+        assert!(!drawn.contains(raw), "{raw:?} reached the screen");
+    }
+}
+
+#[test]
+fn selecting_an_earlier_entry_shows_its_call() {
+    snapshot("selected_earlier", |s| {
+        legacy_demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST_AS_32602,
+        );
+        s.call(
+            4,
+            "book_flight",
+            &json!({"departureDate": "12/12/2099"}),
+            r#""result":{"content":[{"type":"text","text":"Booked."}]}"#,
+        );
+        s.command(Command::FocusNext).command(Command::FocusNext);
+        for _ in 0..3 {
+            s.command(Command::SelectPrev);
+        }
+    });
+}
