@@ -183,3 +183,62 @@ fn selecting_an_earlier_entry_shows_its_call() {
         }
     });
 }
+
+fn every_class(session: &mut Session) {
+    legacy_demo(session);
+    session.call(
+        3,
+        "book_flight",
+        &json!({"departureDate": "12/12/2099"}),
+        r#""result":{"content":[{"type":"text","text":"Booked."}]}"#,
+    );
+    session.call(
+        4,
+        "book_flight",
+        &json!({"departureDate": "12/12/2024"}),
+        PAST,
+    );
+    session.call(
+        5,
+        "book_flight",
+        &json!({"departureDate": "12/12/2024"}),
+        PAST_AS_32602,
+    );
+    session.call_timing_out(6, "slow_search", &json!({"seconds": 60}));
+}
+
+#[test]
+fn each_bundled_theme_styles_the_screen() {
+    for name in sightline::theme::bundled_names() {
+        let theme = sightline::theme::load(name, None).unwrap().theme;
+        let mut session = Session::new(80, 24);
+        every_class(&mut session);
+        insta::assert_debug_snapshot!(
+            format!("theme_{name}"),
+            common::backend(&session.state, &theme).buffer()
+        );
+    }
+}
+
+#[test]
+fn monochrome_tells_every_class_by_its_label_alone() {
+    use ratatui::style::Color;
+    let mut session = Session::new(120, 40);
+    every_class(&mut session);
+    let backend = common::backend(&session.state, &Theme::monochrome());
+    let colours: Vec<_> = backend
+        .buffer()
+        .content()
+        .iter()
+        .filter(|cell| cell.fg != Color::Reset || cell.bg != Color::Reset)
+        .collect();
+    assert!(
+        colours.is_empty(),
+        "monochrome drew colours: {:?}",
+        &colours[..colours.len().min(3)]
+    );
+    let text = backend.to_string();
+    for label in ["success", "tool error", "protocol error", "⏱ #6"] {
+        assert!(text.contains(label), "{label} missing:\n{text}");
+    }
+}

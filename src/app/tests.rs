@@ -1,1 +1,407 @@
-//! placeholder
+//! Transition tests: actions in, state and effects out. No terminal, no I/O.
+
+use ratatui::layout::Rect;
+use serde_json::json;
+
+use super::action::{Action, Command, Effect, Mouse};
+use super::state::{AppState, Focus, LineKind, Link, Settings};
+use super::update::update;
+use crate::classify::Class;
+use crate::classify::fixtures::call;
+use crate::client::{Connection, LogEntry, LogEvent, Role};
+use crate::live_session::{SessionCommand, SessionEvent};
+use crate::mcp::Timestamp;
+use crate::mcp::era::Era;
+use crate::mcp::jsonrpc::parse;
+use crate::mcp::messages::{ServerInfo, Tool};
+use crate::model_view::Rule;
+use crate::model_view::hosts::builtins;
+
+fn state() -> AppState {
+    let settings = Settings {
+        hosts: builtins(),
+        host: 0,
+        forward_protocol_errors: false,
+        validation: false,
+    };
+    let mut state = AppState::new(
+        settings,
+        vec!["--demo".into(), "legacy".into()],
+        Rect::new(0, 0, 120, 40),
+    );
+    let connection = Connection {
+        era: Era::Legacy,
+        protocol_version: "2025-11-25".into(),
+        server: ServerInfo {
+            name: "demo".into(),
+            version: "1".into(),
+        },
+        capabilities: serde_json::Value::Null,
+    };
+    session(&mut state, SessionEvent::Connected(connection));
+    let tools = crate::demo_server::tools::definitions()
+        .into_iter()
+        .map(|raw| Tool {
+            name: raw["name"].as_str().unwrap_or_default().into(),
+            raw,
+        })
+        .collect();
+    session(&mut state, SessionEvent::ToolsListed(tools));
+    state
+}
+
+fn session(state: &mut AppState, event: SessionEvent) -> Vec<Effect> {
+    update(state, Action::Session(event))
+}
+
+fn command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    update(state, Action::Command(command))
+}
+
+fn type_text(state: &mut AppState, text: &str) {
+    for c in text.chars() {
+        let key = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        update(state, Action::EditorInput(key.into()));
+    }
+}
+
+fn set_editor(state: &mut AppState, text: &str) {
+    state.editor.textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
+}
+
+#[test]
+fn start_focuses_the_tools_with_the_first_tool_selected_and_its_skeleton_loaded() {
+    let state = state();
+    assert_eq!(state.focus, Focus::Tools);
+    assert_eq!(
+        state.tools.selected_tool().map(|t| t.name.as_str()),
+        Some("book_flight")
+    );
+    assert_eq!(state.editor.tool.as_deref(), Some("book_flight"));
+    assert!(state.editor.text().contains("\"departureDate\": \"\""));
+}
+
+#[test]
+fn enter_on_a_tool_opens_the_editor_with_that_tools_skeleton_and_esc_leaves() {
+    let mut state = state();
+    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::OpenEditor);
+    assert_eq!(state.focus, Focus::Editor);
+    assert_eq!(state.editor.tool.as_deref(), Some("get_flight_status"));
+    assert!(state.editor.text().contains("flightNumber"));
+    command(&mut state, Command::Back);
+    assert_eq!(state.focus, Focus::Tools);
+}
+
+#[test]
+fn keys_type_into_the_editor_only_when_it_has_the_focus() {
+    let mut state = state();
+    let before = state.editor.text();
+    type_text(&mut state, "x");
+    assert_eq!(state.editor.text(), before);
+    command(&mut state, Command::OpenEditor);
+    type_text(&mut state, "x");
+    assert_ne!(state.editor.text(), before);
+}
+
+#[test]
+fn send_sends_exactly_what_was_typed_even_when_it_is_not_an_object() {
+    let mut state = state();
+    set_editor(&mut state, "\"12/12/2024\"");
+    let effects = command(&mut state, Command::SendRequest);
+    assert_eq!(
+        effects,
+        [Effect::Session(SessionCommand::Call {
+            tool: "book_flight".into(),
+            arguments: json!("12/12/2024")
+        })]
+    );
+    assert_eq!(state.pending_calls, 1);
+}
+
+#[test]
+fn invalid_json_is_never_replaced_by_earlier_arguments() {
+    let mut state = state();
+    set_editor(&mut state, "{\"departureDate\": 12/12}");
+    let effects = command(&mut state, Command::SendRequest);
+    assert!(effects.is_empty());
+    assert!(
+        state.editor.problems[0].contains("line 1 column 21"),
+        "{:?}",
+        state.editor.problems
+    );
+    assert!(
+        state
+            .status
+            .as_ref()
+            .is_some_and(|(_, text)| text.starts_with("not sent"))
+    );
+    assert_eq!(state.pending_calls, 0);
+}
+
+#[test]
+fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
+    let mut state = state();
+    command(&mut state, Command::OpenEditor);
+    set_editor(&mut state, "{\"departureDate\": 5}");
+    type_text(&mut state, " ");
+    assert!(
+        state.editor.problems.is_empty(),
+        "off: send exactly what I typed"
+    );
+    command(&mut state, Command::Back);
+    command(&mut state, Command::ToggleValidation);
+    assert!(
+        state
+            .editor
+            .problems
+            .iter()
+            .any(|p| p.contains("departureDate") && p.contains("string")),
+        "{:?}",
+        state.editor.problems
+    );
+    let effects = command(&mut state, Command::SendRequest);
+    assert_eq!(effects.len(), 1, "the user can still send anyway");
+    assert!(
+        state
+            .status
+            .as_ref()
+            .is_some_and(|(_, text)| text.contains("despite validation errors"))
+    );
+}
+
+#[test]
+fn nothing_is_sent_while_disconnected() {
+    let mut state = state();
+    session(&mut state, SessionEvent::Disconnected);
+    assert!(command(&mut state, Command::SendRequest).is_empty());
+    assert_eq!(state.link, Link::Disconnected);
+}
+
+fn log(state: &mut AppState, event: LogEvent) {
+    session(
+        state,
+        SessionEvent::Logged(LogEntry {
+            at: Timestamp(1),
+            event,
+        }),
+    );
+}
+
+fn finish(state: &mut AppState, exchange: crate::mcp::session::Exchange) {
+    log(state, LogEvent::Sent(exchange.request.clone()));
+    if let Some(frame) = exchange.response() {
+        log(
+            state,
+            LogEvent::Received {
+                frame: frame.clone(),
+                role: Role::Reply {
+                    method: "tools/call".into(),
+                },
+            },
+        );
+    }
+    state.pending_calls += 1;
+    session(state, SessionEvent::CallFinished(Box::new(exchange)));
+}
+
+#[test]
+fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
+    let mut state = state();
+    finish(
+        &mut state,
+        call("book_flight", json!({"departureDate": "12/12/2024"})).error(-32602, "Invalid date"),
+    );
+    let response = state.log.lines.last().unwrap();
+    assert_eq!(response.kind, LineKind::Response(Class::ProtocolError));
+    assert!(response.flagged, "the SEP-1303 finding marks the line");
+    assert_eq!(response.exchange, Some(0));
+    assert_eq!(state.pending_calls, 0);
+    let view = state.model.as_ref().unwrap();
+    assert_eq!((view.forwarded, view.rule), (false, Rule::May));
+    command(&mut state, Command::ToggleForwarding);
+    assert!(
+        state.model.as_ref().unwrap().forwarded,
+        "the MAY toggle recomputes the view"
+    );
+    assert!(state.model_text.contains("Invalid date"));
+}
+
+#[test]
+fn cycling_the_host_profile_recomputes_the_view() {
+    let mut state = state();
+    let structured =
+        json!({"content": [{"type": "text", "text": "{}"}], "structuredContent": {"a": 1}});
+    finish(
+        &mut state,
+        call("get_flight_status", json!({})).result(structured),
+    );
+    assert_eq!(state.model.as_ref().unwrap().host, "spec");
+    command(&mut state, Command::CycleHost);
+    command(&mut state, Command::CycleHost);
+    assert_eq!(state.model.as_ref().unwrap().host, "structured-first");
+    assert_eq!(state.model_text, r#"{"a":1}"#);
+    command(&mut state, Command::CycleHost);
+    assert_eq!(state.model.as_ref().unwrap().host, "spec", "cycles around");
+}
+
+#[test]
+fn selecting_an_older_line_shows_its_call_and_end_follows_again() {
+    let mut state = state();
+    finish(
+        &mut state,
+        call("book_flight", json!({})).tool_error("first"),
+    );
+    finish(
+        &mut state,
+        call("book_flight", json!({})).tool_error("second"),
+    );
+    state.focus = Focus::Log;
+    command(&mut state, Command::SelectPrev);
+    command(&mut state, Command::SelectPrev);
+    assert_eq!(state.log.selected, Some(1));
+    assert!(state.model_text.contains("first"));
+    assert!(state.log.detail.iter().any(|l| l.contains("first")));
+    command(&mut state, Command::SelectLast);
+    assert_eq!(state.log.selected, None);
+    assert!(state.model_text.contains("second"));
+}
+
+#[test]
+fn copy_commands_produce_clipboard_effects_or_say_why_not() {
+    let mut state = state();
+    assert!(command(&mut state, Command::CopyRequest).is_empty());
+    finish(
+        &mut state,
+        call("book_flight", json!({"departureDate": "12/12/2024"})).tool_error("Invalid"),
+    );
+    let copied = |effects: Vec<Effect>| match effects.as_slice() {
+        [Effect::Copy(text)] => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let request = copied(command(&mut state, Command::CopyRequest));
+    assert!(request.contains("\"method\": \"tools/call\""));
+    assert_eq!(
+        copied(command(&mut state, Command::CopyModelView)),
+        "Invalid"
+    );
+    set_editor(
+        &mut state,
+        "{\"departureDate\": \"12/12/2024\", \"note\": \"it's\"}",
+    );
+    let line = copied(command(&mut state, Command::CopyCommandLine));
+    assert_eq!(
+        line,
+        r#"sightline call book_flight '{"departureDate":"12/12/2024","note":"it'\''s"}' --demo legacy"#
+    );
+}
+
+#[test]
+fn cancel_reaches_the_session_only_when_a_call_is_pending() {
+    let mut state = state();
+    assert!(command(&mut state, Command::CancelCall).is_empty());
+    command(&mut state, Command::SendRequest);
+    assert_eq!(
+        command(&mut state, Command::CancelCall),
+        [Effect::Session(SessionCommand::CancelCall)]
+    );
+}
+
+#[test]
+fn the_help_is_modal_and_quit_always_quits() {
+    let mut state = state();
+    command(&mut state, Command::ToggleHelp);
+    assert!(state.show_help);
+    assert!(
+        command(&mut state, Command::Reconnect).is_empty(),
+        "a key only closes the help"
+    );
+    assert!(!state.show_help);
+    command(&mut state, Command::ToggleHelp);
+    assert_eq!(command(&mut state, Command::Quit), [Effect::Quit]);
+}
+
+#[test]
+fn stderr_and_log_messages_reach_the_console_and_strings_are_sanitised() {
+    let mut state = state();
+    log(&mut state, LogEvent::Stderr("\u{1b}[31mboom".into()));
+    let note = parse(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"disk full"}}"#).unwrap();
+    log(
+        &mut state,
+        LogEvent::Received {
+            frame: note,
+            role: Role::Notification,
+        },
+    );
+    assert_eq!(state.log.console.len(), 2);
+    assert_eq!(state.log.console[0].text, "\\u{1b}[31mboom");
+    assert_eq!(
+        (
+            state.log.console[1].source.as_str(),
+            state.log.console[1].text.as_str()
+        ),
+        ("error", "disk full")
+    );
+    assert!(
+        state
+            .log
+            .lines
+            .iter()
+            .all(|line| !line.summary.contains('\u{1b}'))
+    );
+}
+
+#[test]
+fn a_click_focuses_the_pane_and_selects_the_row_under_it() {
+    let mut state = state();
+    let panes = crate::ui::layout::areas(state.screen);
+    update(
+        &mut state,
+        Action::Mouse(Mouse::Clicked {
+            column: panes.tools.x + 3,
+            row: panes.tools.y + 3,
+        }),
+    );
+    assert_eq!(state.focus, Focus::Tools);
+    assert_eq!(state.tools.selected, 2);
+    update(
+        &mut state,
+        Action::Mouse(Mouse::Clicked {
+            column: panes.model.x + 2,
+            row: panes.model.y + 2,
+        }),
+    );
+    assert_eq!(state.focus, Focus::Model);
+    update(
+        &mut state,
+        Action::Mouse(Mouse::ScrolledDown {
+            column: panes.tools.x + 2,
+            row: panes.tools.y + 2,
+        }),
+    );
+    assert_eq!(
+        (state.focus, state.tools.selected),
+        (Focus::Model, 3),
+        "the wheel scrolls without moving the focus"
+    );
+}
+
+#[test]
+fn a_flood_of_log_lines_is_kept_whole() {
+    let mut state = state();
+    let frame = parse(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#).unwrap();
+    for _ in 0..10_000 {
+        log(
+            &mut state,
+            LogEvent::Received {
+                frame: frame.clone(),
+                role: Role::Notification,
+            },
+        );
+    }
+    assert_eq!(state.log.lines.len(), 10_000);
+    assert_eq!(state.log.current(), Some(9_999));
+}

@@ -364,7 +364,10 @@ mod tests {
         let listed: HashSet<Command> = help_rows().map(|b| b.command).collect();
         let bound: HashSet<Command> = BINDINGS.iter().map(|b| b.command).collect();
         // PageUp is listed on the PgDn row.
-        assert_eq!(bound.difference(&listed).collect::<Vec<_>>(), [&Command::PageUp]);
+        assert_eq!(
+            bound.difference(&listed).collect::<Vec<_>>(),
+            [&Command::PageUp]
+        );
         assert!(
             listed.contains(&Command::SendRequest) && listed.contains(&Command::CopyCommandLine)
         );
