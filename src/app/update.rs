@@ -16,7 +16,7 @@ use crate::client::{LogEntry, LogEvent, Role};
 use crate::live_session::{SessionCommand, SessionEvent};
 use crate::mcp::jsonrpc::{Frame, Message};
 use crate::mcp::session::Exchange;
-use crate::model_view::{self, model_view};
+use crate::model_view::{self, model_view, model_view_within};
 use crate::sanitize;
 use crate::ui::layout::{self, areas};
 
@@ -134,7 +134,12 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             );
         }
         Command::CopyModelView => {
-            let text = state.model.as_ref().map(model_view::ModelView::text);
+            // The shown view is clipped; the copy is built whole, only when asked for.
+            let host = state.settings.host();
+            let version = negotiated_version(state);
+            let text = state
+                .current_call()
+                .map(|call| model_view(&call.exchange, &call.outcome, &version, &host).text());
             return copy_text(state, text, "model view");
         }
         Command::CopyCommandLine => {
@@ -469,10 +474,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
 fn finish_call(state: &mut AppState, exchange: Exchange) {
     state.pending_calls = state.pending_calls.saturating_sub(1);
     let outcome = classify(&exchange);
-    let version = match &state.link {
-        Link::Connected(connection) => connection.protocol_version.clone(),
-        _ => "unknown".to_owned(),
-    };
+    let version = negotiated_version(state);
     let found = findings(&Context {
         exchange: &exchange,
         outcome: &outcome,
@@ -494,6 +496,8 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
             && !matches!(line.kind, LineKind::ServerRequest)
         {
             line.exchange = Some(index);
+            // The call record holds these frames now; one copy is enough.
+            line.raw = None;
             if matches!(line.kind, LineKind::Response(_) | LineKind::Failure) {
                 line.flagged = flagged;
             }
@@ -735,21 +739,23 @@ fn refresh_detail(state: &mut AppState) {
     };
     state.log.detail = match (call, line) {
         (Some(call), _) => {
-            let mut lines = vec![format!(
-                "→ request ({} bytes)",
-                call.exchange.request.raw.len()
-            )];
-            lines.extend(pretty(&call.exchange.request.raw));
-            match call.exchange.response() {
+            // The response first: it is what the user is looking for.
+            let mut lines = match call.exchange.response() {
                 Some(frame) => {
-                    lines.push(format!("← response ({} bytes)", frame.raw.len()));
+                    let mut lines = vec![format!("← response ({} bytes)", frame.raw.len())];
                     lines.extend(pretty(&frame.raw));
+                    lines
                 }
-                None => lines.push(format!(
+                None => vec![format!(
                     "← no response: {}",
                     sanitize::text(&call.outcome.detail)
-                )),
-            }
+                )],
+            };
+            lines.push(format!(
+                "→ request ({} bytes)",
+                call.exchange.request.raw.len()
+            ));
+            lines.extend(pretty(&call.exchange.request.raw));
             lines
         }
         (None, Some(line)) => match &line.raw {
@@ -760,15 +766,26 @@ fn refresh_detail(state: &mut AppState) {
     };
 }
 
-fn refresh_model(state: &mut AppState) {
-    let version = match &state.link {
+fn negotiated_version(state: &AppState) -> String {
+    match &state.link {
         Link::Connected(connection) => connection.protocol_version.clone(),
         _ => "unknown".to_owned(),
-    };
+    }
+}
+
+/// Rebuilds the shown model view, its text clipped so a huge result is never copied whole.
+fn refresh_model(state: &mut AppState) {
+    let version = negotiated_version(state);
     let host = state.settings.host();
-    state.model = state
-        .current_call()
-        .map(|call| model_view(&call.exchange, &call.outcome, &version, &host));
+    state.model = state.current_call().map(|call| {
+        model_view_within(
+            &call.exchange,
+            &call.outcome,
+            &version,
+            &host,
+            MODEL_TEXT_BYTES,
+        )
+    });
     state.model_text = state
         .model
         .as_ref()
@@ -776,8 +793,9 @@ fn refresh_model(state: &mut AppState) {
             let text = view.text();
             let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
             let mut safe = sanitize::text_keeping_newlines(shown);
-            if shown.len() < text.len() {
-                let _ = write!(safe, "… ({} more bytes)", text.len() - shown.len());
+            let omitted = text.len() - shown.len() + view.omitted_bytes;
+            if omitted > 0 {
+                let _ = write!(safe, "… ({omitted} more bytes)");
             }
             safe
         })

@@ -5,7 +5,7 @@ pub mod keymap;
 use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 
 use crate::app::state::{AppState, Focus};
-use crate::app::{Action, Mouse};
+use crate::app::{Action, Command, Mouse};
 
 /// The action a terminal event means now, if any.
 pub fn action_for(event: &Event, state: &AppState) -> Option<Action> {
@@ -14,6 +14,10 @@ pub fn action_for(event: &Event, state: &AppState) -> Option<Action> {
             let editing = state.focus == Focus::Editor && !state.show_help;
             if let Some(command) = keymap::command_for(*key, editing) {
                 return Some(Action::Command(command));
+            }
+            if state.show_help {
+                // "Any key closes" the help, unbound keys included.
+                return Some(Action::Command(Command::Back));
             }
             editing.then(|| Action::EditorInput((*key).into()))
         }

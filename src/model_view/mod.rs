@@ -74,6 +74,8 @@ pub struct ModelView {
     pub blocks: Vec<Block>,
     /// One line: why the view is what it is.
     pub reason: String,
+    /// Bytes of text left out by [`model_view_within`].
+    pub omitted_bytes: usize,
     shape: Shape,
 }
 
@@ -87,6 +89,18 @@ pub fn model_view(
     version: &str,
     host: &HostProfile,
 ) -> ModelView {
+    model_view_within(exchange, outcome, version, host, usize::MAX)
+}
+
+/// Like [`model_view`], with each text block cut at `max_text` bytes (for display: a 50 MB
+/// result is not copied to be shown); `omitted_bytes` counts what was cut.
+pub fn model_view_within(
+    exchange: &Exchange,
+    outcome: &Outcome,
+    version: &str,
+    host: &HostProfile,
+    max_text: usize,
+) -> ModelView {
     let mut view = ModelView {
         host: host.name.clone(),
         forwarded: true,
@@ -95,12 +109,13 @@ pub fn model_view(
         less_likely_to_help: false,
         blocks: Vec::new(),
         reason: String::new(),
+        omitted_bytes: 0,
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
     match (&outcome.class, exchange.reply()) {
         (Class::Success, Some(Reply::Result(result))) => {
-            view.blocks = project(result, host.structured);
+            (view.blocks, view.omitted_bytes) = project(result, host.structured, max_text);
             view.reason = format!(
                 "the result reaches the model ({})",
                 structured_note(host.structured)
@@ -109,7 +124,7 @@ pub fn model_view(
         (Class::ToolError, Some(Reply::Result(result))) => {
             view.rule = Rule::Should;
             view.is_error = true;
-            view.blocks = project(result, host.structured);
+            (view.blocks, view.omitted_bytes) = project(result, host.structured, max_text);
             view.reason = if since_sep1303 {
                 format!(
                     "tool execution error: clients SHOULD provide it to the model to enable self-correction ({version} tools.mdx)"
@@ -180,18 +195,32 @@ fn structured_note(policy: Structured) -> &'static str {
 }
 
 /// The blocks a model reads from a result, per the host's structured-content policy.
-fn project(result: &Value, policy: Structured) -> Vec<Block> {
-    let content: Vec<Block> = result
+/// The blocks a model reads from a result, per the host's structured-content policy, with
+/// text cut at `max_text` bytes; also the number of bytes cut.
+fn project(result: &Value, policy: Structured, max_text: usize) -> (Vec<Block>, usize) {
+    let sources: &[Value] = result
         .get("content")
         .and_then(Value::as_array)
-        .map(|blocks| blocks.iter().map(project_block).collect())
-        .unwrap_or_default();
-    let structured = result.get("structuredContent");
-    match (policy, structured) {
+        .map_or(&[], Vec::as_slice);
+    let mut omitted = 0;
+    let content: Vec<Block> = sources
+        .iter()
+        .map(|source| match text_of(source) {
+            Some(text) => {
+                let kept = clip(text, max_text);
+                omitted += text.len() - kept.len();
+                Block::Text {
+                    text: kept.to_owned(),
+                }
+            }
+            None => project_block(source),
+        })
+        .collect();
+    let blocks = match (policy, result.get("structuredContent")) {
         (Structured::Prefer, Some(value)) => vec![Block::Structured {
             value: value.clone(),
         }],
-        (Structured::Alongside, Some(value)) if !carries(&content, value) => {
+        (Structured::Alongside, Some(value)) if !carries(sources, value) => {
             let mut blocks = content;
             blocks.push(Block::Structured {
                 value: value.clone(),
@@ -199,26 +228,32 @@ fn project(result: &Value, policy: Structured) -> Vec<Block> {
             blocks
         }
         _ => content,
-    }
+    };
+    (blocks, omitted)
+}
+
+/// The text of a `text` content block.
+fn text_of(block: &Value) -> Option<&str> {
+    (block.get("type").and_then(Value::as_str) == Some("text")).then(|| {
+        block
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    })
 }
 
 /// Whether a text block already holds `value` serialized.
-fn carries(blocks: &[Block], value: &Value) -> bool {
-    blocks.iter().any(|block| match block {
-        Block::Text { text } => {
-            serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value)
-        }
-        Block::Placeholder { .. } | Block::Structured { .. } => false,
-    })
+fn carries(sources: &[Value], value: &Value) -> bool {
+    sources
+        .iter()
+        .filter_map(text_of)
+        .any(|text| serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value))
 }
 
 fn project_block(block: &Value) -> Block {
     let field = |key: &str| block.get(key).and_then(Value::as_str);
     let placeholder = |text: String| Block::Placeholder { text };
     match field("type") {
-        Some("text") => Block::Text {
-            text: field("text").unwrap_or_default().to_owned(),
-        },
         Some(kind @ ("image" | "audio")) => placeholder(format!(
             "[{kind}: {}, {}]",
             field("mimeType").unwrap_or("unknown type"),

@@ -156,7 +156,7 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
 fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let editor = &state.editor;
     let title = match &editor.tool {
-        Some(tool) => format!("Request · {} · Ctrl-S sends", crate::sanitize::text(tool)),
+        Some(tool) => format!("Request · {}", crate::sanitize::text(tool)),
         None => "Request".to_owned(),
     };
     let focused = state.focus == Focus::Editor;
@@ -175,9 +175,9 @@ fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         )
         .collect();
     let validation = if state.settings.validation {
-        "validation on (v)"
+        "Ctrl-S sends · validation on (v)"
     } else {
-        "validation off: sent exactly as typed (v)"
+        "Ctrl-S sends · validation off: sent exactly as typed (v)"
     };
     let note_height = u16::try_from(notes.len() + 1)
         .unwrap_or(u16::MAX)
@@ -457,7 +457,8 @@ fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let onoff = |on: bool| if on { "on" } else { "off" };
     let transport = state.transport.split(':').next().unwrap_or_default();
     let mut spans = vec![
-        Span::styled(format!(" {server} · {transport} "), bar),
+        Span::styled(" ? help ", bar.patch(theme.style(Meaning::StatusKey))),
+        Span::styled(format!("│ {server} · {transport} "), bar),
         Span::styled(
             format!(
                 "│ host {} · MAY {} · validation {} · pending {} ",
@@ -476,10 +477,6 @@ fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         };
         spans.push(Span::styled(format!("│ {text} "), bar.patch(style)));
     }
-    spans.push(Span::styled(
-        "│ ? help ",
-        bar.patch(theme.style(Meaning::StatusKey)),
-    ));
     Paragraph::new(Line::from(spans))
         .style(bar)
         .render(area, buf);

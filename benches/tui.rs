@@ -1,0 +1,173 @@
+//! Benchmarks of the TUI core: drawing a frame with 100,000 log entries, ingesting frames into
+//! the app state, and handling a key right after a 50 MB tool result arrived.
+//! Run: `cargo bench --bench tui`.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use serde_json::json;
+use sightline::app::state::Settings;
+use sightline::app::{Action, AppState, Command, update};
+use sightline::client::{LogEntry, LogEvent, Role};
+use sightline::live_session::SessionEvent;
+use sightline::mcp::Timestamp;
+use sightline::mcp::jsonrpc::{Frame, Id, parse};
+use sightline::mcp::messages::Tool;
+use sightline::mcp::session::{Correlation, Session};
+use sightline::model_view::hosts::builtins;
+use sightline::theme::Theme;
+use sightline::transport::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
+
+fn fresh_state() -> AppState {
+    let settings = Settings {
+        hosts: builtins(),
+        host: 0,
+        forward_protocol_errors: false,
+        validation: false,
+    };
+    let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
+    let tools = sightline::demo_server::tools::definitions()
+        .into_iter()
+        .map(|raw| Tool {
+            name: raw["name"].as_str().unwrap_or_default().into(),
+            raw,
+        })
+        .collect();
+    update(
+        &mut state,
+        Action::Session(SessionEvent::ToolsListed(tools)),
+    );
+    state
+}
+
+fn logged(frame: Frame, role: Role) -> Action {
+    Action::Session(SessionEvent::Logged(LogEntry {
+        at: Timestamp(0),
+        event: LogEvent::Received { frame, role },
+    }))
+}
+
+fn progress(n: usize) -> Frame {
+    parse(&format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":1,"progress":{n}}}}}"#)).expect("a valid fixture")
+}
+
+fn state_with_entries(count: usize) -> AppState {
+    let mut state = fresh_state();
+    for n in 0..count {
+        update(&mut state, logged(progress(n), Role::Notification));
+    }
+    state
+}
+
+fn render(c: &mut Criterion) {
+    let theme = Theme::fallback();
+    let state = state_with_entries(100_000);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a valid fixture");
+    c.bench_function("render/120x40_with_100k_log_entries", |b| {
+        b.iter(|| {
+            terminal
+                .draw(|frame| sightline::ui::render(frame, black_box(&state), &theme))
+                .map(|_| ())
+        });
+    });
+}
+
+/// Raw replies on the wire → framed, parsed, correlated, logged into the app state.
+fn ingest(c: &mut Criterion) {
+    const FRAMES: usize = 10_000;
+    let mut wire = Vec::new();
+    for n in 1..=FRAMES {
+        wire.extend_from_slice(format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{"content":[{{"type":"text","text":"ok {n}"}}]}}}}"#).as_bytes());
+        wire.push(b'\n');
+    }
+    let setup = || {
+        let mut session = Session::new();
+        for _ in 0..FRAMES {
+            session.start_request("tools/call", None, Timestamp(0));
+        }
+        (session, fresh_state())
+    };
+    let mut group = c.benchmark_group("ingest");
+    group.throughput(Throughput::Elements(FRAMES as u64));
+    group.bench_function("frames_into_the_app_state", |b| {
+        b.iter_batched(
+            setup,
+            |(mut session, mut state)| {
+                let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
+                for line in framer.push(&wire) {
+                    let Ok(frame) = decode(line, DEFAULT_MAX_FRAME_BYTES) else {
+                        continue;
+                    };
+                    let role = match session.on_frame(frame.clone(), Timestamp(1)) {
+                        Correlation::Completed(exchange) => Role::Reply {
+                            method: exchange.method,
+                        },
+                        _ => Role::UnknownId,
+                    };
+                    update(&mut state, logged(frame, role));
+                }
+                state
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+/// The UI's share of a 50 MB result: log it, finish the call, then a key and a frame drawn.
+fn huge_result(c: &mut Criterion) {
+    let text = "x".repeat(50 * 1024 * 1024);
+    let request = parse(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "book_flight", "arguments": {}}}).to_string()).expect("a valid fixture");
+    let response = parse(&json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": text}]}}).to_string()).expect("a valid fixture");
+    let exchange = sightline::mcp::session::Exchange {
+        id: Id::Number(3),
+        method: "tools/call".into(),
+        request,
+        sent_at: Timestamp(0),
+        end: sightline::mcp::session::End::Replied(response.clone()),
+        ended_at: Timestamp(1),
+    };
+    let theme = Theme::fallback();
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a valid fixture");
+    let mut group = c.benchmark_group("huge_result");
+    group.sample_size(10);
+    group.bench_function("50MB_arrives_then_a_key_is_handled_and_drawn", |b| {
+        b.iter_batched(
+            || {
+                (
+                    state_with_entries(1_000),
+                    response.clone(),
+                    exchange.clone(),
+                )
+            },
+            |(mut state, response, exchange)| {
+                update(
+                    &mut state,
+                    logged(
+                        response,
+                        Role::Reply {
+                            method: "tools/call".into(),
+                        },
+                    ),
+                );
+                update(
+                    &mut state,
+                    Action::Session(SessionEvent::CallFinished(Box::new(exchange))),
+                );
+                update(&mut state, Action::Command(Command::SelectPrev));
+                terminal
+                    .draw(|frame| sightline::ui::render(frame, &state, &theme))
+                    .expect("a TestBackend draws");
+                state
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(benches, render, ingest, huge_result);
+criterion_main!(benches);

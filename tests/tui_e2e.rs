@@ -1,0 +1,394 @@
+//! End to end through the TUI: the real binary in a real terminal (a private tmux server), driven
+//! by keystrokes, read back from the screen, and checked to restore the terminal on every exit.
+
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+/// The tmux session (and so the target of every command) on each test's private server.
+const SESSION: &str = "e2e";
+const POLL: Duration = Duration::from_millis(50);
+/// Generous: CI is a loaded two-core machine.
+const TIMEOUT: Duration = Duration::from_secs(15);
+/// The pane's terminal modes once a full-screen program has left: main screen, no mouse
+/// reporting, cursor shown.
+const MODES: &str = "#{alternate_on} #{mouse_any_flag} #{mouse_sgr_flag} #{cursor_flag}";
+const MODES_RESTORED: &str = "0 0 0 1";
+
+/// A private tmux server (its own socket) running one 120×40 session; the server is killed and
+/// its socket removed on drop, so a failed assertion still cleans up.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `sightline <args>` in a fresh terminal. The shell around it prints `EXITED <code>`
+    /// and whether `stty` settings are back as they were (`TTY restored`), then lingers so the
+    /// screen can be read.
+    fn start(args: &[&str]) -> Tmux {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "sightline-e2e-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let socket = std::env::temp_dir().join(format!("{name}.sock"));
+        // Never created: keeps the user's hosts.toml and themes out of the test.
+        let no_config = std::env::temp_dir().join(format!("{name}-no-config"));
+        let command = std::iter::once(BIN)
+            .chain(args.iter().copied())
+            .map(quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let script = format!(
+            "before=$(stty -g); XDG_CONFIG_HOME={config} {command}; code=$?; \
+             if [ \"$(stty -g)\" = \"$before\" ]; then tty=restored; else tty=changed; fi; \
+             echo \"EXITED $code\"; echo \"TTY $tty\"; sleep 60",
+            config = quote(&no_config.to_string_lossy()),
+        );
+        let tmux = Tmux { socket };
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ]);
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        // No user configuration, and no confusion with a tmux this test may run inside.
+        command
+            .args(["-f", "/dev/null", "-S"])
+            .arg(&self.socket)
+            .env_remove("TMUX");
+        command
+    }
+
+    /// Runs a tmux command and returns its standard output.
+    fn run(&self, args: &[&str]) -> String {
+        let output: Output = self.command().args(args).output().unwrap_or_else(|error| {
+            panic!("cannot run tmux (is it installed? apt-get install tmux): {error}")
+        });
+        assert!(
+            output.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// The visible screen, as text.
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", SESSION])
+    }
+
+    /// Named keys as tmux spells them: `Enter`, `Down`, `C-s`, `q`, ….
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", SESSION];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Text typed literally, character by character.
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", SESSION, "-l", text]);
+    }
+
+    /// A tmux format expanded for the pane, e.g. `#{alternate_on}`.
+    fn display(&self, format: &str) -> String {
+        self.run(&["display-message", "-p", "-t", SESSION, format])
+            .trim()
+            .to_owned()
+    }
+
+    /// Polls the screen until `done` holds; on timeout, panics with `what` and the last screen.
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out after {TIMEOUT:?} waiting for {what}; the screen was:\n{screen}"
+            );
+            sleep(POLL);
+        }
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Waits until every text is on the screen; a timeout names the ones still missing.
+    fn wait_for_all(&self, texts: &[&str]) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            let missing: Vec<&str> = texts
+                .iter()
+                .copied()
+                .filter(|text| !screen.contains(text))
+                .collect();
+            if missing.is_empty() {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out after {TIMEOUT:?} waiting for {missing:?}; the screen was:\n{screen}"
+            );
+            sleep(POLL);
+        }
+    }
+
+    /// Waits until the tools are listed and the status bar names the connected demo server;
+    /// checks that the TUI has taken over the terminal, so the restoration checks mean something.
+    fn wait_for_demo_server(&self) {
+        self.wait_until(
+            "'Tools (4)' and 'sightline-demo' in the status bar",
+            |screen| screen.contains("Tools (4)") && status_bar(screen).contains("sightline-demo"),
+        );
+        let modes = self.display("#{alternate_on} #{mouse_any_flag}");
+        assert_eq!(
+            modes, "1 1",
+            "alternate screen and mouse capture while running"
+        );
+    }
+
+    /// The pid of the `sightline` process (the shell's child in the pane).
+    fn sightline_pid(&self) -> u32 {
+        let shell: u32 = self.display("#{pane_pid}").parse().unwrap();
+        child_named(shell, "sightline")
+            .unwrap_or_else(|| panic!("no sightline process under the pane's shell {shell}"))
+    }
+
+    /// The pid of the demo server that `sightline` spawned.
+    fn demo_server_pid(&self) -> u32 {
+        let sightline = self.sightline_pid();
+        child_named(sightline, "sightline")
+            .unwrap_or_else(|| panic!("no demo server under sightline {sightline}"))
+    }
+
+    /// Waits for the program to exit and returns its exit code, after checking that the terminal
+    /// is back to normal: main screen, no mouse reporting, cursor shown, tty modes as before, and
+    /// none of the TUI left on the screen.
+    fn wait_for_exit(&self) -> i32 {
+        let screen = self.wait_until("'EXITED <code>' and 'TTY <state>'", |screen| {
+            screen.contains("EXITED ") && screen.contains("TTY ")
+        });
+        let code = screen
+            .lines()
+            .find_map(|line| line.strip_prefix("EXITED "))
+            .and_then(|code| code.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no exit code on the screen:\n{screen}"));
+        assert_eq!(
+            self.display(MODES),
+            MODES_RESTORED,
+            "terminal modes ({MODES}) after exit; the screen was:\n{screen}"
+        );
+        assert!(
+            screen.contains("TTY restored"),
+            "the tty settings (raw mode) were not restored:\n{screen}"
+        );
+        assert!(
+            !screen.contains("Tools (4)") && !screen.contains('│') && !screen.contains('┃'),
+            "the TUI is still on the screen after exit:\n{screen}"
+        );
+        code
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // Best effort, and never a panic while unwinding.
+        let _ = self.command().arg("kill-server").output();
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// Single-quotes a word for `sh`.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The last non-empty line of the screen.
+fn status_bar(screen: &str) -> &str {
+    screen
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default()
+}
+
+/// The `(state, parent pid, name)` of a process, from `/proc/<pid>/stat`.
+fn process(pid: u32) -> Option<(char, u32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (name) state ppid …`; the name may itself contain spaces and parentheses.
+    let (head, tail) = stat.rsplit_once(") ")?;
+    let name = head.split_once(" (")?.1.to_owned();
+    let mut fields = tail.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some((state, parent, name))
+}
+
+/// A live child of `parent` with this process name, waiting for it to appear.
+fn child_named(parent: u32, name: &str) -> Option<u32> {
+    let start = Instant::now();
+    while start.elapsed() < TIMEOUT {
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .find(|&pid| {
+                process(pid).is_some_and(|(state, ppid, comm)| {
+                    ppid == parent && comm == name && state != 'Z'
+                })
+            });
+        if found.is_some() {
+            return found;
+        }
+        sleep(POLL);
+    }
+    None
+}
+
+/// Whether the process has ended (gone, or a zombie nobody reaped yet).
+fn has_ended(pid: u32) -> bool {
+    process(pid).is_none_or(|(state, _, _)| state == 'Z' || state == 'X')
+}
+
+fn assert_ends(pid: u32, what: &str) {
+    let start = Instant::now();
+    while !has_ended(pid) {
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "{what} (pid {pid}) is still running after sightline exited"
+        );
+        sleep(POLL);
+    }
+}
+
+/// Sends `book_flight` a past date, as typed in the request editor, and waits for the answer in
+/// the exchange log.
+fn send_past_date(tmux: &Tmux, answer: &str) {
+    tmux.keys(&["Enter"]);
+    let editor = tmux.wait_for("┏ Request · book_flight");
+    assert!(
+        editor.contains(r#""departureDate": "","#) && editor.contains(r#""destination": """#),
+        "the editor is pre-filled with the tool's arguments:\n{editor}"
+    );
+    // From the top-left: the second line's end, back over `",` into the empty string.
+    tmux.keys(&["Down", "End", "Left", "Left"]);
+    tmux.type_text("12/12/2024");
+    tmux.wait_for(r#""departureDate": "12/12/2024","#);
+    tmux.keys(&["C-s"]);
+    tmux.wait_until(&format!("'{answer}' in the exchange log"), |screen| {
+        screen
+            .lines()
+            .any(|line| line.contains('←') && line.contains(answer))
+    });
+}
+
+#[test]
+fn tool_error_is_forwarded_to_the_model_then_q_quits() {
+    let tmux = Tmux::start(&[]);
+    tmux.wait_for_demo_server();
+    let server = tmux.demo_server_pid();
+
+    send_past_date(&tmux, "tool error ·");
+    tmux.wait_for_all(&["forwarded (SHOULD)", "Current date is"]);
+
+    tmux.keys(&["Escape"]);
+    // Focus back on the tools (a thick border); only then `q`, so that the terminal never sees
+    // `Esc q` in one read (that is Alt-q).
+    tmux.wait_for("┏ Tools (4)");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
+    assert_ends(server, "the demo server");
+}
+
+#[test]
+fn legacy_protocol_error_is_not_forwarded_and_flagged_then_ctrl_c_quits() {
+    let tmux = Tmux::start(&["--demo", "legacy"]);
+    tmux.wait_for_demo_server();
+    let server = tmux.demo_server_pid();
+
+    send_past_date(&tmux, "protocol error ·");
+    let screen = tmux.wait_for_all(&[
+        "not forwarded (MAY, off)",
+        "⚑",
+        "sep1303.validation-as-protocol",
+    ]);
+    assert!(
+        !screen.contains("Current date is"),
+        "the model must not see the server's message:\n{screen}"
+    );
+
+    // Still in the editor: Ctrl-C quits from anywhere.
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after Ctrl-C");
+    assert_ends(server, "the demo server");
+}
+
+#[test]
+fn help_lists_the_keys_and_sigterm_restores_the_terminal() {
+    let tmux = Tmux::start(&[]);
+    tmux.wait_for_demo_server();
+
+    tmux.keys(&["?"]);
+    tmux.wait_until("the help listing 'Ctrl-S  send the request'", |screen| {
+        screen
+            .lines()
+            .any(|line| line.contains("Ctrl-S") && line.contains("send the request"))
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the help to close after Esc", |screen| {
+        !screen.contains("any key closes")
+    });
+
+    let sightline = tmux.sightline_pid();
+    let server = tmux.demo_server_pid();
+    kill(
+        Pid::from_raw(i32::try_from(sightline).unwrap()),
+        Signal::SIGTERM,
+    )
+    .unwrap();
+    tmux.wait_for_exit();
+    assert_ends(server, "the demo server");
+}
+
+#[test]
+fn help_closes_on_any_key_as_its_title_says() {
+    let tmux = Tmux::start(&[]);
+    tmux.wait_for_demo_server();
+
+    tmux.keys(&["?"]);
+    tmux.wait_for("any key closes");
+    // A key with no binding of its own.
+    tmux.keys(&["z"]);
+    tmux.wait_until("the help to close after 'z'", |screen| {
+        !screen.contains("any key closes")
+    });
+
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
+}
