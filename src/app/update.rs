@@ -49,6 +49,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::Mouse(mouse) => {
             on_mouse(state, mouse);
+            show_editor_cursor(state);
             Vec::new()
         }
         Action::Resized { width, height } => {
@@ -59,6 +60,22 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 }
 
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let effects = apply_command(state, command);
+    show_editor_cursor(state);
+    effects
+}
+
+/// The editor's cursor shows only while the editor has the focus.
+fn show_editor_cursor(state: &mut AppState) {
+    let style = if state.focus == Focus::Editor && !state.show_help {
+        ratatui::style::Style::new().reversed()
+    } else {
+        ratatui::style::Style::new()
+    };
+    state.editor.textarea.set_cursor_style(style);
+}
+
+fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     if state.show_help && !matches!(command, Command::Quit | Command::SendRequest) {
         // The help is modal: any key closes it, and only that.
         state.show_help = false;
@@ -259,7 +276,9 @@ fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
     let (text, hints) = skeleton(schema);
     let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
     textarea.set_tab_length(2);
+    textarea.set_cursor_line_style(ratatui::style::Style::new());
     state.editor.textarea = textarea;
+    show_editor_cursor(state);
     state.editor.tool = Some(tool.to_owned());
     state.editor.hints = hints
         .iter()

@@ -19,9 +19,9 @@ pub fn areas(screen: Rect) -> Areas {
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(screen);
     if screen.width >= 100 {
         let [left, middle, right] = Layout::horizontal([
-            Constraint::Percentage(30),
+            Constraint::Percentage(28),
             Constraint::Percentage(40),
-            Constraint::Percentage(30),
+            Constraint::Percentage(32),
         ])
         .areas(main);
         let [tools, editor] =

@@ -189,15 +189,8 @@ fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             .style(theme.style(Meaning::TextMuted))
             .render(text, buf);
     } else {
-        let mut textarea = editor.textarea.clone();
-        textarea.set_cursor_line_style(Style::default());
-        textarea.set_cursor_style(if focused {
-            theme.style(Meaning::Selection)
-        } else {
-            theme.style(Meaning::Text)
-        });
-        textarea.set_style(theme.style(Meaning::Text));
-        textarea.render(text, buf);
+        // Drawn as it is: its cursor style follows the focus in `update`, so nothing is copied.
+        (&editor.textarea).render(text, buf);
     }
     let mut lines = vec![Line::styled(validation, theme.style(Meaning::TextMuted))];
     lines.extend(notes);
@@ -414,10 +407,8 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             Severity::Info => "info",
         };
         lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            format!("⚑ {} ({severity})", finding.id),
-            theme.style(meaning),
-        ));
+        lines.push(Line::styled(format!("⚑ finding ({severity})"), theme.style(meaning)));
+        lines.push(Line::styled(finding.id, theme.style(meaning)));
         lines.push(Line::styled(
             crate::sanitize::text(&finding.message).into_owned(),
             theme.style(Meaning::Text),
