@@ -407,7 +407,10 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             Severity::Info => "info",
         };
         lines.push(Line::raw(""));
-        lines.push(Line::styled(format!("⚑ finding ({severity})"), theme.style(meaning)));
+        lines.push(Line::styled(
+            format!("⚑ finding ({severity})"),
+            theme.style(meaning),
+        ));
         lines.push(Line::styled(finding.id, theme.style(meaning)));
         lines.push(Line::styled(
             crate::sanitize::text(&finding.message).into_owned(),
