@@ -64,17 +64,7 @@ impl Outcome {
 pub fn classify(exchange: &Exchange) -> Outcome {
     match &exchange.end {
         End::Replied(_) => match exchange.reply() {
-            Some(Reply::Result(result)) => classify_result(&exchange.method, result),
-            Some(Reply::Error(error)) => Outcome {
-                class: Class::ProtocolError,
-                code: Some(error.code),
-                detail: format!(
-                    "{} {}: {}",
-                    error.code,
-                    error_code_name(error.code),
-                    error.message
-                ),
-            },
+            Some(reply) => classify_reply(&exchange.method, reply),
             None => unreachable_reply(),
         },
         End::TimedOut { after_ms } => Outcome {
