@@ -214,6 +214,7 @@ async fn call(
                             let _ = cancel.send(());
                         }
                     }
+                    // The UI sends one call at a time; a second one cannot overtake the first.
                     Some(SessionCommand::Call { .. }) => {}
                     end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
                         ending = Some(end == Some(SessionCommand::Reconnect));

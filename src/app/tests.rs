@@ -405,3 +405,17 @@ fn a_flood_of_log_lines_is_kept_whole() {
     assert_eq!(state.log.lines.len(), 10_000);
     assert_eq!(state.log.current(), Some(9_999));
 }
+
+#[test]
+fn one_call_at_a_time() {
+    let mut state = state();
+    set_editor(&mut state, "{}");
+    assert_eq!(command(&mut state, Command::SendRequest).len(), 1);
+    assert!(command(&mut state, Command::SendRequest).is_empty());
+    assert!(
+        state
+            .status
+            .as_ref()
+            .is_some_and(|(_, text)| text.contains("still pending"))
+    );
+}

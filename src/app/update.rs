@@ -363,6 +363,13 @@ fn send(state: &mut AppState) -> Vec<Effect> {
             }
         }
     };
+    if state.pending_calls > 0 {
+        complain(
+            state,
+            "a call is still pending: wait for it, or x cancels it".into(),
+        );
+        return Vec::new();
+    }
     if !state.link_is_up() {
         complain(
             state,

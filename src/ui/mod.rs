@@ -24,9 +24,6 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     let buf = frame.buffer_mut();
     draw(area, buf, state, theme);
-    if state.focus == Focus::Editor && !state.show_help {
-        // The editor draws its own cursor cell; the terminal cursor stays hidden.
-    }
 }
 
 /// Draws into a buffer (tests and benchmarks use this directly).
