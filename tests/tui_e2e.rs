@@ -392,3 +392,36 @@ fn help_closes_on_any_key_as_its_title_says() {
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
 }
+
+/// The same flow against a server built on an official SDK (installed by `tests/peers/install.sh`):
+/// its `book_flight` takes only `departureDate` and throws on a past date.
+fn official_sdk_server_reports_a_tool_error(command: &[&str], server_name: &str) {
+    let mut args = vec!["--"];
+    args.extend_from_slice(command);
+    let tmux = Tmux::start(&args);
+    tmux.wait_until(&format!("'Tools (2)' and '{server_name}'"), |screen| {
+        screen.contains("Tools (2)") && status_bar(screen).contains(server_name)
+    });
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("┏ Request · book_flight");
+    tmux.keys(&["Down", "End", "Left"]);
+    tmux.type_text("12/12/2024");
+    tmux.wait_for(r#""departureDate": "12/12/2024""#);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for_all(&["tool error ·", "forwarded (SHOULD)", "Current date is"]);
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after Ctrl-C");
+}
+
+#[test]
+fn the_typescript_sdk_server_works_the_same_way() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/ts_server.mjs");
+    official_sdk_server_reports_a_tool_error(&["node", script], "sightline-ts-peer");
+}
+
+#[test]
+fn the_python_sdk_server_works_the_same_way() {
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/.venv/bin/python");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_server.py");
+    official_sdk_server_reports_a_tool_error(&[python, script], "sightline-py-peer");
+}
