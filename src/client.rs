@@ -496,7 +496,7 @@ impl Client {
             return ended;
         }
         self.record(LogEvent::Sent(frame.clone()));
-        if !self.transport.send(frame.raw).await {
+        if !self.transport.send(frame.raw.clone()).await {
             let reason = "the server's input is closed".to_owned();
             if let Some(ended) =
                 self.session
@@ -730,7 +730,7 @@ impl Client {
 
     async fn write(&mut self, frame: Frame) {
         self.record(LogEvent::Sent(frame.clone()));
-        if !self.transport.send(frame.raw).await {
+        if !self.transport.send(frame.raw.clone()).await {
             self.record(LogEvent::WriteFailed("the server's input is closed".into()));
         }
     }

@@ -94,7 +94,7 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
         &host,
     );
     if as_json {
-        print_json(&report.to_json());
+        print_json_text(&report.to_json_text());
     } else {
         emit(|out| report.write_text(out));
     }
@@ -262,7 +262,11 @@ fn raw_json(raw: &str) -> Value {
 fn print_json(value: &Value) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"));
-    emit(|out| writeln!(out, "{}", sanitize::json(&text)));
+    print_json_text(&text);
+}
+
+fn print_json_text(text: &str) {
+    emit(|out| writeln!(out, "{}", sanitize::json(text)));
 }
 
 /// Writes to stdout; a closed stdout (`| head`) means the reader is gone, not an error to report.
@@ -317,6 +321,17 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
     Ok(())
 }
 
+/// The shape of `call --json`.
+#[derive(serde::Serialize)]
+struct CallJson<'a> {
+    server: Value,
+    request: Option<&'a RawValue>,
+    response: Option<&'a RawValue>,
+    outcome: Value,
+    findings: &'a [Finding],
+    model_view: Value,
+}
+
 /// Everything `call` reports about one exchange.
 pub struct CallReport<'a> {
     pub connection: Option<&'a Connection>,
@@ -356,22 +371,20 @@ impl<'a> CallReport<'a> {
         }
     }
 
-    /// The object of product.md §1; `request` and `response` are the bytes from the wire.
-    pub fn to_json(&self) -> Value {
-        let raw = |text: &str| {
-            RawValue::from_string(text.to_owned())
-                .ok()
-                .and_then(|raw| serde_json::to_value(raw).ok())
-                .unwrap_or_else(|| raw_json(text))
+    /// The object of product.md §1 as pretty JSON; `request` and `response` are embedded as the
+    /// bytes from the wire (borrowed, not re-parsed or copied).
+    pub fn to_json_text(&self) -> String {
+        let raw = |text: &'a str| serde_json::from_str::<&RawValue>(text).ok();
+        let object = CallJson {
+            server: server_json(self.connection),
+            request: raw(&self.exchange.request.raw),
+            response: self.exchange.response().and_then(|frame| raw(&frame.raw)),
+            outcome: self.outcome.to_json(),
+            findings: &self.findings,
+            model_view: self.view.to_json(),
         };
-        json!({
-            "server": server_json(self.connection),
-            "request": raw(&self.exchange.request.raw),
-            "response": self.exchange.response().map_or(Value::Null, |frame| raw(&frame.raw)),
-            "outcome": self.outcome.to_json(),
-            "findings": self.findings,
-            "model_view": self.view.to_json(),
-        })
+        serde_json::to_string_pretty(&object)
+            .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"))
     }
 
     /// The human output: request, response, the class in words, what the model sees, findings.

@@ -283,6 +283,20 @@ fn auto_negotiates_modern_with_the_demo_server() {
 }
 
 #[test]
+fn call_json_embeds_the_response_bytes_verbatim() {
+    // The hostile server writes `{"jsonrpc": "2.0", …}` with spaces, as Python's json does.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let output = Command::new(BIN)
+        .args([
+            "call", "boom", "--json", "--era", "legacy", "--", "python3", script, "escape",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains(r#""response": {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "\u001b[2J"#), "{stdout}");
+}
+
+#[test]
 fn call_json_carries_the_request_exactly_as_sent() {
     let (_, value) = call_json(
         "sep1303",

@@ -8,7 +8,7 @@ use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
 use crate::client::Connection;
 use crate::mcp::Timestamp;
-use crate::mcp::jsonrpc::Id;
+use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::ModelView;
@@ -56,6 +56,24 @@ pub enum LineKind {
     Note,
 }
 
+/// A log line's text as it came off (or went on) the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Raw {
+    /// A JSON-RPC frame, shared with the session rather than copied.
+    Frame(Frame),
+    /// A line that is not a frame.
+    Line(String),
+}
+
+impl Raw {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Raw::Frame(frame) => &frame.raw,
+            Raw::Line(line) => line,
+        }
+    }
+}
+
 /// One row of the exchange log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
@@ -63,8 +81,8 @@ pub struct LogLine {
     pub kind: LineKind,
     /// One line, sanitised and clipped, ready to draw.
     pub summary: String,
-    /// The frame's text as on the wire, for the detail view and copying.
-    pub raw: Option<String>,
+    /// The frame's text as on the wire, for the detail view.
+    pub raw: Option<Raw>,
     /// The JSON-RPC id of a request or response.
     pub id: Option<Id>,
     /// The `tools/call` exchange this line belongs to, once it has finished.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::action::{Action, Command, Effect, Mouse};
 use super::skeleton::skeleton;
 use super::state::{
-    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, Tone, ToolRow,
+    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, Raw, Tone, ToolRow,
 };
 use crate::classify::findings::{Context, findings};
 use crate::classify::{Class, classify, classify_reply};
@@ -543,7 +543,7 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
 
 fn log_entry(state: &mut AppState, entry: LogEntry) {
     let at = entry.at;
-    let line = |kind, summary: String, raw: Option<String>, id| LogLine {
+    let line = |kind, summary: String, raw: Option<Raw>, id| LogLine {
         at,
         kind,
         summary: clip_line(&summary),
@@ -555,7 +555,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     let new = match entry.event {
         LogEvent::Sent(frame) => {
             let (summary, id) = describe_sent(&frame);
-            line(LineKind::Outgoing, summary, Some(frame.raw), id)
+            line(LineKind::Outgoing, summary, Some(Raw::Frame(frame)), id)
         }
         LogEvent::Received { frame, role } => {
             if let Message::Notification { method, params } = &frame.message
@@ -564,16 +564,12 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
                 state.log.console.push(console_message(at, params.as_ref()));
             }
             let (kind, summary, id) = describe_received(&frame, &role);
-            line(kind, summary, Some(frame.raw), id)
+            line(kind, summary, Some(Raw::Frame(frame)), id)
         }
         LogEvent::Invalid(invalid) => {
-            let raw = (!invalid.raw.is_empty()).then_some(invalid.raw.clone());
-            line(
-                LineKind::Invalid,
-                format!("✗ {}: {}", invalid.error, invalid.raw),
-                raw,
-                None,
-            )
+            let summary = format!("✗ {}: {}", invalid.error, invalid.raw);
+            let raw = (!invalid.raw.is_empty()).then_some(Raw::Line(invalid.raw));
+            line(LineKind::Invalid, summary, raw, None)
         }
         LogEvent::Stderr(text) => {
             state.log.console.push(ConsoleLine {
@@ -785,7 +781,7 @@ fn refresh_detail(state: &mut AppState) {
             lines
         }
         (None, Some(line)) => match &line.raw {
-            Some(raw) => pretty(raw),
+            Some(raw) => pretty(raw.as_str()),
             None => vec![line.summary.clone()],
         },
         (None, None) => Vec::new(),

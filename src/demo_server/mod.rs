@@ -336,7 +336,7 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
         }
         running.retain(|_, task| !task.is_finished());
         let handled = match jsonrpc::parse(&line) {
-            Ok(frame) => server.handle(frame.message, today()),
+            Ok(frame) => server.handle(frame.message.clone(), today()),
             Err(error) => server
                 .handle_invalid(&error)
                 .map_or(Handled::Nothing, Handled::Send),

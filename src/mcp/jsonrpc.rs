@@ -2,6 +2,8 @@
 //! says precisely why a line is not a message, so nothing a peer sends is ever lost or rewritten.
 
 use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -109,20 +111,34 @@ impl Message {
     }
 }
 
-/// A message together with its exact text on the wire (without the newline).
+/// A message together with its exact text on the wire (without the newline). Clones share it:
+/// a 50 MB reply is held once by the log, the session and the UI, never copied between them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
+pub struct Frame(Arc<FrameData>);
+
+/// What a [`Frame`] holds.
+#[derive(Debug, PartialEq)]
+pub struct FrameData {
     pub raw: String,
     pub message: Message,
 }
 
+impl Deref for Frame {
+    type Target = FrameData;
+
+    fn deref(&self) -> &FrameData {
+        &self.0
+    }
+}
+
 impl Frame {
+    pub fn new(raw: String, message: Message) -> Frame {
+        Frame(Arc::new(FrameData { raw, message }))
+    }
+
     /// Serialises a message we send; the raw text is what goes on the wire.
     pub fn encode(message: Message) -> Frame {
-        Frame {
-            raw: message.to_value().to_string(),
-            message,
-        }
+        Frame::new(message.to_value().to_string(), message)
     }
 
     /// The parsed JSON of the raw text (member order preserved).
@@ -160,10 +176,7 @@ pub fn parse(raw: &str) -> Result<Frame, FrameError> {
         column: error.column(),
     })?;
     let message = message_from_value(value)?;
-    Ok(Frame {
-        raw: raw.to_owned(),
-        message,
-    })
+    Ok(Frame::new(raw.to_owned(), message))
 }
 
 fn error_reason(error: &serde_json::Error) -> String {
@@ -314,12 +327,12 @@ mod tests {
         let Message::Response {
             reply: Reply::Error(error),
             ..
-        } = frame.message
+        } = &frame.message
         else {
             panic!("not an error");
         };
         assert_eq!(
-            error,
+            *error,
             ErrorObject {
                 code: -32602,
                 message: "bad".into(),
