@@ -17,6 +17,8 @@ use crate::mcp::session::{Correlation, End, Exchange, Failure, Session};
 use crate::transport::framing::InvalidLine;
 use crate::transport::{Transport, TransportError, TransportEvent, now};
 
+pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
+
 /// How many stderr lines a transport failure quotes.
 const STDERR_TAIL: usize = 20;
 /// Re-fetches of `tools/list` when the server keeps announcing changes.
@@ -42,66 +44,6 @@ impl Default for ClientOptions {
             probe_timeout: Duration::from_secs(2),
         }
     }
-}
-
-/// What negotiation established.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Connection {
-    pub era: Era,
-    pub protocol_version: String,
-    pub server: ServerInfo,
-    pub capabilities: Value,
-}
-
-/// What a frame we received meant.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Role {
-    /// The response to a pending request.
-    Reply { method: String },
-    /// A response after we stopped waiting (timeout or failure).
-    Late { method: String },
-    /// A second response to an answered request.
-    Duplicate { method: String },
-    /// A response to an id we never sent.
-    UnknownId,
-    /// An error response with a null id.
-    Unaddressed,
-    /// A request from the server.
-    ServerRequest,
-    /// A notification from the server.
-    Notification,
-}
-
-/// One line of the session log.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LogEvent {
-    /// A frame we wrote.
-    Sent(Frame),
-    /// A frame we read, and what it meant.
-    Received { frame: Frame, role: Role },
-    /// A line from the server that is not a JSON-RPC message.
-    Invalid(InvalidLine),
-    /// A line of the server's stderr.
-    Stderr(String),
-    /// Our own timeout expired for a request.
-    TimedOut {
-        id: Id,
-        method: String,
-        after_ms: u64,
-    },
-    /// Writing to the server failed.
-    WriteFailed(String),
-    /// The server's output ended.
-    Closed { status: String },
-    /// A decision of the client, such as the era probe falling back.
-    Note(String),
-}
-
-/// A timestamped log line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LogEntry {
-    pub at: Timestamp,
-    pub event: LogEvent,
 }
 
 /// Why the client could not do what was asked.
@@ -437,10 +379,7 @@ impl Client {
     /// Sends `tools/call` with `arguments` exactly as given (even when not an object), asking
     /// for progress notifications as hosts do.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Exchange {
-        self.progress_tokens += 1;
-        let meta = json!({"progressToken": self.progress_tokens});
-        let params = json!({"name": name, "arguments": arguments, "_meta": meta});
-        self.request("tools/call", Some(params)).await
+        self.call(name, arguments, None).await
     }
 
     /// Like [`Client::call_tool`], ended early (and cancelled) when `cancel` fires.
@@ -450,11 +389,20 @@ impl Client {
         arguments: Value,
         cancel: oneshot::Receiver<()>,
     ) -> Exchange {
+        self.call(name, arguments, Some(cancel)).await
+    }
+
+    async fn call(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        cancel: Option<oneshot::Receiver<()>>,
+    ) -> Exchange {
         self.progress_tokens += 1;
         let meta = json!({"progressToken": self.progress_tokens});
         let params = json!({"name": name, "arguments": arguments, "_meta": meta});
         let timeout = self.options.timeout;
-        self.exchange_until("tools/call", Some(params), timeout, true, Some(cancel))
+        self.exchange_until("tools/call", Some(params), timeout, true, cancel)
             .await
     }
 

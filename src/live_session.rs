@@ -4,45 +4,10 @@
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+pub use crate::app::action::{SessionCommand, SessionEvent};
 use crate::cli::ServerArgs;
-use crate::client::{Client, Connection, LogEntry};
-use crate::mcp::messages::Tool;
-use crate::mcp::session::Exchange;
+use crate::client::{Client, LogEntry};
 use crate::transport::stdio;
-
-/// What the UI asks the session to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SessionCommand {
-    /// Send `tools/call` with these arguments, exactly as given.
-    Call { tool: String, arguments: Value },
-    /// Stop waiting for the pending call and cancel it.
-    CancelCall,
-    /// Shut the server down and connect again.
-    Reconnect,
-    /// Shut the server down and end the task.
-    Shutdown,
-}
-
-/// What happened in the session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SessionEvent {
-    /// Spawning and negotiating with the server described here.
-    Connecting { transport: String },
-    /// Negotiation succeeded.
-    Connected(Connection),
-    /// The server could not be reached or refused negotiation.
-    ConnectFailed(String),
-    /// The tools, all pages (again after `notifications/tools/list_changed`).
-    ToolsListed(Vec<Tool>),
-    /// `tools/list` failed; calls are still possible.
-    ToolsFailed(String),
-    /// A log line: frame in or out, stderr, timeout, note.
-    Logged(LogEntry),
-    /// A `tools/call` ended (answered, timed out, cancelled or failed).
-    CallFinished(Box<Exchange>),
-    /// The server is gone; nothing more will happen until a reconnect.
-    Disconnected,
-}
 
 /// Starts the session task for `server`.
 pub fn spawn(server: ServerArgs) -> (mpsc::Sender<SessionCommand>, mpsc::Receiver<SessionEvent>) {

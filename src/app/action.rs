@@ -1,7 +1,11 @@
 //! The vocabulary of the app: intents from the user are imperative [`Command`]s, facts from the
 //! world are past tense (`SessionEvent`s); [`Effect`]s are the work `update` asks for.
 
-use crate::live_session::{SessionCommand, SessionEvent};
+use serde_json::Value;
+
+use crate::mcp::log::{Connection, LogEntry};
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
 
 /// Everything that can change the app state.
 #[derive(Debug, Clone)]
@@ -91,4 +95,38 @@ pub enum Effect {
     Copy(String),
     /// Restore the terminal and exit.
     Quit,
+}
+
+/// What the UI asks the session to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionCommand {
+    /// Send `tools/call` with these arguments, exactly as given.
+    Call { tool: String, arguments: Value },
+    /// Stop waiting for the pending call and cancel it.
+    CancelCall,
+    /// Shut the server down and connect again.
+    Reconnect,
+    /// Shut the server down and end the task.
+    Shutdown,
+}
+
+/// What happened in the session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// Spawning and negotiating with the server described here.
+    Connecting { transport: String },
+    /// Negotiation succeeded.
+    Connected(Connection),
+    /// The server could not be reached or refused negotiation.
+    ConnectFailed(String),
+    /// The tools, all pages (again after `notifications/tools/list_changed`).
+    ToolsListed(Vec<Tool>),
+    /// `tools/list` failed; calls are still possible.
+    ToolsFailed(String),
+    /// A log line: frame in or out, stderr, timeout, note.
+    Logged(LogEntry),
+    /// A `tools/call` ended (answered, timed out, cancelled or failed).
+    CallFinished(Box<Exchange>),
+    /// The server is gone; nothing more will happen until a reconnect.
+    Disconnected,
 }

@@ -6,9 +6,9 @@ use tui_textarea::TextArea;
 
 use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
-use crate::client::Connection;
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::{Frame, Id};
+use crate::mcp::log::Connection;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::ModelView;

@@ -4,15 +4,15 @@ use ratatui::layout::Rect;
 use serde_json::json;
 
 use super::action::{Action, Command, Effect, Mouse};
+use super::action::{SessionCommand, SessionEvent};
 use super::state::{AppState, Focus, LineKind, Link, Settings};
 use super::update::update;
 use crate::classify::Class;
 use crate::classify::fixtures::call;
-use crate::client::{Connection, LogEntry, LogEvent, Role};
-use crate::live_session::{SessionCommand, SessionEvent};
 use crate::mcp::Timestamp;
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::parse;
+use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
 use crate::mcp::messages::{ServerInfo, Tool};
 use crate::model_view::Rule;
 use crate::model_view::hosts::builtins;

@@ -5,16 +5,15 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::action::{Action, Command, Effect, Mouse};
+use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
 use super::skeleton::skeleton;
 use super::state::{
     AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, Raw, Tone, ToolRow,
 };
 use crate::classify::findings::{Context, findings};
 use crate::classify::{Class, classify, classify_reply};
-use crate::client::{LogEntry, LogEvent, Role};
-use crate::live_session::{SessionCommand, SessionEvent};
 use crate::mcp::jsonrpc::{Frame, Message};
+use crate::mcp::log::{LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
 use crate::model_view::{self, model_view, model_view_within};
 use crate::sanitize;
