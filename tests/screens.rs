@@ -242,3 +242,14 @@ fn monochrome_tells_every_class_by_its_label_alone() {
         assert!(text.contains(label), "{label} missing:\n{text}");
     }
 }
+
+#[test]
+fn tiny_terminals_draw_without_panicking() {
+    for (width, height) in [(1, 1), (10, 3), (20, 5), (40, 10), (300, 100)] {
+        let mut session = Session::new(width, height);
+        every_class(&mut session);
+        session.command(Command::ToggleHelp);
+        let drawn = screen(&session.state, &Theme::fallback());
+        assert!(!drawn.is_empty(), "{width}x{height}");
+    }
+}
