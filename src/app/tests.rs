@@ -419,3 +419,27 @@ fn one_call_at_a_time() {
             .is_some_and(|(_, text)| text.contains("still pending"))
     );
 }
+
+#[test]
+fn a_hostile_schema_reaches_the_editor_escaped() {
+    let mut state = state();
+    let raw = json!({"name": "evil", "inputSchema": {"type": "object", "properties": {"\u{9b}2J\u{202e}x": {"type": "string", "description": "\u{1b}]0;pwned\u{7}"}}}});
+    session(
+        &mut state,
+        SessionEvent::ToolsListed(vec![Tool {
+            name: "evil".into(),
+            raw,
+        }]),
+    );
+    command(&mut state, Command::OpenEditor);
+    let text = state.editor.text();
+    assert!(text.contains("\\u009b2J\\u202ex"), "{text}");
+    assert!(!text.contains('\u{9b}') && !text.contains('\u{202e}'));
+    assert!(
+        state
+            .editor
+            .hints
+            .iter()
+            .all(|hint| !hint.contains('\u{1b}'))
+    );
+}

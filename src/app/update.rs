@@ -273,6 +273,8 @@ fn open(state: &mut AppState) {
 
 fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
     let (text, hints) = skeleton(schema);
+    // Property names come from the server: escaped, the JSON means the same and draws safely.
+    let text = sanitize::json(&text);
     let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
     textarea.set_tab_length(2);
     textarea.set_cursor_line_style(ratatui::style::Style::new());
