@@ -265,6 +265,8 @@ pub struct AppState {
     pub model: Option<ModelView>,
     /// Its text, sanitised and clipped for display.
     pub model_text: String,
+    /// The model pane's first visible row.
+    pub model_scroll: usize,
     pub link: Link,
     pub transport: String,
     pub settings: Settings,
@@ -286,6 +288,7 @@ impl AppState {
             calls: Vec::new(),
             model: None,
             model_text: String::new(),
+            model_scroll: 0,
             link: Link::Starting,
             transport: String::new(),
             settings,

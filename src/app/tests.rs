@@ -443,3 +443,21 @@ fn a_hostile_schema_reaches_the_editor_escaped() {
             .all(|hint| !hint.contains('\u{1b}'))
     );
 }
+
+#[test]
+fn the_model_pane_and_the_detail_scroll_separately() {
+    let mut state = state();
+    finish(
+        &mut state,
+        call("book_flight", json!({})).tool_error("line 1\nline 2\nline 3"),
+    );
+    state.focus = Focus::Model;
+    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::SelectNext);
+    assert_eq!((state.model_scroll, state.log.detail_scroll), (2, 0));
+    state.focus = Focus::Detail;
+    command(&mut state, Command::SelectNext);
+    assert_eq!((state.model_scroll, state.log.detail_scroll), (2, 1));
+    finish(&mut state, call("book_flight", json!({})).tool_error("new"));
+    assert_eq!(state.model_scroll, 0, "a new call starts at the top");
+}

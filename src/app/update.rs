@@ -113,18 +113,12 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::ToggleForwarding => {
             state.settings.forward_protocol_errors = !state.settings.forward_protocol_errors;
             refresh_model(state);
-            let word = if state.settings.forward_protocol_errors {
-                "on"
+            let text = if state.settings.forward_protocol_errors {
+                "MAY rule on: protocol errors forwarded to the model"
             } else {
-                "off"
+                "MAY rule off: protocol errors not forwarded to the model"
             };
-            inform(
-                state,
-                format!(
-                    "MAY rule {word}: protocol errors {}forwarded to the model",
-                    if word == "on" { "" } else { "not " }
-                ),
-            );
+            inform(state, text.to_owned());
         }
         Command::CycleHost => {
             state.settings.host = (state.settings.host + 1) % state.settings.hosts.len().max(1);
@@ -226,11 +220,18 @@ fn move_selection(state: &mut AppState, by: usize, up: bool) {
                 select_line(state, Some(step(at, len)));
             }
         }
-        Focus::Detail | Focus::Model => {
+        Focus::Detail => {
             let at = state.log.detail_scroll;
             state.log.detail_scroll = step(at, state.log.detail.len());
         }
+        Focus::Model => state.model_scroll = step(state.model_scroll, model_rows(state)),
     }
+}
+
+/// Rows the model pane has at least (before wrapping): a bound for its scrolling.
+fn model_rows(state: &AppState) -> usize {
+    let findings = state.current_call().map_or(0, |call| call.findings.len());
+    state.model_text.lines().count() + 3 * findings + 6
 }
 
 fn select_last(state: &mut AppState) {
@@ -240,9 +241,8 @@ fn select_last(state: &mut AppState) {
         Focus::Tools | Focus::Editor => {
             state.tools.selected = state.tools.tools.len().saturating_sub(1);
         }
-        Focus::Detail | Focus::Model => {
-            state.log.detail_scroll = state.log.detail.len().saturating_sub(1);
-        }
+        Focus::Detail => state.log.detail_scroll = state.log.detail.len().saturating_sub(1),
+        Focus::Model => state.model_scroll = model_rows(state).saturating_sub(1),
     }
 }
 
@@ -798,6 +798,7 @@ fn negotiated_version(state: &AppState) -> String {
 
 /// Rebuilds the shown model view, its text clipped so a huge result is never copied whole.
 fn refresh_model(state: &mut AppState) {
+    state.model_scroll = 0;
     let version = negotiated_version(state);
     let host = state.settings.host();
     state.model = state.current_call().map(|call| {

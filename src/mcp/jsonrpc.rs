@@ -140,11 +140,6 @@ impl Frame {
     pub fn encode(message: Message) -> Frame {
         Frame::new(message.to_value().to_string(), message)
     }
-
-    /// The parsed JSON of the raw text (member order preserved).
-    pub fn value(&self) -> Value {
-        serde_json::from_str(&self.raw).unwrap_or_else(|_| self.message.to_value())
-    }
 }
 
 /// Why a line from the peer is not a JSON-RPC message.

@@ -86,9 +86,4 @@ impl Transport {
             process.signal(force);
         }
     }
-
-    /// The server's process id, when it is a child process.
-    pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(stdio::ProcessHandle::pid)
-    }
 }

@@ -45,10 +45,6 @@ pub(super) struct ProcessHandle {
 }
 
 impl ProcessHandle {
-    pub(super) fn pid(&self) -> u32 {
-        self.pid
-    }
-
     pub(super) fn signal(&self, force: bool) {
         use nix::sys::signal::{Signal, killpg};
         use nix::unistd::Pid;

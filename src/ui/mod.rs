@@ -23,11 +23,6 @@ use crate::theme::{Meaning, Theme};
 pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     let buf = frame.buffer_mut();
-    draw(area, buf, state, theme);
-}
-
-/// Draws into a buffer (tests and benchmarks use this directly).
-pub fn draw(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let panes = layout::areas(area);
     Block::new()
         .style(theme.style(Meaning::Text))
@@ -414,11 +409,7 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             theme.style(Meaning::Text),
         ));
     }
-    let scroll = if state.focus == Focus::Model {
-        u16::try_from(state.log.detail_scroll).unwrap_or(0)
-    } else {
-        0
-    };
+    let scroll = u16::try_from(state.model_scroll).unwrap_or(u16::MAX);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .scroll((scroll, 0))
