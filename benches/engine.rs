@@ -9,8 +9,8 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use sightline::classify::classify;
 use sightline::mcp::Timestamp;
+use sightline::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 use sightline::mcp::session::{Correlation, Session};
-use sightline::transport::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 
 const FRAMES: usize = 10_000;
 

@@ -12,14 +12,14 @@ use serde_json::json;
 use sightline::app::state::Settings;
 use sightline::app::{Action, AppState, Command, update};
 use sightline::client::{LogEntry, LogEvent, Role};
-use sightline::live_session::SessionEvent;
 use sightline::mcp::Timestamp;
+use sightline::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 use sightline::mcp::jsonrpc::{Frame, Id, parse};
+use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::Tool;
 use sightline::mcp::session::{Correlation, Session};
 use sightline::model_view::hosts::builtins;
 use sightline::theme::Theme;
-use sightline::transport::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 
 fn fresh_state() -> AppState {
     let settings = Settings {

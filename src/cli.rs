@@ -7,8 +7,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::client::ClientOptions;
 use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
-use crate::transport::StdioCommand;
-use crate::transport::framing::DEFAULT_MAX_FRAME_BYTES;
+use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
+use crate::transport::{StdioCommand, Target, TransportError};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -89,6 +89,10 @@ pub struct CallArgs {
     /// Apply the MAY rule: forward protocol errors to the model.
     #[arg(long)]
     pub forward_protocol_errors: bool,
+    /// With --json: add `model_view.payload`, the message the host would send its model
+    /// (it repeats the result text once more).
+    #[arg(long, requires = "json")]
+    pub payload: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -125,6 +129,13 @@ pub struct ServerArgs {
 }
 
 impl ServerArgs {
+    /// The server these arguments select.
+    pub fn target(&self) -> Result<Target, TransportError> {
+        self.stdio_command()
+            .map(Target::Stdio)
+            .map_err(TransportError::NoDemoServer)
+    }
+
     /// The command to spawn: the given one, or this executable's demo server.
     pub fn stdio_command(&self) -> std::io::Result<StdioCommand> {
         let env = self.env.iter().cloned().collect();
@@ -172,6 +183,7 @@ impl ServerArgs {
             era: self.era,
             timeout: self.timeout,
             probe_timeout: self.probe_timeout,
+            max_frame_bytes: self.max_frame_bytes,
         }
     }
 }

@@ -1,30 +1,30 @@
-//! The MCP client driver: negotiates the era, sends requests one at a time, and keeps a log of
-//! every frame, stderr line and local event. Thin I/O around the pure `mcp` core.
+//! The MCP client driver: connects to a [`Target`], negotiates the era, sends requests one at a
+//! time, and emits every frame, stderr line, local decision and finished call on one ordered
+//! session stream. Thin I/O around the pure `mcp` core.
 
-use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep_until};
 
-use crate::classify::{Class, classify};
+use crate::classify::{Class, Outcome, classify};
 use crate::mcp::Timestamp;
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
+use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, InvalidLine};
 use crate::mcp::jsonrpc::{ErrorObject, Frame, FrameError, Id, Message, Reply};
 use crate::mcp::messages::{ServerInfo, Tool, tools_page};
 use crate::mcp::session::{Correlation, End, Exchange, Failure, Session};
-use crate::transport::framing::InvalidLine;
-use crate::transport::{Transport, TransportError, TransportEvent, now};
+use crate::stream::EventSink;
+use crate::transport::{self, Target, Transport, TransportError, TransportEvent, now};
 
-pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
+pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, Stage};
 
-/// How many stderr lines a transport failure quotes.
-const STDERR_TAIL: usize = 20;
 /// Re-fetches of `tools/list` when the server keeps announcing changes.
 const MAX_TOOL_REFETCHES: usize = 3;
-/// Grace periods of the stdio shutdown: stdin closed, then SIGTERM, then SIGKILL.
-const SHUTDOWN_STEP: Duration = Duration::from_millis(300);
+/// How long a shutdown waits for the transport to report the server gone, at most.
+const SHUTDOWN_BUDGET: Duration = Duration::from_secs(3);
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -34,6 +34,8 @@ pub struct ClientOptions {
     pub timeout: Duration,
     /// How long `auto` waits for a `server/discover` answer before assuming a legacy server.
     pub probe_timeout: Duration,
+    /// Longest line accepted from the server; longer ones are reported and skipped.
+    pub max_frame_bytes: usize,
 }
 
 impl Default for ClientOptions {
@@ -42,8 +44,37 @@ impl Default for ClientOptions {
             era: EraChoice::Auto,
             timeout: Duration::from_secs(30),
             probe_timeout: Duration::from_secs(2),
+            max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
         }
     }
+}
+
+/// Reaches `target`, negotiates, and hands back the client; every step is on `sink`'s stream,
+/// a failure too (`ConnectFailed`, with the stage that failed).
+pub async fn connect(
+    target: &Target,
+    options: ClientOptions,
+    sink: EventSink,
+) -> Result<Client, ClientError> {
+    sink.emit(SessionEvent::Connecting {
+        transport: target.describe(),
+    })
+    .await;
+    let transport = match transport::open(target, options.max_frame_bytes) {
+        Ok(transport) => transport,
+        Err(error) => {
+            let error = ClientError::Transport(error);
+            sink.emit(error.as_event()).await;
+            return Err(error);
+        }
+    };
+    let mut client = Client::new(transport, options, sink);
+    if let Err(error) = client.negotiate().await {
+        client.emit(error.as_event()).await;
+        client.shutdown().await;
+        return Err(error);
+    }
+    Ok(client)
 }
 
 /// Why the client could not do what was asked.
@@ -65,32 +96,91 @@ pub enum ClientError {
         .supported.join(", "), era::MODERN_VERSIONS.join(", ")
     )]
     NoSharedVersion { supported: Vec<String> },
-    #[error("server/discover failed with {} {}; the server speaks the modern era but refused us", .0.code, .0.message)]
-    ModernError(ErrorObject),
+    #[error("server/discover failed with {} {}; the server speaks the modern era but refused us", .error.code, .error.message)]
+    ModernError {
+        error: ErrorObject,
+        exchange: Box<Exchange>,
+    },
     #[error(
         "the server answered server/discover with {} {}: it is not a modern (2026-07-28) server; \
          use --era auto or --era legacy",
-        .0.code, .0.message
+        .error.code, .error.message
     )]
-    NotModern(ErrorObject),
+    NotModern {
+        error: ErrorObject,
+        exchange: Box<Exchange>,
+    },
     #[error("{method} returned a result sightline cannot read: {reason}")]
     UnexpectedResult { method: String, reason: String },
 }
 
 impl ClientError {
-    /// The exit code of a headless command that failed this way (product.md §1).
-    pub fn exit_code(&self) -> u8 {
+    /// The step of the session that failed.
+    pub fn stage(&self) -> Stage {
         match self {
-            ClientError::Exchange(exchange) => match classify(exchange).class {
-                Class::ProtocolError => 3,
-                Class::Success | Class::ToolError | Class::TransportFailure => 4,
-            },
+            ClientError::Transport(_) => Stage::Spawn,
+            ClientError::Exchange(exchange) => Stage::of_method(&exchange.method),
+            ClientError::UnexpectedResult { method, .. } => Stage::of_method(method),
+            ClientError::UnsupportedVersion { .. } => Stage::Initialize,
             ClientError::NoSharedVersion { .. }
-            | ClientError::ModernError(_)
-            | ClientError::NotModern(_) => 3,
+            | ClientError::ModernError { .. }
+            | ClientError::NotModern { .. } => Stage::Discover,
+        }
+    }
+
+    /// The failed exchange, when a reply (or its absence) is what failed.
+    pub fn exchange(&self) -> Option<&Exchange> {
+        match self {
+            ClientError::Exchange(exchange)
+            | ClientError::ModernError { exchange, .. }
+            | ClientError::NotModern { exchange, .. } => Some(exchange),
             ClientError::Transport(_)
             | ClientError::UnsupportedVersion { .. }
-            | ClientError::UnexpectedResult { .. } => 4,
+            | ClientError::NoSharedVersion { .. }
+            | ClientError::UnexpectedResult { .. } => None,
+        }
+    }
+
+    /// How the run ended, as a class: a JSON-RPC error from the server is a protocol error,
+    /// everything else (no server, no usable reply) a transport failure. Never a success.
+    pub fn outcome(&self) -> Outcome {
+        let detail = self.to_string();
+        let protocol = |code| Outcome {
+            class: Class::ProtocolError,
+            code,
+            detail: detail.clone(),
+        };
+        match self {
+            ClientError::Exchange(exchange) => match classify(exchange) {
+                Outcome {
+                    class: Class::ProtocolError,
+                    code,
+                    ..
+                } => protocol(code),
+                Outcome { .. } => Outcome {
+                    class: Class::TransportFailure,
+                    code: None,
+                    detail,
+                },
+            },
+            ClientError::ModernError { error, .. } | ClientError::NotModern { error, .. } => {
+                protocol(Some(error.code))
+            }
+            ClientError::NoSharedVersion { .. } => protocol(None),
+            ClientError::Transport(_)
+            | ClientError::UnsupportedVersion { .. }
+            | ClientError::UnexpectedResult { .. } => Outcome {
+                class: Class::TransportFailure,
+                code: None,
+                detail,
+            },
+        }
+    }
+
+    fn as_event(&self) -> SessionEvent {
+        SessionEvent::ConnectFailed {
+            stage: self.stage(),
+            reason: self.to_string(),
         }
     }
 }
@@ -101,53 +191,48 @@ pub struct Client {
     transport: Transport,
     session: Session,
     options: ClientOptions,
-    log: Vec<LogEntry>,
     connection: Option<Connection>,
     /// `_meta` sent on every request in the modern era.
     meta: Option<Map<String, Value>>,
-    stderr_tail: VecDeque<String>,
-    /// The exit status once the server's output has ended.
-    closed: Option<String>,
+    /// How the server ended, once its output has.
+    closed: Option<ServerEnd>,
     tools_changed: bool,
     /// Progress tokens issued so far; each `tools/call` gets a fresh one.
     progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.
     late_discover: Option<Value>,
-    /// Where log entries go as they happen, instead of `log` (the TUI).
-    observer: Option<mpsc::UnboundedSender<LogEntry>>,
+    /// Where everything that happens goes, in order.
+    sink: EventSink,
+}
+
+/// How the server's side ended, as the transport reported it.
+#[derive(Debug, Clone)]
+struct ServerEnd {
+    status: String,
+    stderr_tail: Vec<String>,
 }
 
 impl Client {
-    /// Wraps a transport; call [`Client::negotiate`] next.
-    pub fn new(transport: Transport, options: ClientOptions) -> Self {
+    /// Wraps a transport; call [`Client::negotiate`] next. Everything that happens from now on
+    /// is emitted on `sink`.
+    pub fn new(transport: Transport, options: ClientOptions, sink: EventSink) -> Self {
         Self {
             transport,
             session: Session::new(),
             options,
-            log: Vec::new(),
             connection: None,
             meta: None,
-            stderr_tail: VecDeque::new(),
             closed: None,
             tools_changed: false,
             progress_tokens: 0,
             late_discover: None,
-            observer: None,
+            sink,
         }
     }
 
-    /// The log so far (empty when it is streamed to an observer).
-    pub fn log(&self) -> &[LogEntry] {
-        &self.log
-    }
-
-    /// Streams every log entry to `observer` as it happens, from now on.
-    pub fn stream_log(&mut self, observer: mpsc::UnboundedSender<LogEntry>) {
-        for entry in self.log.drain(..) {
-            // A dropped observer has nobody left to show the entry to.
-            let _ = observer.send(entry);
-        }
-        self.observer = Some(observer);
+    /// Emits an event on the session stream, after everything that happened before it.
+    pub async fn emit(&self, event: SessionEvent) {
+        self.sink.emit(event).await;
     }
 
     /// Whether `notifications/tools/list_changed` arrived since the last check.
@@ -160,14 +245,7 @@ impl Client {
         if self.closed.is_some() {
             return false;
         }
-        let event = self
-            .transport
-            .recv()
-            .await
-            .unwrap_or_else(|| TransportEvent::Closed {
-                status: "the transport ended".into(),
-                at: now(),
-            });
+        let event = self.transport.recv().await.unwrap_or_else(transport_ended);
         self.ingest(event, None).await;
         self.closed.is_none()
     }
@@ -201,6 +279,7 @@ impl Client {
                 None => self.initialize_or_late_modern().await?,
             },
         };
+        self.emit(SessionEvent::Connected(connection.clone())).await;
         Ok(self.connection.insert(connection))
     }
 
@@ -253,7 +332,8 @@ impl Client {
             let reply = match (&exchange.end, exchange.reply()) {
                 (_, Some(reply)) => reply.clone(),
                 (End::TimedOut { .. }, None) if probe => {
-                    self.fall_back("server/discover got no answer within the probe timeout");
+                    self.fall_back("server/discover got no answer within the probe timeout")
+                        .await;
                     return Ok(None);
                 }
                 _ => return Err(ClientError::Exchange(Box::new(exchange))),
@@ -269,7 +349,8 @@ impl Client {
                 DiscoverVerdict::Retry { version: shared } if !retried => {
                     self.note(format!(
                         "the server does not speak {version}; retrying with {shared}"
-                    ));
+                    ))
+                    .await;
                     version = shared;
                     retried = true;
                 }
@@ -281,15 +362,22 @@ impl Client {
                 DiscoverVerdict::NoSharedVersion { supported } => {
                     return Err(ClientError::NoSharedVersion { supported });
                 }
-                DiscoverVerdict::ModernError(error) => return Err(ClientError::ModernError(error)),
+                DiscoverVerdict::ModernError(error) => {
+                    let exchange = Box::new(exchange);
+                    return Err(ClientError::ModernError { error, exchange });
+                }
                 DiscoverVerdict::Legacy { error } if probe => {
                     self.fall_back(&format!(
                         "server/discover was answered with {} {}",
                         error.code, error.message
-                    ));
+                    ))
+                    .await;
                     return Ok(None);
                 }
-                DiscoverVerdict::Legacy { error } => return Err(ClientError::NotModern(error)),
+                DiscoverVerdict::Legacy { error } => {
+                    let exchange = Box::new(exchange);
+                    return Err(ClientError::NotModern { error, exchange });
+                }
             }
         }
     }
@@ -320,31 +408,45 @@ impl Client {
                 self.note(format!(
                     "initialize was refused ({error}), but server/discover was answered after the \
                      probe timeout: the server is modern"
-                ));
+                ))
+                .await;
                 Ok(self.modern_connection(version, &result))
             }
             _ => Err(error),
         }
     }
 
-    fn fall_back(&mut self, why: &str) {
+    async fn fall_back(&mut self, why: &str) {
         self.meta = None;
         self.note(format!(
             "{why}: the server is legacy; falling back to initialize"
-        ));
+        ))
+        .await;
     }
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.
-    pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ClientError> {
+    /// The list (or why there is none) is emitted too.
+    pub async fn list_tools(&mut self) -> Result<Arc<[Tool]>, ClientError> {
+        let listed = self.fetch_tools().await;
+        let event = match &listed {
+            Ok(tools) => SessionEvent::ToolsListed(Arc::clone(tools)),
+            Err(error) => SessionEvent::ToolsFailed(error.to_string()),
+        };
+        self.emit(event).await;
+        listed
+    }
+
+    async fn fetch_tools(&mut self) -> Result<Arc<[Tool]>, ClientError> {
         let mut refetches = 0;
         loop {
             self.tools_changed = false;
             let tools = self.fetch_tool_pages().await?;
             if !self.tools_changed || refetches == MAX_TOOL_REFETCHES {
-                return Ok(tools);
+                return Ok(tools.into());
             }
             refetches += 1;
-            self.note("notifications/tools/list_changed arrived: fetching tools/list again".into());
+            self.note("notifications/tools/list_changed arrived: fetching tools/list again".into())
+                .await;
         }
     }
 
@@ -402,8 +504,13 @@ impl Client {
         let meta = json!({"progressToken": self.progress_tokens});
         let params = json!({"name": name, "arguments": arguments, "_meta": meta});
         let timeout = self.options.timeout;
-        self.exchange_until("tools/call", Some(params), timeout, true, cancel)
-            .await
+        let exchange = self
+            .exchange_until("tools/call", Some(params), timeout, true, cancel)
+            .await;
+        // After the reply's own log entry, so a consumer can link the two.
+        self.emit(SessionEvent::CallFinished(Box::new(exchange.clone())))
+            .await;
+        exchange
     }
 
     /// Sends one request and waits for its end, with the configured timeout.
@@ -439,11 +546,11 @@ impl Client {
         if let Some(ended) = self
             .closed
             .clone()
-            .and_then(|status| self.server_exited(Some(&id), status))
+            .and_then(|end| self.server_exited(Some(&id), end))
         {
             return ended;
         }
-        self.record(LogEvent::Sent(frame.clone()));
+        self.record(LogEvent::Sent(frame.clone())).await;
         if !self.transport.send(frame.raw.clone()).await {
             let reason = "the server's input is closed".to_owned();
             if let Some(ended) =
@@ -466,10 +573,7 @@ impl Client {
                 () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout).await,
                 true = cancelled => return self.cancel_by_user(&id).await,
             };
-            let event = event.unwrap_or_else(|| TransportEvent::Closed {
-                status: "the transport ended".into(),
-                at: now(),
-            });
+            let event = event.unwrap_or_else(transport_ended);
             if let Some(ended) = self.ingest(event, Some(&id)).await {
                 return ended;
             }
@@ -500,7 +604,8 @@ impl Client {
                 method: ended.method.clone(),
                 after_ms,
             },
-        );
+        )
+        .await;
         if cancel {
             let reason = format!("sightline timed out after {after_ms} ms");
             self.notify(
@@ -524,40 +629,45 @@ impl Client {
                 at,
             } => {
                 let ended = self.on_invalid(&invalid, at, waiting);
-                self.record_at(at, LogEvent::Invalid(invalid));
+                self.record_at(at, LogEvent::Invalid(invalid)).await;
                 ended
             }
             TransportEvent::StderrLine { line, at } => {
-                if self.stderr_tail.len() == STDERR_TAIL {
-                    self.stderr_tail.pop_front();
-                }
-                self.stderr_tail.push_back(line.clone());
-                self.record_at(at, LogEvent::Stderr(line));
+                self.record_at(at, LogEvent::Stderr(line)).await;
                 None
             }
             TransportEvent::WriteFailed { reason, at } => {
-                self.record_at(at, LogEvent::WriteFailed(reason.clone()));
+                self.record_at(at, LogEvent::WriteFailed(reason.clone()))
+                    .await;
                 let end = End::Failed(Failure::SendFailed { reason });
                 self.session.abandon(waiting?, end, at)
             }
-            TransportEvent::Closed { status, at } => {
+            TransportEvent::Closed {
+                status,
+                stderr_tail,
+                at,
+            } => {
                 self.record_at(
                     at,
                     LogEvent::Closed {
                         status: status.clone(),
                     },
-                );
-                self.closed = Some(status.clone());
-                self.server_exited(waiting, status)
+                )
+                .await;
+                let end = ServerEnd {
+                    status,
+                    stderr_tail,
+                };
+                self.closed = Some(end.clone());
+                self.server_exited(waiting, end)
             }
         }
     }
 
-    fn server_exited(&mut self, waiting: Option<&Id>, status: String) -> Option<Exchange> {
-        let stderr_tail = self.stderr_tail.iter().cloned().collect();
+    fn server_exited(&mut self, waiting: Option<&Id>, end: ServerEnd) -> Option<Exchange> {
         let end = End::Failed(Failure::ServerExited {
-            status,
-            stderr_tail,
+            status: end.status,
+            stderr_tail: end.stderr_tail,
         });
         let ended = self.session.abandon_all(&end, now());
         ended
@@ -636,7 +746,7 @@ impl Client {
             }
             _ => None,
         };
-        self.record_at(at, LogEvent::Received { frame, role });
+        self.record_at(at, LogEvent::Received { frame, role }).await;
         if let Some((id, method)) = server_request {
             self.answer_server_request(id, &method).await;
         }
@@ -649,7 +759,8 @@ impl Client {
             self.note(format!(
                 "not answered: in 2026-07-28 servers must not send requests ('{method}') and \
                  clients must not send responses on stdio"
-            ));
+            ))
+            .await;
             return;
         }
         let reply = if method == "ping" {
@@ -677,29 +788,24 @@ impl Client {
     }
 
     async fn write(&mut self, frame: Frame) {
-        self.record(LogEvent::Sent(frame.clone()));
+        self.record(LogEvent::Sent(frame.clone())).await;
         if !self.transport.send(frame.raw.clone()).await {
-            self.record(LogEvent::WriteFailed("the server's input is closed".into()));
+            self.record(LogEvent::WriteFailed("the server's input is closed".into()))
+                .await;
         }
     }
 
-    fn note(&mut self, text: String) {
-        self.record(LogEvent::Note(text));
+    async fn note(&mut self, text: String) {
+        self.record(LogEvent::Note(text)).await;
     }
 
-    fn record(&mut self, event: LogEvent) {
-        self.record_at(now(), event);
+    async fn record(&mut self, event: LogEvent) {
+        self.record_at(now(), event).await;
     }
 
-    fn record_at(&mut self, at: Timestamp, event: LogEvent) {
-        let entry = LogEntry { at, event };
-        match &self.observer {
-            Some(observer) => {
-                // The observer is gone only when the UI has quit.
-                let _ = observer.send(entry);
-            }
-            None => self.log.push(entry),
-        }
+    async fn record_at(&mut self, at: Timestamp, event: LogEvent) {
+        self.emit(SessionEvent::Logged(LogEntry { at, event }))
+            .await;
     }
 
     fn missing_exchange(id: &Id) -> Exchange {
@@ -719,30 +825,35 @@ impl Client {
         }
     }
 
-    /// Stops the server: close its stdin, wait briefly, then SIGTERM, then SIGKILL.
-    /// Returns at once for a server that exits when its input closes.
+    /// Stops the server the way its transport does, and records everything until the
+    /// transport has nothing more to say (or the shutdown budget is spent).
     pub async fn shutdown(&mut self) {
-        self.transport.close_input();
-        for signal in [None, Some(false), Some(true)] {
-            if let Some(force) = signal {
-                self.transport.signal(force);
-            }
-            let deadline = Instant::now() + SHUTDOWN_STEP;
-            while self.closed.is_none() {
-                let event = tokio::select! {
-                    event = self.transport.recv() => event,
-                    () = sleep_until(deadline) => break,
-                };
-                let event = event.unwrap_or_else(|| TransportEvent::Closed {
-                    status: "the transport ended".into(),
-                    at: now(),
-                });
-                self.ingest(event, None).await;
-            }
-            if self.closed.is_some() {
-                return;
+        self.transport.shutdown();
+        let deadline = Instant::now() + SHUTDOWN_BUDGET;
+        loop {
+            let event = tokio::select! {
+                event = self.transport.recv() => event,
+                () = sleep_until(deadline) => return,
+            };
+            match event {
+                Some(event) => {
+                    self.ingest(event, None).await;
+                }
+                None if self.closed.is_none() => {
+                    self.ingest(transport_ended(), None).await;
+                    return;
+                }
+                None => return,
             }
         }
+    }
+}
+
+fn transport_ended() -> TransportEvent {
+    TransportEvent::Closed {
+        status: "the transport ended".into(),
+        stderr_tail: Vec::new(),
+        at: now(),
     }
 }
 

@@ -1,23 +1,28 @@
-//! The headless commands `tools` and `call`: drive one client session, print text or JSON,
-//! and return the exit code of product.md §1.
+//! The headless commands `tools` and `call`: connect, drive one request, print text or exactly
+//! one JSON object (also when the run fails before the call), and return the exit code of
+//! product.md §1. With `-v` the session stream is printed to stderr as it happens.
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::classify::findings::{Context, Finding, Severity, findings};
-use crate::classify::{Class, Outcome, classify};
+use crate::analysis::{CallAnalysis, CallContext, analyze};
+use crate::classify::findings::{Finding, Severity};
+use crate::classify::{Class, Outcome};
 use crate::cli::{CallArgs, ServerArgs};
-use crate::client::{Client, ClientError, Connection, LogEntry, LogEvent, Role};
+use crate::client::{self, Client, ClientError, Connection, LogEntry, LogEvent, Role, Stage};
 use crate::config;
 use crate::mcp::era::Era;
+use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::model_view::hosts::{self, HostProfile};
-use crate::model_view::{self, ModelView, model_view};
+use crate::model_view::{self, ModelViewJson};
 use crate::sanitize;
-use crate::transport::stdio;
+use crate::stream::EventSink;
 
 /// Exit codes of the headless commands.
 pub mod exit {
@@ -32,29 +37,33 @@ pub mod exit {
 const LOG_FRAME_CHARS: usize = 4096;
 /// Longest model-view text the human output prints whole.
 const MODEL_TEXT_BYTES: usize = 4096;
+/// Frames larger than this are printed as received (clipped) by the human output.
+const PRETTY_LIMIT: usize = 1024 * 1024;
+/// How much of such a frame the human output shows.
+const RAW_PREVIEW: usize = 64 * 1024;
 
 /// `sightline tools`.
 pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
-    let mut client = match connect(server).await {
+    let mut client = match connect(server, verbose).await {
         Ok(client) => client,
-        Err(code) => return code,
+        Err(error) => return report_failure(&error, as_json, || ToolsJson::failed(&error, None)),
     };
     let listed = client.list_tools().await;
-    finish_log(&client, verbose);
-    let code = match listed {
+    let connection = client.connection().cloned();
+    let transport = client.transport().description.clone();
+    let code = match &listed {
         Ok(tools) => {
-            let connection = client.connection().cloned();
             if as_json {
-                let tools: Vec<&Value> = tools.iter().map(|tool| &tool.raw).collect();
-                let value = json!({"server": server_json(connection.as_ref()), "tools": tools});
-                print_json(&value);
+                print_json(&ToolsJson::listed(connection.as_ref(), tools));
             } else {
-                let line = server_line(connection.as_ref(), &client.transport().description);
-                emit(|out| write_tools(out, &line, &tools));
+                let line = server_line(connection.as_ref(), &transport);
+                emit(|out| write_tools(out, &line, tools));
             }
             exit::SUCCESS
         }
-        Err(error) => report_error(&error),
+        Err(error) => report_failure(error, as_json, || {
+            ToolsJson::failed(error, connection.as_ref())
+        }),
     };
     client.shutdown().await;
     code
@@ -70,20 +79,19 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
                 return exit::USAGE;
             }
         };
-    let mut client = match connect(server).await {
+    let mut client = match connect(server, verbose).await {
         Ok(client) => client,
-        Err(code) => return code,
+        Err(error) => return report_failure(&error, as_json, || CallJson::failed(&error)),
     };
     // The listing is the findings' catalog; a server without tools/list can still be called.
     let catalog = match client.list_tools().await {
         Ok(tools) => Some(tools),
         Err(error) => {
-            eprintln!("sightline: note: {error}");
+            eprintln!("sightline: note: {}", sanitize::text(&error.to_string()));
             None
         }
     };
     let exchange = client.call_tool(&call.tool, arguments).await;
-    finish_log(&client, verbose);
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
     let report = CallReport::new(
@@ -92,22 +100,21 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
         &exchange,
         catalog.as_deref(),
         &host,
+        call.forward_protocol_errors,
     );
     if as_json {
-        print_json_text(&report.to_json_text());
+        print_json(&report.to_json(call.payload));
     } else {
         emit(|out| report.write_text(out));
     }
     client.shutdown().await;
-    exit_code(report.outcome.class)
+    exit_code(report.analysis.outcome.class)
 }
 
-/// The host profile `--host` names, with `--forward-protocol-errors` applied.
+/// The host profile `--host` names.
 fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
     let user = config::user_host_profiles()?;
-    let mut host = hosts::resolve(&call.host, &user)?;
-    host.forward_protocol_errors |= call.forward_protocol_errors;
-    Ok(host)
+    hosts::resolve(&call.host, &user)
 }
 
 fn exit_code(class: Class) -> u8 {
@@ -143,42 +150,39 @@ fn read_arguments(args: &str) -> Result<Value, String> {
     })
 }
 
-async fn connect(server: &ServerArgs) -> Result<Client, u8> {
-    let command = match server.stdio_command() {
-        Ok(command) => command,
-        Err(error) => {
-            eprintln!("sightline: cannot locate the demo server executable: {error}");
-            return Err(exit::TRANSPORT_FAILURE);
-        }
+/// Connects as the selection says; with `verbose`, every log entry goes to stderr as it
+/// happens. Nothing else of the stream is kept: a headless run holds only what it prints.
+async fn connect(server: &ServerArgs, verbose: bool) -> Result<Client, ClientError> {
+    let sink = if verbose {
+        EventSink::taps_only().with_tap(print_log_entry)
+    } else {
+        EventSink::taps_only()
     };
-    let transport = match stdio::spawn(&command, server.max_frame_bytes) {
-        Ok(transport) => transport,
-        Err(error) => {
-            eprintln!("sightline: {error}");
-            return Err(exit::TRANSPORT_FAILURE);
-        }
-    };
-    let mut client = Client::new(transport, server.client_options());
-    match client.negotiate().await {
-        Ok(_) => Ok(client),
-        Err(error) => {
-            print_log(client.log());
-            let code = report_error(&error);
-            client.shutdown().await;
-            Err(code)
-        }
-    }
+    let target = server.target().map_err(ClientError::Transport)?;
+    client::connect(&target, server.client_options(), sink).await
 }
 
-fn report_error(error: &ClientError) -> u8 {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "sightline: {}", sanitize::text(&error.to_string()));
-    if let ClientError::Exchange(exchange) = error
-        && let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end
-    {
-        let _ = write_stderr_tail(&mut stderr, stderr_tail);
+/// A run that failed before (or instead of) its answer: the error on stderr, or the command's
+/// one JSON object on stdout; the exit code of its class.
+fn report_failure<J: Serialize>(
+    error: &ClientError,
+    as_json: bool,
+    json: impl FnOnce() -> J,
+) -> u8 {
+    if as_json {
+        print_json(&json());
+    } else {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "sightline: {}", sanitize::text(&error.to_string()));
+        if let Some(Exchange {
+            end: End::Failed(Failure::ServerExited { stderr_tail, .. }),
+            ..
+        }) = error.exchange()
+        {
+            let _ = write_stderr_tail(&mut stderr, stderr_tail);
+        }
     }
-    error.exit_code()
+    exit_code(error.outcome().class)
 }
 
 fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()> {
@@ -191,18 +195,11 @@ fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()
     Ok(())
 }
 
-fn finish_log(client: &Client, verbose: bool) {
-    if verbose {
-        print_log(client.log());
-    }
-}
-
-/// The session log on stderr, one line per entry.
-fn print_log(log: &[LogEntry]) {
-    let mut stderr = std::io::stderr().lock();
-    for entry in log {
+/// The `-v` log: one line per entry on stderr, as it happens.
+fn print_log_entry(event: &SessionEvent) {
+    if let SessionEvent::Logged(LogEntry { at, event }) = event {
         // A closed stderr leaves nowhere to report to.
-        let _ = writeln!(stderr, "{} {}", entry.at, describe(&entry.event));
+        let _ = writeln!(std::io::stderr().lock(), "{at} {}", describe(event));
     }
 }
 
@@ -220,7 +217,7 @@ fn describe(event: &LogEvent) -> String {
             format!("← {role}{}", clip(&frame.raw))
         }
         LogEvent::Invalid(invalid) => format!("✗ {}: {}", invalid.error, clip(&invalid.raw)),
-        LogEvent::Stderr(line) => format!("  stderr | {}", sanitize::text(line)),
+        LogEvent::Stderr(line) => format!("  stderr | {}", clip(line)),
         LogEvent::TimedOut {
             id,
             method,
@@ -228,17 +225,19 @@ fn describe(event: &LogEvent) -> String {
         } => {
             format!("⏱ {method} (id {id}) timed out after {after_ms} ms (sightline's own timeout)")
         }
-        LogEvent::WriteFailed(reason) => format!("✗ write failed: {reason}"),
+        LogEvent::WriteFailed(reason) => format!("✗ write failed: {}", sanitize::text(reason)),
         LogEvent::Closed { status } => format!("■ server output closed ({status})"),
-        LogEvent::Note(text) => format!("• {text}"),
+        LogEvent::Note(text) => format!("• {}", sanitize::text(text)),
     }
 }
 
+/// The first `LOG_FRAME_CHARS` characters, terminal-safe; the rest is counted, not copied.
 fn clip(raw: &str) -> String {
-    let safe = sanitize::text(raw);
-    match safe.char_indices().nth(LOG_FRAME_CHARS) {
-        Some((cut, _)) => format!("{}… ({} bytes in all)", &safe[..cut], raw.len()),
-        None => safe.into_owned(),
+    let cut = raw.char_indices().nth(LOG_FRAME_CHARS).map(|(at, _)| at);
+    let shown = sanitize::text(&raw[..cut.unwrap_or(raw.len())]);
+    match cut {
+        Some(_) => format!("{shown}… ({} bytes in all)", raw.len()),
+        None => shown.into_owned(),
     }
 }
 
@@ -254,29 +253,43 @@ fn server_json(connection: Option<&Connection>) -> Value {
     }
 }
 
-fn raw_json(raw: &str) -> Value {
-    // The text was parsed when it arrived; parsing again keeps member order.
-    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+/// The `outcome` object: class, code, stage and detail.
+fn outcome_json(outcome: &Outcome, stage: Stage) -> Value {
+    let mut value = outcome.to_json();
+    value["stage"] = json!(stage);
+    value
 }
 
-fn print_json(value: &Value) {
-    let text = serde_json::to_string_pretty(value)
-        .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"));
-    print_json_text(&text);
-}
-
-fn print_json_text(text: &str) {
-    emit(|out| writeln!(out, "{}", sanitize::json(text)));
+/// Writes one JSON document to stdout as it is serialized, terminal-safe.
+fn print_json(value: &impl Serialize) {
+    emit(|out| {
+        let mut safe = sanitize::JsonWriter::new(out);
+        serde_json::to_writer_pretty(&mut safe, value).map_err(std::io::Error::from)?;
+        writeln!(safe)?;
+        safe.flush()
+    });
 }
 
 /// Writes to stdout; a closed stdout (`| head`) means the reader is gone, not an error to report.
 fn emit(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = write(&mut stdout).and_then(|()| stdout.flush());
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout);
+    let _ = write(&mut out).and_then(|()| out.flush());
 }
 
+/// Pretty JSON of a frame's text, terminal-safe; a huge frame is shown as received, clipped.
 fn pretty(raw: &str) -> String {
-    let text = serde_json::to_string_pretty(&raw_json(raw)).unwrap_or_else(|_| raw.to_owned());
+    if raw.len() > PRETTY_LIMIT {
+        let shown = model_view::clip(raw, RAW_PREVIEW);
+        return format!(
+            "{}… ({} more bytes as received; --json prints them all)",
+            sanitize::json(shown),
+            raw.len() - shown.len()
+        );
+    }
+    let text = serde_json::from_str::<Value>(raw)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| raw.to_owned());
     sanitize::json(&text).into_owned()
 }
 
@@ -296,6 +309,38 @@ fn server_line(connection: Option<&Connection>, transport: &str) -> String {
             )
         }
         None => format!("server   {transport}"),
+    }
+}
+
+/// The shape of `tools --json`.
+#[derive(Serialize)]
+struct ToolsJson<'a> {
+    server: Value,
+    tools: Option<Vec<&'a Value>>,
+    outcome: Value,
+}
+
+impl<'a> ToolsJson<'a> {
+    fn listed(connection: Option<&Connection>, tools: &'a Arc<[Tool]>) -> Self {
+        let plural = if tools.len() == 1 { "" } else { "s" };
+        let outcome = Outcome {
+            class: Class::Success,
+            code: None,
+            detail: format!("{} tool{plural}", tools.len()),
+        };
+        Self {
+            server: server_json(connection),
+            tools: Some(tools.iter().map(|tool| &tool.raw).collect()),
+            outcome: outcome_json(&outcome, Stage::List),
+        }
+    }
+
+    fn failed(error: &ClientError, connection: Option<&Connection>) -> Self {
+        Self {
+            server: server_json(connection),
+            tools: None,
+            outcome: outcome_json(&error.outcome(), error.stage()),
+        }
     }
 }
 
@@ -321,15 +366,37 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
     Ok(())
 }
 
-/// The shape of `call --json`.
-#[derive(serde::Serialize)]
+/// The shape of `call --json`: the request and response embedded as the bytes from the wire.
+#[derive(Serialize)]
 struct CallJson<'a> {
     server: Value,
     request: Option<&'a RawValue>,
     response: Option<&'a RawValue>,
     outcome: Value,
     findings: &'a [Finding],
-    model_view: Value,
+    model_view: Option<ModelViewJson<'a, 'a>>,
+}
+
+/// A frame's text as a JSON value, borrowed (checked, not parsed into a tree or copied).
+fn wire(text: &str) -> Option<&RawValue> {
+    serde_json::from_str::<&RawValue>(text).ok()
+}
+
+impl<'a> CallJson<'a> {
+    /// A call that never happened: connecting failed.
+    fn failed(error: &'a ClientError) -> Self {
+        let exchange = error.exchange();
+        Self {
+            server: Value::Null,
+            request: exchange.and_then(|e| wire(&e.request.raw)),
+            response: exchange
+                .and_then(Exchange::response)
+                .and_then(|frame| wire(&frame.raw)),
+            outcome: outcome_json(&error.outcome(), error.stage()),
+            findings: &[],
+            model_view: None,
+        }
+    }
 }
 
 /// Everything `call` reports about one exchange.
@@ -337,54 +404,45 @@ pub struct CallReport<'a> {
     pub connection: Option<&'a Connection>,
     pub transport: &'a str,
     pub exchange: &'a Exchange,
-    pub outcome: Outcome,
-    pub findings: Vec<Finding>,
-    pub view: ModelView,
+    pub analysis: CallAnalysis<'a>,
 }
 
 impl<'a> CallReport<'a> {
-    /// Classifies the exchange, looks for findings and builds the model view.
+    /// Analyses the exchange (class, findings, what the model sees).
     pub fn new(
         connection: Option<&'a Connection>,
         transport: &'a str,
         exchange: &'a Exchange,
         catalog: Option<&[Tool]>,
         host: &HostProfile,
+        forward_protocol_errors: bool,
     ) -> Self {
-        let outcome = classify(exchange);
         let version = connection.map_or("unknown", |c| c.protocol_version.as_str());
-        let context = Context {
-            exchange,
-            outcome: &outcome,
+        let context = CallContext {
             version,
             catalog,
+            host,
+            forward_protocol_errors,
         };
-        let findings = findings(&context);
-        let view = model_view(exchange, &outcome, version, host);
         Self {
             connection,
             transport,
             exchange,
-            outcome,
-            findings,
-            view,
+            analysis: analyze(exchange, &context),
         }
     }
 
-    /// The object of product.md §1 as pretty JSON; `request` and `response` are embedded as the
-    /// bytes from the wire (borrowed, not re-parsed or copied).
-    pub fn to_json_text(&self) -> String {
-        let raw = |text: &'a str| serde_json::from_str::<&RawValue>(text).ok();
-        let object = CallJson {
+    /// The object of product.md §1. The result text appears twice at most: in the response
+    /// (the wire bytes) and in the model's view; `payload` repeats it once more, on request.
+    fn to_json(&self, with_payload: bool) -> CallJson<'_> {
+        CallJson {
             server: server_json(self.connection),
-            request: raw(&self.exchange.request.raw),
-            response: self.exchange.response().and_then(|frame| raw(&frame.raw)),
-            outcome: self.outcome.to_json(),
-            findings: &self.findings,
-            model_view: self.view.to_json(),
-        };
-        serde_json::to_string_pretty(&object)
-            .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"))
+            request: wire(&self.exchange.request.raw),
+            response: self.exchange.response().and_then(|frame| wire(&frame.raw)),
+            outcome: outcome_json(&self.analysis.outcome, Stage::Call),
+            findings: &self.analysis.findings,
+            model_view: Some(self.analysis.view.to_json(with_payload)),
+        }
     }
 
     /// The human output: request, response, the class in words, what the model sees, findings.
@@ -401,7 +459,7 @@ impl<'a> CallReport<'a> {
             Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
             None => writeln!(out, "← no response ({elapsed} ms)\n")?,
         }
-        let outcome = &self.outcome;
+        let outcome = &self.analysis.outcome;
         writeln!(
             out,
             "outcome  {}: {}",
@@ -411,7 +469,7 @@ impl<'a> CallReport<'a> {
         if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end {
             write_stderr_tail(out, stderr_tail)?;
         }
-        let view = &self.view;
+        let view = &self.analysis.view;
         writeln!(
             out,
             "\n── what the model sees ── host '{}' · {}",
@@ -423,18 +481,17 @@ impl<'a> CallReport<'a> {
             (false, _) => "[from the host, not the server] ",
             (true, false) => "",
         };
-        let text = view.text();
-        let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
-        write!(out, "{marker}{}", sanitize::text_keeping_newlines(shown))?;
-        if shown.len() < text.len() {
-            write!(out, "… ({} more bytes)", text.len() - shown.len())?;
+        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
+        write!(out, "{marker}{}", sanitize::text_keeping_newlines(&shown))?;
+        if omitted > 0 {
+            write!(out, "… ({omitted} more bytes)")?;
         }
         writeln!(out, "\n  why: {}", sanitize::text(&view.reason))?;
-        if self.findings.is_empty() {
+        if self.analysis.findings.is_empty() {
             writeln!(out, "\n── findings ── none")?;
         } else {
             writeln!(out, "\n── findings ──")?;
-            for finding in &self.findings {
+            for finding in &self.analysis.findings {
                 let severity = match finding.severity {
                     Severity::Info => "info   ",
                     Severity::Warning => "warning",
@@ -474,6 +531,7 @@ mod tests {
             exchange,
             Some(&tools),
             host,
+            false,
         );
         let mut out = Vec::new();
         report.write_text(&mut out).unwrap();

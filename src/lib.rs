@@ -12,6 +12,7 @@
 //!   [`input`] (keymap), [`live_session`] (the client on its own task), [`runtime`] and
 //!   [`terminal`] (the impure loop and terminal restoration).
 
+pub mod analysis;
 pub mod app;
 pub mod classify;
 pub mod cli;
@@ -25,6 +26,8 @@ pub mod mcp;
 pub mod model_view;
 pub mod runtime;
 pub mod sanitize;
+pub mod schema;
+pub mod stream;
 pub mod terminal;
 pub mod theme;
 pub mod transport;

@@ -1,38 +1,55 @@
 //! The live session behind the TUI: a [`Client`] on its own task that takes commands and reports
-//! facts, so the UI never awaits I/O. Log entries stream as they happen.
+//! everything on one ordered session stream, so the UI never awaits I/O.
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-pub use crate::app::action::{SessionCommand, SessionEvent};
-use crate::cli::ServerArgs;
-use crate::client::{Client, LogEntry};
-use crate::transport::stdio;
+pub use crate::app::action::SessionCommand;
+use crate::client::{self, Client, ClientOptions, SessionEvent, Stage};
+use crate::stream::EventSink;
+use crate::transport::Target;
 
-/// Starts the session task for `server`.
-pub fn spawn(server: ServerArgs) -> (mpsc::Sender<SessionCommand>, mpsc::Receiver<SessionEvent>) {
+/// Starts the session task for `target` (or the reason there is none); its events go to `sink`.
+pub fn spawn(
+    target: Result<Target, String>,
+    options: ClientOptions,
+    sink: EventSink,
+) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
-    let (events, events_rx) = mpsc::channel(256);
-    tokio::spawn(run(server, commands, events));
-    (commands_tx, events_rx)
+    tokio::spawn(run(target, options, sink, commands));
+    commands_tx
 }
 
 async fn run(
-    server: ServerArgs,
+    target: Result<Target, String>,
+    options: ClientOptions,
+    sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
-    events: mpsc::Sender<SessionEvent>,
 ) {
     loop {
-        let Some(mut client) = connect(&server, &events).await else {
+        let connected = match &target {
+            Ok(target) => client::connect(target, options.clone(), sink.clone())
+                .await
+                .ok(),
+            Err(reason) => {
+                let stage = Stage::Spawn;
+                let reason = reason.clone();
+                sink.emit(SessionEvent::ConnectFailed { stage, reason })
+                    .await;
+                None
+            }
+        };
+        let Some(mut client) = connected else {
             if wait_for_reconnect(&mut commands).await {
                 continue;
             }
             return;
         };
-        let reconnect = serve(&mut client, &mut commands, &events).await;
+        // The list (or why there is none) is on the stream; calls work either way.
+        let _ = client.list_tools().await;
+        let reconnect = serve(&mut client, &mut commands).await;
         client.shutdown().await;
-        // Shutdown's own log lines have been streamed; the UI may already be gone.
-        let _ = events.send(SessionEvent::Disconnected).await;
+        client.emit(SessionEvent::Disconnected).await;
         if !reconnect {
             return;
         }
@@ -50,84 +67,12 @@ async fn wait_for_reconnect(commands: &mut mpsc::Receiver<SessionCommand>) -> bo
     false
 }
 
-/// Forwards streamed log entries to the UI, in order, with backpressure from the UI channel.
-fn forward_log(events: &mpsc::Sender<SessionEvent>) -> mpsc::UnboundedSender<LogEntry> {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let events = events.clone();
-    tokio::spawn(async move {
-        while let Some(entry) = rx.recv().await {
-            if events.send(SessionEvent::Logged(entry)).await.is_err() {
-                return;
-            }
-        }
-    });
-    tx
-}
-
-async fn connect(server: &ServerArgs, events: &mpsc::Sender<SessionEvent>) -> Option<Client> {
-    let command = match server.stdio_command() {
-        Ok(command) => command,
-        Err(error) => {
-            let _ = events
-                .send(SessionEvent::ConnectFailed(format!(
-                    "cannot locate the demo server: {error}"
-                )))
-                .await;
-            return None;
-        }
-    };
-    let transport = match stdio::spawn(&command, server.max_frame_bytes) {
-        Ok(transport) => transport,
-        Err(error) => {
-            let _ = events
-                .send(SessionEvent::ConnectFailed(error.to_string()))
-                .await;
-            return None;
-        }
-    };
-    let _ = events
-        .send(SessionEvent::Connecting {
-            transport: transport.description.clone(),
-        })
-        .await;
-    let mut client = Client::new(transport, server.client_options());
-    client.stream_log(forward_log(events));
-    match client.negotiate().await {
-        Ok(connection) => {
-            let _ = events
-                .send(SessionEvent::Connected(connection.clone()))
-                .await;
-        }
-        Err(error) => {
-            let _ = events
-                .send(SessionEvent::ConnectFailed(error.to_string()))
-                .await;
-            client.shutdown().await;
-            return None;
-        }
-    }
-    list_tools(&mut client, events).await;
-    Some(client)
-}
-
-async fn list_tools(client: &mut Client, events: &mpsc::Sender<SessionEvent>) {
-    let event = match client.list_tools().await {
-        Ok(tools) => SessionEvent::ToolsListed(tools),
-        Err(error) => SessionEvent::ToolsFailed(error.to_string()),
-    };
-    let _ = events.send(event).await;
-}
-
 /// Serves commands until shutdown (`false`) or reconnect (`true`).
-async fn serve(
-    client: &mut Client,
-    commands: &mut mpsc::Receiver<SessionCommand>,
-    events: &mpsc::Sender<SessionEvent>,
-) -> bool {
+async fn serve(client: &mut Client, commands: &mut mpsc::Receiver<SessionCommand>) -> bool {
     let mut alive = true;
     loop {
         if client.take_tools_changed() {
-            list_tools(client, events).await;
+            let _ = client.list_tools().await;
         }
         let command = if alive {
             tokio::select! {
@@ -135,7 +80,7 @@ async fn serve(
                 still_alive = client.pump() => {
                     alive = still_alive;
                     if !alive {
-                        let _ = events.send(SessionEvent::Disconnected).await;
+                        client.emit(SessionEvent::Disconnected).await;
                     }
                     continue;
                 }
@@ -145,7 +90,7 @@ async fn serve(
         };
         match command {
             Some(SessionCommand::Call { tool, arguments }) => {
-                if let Some(reconnect) = call(client, &tool, arguments, commands, events).await {
+                if let Some(reconnect) = call(client, &tool, arguments, commands).await {
                     return reconnect;
                 }
             }
@@ -156,23 +101,23 @@ async fn serve(
     }
 }
 
-/// Runs one call, still taking commands meanwhile. `Some(reconnect)` when the session must end.
+/// Runs one call (its end is on the stream), still taking commands meanwhile.
+/// `Some(reconnect)` when the session must end.
 async fn call(
     client: &mut Client,
     tool: &str,
     arguments: Value,
     commands: &mut mpsc::Receiver<SessionCommand>,
-    events: &mpsc::Sender<SessionEvent>,
 ) -> Option<bool> {
     let (cancel, cancelled) = oneshot::channel();
     let mut cancel = Some(cancel);
     let mut ending = None;
-    let exchange = {
+    {
         let call = client.call_tool_cancellable(tool, arguments, cancelled);
         tokio::pin!(call);
         loop {
             tokio::select! {
-                exchange = &mut call => break exchange,
+                _ = &mut call => break,
                 command = commands.recv() => match command {
                     Some(SessionCommand::CancelCall) => {
                         if let Some(cancel) = cancel.take() {
@@ -190,9 +135,6 @@ async fn call(
                 },
             }
         }
-    };
-    let _ = events
-        .send(SessionEvent::CallFinished(Box::new(exchange)))
-        .await;
+    }
     ending
 }

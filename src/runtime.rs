@@ -14,9 +14,10 @@ use tokio::sync::mpsc;
 use crate::app::state::{Settings, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
-use crate::live_session::{self, SessionCommand, SessionEvent};
+use crate::live_session::{self, SessionCommand};
+use crate::mcp::log::SessionEvent;
 use crate::theme::Theme;
-use crate::{input, terminal, ui};
+use crate::{input, stream, terminal, ui};
 
 /// Session events applied before a redraw, at most: bursts are batched, keys stay prompt.
 const BATCH: usize = 4096;
@@ -31,7 +32,9 @@ pub async fn run(
     theme: &Theme,
     warnings: Vec<String>,
 ) -> io::Result<()> {
-    let (commands, mut events) = live_session::spawn(server.clone());
+    let (sink, mut events) = stream::channel();
+    let target = server.target().map_err(|error| error.to_string());
+    let commands = live_session::spawn(target, server.client_options(), sink);
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::io;
 
 /// Whether a character could change what the terminal shows beyond printing itself.
 fn is_unsafe(c: char) -> bool {
@@ -58,9 +59,94 @@ pub fn json(input: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether a character must be escaped in JSON text shown on a terminal.
+fn is_unsafe_in_json(c: char) -> bool {
+    is_unsafe(c) && c != '\n' && c != '\t' && c != '\r'
+}
+
+/// A writer of JSON text that applies [`json`] as the bytes stream through, so a large
+/// document is made terminal-safe without being held in memory. Feed it whole UTF-8 text
+/// (as `serde_json` writes); a character split across writes is joined first.
+#[derive(Debug)]
+pub struct JsonWriter<W: io::Write> {
+    inner: W,
+    /// The start of a character whose remaining bytes have not arrived yet.
+    partial: Vec<u8>,
+}
+
+impl<W: io::Write> JsonWriter<W> {
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            partial: Vec::new(),
+        }
+    }
+
+    fn write_text(&mut self, text: &str) -> io::Result<()> {
+        let mut clean = 0;
+        for (at, c) in text.char_indices() {
+            if is_unsafe_in_json(c) {
+                self.inner.write_all(&text.as_bytes()[clean..at])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(self.inner, "\\u{unit:04x}")?;
+                }
+                clean = at + c.len_utf8();
+            }
+        }
+        self.inner.write_all(&text.as_bytes()[clean..])
+    }
+}
+
+impl<W: io::Write> io::Write for JsonWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let joined;
+        let input = if self.partial.is_empty() {
+            bytes
+        } else {
+            self.partial.extend_from_slice(bytes);
+            joined = std::mem::take(&mut self.partial);
+            &joined
+        };
+        match std::str::from_utf8(input) {
+            Ok(text) => self.write_text(text)?,
+            Err(error) => {
+                let (valid, rest) = input.split_at(error.valid_up_to());
+                // `valid` was just checked to be UTF-8.
+                self.write_text(std::str::from_utf8(valid).unwrap_or_default())?;
+                match error.error_len() {
+                    None => self.partial = rest.to_vec(),
+                    // Not UTF-8 at all: not ours to judge, passed on as it is.
+                    Some(_) => self.inner.write_all(rest)?,
+                }
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let partial = std::mem::take(&mut self.partial);
+        self.inner.write_all(&partial)?;
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::io::Write as _;
+
     use super::*;
+
+    #[test]
+    fn the_json_writer_escapes_like_json_even_across_split_writes() {
+        let raw = "{\"t\":\"\u{9b}2J\u{202e}x é\"}";
+        let mut out = JsonWriter::new(Vec::new());
+        for byte in raw.as_bytes() {
+            out.write_all(std::slice::from_ref(byte)).unwrap();
+        }
+        out.flush().unwrap();
+        assert_eq!(String::from_utf8(out.inner).unwrap(), json(raw));
+    }
 
     #[test]
     fn escape_sequences_become_visible() {

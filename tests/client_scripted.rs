@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline::classify::{Class, classify};
-use sightline::client::{Client, ClientError, ClientOptions, LogEvent, Role};
+use sightline::client::{Client, ClientError, ClientOptions, LogEvent, Role, Stage};
 use sightline::mcp::era::{Era, EraChoice};
+use sightline::stream::{Collector, EventSink};
 use sightline::transport::stdio::connect_io;
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
@@ -21,6 +22,8 @@ const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 struct Peer {
     lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
     writer: WriteHalf<DuplexStream>,
+    /// Everything the client emitted, in order.
+    log: Collector,
 }
 
 impl Peer {
@@ -68,19 +71,23 @@ fn options(era: EraChoice) -> ClientOptions {
         era,
         timeout: Duration::from_secs(10),
         probe_timeout: Duration::from_millis(300),
+        max_frame_bytes: 1 << 20,
     }
 }
 
 fn pair_with(options: ClientOptions, max_frame_bytes: usize) -> (Client, Peer) {
     let (client_end, peer_end) = tokio::io::duplex(1 << 16);
     let (reader, writer) = tokio::io::split(client_end);
-    let client = Client::new(connect_io(reader, writer, max_frame_bytes), options);
+    let log = Collector::default();
+    let sink = EventSink::taps_only().with_tap(log.tap());
+    let client = Client::new(connect_io(reader, writer, max_frame_bytes), options, sink);
     let (peer_reader, peer_writer) = tokio::io::split(peer_end);
     (
         client,
         Peer {
             lines: BufReader::new(peer_reader).lines(),
             writer: peer_writer,
+            log,
         },
     )
 }
@@ -100,8 +107,8 @@ fn negotiate(mut client: Client) -> JoinHandle<(Client, Result<Era, String>)> {
     })
 }
 
-fn notes(client: &Client) -> Vec<String> {
-    client
+fn notes(peer: &Peer) -> Vec<String> {
+    peer.log
         .log()
         .iter()
         .filter_map(|entry| match &entry.event {
@@ -133,9 +140,9 @@ async fn auto_falls_back_to_initialize_when_discover_is_refused() {
     assert_eq!(connection.protocol_version, "2025-06-18");
     assert_eq!(connection.server.name, "scripted");
     assert!(
-        notes(&client)[0].contains("falling back to initialize"),
+        notes(&peer)[0].contains("falling back to initialize"),
         "{:?}",
-        notes(&client)
+        notes(&peer)
     );
 }
 
@@ -148,7 +155,7 @@ async fn auto_falls_back_when_the_probe_gets_no_answer_and_logs_a_late_reply() {
     peer.handshake("2025-11-25").await;
     let (mut client, era) = task.await.unwrap();
     assert_eq!(era, Ok(Era::Legacy));
-    assert!(notes(&client)[0].contains("no answer within the probe timeout"));
+    assert!(notes(&peer)[0].contains("no answer within the probe timeout"));
     // The legacy server answers the probe at last: recorded as late, and the session goes on.
     peer.fail(&probe, -32601, "Method not found", None).await;
     let list = tokio::spawn(async move {
@@ -161,9 +168,9 @@ async fn auto_falls_back_when_the_probe_gets_no_answer_and_logs_a_late_reply() {
         "legacy requests carry no modern _meta"
     );
     peer.reply(&request, json!({"tools": []})).await;
-    let (client, tools) = list.await.unwrap();
-    assert_eq!(tools, Ok(vec![]));
-    assert!(client.log().iter().any(|entry| matches!(
+    let (_client, tools) = list.await.unwrap();
+    assert_eq!(tools.map(|tools| tools.len()), Ok(0));
+    assert!(peer.log.log().into_iter().any(|entry| matches!(
         &entry.event,
         LogEvent::Received { role: Role::Late { method }, .. } if method == "server/discover"
     )));
@@ -195,16 +202,17 @@ async fn unsupported_version_without_a_shared_one_is_a_clear_error_and_no_fallba
     let data = json!({"supported": ["2027-03-01"], "requested": "2026-07-28"});
     peer.fail(&probe, -32022, "Unsupported protocol version", Some(data))
         .await;
-    let (client, era) = task.await.unwrap();
+    let (_client, era) = task.await.unwrap();
     let error = era.unwrap_err();
     assert!(
         error.contains("2027-03-01") && error.contains("2026-07-28"),
         "{error}"
     );
     // A recognised modern error: the client must not try initialize.
-    let sent: Vec<_> = client
+    let sent: Vec<_> = peer
+        .log
         .log()
-        .iter()
+        .into_iter()
         .filter(|e| matches!(e.event, LogEvent::Sent(_)))
         .collect();
     assert_eq!(sent.len(), 1);
@@ -256,8 +264,8 @@ async fn modern_sends_meta_on_every_request_and_follows_an_empty_cursor() {
         .await
         .unwrap()
         .unwrap()
-        .into_iter()
-        .map(|t| t.name)
+        .iter()
+        .map(|t| t.name.clone())
         .collect();
     assert_eq!(names, ["a", "b"]);
 }
@@ -381,10 +389,11 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
     });
     let ping = peer.recv().await;
     peer.reply(&ping, json!({})).await;
-    let (client, _) = next.await.unwrap();
-    let roles: Vec<Role> = client
+    let (_client, _) = next.await.unwrap();
+    let roles: Vec<Role> = peer
+        .log
         .log()
-        .iter()
+        .into_iter()
         .filter_map(|entry| match &entry.event {
             LogEvent::Received { role, .. } => Some(role.clone()),
             _ => None,
@@ -399,7 +408,7 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
         roles.iter().filter(|r| **r == Role::Notification).count(),
         2
     );
-    assert!(client.log().iter().any(|e| matches!(
+    assert!(peer.log.log().into_iter().any(|e| matches!(
         &e.event,
         LogEvent::Invalid(invalid) if invalid.raw == "Server listening on stdio"
     )));
@@ -439,8 +448,8 @@ async fn a_timeout_is_local_sends_cancelled_and_a_late_reply_is_recorded_as_late
     });
     let ping = peer.recv().await;
     peer.reply(&ping, json!({})).await;
-    let (client, _) = next.await.unwrap();
-    assert!(client.log().iter().any(|e| matches!(
+    let (_client, _) = next.await.unwrap();
+    assert!(peer.log.log().into_iter().any(|e| matches!(
         &e.event,
         LogEvent::Received { role: Role::Late { method }, .. } if method == "tools/call"
     )));
@@ -508,14 +517,16 @@ async fn a_peer_that_closes_mid_call_ends_it_as_a_transport_failure() {
 }
 
 #[test]
-fn client_errors_map_to_exit_codes() {
+fn client_errors_have_a_class_and_a_stage() {
     let error = ClientError::NoSharedVersion { supported: vec![] };
-    assert_eq!(error.exit_code(), 3);
+    assert_eq!(error.outcome().class, Class::ProtocolError);
+    assert_eq!(error.stage(), Stage::Discover);
     let error = ClientError::UnsupportedVersion {
         offered: "a".into(),
         answered: "b".into(),
     };
-    assert_eq!(error.exit_code(), 4);
+    assert_eq!(error.outcome().class, Class::TransportFailure);
+    assert_eq!(error.stage(), Stage::Initialize);
 }
 
 #[tokio::test]
@@ -540,7 +551,7 @@ async fn a_modern_server_slow_to_answer_the_probe_is_still_found_modern() {
     assert_eq!(era, Ok(Era::Modern));
     assert_eq!(client.connection().unwrap().server.name, "slow");
     assert!(
-        notes(&client)
+        notes(&peer)
             .iter()
             .any(|n| n.contains("answered after the probe timeout"))
     );

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use sightline::classify::{Class, classify};
 use sightline::client::{Client, ClientOptions, LogEvent};
 use sightline::mcp::era::EraChoice;
+use sightline::stream::{Collector, EventSink};
 use sightline::transport::{StdioCommand, stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sightline");
@@ -211,15 +212,19 @@ fn host_profiles_decide_what_structured_content_the_model_reads() {
         )
     };
     let (result, view) = run("content-only");
+    let text = result["content"][0]["text"].as_str().unwrap();
     assert_eq!(
         view["blocks"],
-        json!([{"kind": "text", "text": result["content"][0]["text"]}])
+        json!([{"kind": "text", "bytes": text.len()}])
     );
+    assert_eq!(view["text"], text);
     let (result, view) = run("structured-first");
+    let structured = result["structuredContent"].to_string();
     assert_eq!(
         view["blocks"],
-        json!([{"kind": "structured", "value": result["structuredContent"]}])
+        json!([{"kind": "structured", "bytes": structured.len()}])
     );
+    assert_eq!(view["text"], structured);
     let output = sightline(&["call", "get_flight_status", "{}", "--host", "nope"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
@@ -245,7 +250,15 @@ fn user_host_profiles_load_from_the_config_dir_and_bad_ones_are_named() {
         "[hosts.chatty]\nshape = \"openai-chat\"\nforward_protocol_errors = true\n",
     )
     .unwrap();
-    let output = with_config(&["call", "no_such_tool", "{}", "--json", "--host", "chatty"]);
+    let args = ["call", "no_such_tool", "{}", "--json", "--host", "chatty"];
+    let output = with_config(&args);
+    assert_eq!(output.status.code(), Some(3));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        value["model_view"].get("payload").is_none(),
+        "the payload repeats the text: only with --payload"
+    );
+    let output = with_config(&[&args[..], &["--payload"]].concat());
     assert_eq!(output.status.code(), Some(3));
     let value: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(value["model_view"]["payload"]["role"], "tool");
@@ -445,7 +458,10 @@ async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
             timeout: Duration::from_millis(1500),
             ..ClientOptions::default()
         };
-        let mut client = Client::new(stdio::spawn(&demo("sep1303"), 1 << 20).unwrap(), options);
+        let collected = Collector::default();
+        let sink = EventSink::taps_only().with_tap(collected.tap());
+        let transport = stdio::spawn(&demo("sep1303"), 1 << 20).unwrap();
+        let mut client = Client::new(transport, options, sink);
         client.negotiate().await.unwrap();
         let exchange = client
             .call_tool("slow_search", json!({"seconds": 30}))
@@ -455,7 +471,7 @@ async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
         let listed = client.list_tools().await.unwrap();
         assert_eq!(listed.len(), 4);
         client.shutdown().await;
-        let log = client.log();
+        let log = collected.log();
         let progress = log.iter().filter(|e| matches!(&e.event, LogEvent::Received { frame, .. } if frame.message.method() == Some("notifications/progress"))).count();
         assert!(progress >= 1, "{era:?}: no progress notifications");
         assert!(

@@ -36,12 +36,10 @@ fn run(args: &[&str], server: &[String]) -> (i32, Value) {
         server.join(" "),
         String::from_utf8_lossy(&output.stderr)
     );
-    let value = if stdout.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&stdout)
-            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{stdout}"))
-    };
+    // `--json` always prints exactly one object, whatever happened.
+    let value: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("stdout is not one JSON value ({error}):\n{stdout}"));
+    assert!(value.is_object(), "stdout is not a JSON object: {stdout}");
     (output.status.code().unwrap_or(-1), value)
 }
 
@@ -284,9 +282,18 @@ fn ts_auto_era_falls_back_to_legacy() {
 
 #[test]
 fn ts_forcing_the_modern_era_is_refused_as_a_protocol_error() {
-    let (code, out) = run(&["tools", "--era", "modern"], &ts());
-    assert_eq!(code, 3, "{out:#}");
-    assert_eq!(out, Value::Null, "no listing without a session");
+    for command in [
+        &["tools", "--era", "modern"][..],
+        &["call", "echo", "--era", "modern"],
+    ] {
+        let (code, out) = run(command, &ts());
+        assert_eq!(code, 3, "{out:#}");
+        let outcome = &out["outcome"];
+        assert_eq!(outcome["class"], "protocol_error", "{out:#}");
+        assert_eq!(outcome["stage"], "discover", "{out:#}");
+        assert_eq!(outcome["code"], -32601, "{out:#}");
+        assert_eq!(out["server"], Value::Null, "no session, no server: {out:#}");
+    }
 }
 
 #[test]

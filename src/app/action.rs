@@ -1,11 +1,9 @@
 //! The vocabulary of the app: intents from the user are imperative [`Command`]s, facts from the
-//! world are past tense (`SessionEvent`s); [`Effect`]s are the work `update` asks for.
+//! world are past tense ([`SessionEvent`]s, in the order the session stream delivers them); [`Effect`]s are the work `update` asks for.
 
 use serde_json::Value;
 
-use crate::mcp::log::{Connection, LogEntry};
-use crate::mcp::messages::Tool;
-use crate::mcp::session::Exchange;
+pub use crate::mcp::log::SessionEvent;
 
 /// Everything that can change the app state.
 #[derive(Debug, Clone)]
@@ -108,25 +106,4 @@ pub enum SessionCommand {
     Reconnect,
     /// Shut the server down and end the task.
     Shutdown,
-}
-
-/// What happened in the session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SessionEvent {
-    /// Spawning and negotiating with the server described here.
-    Connecting { transport: String },
-    /// Negotiation succeeded.
-    Connected(Connection),
-    /// The server could not be reached or refused negotiation.
-    ConnectFailed(String),
-    /// The tools, all pages (again after `notifications/tools/list_changed`).
-    ToolsListed(Vec<Tool>),
-    /// `tools/list` failed; calls are still possible.
-    ToolsFailed(String),
-    /// A log line: frame in or out, stderr, timeout, note.
-    Logged(LogEntry),
-    /// A `tools/call` ended (answered, timed out, cancelled or failed).
-    CallFinished(Box<Exchange>),
-    /// The server is gone; nothing more will happen until a reconnect.
-    Disconnected,
 }

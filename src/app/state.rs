@@ -1,6 +1,8 @@
 //! Everything the screen shows, as plain data. Lines are sanitised and summarised once, when
 //! they arrive; rendering only slices them.
 
+use std::sync::Arc;
+
 use ratatui::layout::Rect;
 use tui_textarea::TextArea;
 
@@ -11,7 +13,7 @@ use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::Connection;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
-use crate::model_view::ModelView;
+use crate::model_view::Rule;
 use crate::model_view::hosts::HostProfile;
 
 /// The panes that take the focus, in Tab order.
@@ -159,7 +161,7 @@ impl ToolRow {
 /// The tools pane.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolsState {
-    pub tools: Vec<Tool>,
+    pub tools: Arc<[Tool]>,
     pub rows: Vec<ToolRow>,
     pub selected: usize,
     pub show_schema: bool,
@@ -241,16 +243,36 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The active profile, with the MAY toggle applied.
-    pub fn host(&self) -> HostProfile {
-        let mut host = self
-            .hosts
+    /// The active profile (the MAY toggle is applied by the call analysis).
+    pub fn host(&self) -> &HostProfile {
+        self.hosts
             .get(self.host)
-            .cloned()
-            .unwrap_or_else(|| crate::model_view::hosts::builtins().remove(0));
-        host.forward_protocol_errors |= self.forward_protocol_errors;
-        host
+            .unwrap_or_else(|| crate::model_view::hosts::spec())
     }
+
+    /// Whether protocol errors are forwarded: the MAY toggle, or the profile's own setting.
+    pub fn forwards_protocol_errors(&self) -> bool {
+        self.forward_protocol_errors || self.host().forward_protocol_errors
+    }
+}
+
+/// What the model sees for one call, ready to draw: short texts, the reply's own text clipped
+/// and made terminal-safe once, when the call or a setting changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPane {
+    /// The call it is about (an index into `AppState::calls`).
+    pub call: usize,
+    /// The host profile it follows.
+    pub host: String,
+    pub verdict: String,
+    pub forwarded: bool,
+    pub is_error: bool,
+    pub rule: Rule,
+    /// Whether `structuredContent` is part of it.
+    pub structured: bool,
+    /// Terminal-safe, clipped, with a note of what was left out.
+    pub text: String,
+    pub reason: String,
 }
 
 /// Everything the screen shows.
@@ -262,9 +284,7 @@ pub struct AppState {
     pub log: LogState,
     pub calls: Vec<CallRecord>,
     /// What the model sees for the selected or latest call, recomputed when either changes.
-    pub model: Option<ModelView>,
-    /// Its text, sanitised and clipped for display.
-    pub model_text: String,
+    pub model: Option<ModelPane>,
     /// The model pane's first visible row.
     pub model_scroll: usize,
     pub link: Link,
@@ -287,7 +307,6 @@ impl AppState {
             log: LogState::default(),
             calls: Vec::new(),
             model: None,
-            model_text: String::new(),
             model_scroll: 0,
             link: Link::Starting,
             transport: String::new(),
@@ -302,13 +321,16 @@ impl AppState {
 
     /// The call the model pane is about: the selected line's, else the latest.
     pub fn current_call(&self) -> Option<&CallRecord> {
+        self.current_call_index().and_then(|i| self.calls.get(i))
+    }
+
+    /// The index in `calls` of [`AppState::current_call`].
+    pub fn current_call_index(&self) -> Option<usize> {
         let from_selection = self
             .log
             .selected
             .and_then(|i| self.log.lines.get(i))
             .and_then(|line| line.exchange);
-        from_selection
-            .or_else(|| self.calls.len().checked_sub(1))
-            .and_then(|i| self.calls.get(i))
+        from_selection.or_else(|| self.calls.len().checked_sub(1))
     }
 }

@@ -227,7 +227,7 @@ fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
         state.model.as_ref().unwrap().forwarded,
         "the MAY toggle recomputes the view"
     );
-    assert!(state.model_text.contains("Invalid date"));
+    assert!(state.model.as_ref().unwrap().text.contains("Invalid date"));
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn cycling_the_host_profile_recomputes_the_view() {
     command(&mut state, Command::CycleHost);
     command(&mut state, Command::CycleHost);
     assert_eq!(state.model.as_ref().unwrap().host, "structured-first");
-    assert_eq!(state.model_text, r#"{"a":1}"#);
+    assert_eq!(state.model.as_ref().unwrap().text, r#"{"a":1}"#);
     command(&mut state, Command::CycleHost);
     assert_eq!(state.model.as_ref().unwrap().host, "spec", "cycles around");
 }
@@ -263,11 +263,11 @@ fn selecting_an_older_line_shows_its_call_and_end_follows_again() {
     command(&mut state, Command::SelectPrev);
     command(&mut state, Command::SelectPrev);
     assert_eq!(state.log.selected, Some(1));
-    assert!(state.model_text.contains("first"));
+    assert!(state.model.as_ref().unwrap().text.contains("first"));
     assert!(state.log.detail.iter().any(|l| l.contains("first")));
     command(&mut state, Command::SelectLast);
     assert_eq!(state.log.selected, None);
-    assert!(state.model_text.contains("second"));
+    assert!(state.model.as_ref().unwrap().text.contains("second"));
 }
 
 #[test]
@@ -357,7 +357,7 @@ fn stderr_and_log_messages_reach_the_console_and_strings_are_sanitised() {
 #[test]
 fn a_click_focuses_the_pane_and_selects_the_row_under_it() {
     let mut state = state();
-    let panes = crate::ui::layout::areas(state.screen);
+    let panes = crate::app::layout::areas(state.screen);
     update(
         &mut state,
         Action::Mouse(Mouse::Clicked {
@@ -426,10 +426,13 @@ fn a_hostile_schema_reaches_the_editor_escaped() {
     let raw = json!({"name": "evil", "inputSchema": {"type": "object", "properties": {"\u{9b}2J\u{202e}x": {"type": "string", "description": "\u{1b}]0;pwned\u{7}"}}}});
     session(
         &mut state,
-        SessionEvent::ToolsListed(vec![Tool {
-            name: "evil".into(),
-            raw,
-        }]),
+        SessionEvent::ToolsListed(
+            vec![Tool {
+                name: "evil".into(),
+                raw,
+            }]
+            .into(),
+        ),
     );
     command(&mut state, Command::OpenEditor);
     let text = state.editor.text();

@@ -6,18 +6,19 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
-use super::skeleton::skeleton;
+use super::layout::{self, areas};
 use super::state::{
-    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, Raw, Tone, ToolRow,
+    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone,
+    ToolRow,
 };
-use crate::classify::findings::{Context, findings};
-use crate::classify::{Class, classify, classify_reply};
+use crate::analysis::{CallContext, analyze};
+use crate::classify::{Class, classify_reply};
 use crate::mcp::jsonrpc::{Frame, Message};
 use crate::mcp::log::{LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
-use crate::model_view::{self, model_view, model_view_within};
+use crate::model_view::{self, Block};
 use crate::sanitize;
-use crate::ui::layout::{self, areas};
+use crate::schema::skeleton;
 
 /// Longest summary kept for one log line.
 const SUMMARY_CHARS: usize = 240;
@@ -145,11 +146,9 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         }
         Command::CopyModelView => {
             // The shown view is clipped; the copy is built whole, only when asked for.
-            let host = state.settings.host();
-            let version = negotiated_version(state);
             let text = state
                 .current_call()
-                .map(|call| model_view(&call.exchange, &call.outcome, &version, &host).text());
+                .map(|call| analyze(&call.exchange, &call_context(state)).view.text());
             return copy_text(state, text, "model view");
         }
         Command::CopyCommandLine => {
@@ -231,7 +230,11 @@ fn move_selection(state: &mut AppState, by: usize, up: bool) {
 /// Rows the model pane has at least (before wrapping): a bound for its scrolling.
 fn model_rows(state: &AppState) -> usize {
     let findings = state.current_call().map_or(0, |call| call.findings.len());
-    state.model_text.lines().count() + 3 * findings + 6
+    let text = state
+        .model
+        .as_ref()
+        .map_or(0, |pane| pane.text.lines().count());
+    text + 3 * findings + 6
 }
 
 fn select_last(state: &mut AppState) {
@@ -311,26 +314,10 @@ fn check_editor(state: &mut AppState) {
     else {
         return;
     };
-    match jsonschema::validator_for(schema) {
-        Ok(validator) => {
-            for error in validator.iter_errors(&arguments) {
-                let path = error.instance_path().to_string();
-                let at = if path.is_empty() {
-                    "arguments".to_owned()
-                } else {
-                    format!("arguments{path}")
-                };
-                state
-                    .editor
-                    .problems
-                    .push(sanitize::text(&format!("{at}: {error}")).into_owned());
-            }
-        }
-        Err(error) => state.editor.problems.push(format!(
-            "the input schema cannot be used for validation: {}",
-            sanitize::text(&error.to_string())
-        )),
-    }
+    state.editor.problems = crate::schema::violations(schema, &arguments)
+        .iter()
+        .map(|problem| sanitize::text(problem).into_owned())
+        .collect();
 }
 
 fn parse_arguments(text: &str) -> Result<Value, String> {
@@ -467,7 +454,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.transport = sanitize::text(&transport).into_owned();
         }
         SessionEvent::Connected(connection) => state.link = Link::Connected(connection),
-        SessionEvent::ConnectFailed(reason) => {
+        SessionEvent::ConnectFailed { reason, .. } => {
             let reason = sanitize::text(&reason).into_owned();
             complain(state, format!("could not connect: {reason} (r retries)"));
             state.link = Link::Failed(reason);
@@ -500,14 +487,8 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
 
 fn finish_call(state: &mut AppState, exchange: Exchange) {
     state.pending_calls = state.pending_calls.saturating_sub(1);
-    let outcome = classify(&exchange);
-    let version = negotiated_version(state);
-    let found = findings(&Context {
-        exchange: &exchange,
-        outcome: &outcome,
-        version: &version,
-        catalog: Some(&state.tools.tools),
-    });
+    let analysis = analyze(&exchange, &call_context(state));
+    let (outcome, found) = (analysis.outcome, analysis.findings);
     let tool = exchange
         .params()
         .and_then(|p| p.get("name"))
@@ -789,41 +770,51 @@ fn refresh_detail(state: &mut AppState) {
     };
 }
 
-fn negotiated_version(state: &AppState) -> String {
+fn negotiated_version(state: &AppState) -> &str {
     match &state.link {
-        Link::Connected(connection) => connection.protocol_version.clone(),
-        _ => "unknown".to_owned(),
+        Link::Connected(connection) => &connection.protocol_version,
+        Link::Starting | Link::Connecting | Link::Failed(_) | Link::Disconnected => "unknown",
     }
 }
 
-/// Rebuilds the shown model view, its text clipped so a huge result is never copied whole.
+/// What the analysis of a call depends on in this session.
+fn call_context(state: &AppState) -> CallContext<'_> {
+    CallContext {
+        version: negotiated_version(state),
+        catalog: Some(&state.tools.tools),
+        host: state.settings.host(),
+        forward_protocol_errors: state.settings.forward_protocol_errors,
+    }
+}
+
+/// Rebuilds the shown model view; the reply's text is borrowed, and only what fits is copied.
 fn refresh_model(state: &mut AppState) {
     state.model_scroll = 0;
-    let version = negotiated_version(state);
-    let host = state.settings.host();
-    state.model = state.current_call().map(|call| {
-        model_view_within(
-            &call.exchange,
-            &call.outcome,
-            &version,
-            &host,
-            MODEL_TEXT_BYTES,
-        )
+    let current = state
+        .current_call_index()
+        .and_then(|index| Some((index, state.calls.get(index)?)));
+    state.model = current.map(|(index, record)| {
+        let view = analyze(&record.exchange, &call_context(state)).view;
+        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
+        let mut text = sanitize::text_keeping_newlines(&shown);
+        if omitted > 0 {
+            let _ = write!(text, "… ({omitted} more bytes)");
+        }
+        ModelPane {
+            call: index,
+            host: sanitize::text(&view.host).into_owned(),
+            verdict: view.verdict(),
+            forwarded: view.forwarded,
+            is_error: view.is_error,
+            rule: view.rule,
+            structured: view
+                .blocks
+                .iter()
+                .any(|block| matches!(block, Block::Structured { .. })),
+            text,
+            reason: sanitize::text(&view.reason).into_owned(),
+        }
     });
-    state.model_text = state
-        .model
-        .as_ref()
-        .map(|view| {
-            let text = view.text();
-            let shown = model_view::clip(&text, MODEL_TEXT_BYTES);
-            let mut safe = sanitize::text_keeping_newlines(shown);
-            let omitted = text.len() - shown.len() + view.omitted_bytes;
-            if omitted > 0 {
-                let _ = write!(safe, "… ({omitted} more bytes)");
-            }
-            safe
-        })
-        .unwrap_or_default();
 }
 
 fn on_mouse(state: &mut AppState, mouse: Mouse) {

@@ -165,13 +165,27 @@ pub enum FrameError {
 
 /// Parses one line of text into a frame.
 pub fn parse(raw: &str) -> Result<Frame, FrameError> {
-    let value: Value = serde_json::from_str(raw).map_err(|error| FrameError::NotJson {
-        reason: error_reason(&error),
-        line: error.line(),
-        column: error.column(),
-    })?;
-    let message = message_from_value(value)?;
-    Ok(Frame::new(raw.to_owned(), message))
+    parse_line(raw.to_owned()).map_err(|(_, error)| error)
+}
+
+/// Parses a line read from the wire, keeping it as the frame's raw text without a copy; on
+/// failure the line comes back beside the reason.
+pub fn parse_line(raw: String) -> Result<Frame, (String, FrameError)> {
+    let value: Value = match serde_json::from_str(&raw) {
+        Ok(value) => value,
+        Err(error) => {
+            let error = FrameError::NotJson {
+                reason: error_reason(&error),
+                line: error.line(),
+                column: error.column(),
+            };
+            return Err((raw, error));
+        }
+    };
+    match message_from_value(value) {
+        Ok(message) => Ok(Frame::new(raw, message)),
+        Err(error) => Err((raw, error)),
+    }
 }
 
 fn error_reason(error: &serde_json::Error) -> String {

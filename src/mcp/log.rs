@@ -1,13 +1,67 @@
-//! The session log's vocabulary, as plain data: what negotiation established, and every frame,
-//! stderr line and local decision with its time.
+//! The session's vocabulary, as plain data: the events of the session stream in the order they
+//! happen, what negotiation established, and every frame, stderr line and local decision.
 
+use std::sync::Arc;
+
+use serde::Serialize;
 use serde_json::Value;
 
 use super::Timestamp;
 use super::era::Era;
+use super::framing::InvalidLine;
 use super::jsonrpc::{Frame, Id};
-use super::messages::ServerInfo;
-use crate::transport::framing::InvalidLine;
+use super::messages::{ServerInfo, Tool};
+use super::session::Exchange;
+
+/// One fact of a session, in the order it happened. A call's `CallFinished` always follows the
+/// `Logged` entry of the frame that ended it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// Connecting to the server described here.
+    Connecting { transport: String },
+    /// A log line: frame in or out, stderr, timeout, note.
+    Logged(LogEntry),
+    /// Negotiation succeeded.
+    Connected(Connection),
+    /// The server could not be reached or refused negotiation.
+    ConnectFailed { stage: Stage, reason: String },
+    /// The tools, all pages (again after `notifications/tools/list_changed`).
+    ToolsListed(Arc<[Tool]>),
+    /// `tools/list` failed; calls are still possible.
+    ToolsFailed(String),
+    /// A `tools/call` ended (answered, timed out, cancelled or failed).
+    CallFinished(Box<Exchange>),
+    /// The server is gone; nothing more will happen until a reconnect.
+    Disconnected,
+}
+
+/// Where a run stopped: the step of the session that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Starting the server (or reaching it).
+    Spawn,
+    /// `server/discover` (the modern era, or `auto`'s probe).
+    Discover,
+    /// `initialize` (the legacy era).
+    Initialize,
+    /// `tools/list`.
+    List,
+    /// `tools/call`.
+    Call,
+}
+
+impl Stage {
+    /// The stage a request of `method` belongs to.
+    pub fn of_method(method: &str) -> Stage {
+        match method {
+            "server/discover" => Stage::Discover,
+            "initialize" => Stage::Initialize,
+            "tools/list" => Stage::List,
+            _ => Stage::Call,
+        }
+    }
+}
 
 /// What negotiation established.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +110,7 @@ pub enum LogEvent {
     },
     /// Writing to the server failed.
     WriteFailed(String),
-    /// The server's output ended.
+    /// The server's output ended; `status` says how the process ended, if it did.
     Closed { status: String },
     /// A decision of the client, such as the era probe falling back.
     Note(String),

@@ -2,6 +2,7 @@
 //! Nothing here reads a clock, spawns a task or touches a file; time arrives as [`Timestamp`].
 
 pub mod era;
+pub mod framing;
 pub mod jsonrpc;
 pub mod log;
 pub mod messages;

@@ -90,6 +90,12 @@ pub fn builtins() -> Vec<HostProfile> {
     ]
 }
 
+/// The `spec` profile, for when no other is at hand.
+pub fn spec() -> &'static HostProfile {
+    static SPEC: std::sync::OnceLock<HostProfile> = std::sync::OnceLock::new();
+    SPEC.get_or_init(|| builtins().remove(0))
+}
+
 /// A host profile file that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("host profiles file '{file}', line {line}{}: {message}", key.as_ref().map(|k| format!(", key '{k}'")).unwrap_or_default())]

@@ -1,10 +1,12 @@
 //! What the model would see for one `tools/call`, pure: given the exchange, its outcome, the
-//! negotiated version and a host profile, the text that lands in the context window, the rule
-//! of the spec that decided it, and the payload a host would build.
+//! negotiated version and a host profile, the text that lands in the context window (borrowed
+//! from the reply, never copied), the rule of the spec that decided it, and the payload a host
+//! would build.
 
 pub mod hosts;
 
-use std::fmt::Write;
+use std::borrow::Cow;
+use std::fmt::{self, Write};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -39,30 +41,77 @@ impl Rule {
     }
 }
 
-/// One piece of what the model reads.
+/// One piece of what the model reads; server text is borrowed from the reply.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Block {
+pub enum Block<'a> {
     /// Text, as the server or the host wrote it.
-    Text { text: String },
+    Text { text: Cow<'a, str> },
     /// A short stand-in for content a text model does not read (image, audio, resource).
     Placeholder { text: String },
     /// The `structuredContent` value, serialized for the model.
-    Structured { value: Value },
+    Structured { value: &'a Value },
 }
 
-impl Block {
-    fn text(&self) -> String {
+impl fmt::Display for Block<'_> {
+    /// The block as the model reads it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Block::Text { text } | Block::Placeholder { text } => text.clone(),
-            Block::Structured { value } => value.to_string(),
+            Block::Text { text } => f.write_str(text),
+            Block::Placeholder { text } => f.write_str(text),
+            Block::Structured { value } => write!(f, "{value}"),
         }
+    }
+}
+
+impl Block<'_> {
+    /// The block's length in bytes as the model reads it.
+    pub fn len(&self) -> usize {
+        match self {
+            Block::Text { text } => text.len(),
+            Block::Placeholder { text } => text.len(),
+            Block::Structured { value } => {
+                let mut counter = ByteCounter(0);
+                let _ = write!(counter, "{value}");
+                counter.0
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Counts bytes written, keeping none.
+struct ByteCounter(usize);
+
+impl Write for ByteCounter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+/// The blocks as one text, one block per line, written as it is read (never built whole).
+#[derive(Debug, Clone, Copy)]
+pub struct Joined<'v, 'a>(pub &'v [Block<'a>]);
+
+impl fmt::Display for Joined<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, block) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_char('\n')?;
+            }
+            write!(f, "{block}")?;
+        }
+        Ok(())
     }
 }
 
 /// What the model's context window receives for one exchange.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelView {
+pub struct ModelView<'a> {
     pub host: String,
     /// Whether anything the server said reaches the model.
     pub forwarded: bool,
@@ -71,36 +120,22 @@ pub struct ModelView {
     pub is_error: bool,
     /// Forwarded under the MAY rule: "less likely to result in successful recovery".
     pub less_likely_to_help: bool,
-    pub blocks: Vec<Block>,
+    pub blocks: Vec<Block<'a>>,
     /// One line: why the view is what it is.
     pub reason: String,
-    /// Bytes of text left out by [`model_view_within`].
-    pub omitted_bytes: usize,
     shape: Shape,
 }
 
 /// The version that brought the SHOULD/MAY sentences (SEP-1303).
 const SEP_1303_VERSION: &str = "2025-11-25";
 
-/// Builds the model view of a finished `tools/call`.
-pub fn model_view(
-    exchange: &Exchange,
+/// Builds the model view of a finished `tools/call`; its text borrows from `exchange`.
+pub fn model_view<'a>(
+    exchange: &'a Exchange,
     outcome: &Outcome,
     version: &str,
     host: &HostProfile,
-) -> ModelView {
-    model_view_within(exchange, outcome, version, host, usize::MAX)
-}
-
-/// Like [`model_view`], with each text block cut at `max_text` bytes (for display: a 50 MB
-/// result is not copied to be shown); `omitted_bytes` counts what was cut.
-pub fn model_view_within(
-    exchange: &Exchange,
-    outcome: &Outcome,
-    version: &str,
-    host: &HostProfile,
-    max_text: usize,
-) -> ModelView {
+) -> ModelView<'a> {
     let mut view = ModelView {
         host: host.name.clone(),
         forwarded: true,
@@ -109,13 +144,12 @@ pub fn model_view_within(
         less_likely_to_help: false,
         blocks: Vec::new(),
         reason: String::new(),
-        omitted_bytes: 0,
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
     match (&outcome.class, exchange.reply()) {
         (Class::Success, Some(Reply::Result(result))) => {
-            (view.blocks, view.omitted_bytes) = project(result, host.structured, max_text);
+            view.blocks = project(result, host.structured);
             view.reason = format!(
                 "the result reaches the model ({})",
                 structured_note(host.structured)
@@ -124,7 +158,7 @@ pub fn model_view_within(
         (Class::ToolError, Some(Reply::Result(result))) => {
             view.rule = Rule::Should;
             view.is_error = true;
-            (view.blocks, view.omitted_bytes) = project(result, host.structured, max_text);
+            view.blocks = project(result, host.structured);
             view.reason = if since_sep1303 {
                 format!(
                     "tool execution error: clients SHOULD provide it to the model to enable self-correction ({version} tools.mdx)"
@@ -154,26 +188,29 @@ pub fn model_view_within(
                 if let Some(data) = &error.data {
                     let _ = write!(text, " {data}");
                 }
-                view.blocks = vec![Block::Text { text }];
+                view.blocks = vec![Block::Text { text: text.into() }];
                 view.reason = format!(
                     "{named}: forwarded because {may} (on), though it is less likely to help"
                 );
             } else {
                 view.forwarded = false;
                 view.blocks = vec![Block::Text {
-                    text: host.failure_text.clone(),
+                    text: host.failure_text.clone().into(),
                 }];
                 view.reason = format!(
                     "{named}: handled by the client, not forwarded ({may}; off): the model learns that the call failed, not why"
                 );
             }
         }
-        _ => {
+        // A class that disagrees with the reply cannot come from `classify`; shown as no reply.
+        (Class::TransportFailure, _)
+        | (Class::Success | Class::ToolError, None | Some(Reply::Error(_)))
+        | (Class::ProtocolError, None | Some(Reply::Result(_))) => {
             view.rule = Rule::NoReply;
             view.forwarded = false;
             view.is_error = true;
             view.blocks = vec![Block::Text {
-                text: host.failure_text.clone(),
+                text: host.failure_text.clone().into(),
             }];
             view.reason = format!(
                 "no reply, so nothing from the server reaches the model and the host reports the failure ({})",
@@ -195,41 +232,29 @@ fn structured_note(policy: Structured) -> &'static str {
 }
 
 /// The blocks a model reads from a result, per the host's structured-content policy.
-/// The blocks a model reads from a result, per the host's structured-content policy, with
-/// text cut at `max_text` bytes; also the number of bytes cut.
-fn project(result: &Value, policy: Structured, max_text: usize) -> (Vec<Block>, usize) {
+fn project(result: &Value, policy: Structured) -> Vec<Block<'_>> {
     let sources: &[Value] = result
         .get("content")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
-    let mut omitted = 0;
-    let content: Vec<Block> = sources
-        .iter()
-        .map(|source| match text_of(source) {
-            Some(text) => {
-                let kept = clip(text, max_text);
-                omitted += text.len() - kept.len();
-                Block::Text {
-                    text: kept.to_owned(),
-                }
-            }
-            None => project_block(source),
-        })
-        .collect();
-    let blocks = match (policy, result.get("structuredContent")) {
-        (Structured::Prefer, Some(value)) => vec![Block::Structured {
-            value: value.clone(),
-        }],
+    let content = || {
+        sources
+            .iter()
+            .map(|source| match text_of(source) {
+                Some(text) => Block::Text { text: text.into() },
+                None => project_block(source),
+            })
+            .collect::<Vec<_>>()
+    };
+    match (policy, result.get("structuredContent")) {
+        (Structured::Prefer, Some(value)) => vec![Block::Structured { value }],
         (Structured::Alongside, Some(value)) if !carries(sources, value) => {
-            let mut blocks = content;
-            blocks.push(Block::Structured {
-                value: value.clone(),
-            });
+            let mut blocks = content();
+            blocks.push(Block::Structured { value });
             blocks
         }
-        _ => content,
-    };
-    (blocks, omitted)
+        (Structured::Prefer | Structured::Alongside | Structured::Ignore, _) => content(),
+    }
 }
 
 /// The text of a `text` content block.
@@ -250,7 +275,7 @@ fn carries(sources: &[Value], value: &Value) -> bool {
         .any(|text| serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value))
 }
 
-fn project_block(block: &Value) -> Block {
+fn project_block(block: &Value) -> Block<'static> {
     let field = |key: &str| block.get(key).and_then(Value::as_str);
     let placeholder = |text: String| Block::Placeholder { text };
     match field("type") {
@@ -305,14 +330,28 @@ fn human_size(bytes: usize) -> String {
     }
 }
 
-impl ModelView {
-    /// The text that lands in the context window.
+impl ModelView<'_> {
+    /// The text that lands in the context window, built whole (for a copy; display and
+    /// output use [`ModelView::joined`] or [`ModelView::text_within`]).
     pub fn text(&self) -> String {
-        self.blocks
-            .iter()
-            .map(Block::text)
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.joined().to_string()
+    }
+
+    /// The text, written as it is read.
+    pub fn joined(&self) -> Joined<'_, '_> {
+        Joined(&self.blocks)
+    }
+
+    /// The first `max` bytes of the text (cut on a character boundary), and how many bytes
+    /// were left out: a 50 MB result is never copied to be shown.
+    pub fn text_within(&self, max: usize) -> (String, usize) {
+        let mut out = Bounded {
+            text: String::new(),
+            max,
+            omitted: 0,
+        };
+        let _ = write!(out, "{}", self.joined());
+        (out.text, out.omitted)
     }
 
     /// "forwarded (SHOULD)", "not forwarded (MAY, off)"…
@@ -325,43 +364,99 @@ impl ModelView {
         }
     }
 
-    /// The message a host of this profile would send its model.
+    /// The message a host of this profile would send its model (it holds the text again).
     pub fn payload(&self) -> Value {
-        let text = self.text();
+        let text_block = |block: &Block| json!({"type": "text", "text": block.to_string()});
         match self.shape {
             Shape::Generic => json!({
                 "type": "tool_result",
                 "is_error": self.is_error,
                 "content": self.blocks.iter().map(|block| match block {
                     Block::Structured { value } => json!({"type": "json", "json": value}),
-                    Block::Text { .. } | Block::Placeholder { .. } => json!({"type": "text", "text": block.text()}),
+                    Block::Text { .. } | Block::Placeholder { .. } => text_block(block),
                 }).collect::<Vec<_>>(),
             }),
             Shape::AnthropicMessages => json!({
                 "type": "tool_result",
                 "tool_use_id": "toolu_sightline",
                 "is_error": self.is_error,
-                "content": self.blocks.iter().map(|block| json!({"type": "text", "text": block.text()})).collect::<Vec<_>>(),
+                "content": self.blocks.iter().map(text_block).collect::<Vec<_>>(),
             }),
             Shape::OpenaiChat => {
-                json!({"role": "tool", "tool_call_id": "call_sightline", "content": text})
+                json!({"role": "tool", "tool_call_id": "call_sightline", "content": self.text()})
             }
         }
     }
 
-    /// The `model_view` object of `call --json`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "host": self.host,
-            "forwarded": self.forwarded,
-            "rule": self.rule,
-            "is_error": self.is_error,
-            "less_likely_to_help": self.less_likely_to_help,
-            "text": self.text(),
-            "blocks": self.blocks,
-            "reason": self.reason,
-            "payload": self.payload(),
-        })
+    /// The `model_view` object of `call --json`. The text appears once (`text`, streamed when
+    /// serialized); `blocks` describe its pieces by size; `payload` (the host's message, which
+    /// repeats the text) only when asked for.
+    pub fn to_json(&self, with_payload: bool) -> ModelViewJson<'_, '_> {
+        ModelViewJson {
+            view: self,
+            with_payload,
+        }
+    }
+}
+
+/// Collects at most `max` bytes, counting the rest.
+struct Bounded {
+    text: String,
+    max: usize,
+    omitted: usize,
+}
+
+impl Write for Bounded {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let room = self.max.saturating_sub(self.text.len());
+        let kept = if self.omitted == 0 { clip(s, room) } else { "" };
+        self.text.push_str(kept);
+        self.omitted += s.len() - kept.len();
+        Ok(())
+    }
+}
+
+/// See [`ModelView::to_json`].
+pub struct ModelViewJson<'v, 'a> {
+    view: &'v ModelView<'a>,
+    with_payload: bool,
+}
+
+impl Serialize for ModelViewJson<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let view = self.view;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("host", &view.host)?;
+        map.serialize_entry("forwarded", &view.forwarded)?;
+        map.serialize_entry("rule", &view.rule)?;
+        map.serialize_entry("is_error", &view.is_error)?;
+        map.serialize_entry("less_likely_to_help", &view.less_likely_to_help)?;
+        map.serialize_entry("text", &Streamed(view.joined()))?;
+        let blocks: Vec<Value> = view
+            .blocks
+            .iter()
+            .map(|block| match block {
+                Block::Text { .. } => json!({"kind": "text", "bytes": block.len()}),
+                Block::Placeholder { text } => json!({"kind": "placeholder", "text": text}),
+                Block::Structured { .. } => json!({"kind": "structured", "bytes": block.len()}),
+            })
+            .collect();
+        map.serialize_entry("blocks", &blocks)?;
+        map.serialize_entry("reason", &view.reason)?;
+        if self.with_payload {
+            map.serialize_entry("payload", &view.payload())?;
+        }
+        map.end()
+    }
+}
+
+/// A `Display` value serialized as a JSON string without building it first.
+struct Streamed<T>(T);
+
+impl<T: fmt::Display> Serialize for Streamed<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
     }
 }
 

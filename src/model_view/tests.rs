@@ -8,7 +8,7 @@ use crate::classify::fixtures::{VERSIONS, call};
 use crate::classify::{Class, classify};
 use crate::mcp::session::Exchange;
 
-fn view(exchange: &Exchange, version: &str, host: &HostProfile) -> super::ModelView {
+fn view<'a>(exchange: &'a Exchange, version: &str, host: &HostProfile) -> super::ModelView<'a> {
     model_view(exchange, &classify(exchange), version, host)
 }
 
@@ -169,7 +169,7 @@ fn structured_content_follows_the_profile() {
     assert_eq!(
         spec.blocks,
         [Block::Text {
-            text: serialized.clone()
+            text: serialized.clone().into()
         }],
         "spec: the text block already carries it"
     );
@@ -177,16 +177,11 @@ fn structured_content_follows_the_profile() {
     assert_eq!(
         content_only.blocks,
         [Block::Text {
-            text: serialized.clone()
+            text: serialized.clone().into()
         }]
     );
     let first = view(&both, "2025-11-25", &host("structured-first"));
-    assert_eq!(
-        first.blocks,
-        [Block::Structured {
-            value: value.clone()
-        }]
-    );
+    assert_eq!(first.blocks, [Block::Structured { value: &value }]);
 
     let bare = structured_result(&value, None);
     assert_eq!(
@@ -196,9 +191,7 @@ fn structured_content_follows_the_profile() {
     );
     assert_eq!(
         view(&bare, "2025-11-25", &host("spec")).blocks,
-        [Block::Structured {
-            value: value.clone()
-        }]
+        [Block::Structured { value: &value }]
     );
 
     let captioned = structured_result(&value, Some("LH123 boards at B7"));
@@ -242,11 +235,8 @@ fn non_text_content_becomes_short_placeholders() {
         {"type": "video", "data": ""},
         42
     ]});
-    let view = view(
-        &call("x", json!({})).result(result),
-        "2025-11-25",
-        &host("spec"),
-    );
+    let exchange = call("x", json!({})).result(result);
+    let view = view(&exchange, "2025-11-25", &host("spec"));
     assert_eq!(
         view.text(),
         [
@@ -264,12 +254,11 @@ fn non_text_content_becomes_short_placeholders() {
 #[test]
 fn huge_text_passes_whole_and_clips_only_on_character_boundaries() {
     let huge = "é".repeat(3_000_000);
-    let view = view(
-        &call("x", json!({})).text(&huge),
-        "2026-07-28",
-        &host("spec"),
-    );
+    let exchange = call("x", json!({})).text(&huge);
+    let view = view(&exchange, "2026-07-28", &host("spec"));
     assert_eq!(view.text().len(), 6_000_000);
+    let (shown, omitted) = view.text_within(5);
+    assert_eq!((shown.as_str(), omitted), ("éé", 6_000_000 - 4));
     assert_eq!(clip(&huge, 5), "éé");
     assert_eq!(clip("ab€", 3), "ab");
     assert_eq!(clip("ab€", 5), "ab€");
@@ -300,16 +289,41 @@ fn payloads_take_the_shape_of_the_profile() {
 
 #[test]
 fn the_json_form_has_the_stable_fields() {
-    let view = view(
-        &call("book_flight", json!({})).tool_error(PAST),
-        "2025-11-25",
-        &host("spec"),
-    );
-    let value = view.to_json();
+    let exchange = call("book_flight", json!({})).tool_error(PAST);
+    let view = view(&exchange, "2025-11-25", &host("spec"));
+    let value = serde_json::to_value(view.to_json(false)).unwrap();
     assert_eq!(value["host"], "spec");
     assert_eq!(value["forwarded"], true);
     assert_eq!(value["rule"], "SHOULD");
     assert_eq!(value["text"], PAST);
-    assert_eq!(value["blocks"], json!([{"kind": "text", "text": PAST}]));
-    assert!(value["payload"].is_object());
+    assert_eq!(
+        value["blocks"],
+        json!([{"kind": "text", "bytes": PAST.len()}])
+    );
+    assert!(
+        value.get("payload").is_none(),
+        "the payload repeats the text: only on request"
+    );
+    let with_payload = serde_json::to_value(view.to_json(true)).unwrap();
+    assert_eq!(with_payload["payload"], view.payload());
+}
+
+#[test]
+fn the_json_text_is_the_joined_text_escaped_as_json() {
+    let result = json!({"content": [
+        {"type": "text", "text": "line \"one\"\n\u{1b}[2J"},
+        {"type": "image", "data": "", "mimeType": "image/png"}
+    ], "structuredContent": {"a": 1}});
+    let exchange = call("x", json!({})).result(result);
+    let view = view(&exchange, "2025-11-25", &host("spec"));
+    let value = serde_json::to_value(view.to_json(false)).unwrap();
+    assert_eq!(value["text"], view.text());
+    assert_eq!(
+        value["blocks"],
+        json!([
+            {"kind": "text", "bytes": 15},
+            {"kind": "placeholder", "text": "[image: image/png, 0 B]"},
+            {"kind": "structured", "bytes": 7}
+        ])
+    );
 }

@@ -1,16 +1,16 @@
-//! The I/O edge: moves lines between a server and the client, and reports what happened as
-//! [`TransportEvent`]s. One task per resource; events carry their own timestamps.
+//! The I/O edge: reaches a server named by a [`Target`], moves lines between it and the client,
+//! reports what happened as [`TransportEvent`]s and owns the server's shutdown. One task per
+//! resource; events carry their own timestamps.
 
-pub mod framing;
 pub mod stdio;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::mcp::Timestamp;
+use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::Frame;
-use framing::InvalidLine;
 
 pub use stdio::StdioCommand;
 
@@ -37,8 +37,36 @@ pub enum TransportEvent {
     StderrLine { line: String, at: Timestamp },
     /// A line could not be written to the server.
     WriteFailed { reason: String, at: Timestamp },
-    /// The server's output ended; `status` says how the process ended, if it did.
-    Closed { status: String, at: Timestamp },
+    /// The server's output ended; `status` says how the process ended, if it did, and
+    /// `stderr_tail` holds the last lines of its stderr (stdio only).
+    Closed {
+        status: String,
+        stderr_tail: Vec<String>,
+        at: Timestamp,
+    },
+}
+
+/// Where a server is and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A child process speaking newline-delimited JSON-RPC on stdin and stdout.
+    Stdio(StdioCommand),
+}
+
+impl Target {
+    /// How the status line names it (`stdio: node server.js`).
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Stdio(command) => format!("stdio: {}", command.display()),
+        }
+    }
+}
+
+/// Reaches the server `target` names.
+pub fn open(target: &Target, max_frame_bytes: usize) -> Result<Transport, TransportError> {
+    match target {
+        Target::Stdio(command) => stdio::spawn(command, max_frame_bytes),
+    }
 }
 
 /// Why a transport could not start.
@@ -49,6 +77,8 @@ pub enum TransportError {
         program: String,
         source: std::io::Error,
     },
+    #[error("cannot locate sightline's own executable for the demo server: {0}")]
+    NoDemoServer(std::io::Error),
 }
 
 /// A running connection to one server.
@@ -56,7 +86,8 @@ pub enum TransportError {
 pub struct Transport {
     outgoing: Option<mpsc::Sender<String>>,
     events: mpsc::Receiver<TransportEvent>,
-    process: Option<stdio::ProcessHandle>,
+    /// Asks the transport's supervisor to stop the server; dropping it asks too.
+    stop: Option<oneshot::Sender<()>>,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
     pub description: String,
 }
@@ -75,15 +106,13 @@ impl Transport {
         self.events.recv().await
     }
 
-    /// Closes the server's input (the first step of a stdio shutdown).
-    pub fn close_input(&mut self) {
+    /// Starts stopping the server the way its transport does it (stdio: close its input, wait,
+    /// SIGTERM its process group, wait, SIGKILL). `Closed` follows on the event stream.
+    pub fn shutdown(&mut self) {
         self.outgoing = None;
-    }
-
-    /// Asks the server process to stop (SIGTERM), then forces it (SIGKILL) when `force`.
-    pub fn signal(&self, force: bool) {
-        if let Some(process) = &self.process {
-            process.signal(force);
+        if let Some(stop) = self.stop.take() {
+            // A finished supervisor has nothing left to stop.
+            let _ = stop.send(());
         }
     }
 }

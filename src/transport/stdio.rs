@@ -1,23 +1,29 @@
 //! The stdio transport: a child process (or any reader/writer pair, for tests), with a writer
 //! task for stdin, a framing reader for stdout, a line reader for stderr and a supervisor that
-//! reports the exit status only after both outputs are drained.
+//! reports the exit only after both outputs are drained, and stops the whole process group.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::framing::{Line, LineFramer, decode};
 use super::{EVENT_CAPACITY, Transport, TransportError, TransportEvent, now};
+use crate::mcp::framing::{Line, LineFramer, decode};
 
 /// How long the supervisor waits for the outputs to drain, and for exit after stdout closes.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// Each step of a shutdown waits this long: stdin closed, then SIGTERM, then SIGKILL.
+const SHUTDOWN_STEP: Duration = Duration::from_millis(300);
 /// Longest stderr line kept whole; longer ones are cut, not buffered.
 const MAX_STDERR_LINE: usize = 64 * 1024;
+/// How many stderr lines a server exit quotes.
+const STDERR_TAIL: usize = 20;
 const READ_CHUNK: usize = 64 * 1024;
 
 /// A server command line with extra environment.
@@ -38,31 +44,30 @@ impl StdioCommand {
     }
 }
 
-/// Signals for a child process group.
-#[derive(Debug)]
-pub(super) struct ProcessHandle {
-    pid: u32,
-}
+/// The child's process group (it leads its own), which shutdown signals as a whole.
+#[derive(Debug, Clone, Copy)]
+struct ProcessGroup(nix::unistd::Pid);
 
-impl ProcessHandle {
-    pub(super) fn signal(&self, force: bool) {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        let signal = if force {
-            Signal::SIGKILL
-        } else {
-            Signal::SIGTERM
-        };
-        let Ok(pid) = i32::try_from(self.pid) else {
-            return;
-        };
+impl ProcessGroup {
+    fn signal(self, signal: Signal) {
         // The group may already be gone (ESRCH): that is the outcome we wanted.
-        let _ = killpg(Pid::from_raw(pid), signal);
+        let _ = nix::sys::signal::killpg(self.0, signal);
+    }
+
+    fn is_alive(self) -> bool {
+        nix::sys::signal::killpg(self.0, None).is_ok()
     }
 }
 
+/// The last lines of the server's stderr, shared by its reader and the supervisor.
+type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
 /// Spawns `command` and connects to it.
 pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport, TransportError> {
+    let spawn_error = |source| TransportError::Spawn {
+        program: command.program.clone(),
+        source,
+    };
     let mut child = Command::new(&command.program)
         .args(&command.args)
         .envs(&command.env)
@@ -73,29 +78,36 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|source| TransportError::Spawn {
-            program: command.program.clone(),
-            source,
-        })?;
+        .map_err(spawn_error)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        let source = std::io::Error::other("stdio pipes were not created");
-        return Err(TransportError::Spawn {
-            program: command.program.clone(),
-            source,
-        });
+        return Err(spawn_error(std::io::Error::other(
+            "stdio pipes were not created",
+        )));
     };
+    let group = child
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .map(|pid| ProcessGroup(nix::unistd::Pid::from_raw(pid)))
+        .ok_or_else(|| spawn_error(std::io::Error::other("the child has no process id")))?;
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let outgoing = start_writer(stdin, events_tx.clone());
+    let tail = StderrTail::default();
     let stdout_task = tokio::spawn(read_frames(stdout, max_frame_bytes, events_tx.clone()));
-    let stderr_task = tokio::spawn(read_stderr(stderr, events_tx.clone()));
-    let pid = child.id().unwrap_or_default();
-    tokio::spawn(supervise(child, stdout_task, stderr_task, events_tx));
+    let stderr_task = tokio::spawn(read_stderr(stderr, Arc::clone(&tail), events_tx.clone()));
+    let (stop, stop_rx) = oneshot::channel();
+    let supervisor = Supervisor {
+        child,
+        group,
+        tail,
+        events: events_tx,
+    };
+    tokio::spawn(supervisor.run(stdout_task, stderr_task, stop_rx));
     Ok(Transport {
         outgoing: Some(outgoing),
         events,
-        process: Some(ProcessHandle { pid }),
+        stop: Some(stop),
         description: format!("stdio: {}", command.display()),
     })
 }
@@ -112,6 +124,7 @@ where
         read_frames(reader, max_frame_bytes, events_tx.clone()).await;
         let closed = TransportEvent::Closed {
             status: "the peer closed its output".into(),
+            stderr_tail: Vec::new(),
             at: now(),
         };
         // The receiver may be gone already; then nobody is waiting for this event.
@@ -120,7 +133,7 @@ where
     Transport {
         outgoing: Some(outgoing),
         events,
-        process: None,
+        stop: None,
         description: "stdio".into(),
     }
 }
@@ -183,7 +196,7 @@ where
     }
 }
 
-async fn read_stderr<R>(mut reader: R, events: mpsc::Sender<TransportEvent>)
+async fn read_stderr<R>(mut reader: R, tail: StderrTail, events: mpsc::Sender<TransportEvent>)
 where
     R: AsyncRead + Unpin,
 {
@@ -199,6 +212,13 @@ where
                 Line::Complete(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Line::Oversized { len } => format!("[a stderr line of {len} bytes was skipped]"),
             };
+            {
+                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                if tail.len() == STDERR_TAIL {
+                    tail.pop_front();
+                }
+                tail.push_back(line.clone());
+            }
             if events
                 .send(TransportEvent::StderrLine { line, at: now() })
                 .await
@@ -213,25 +233,92 @@ where
     }
 }
 
-/// Reports the exit only after stdout and stderr are drained, so no line follows `Closed`.
-async fn supervise(
-    mut child: Child,
-    stdout_task: JoinHandle<()>,
-    stderr_task: JoinHandle<()>,
+/// Owns the child: reports how it ended, and stops its whole process group when asked.
+struct Supervisor {
+    child: Child,
+    group: ProcessGroup,
+    tail: StderrTail,
     events: mpsc::Sender<TransportEvent>,
-) {
-    // A finished reader can only have failed by panicking, which its own event stream shows.
-    let _ = stdout_task.await;
-    let status = match tokio::time::timeout(DRAIN_GRACE, child.wait()).await {
-        Ok(Ok(status)) => describe_exit(status),
-        Ok(Err(error)) => format!("exit status unknown: {error}"),
-        Err(_) => "closed its stdout but is still running".to_owned(),
-    };
-    // A grandchild may hold stderr open; don't wait for it forever.
-    let _ = tokio::time::timeout(DRAIN_GRACE, stderr_task).await;
-    let _ = events
-        .send(TransportEvent::Closed { status, at: now() })
-        .await;
+}
+
+impl Supervisor {
+    /// Reports the exit only after stdout and stderr are drained, so no line follows `Closed`.
+    /// A stop request (or the transport being dropped) shuts the server down; a server that
+    /// ended on its own still has its group stopped then, so no helper process is left behind.
+    async fn run(
+        mut self,
+        mut stdout_task: JoinHandle<()>,
+        stderr_task: JoinHandle<()>,
+        mut stop: oneshot::Receiver<()>,
+    ) {
+        let stopping = tokio::select! {
+            _ = &mut stdout_task => false,
+            _ = &mut stop => true,
+        };
+        let status = if stopping {
+            let status = self.stop_group().await;
+            // A helper may hold stdout open after the leader died; don't wait for it forever.
+            let _ = tokio::time::timeout(DRAIN_GRACE, stdout_task).await;
+            status
+        } else {
+            match tokio::time::timeout(DRAIN_GRACE, self.child.wait()).await {
+                Ok(Ok(status)) => describe_exit(status),
+                Ok(Err(error)) => format!("exit status unknown: {error}"),
+                Err(_) => "closed its stdout but is still running".to_owned(),
+            }
+        };
+        let _ = tokio::time::timeout(DRAIN_GRACE, stderr_task).await;
+        let stderr_tail = self
+            .tail
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        let closed = TransportEvent::Closed {
+            status,
+            stderr_tail,
+            at: now(),
+        };
+        let _ = self.events.send(closed).await;
+        if !stopping {
+            // Whether asked to stop or dropped, the group goes.
+            let _ = stop.await;
+            self.stop_group().await;
+        }
+    }
+
+    /// Stdin is already closed: wait, SIGTERM the group, wait, SIGKILL it. Whatever the leader
+    /// did first, the group is signalled until no member is left.
+    async fn stop_group(&mut self) -> String {
+        let mut status = None;
+        for signal in [None, Some(Signal::SIGTERM), Some(Signal::SIGKILL)] {
+            if let Some(signal) = signal {
+                self.group.signal(signal);
+            }
+            if status.is_none()
+                && let Ok(Ok(exit)) = tokio::time::timeout(SHUTDOWN_STEP, self.child.wait()).await
+            {
+                status = Some(describe_exit(exit));
+            }
+            if status.is_some() && !self.group_lingers().await {
+                break;
+            }
+        }
+        status.unwrap_or_else(|| "still running after SIGKILL".to_owned())
+    }
+
+    /// Whether members of the group are still alive after a short wait.
+    async fn group_lingers(&self) -> bool {
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_STEP;
+        while self.group.is_alive() {
+            if tokio::time::Instant::now() >= deadline {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
 }
 
 fn describe_exit(status: std::process::ExitStatus) -> String {

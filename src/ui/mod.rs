@@ -1,8 +1,6 @@
 //! Rendering, pure: `&AppState` and a `&Theme` in, cells out. Never parses, formats JSON or
 //! awaits; long lists draw only their visible rows.
 
-pub mod layout;
-
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,13 +8,14 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
+use crate::app::layout;
 use crate::app::state::{AppState, Focus, LineKind, Link, Tone};
 use crate::app::update::window_start;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
 use crate::input::keymap::help_rows;
 use crate::mcp::era::Era;
-use crate::model_view::{self, Rule};
+use crate::model_view::Rule;
 use crate::theme::{Meaning, Theme};
 
 /// Draws the whole screen.
@@ -332,7 +331,11 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     );
     let inner = block.inner(area);
     block.render(area, buf);
-    let (Some(view), Some(call)) = (&state.model, state.current_call()) else {
+    let Some((view, call)) = state
+        .model
+        .as_ref()
+        .and_then(|view| Some((view, state.calls.get(view.call)?)))
+    else {
         let text = "Send a tools/call to see what would reach the model.";
         Paragraph::new(text)
             .style(theme.style(Meaning::TextMuted))
@@ -360,12 +363,9 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
                 theme.style(class_meaning(call.outcome.class)),
             ),
         ]),
-        Line::styled(view.verdict(), verdict_style),
+        Line::styled(view.verdict.as_str(), verdict_style),
     ];
-    let structured = view
-        .blocks
-        .iter()
-        .any(|block| matches!(block, model_view::Block::Structured { .. }));
+    let structured = view.structured;
     let marker = match (view.forwarded, view.is_error, view.rule) {
         (true, true, Rule::May) => "marked as an error, less likely to help",
         (true, true, _) => "marked as an error",
@@ -378,8 +378,7 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     }
     lines.push(Line::raw(""));
     lines.extend(
-        state
-            .model_text
+        view.text
             .split('\n')
             .map(|l| Line::styled(l, theme.style(Meaning::Text))),
     );
@@ -445,7 +444,7 @@ fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             format!(
                 "│ host {} · MAY {} · validation {} · pending {} ",
                 host.name,
-                onoff(host.forward_protocol_errors),
+                onoff(state.settings.forwards_protocol_errors()),
                 onoff(state.settings.validation),
                 state.pending_calls
             ),

@@ -1,7 +1,7 @@
 //! Newline-delimited framing, pure: bytes in, complete lines out. Memory stays bounded by the
 //! frame limit: an oversized line is measured and skipped, never buffered whole.
 
-use crate::mcp::jsonrpc::{self, Frame, FrameError};
+use super::jsonrpc::{self, Frame, FrameError};
 
 /// The default limit on one line: 64 MiB.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
@@ -101,7 +101,9 @@ pub fn decode(line: Line, limit: usize) -> Result<Frame, InvalidLine> {
             error: FrameError::Oversized { len, limit },
         }),
         Line::Complete(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => jsonrpc::parse(&text).map_err(|error| InvalidLine { raw: text, error }),
+            Ok(text) => {
+                jsonrpc::parse_line(text).map_err(|(raw, error)| InvalidLine { raw, error })
+            }
             Err(error) => {
                 let valid_up_to = error.utf8_error().valid_up_to();
                 let raw = String::from_utf8_lossy(error.as_bytes()).into_owned();

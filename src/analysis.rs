@@ -1,0 +1,124 @@
+//! One call analysis, pure: a finished `tools/call` and what the session knows of it become its
+//! class, its findings and what the model sees. The TUI and the headless commands both use it.
+
+use std::borrow::Cow;
+
+use crate::classify::findings::{Context, Finding, findings};
+use crate::classify::{Outcome, classify};
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
+use crate::model_view::hosts::HostProfile;
+use crate::model_view::{ModelView, model_view};
+
+/// What the analysis of one call depends on besides the exchange.
+#[derive(Debug, Clone, Copy)]
+pub struct CallContext<'a> {
+    /// The negotiated protocol version (`"unknown"` when negotiation did not finish).
+    pub version: &'a str,
+    /// The tools the server listed, when it listed them.
+    pub catalog: Option<&'a [Tool]>,
+    pub host: &'a HostProfile,
+    /// The MAY rule: forward protocol errors to the model, on top of the profile's setting.
+    pub forward_protocol_errors: bool,
+}
+
+/// Everything sightline makes of one call. The view borrows the reply's text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallAnalysis<'a> {
+    pub outcome: Outcome,
+    pub findings: Vec<Finding>,
+    pub view: ModelView<'a>,
+}
+
+/// Classifies the exchange, looks for findings and builds what the model sees.
+pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAnalysis<'a> {
+    let outcome = classify(exchange);
+    let findings = findings(&Context {
+        exchange,
+        outcome: &outcome,
+        version: context.version,
+        catalog: context.catalog,
+    });
+    let host = if context.forward_protocol_errors && !context.host.forward_protocol_errors {
+        let mut host = context.host.clone();
+        host.forward_protocol_errors = true;
+        Cow::Owned(host)
+    } else {
+        Cow::Borrowed(context.host)
+    };
+    let view = model_view(exchange, &outcome, context.version, &host);
+    CallAnalysis {
+        outcome,
+        findings,
+        view,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::classify::Class;
+    use crate::classify::fixtures::{call, catalog};
+    use crate::model_view::Rule;
+    use crate::model_view::hosts::resolve;
+
+    const PAST: &str = "Invalid departure date: must be in the future.";
+
+    fn context<'a>(host: &'a HostProfile, catalog: &'a [Tool], may: bool) -> CallContext<'a> {
+        CallContext {
+            version: "2025-11-25",
+            catalog: Some(catalog),
+            host,
+            forward_protocol_errors: may,
+        }
+    }
+
+    #[test]
+    fn a_validation_failure_as_32602_is_flagged_and_hidden_from_the_model() {
+        let host = resolve("spec", &[]).unwrap();
+        let tools = catalog(&["book_flight"]);
+        let exchange =
+            call("book_flight", json!({"departureDate": "12/12/2024"})).error(-32602, PAST);
+        let analysis = analyze(&exchange, &context(&host, &tools, false));
+        assert_eq!(analysis.outcome.class, Class::ProtocolError);
+        assert_eq!(analysis.findings.len(), 1);
+        assert_eq!(
+            analysis.findings[0].id,
+            "sep1303.validation-as-protocol-error"
+        );
+        assert!(!analysis.view.forwarded);
+        assert!(!analysis.view.text().contains(PAST));
+    }
+
+    #[test]
+    fn the_may_rule_forwards_the_error_text_whatever_the_profile_says() {
+        let host = resolve("spec", &[]).unwrap();
+        assert!(!host.forward_protocol_errors);
+        let tools = catalog(&["book_flight"]);
+        let exchange = call("book_flight", json!({})).error(-32602, PAST);
+        let analysis = analyze(&exchange, &context(&host, &tools, true));
+        assert!(analysis.view.forwarded);
+        assert_eq!(analysis.view.rule, Rule::May);
+        assert!(analysis.view.text().contains(PAST));
+    }
+
+    #[test]
+    fn a_tool_error_reaches_the_model_without_a_copy_of_its_text() {
+        let host = resolve("spec", &[]).unwrap();
+        let tools = catalog(&["book_flight"]);
+        let exchange = call("book_flight", json!({})).tool_error(PAST);
+        let analysis = analyze(&exchange, &context(&host, &tools, false));
+        assert_eq!(analysis.outcome.class, Class::ToolError);
+        assert!(analysis.findings.is_empty());
+        let crate::model_view::Block::Text { text } = &analysis.view.blocks[0] else {
+            panic!("{:?}", analysis.view.blocks);
+        };
+        assert!(
+            matches!(text, Cow::Borrowed(_)),
+            "the text must be borrowed"
+        );
+        assert_eq!(text.as_ref(), PAST);
+    }
+}
