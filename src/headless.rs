@@ -255,8 +255,12 @@ fn server_json(connection: Option<&Connection>) -> Value {
 
 /// The `outcome` object: class, code, stage and detail.
 fn outcome_json(outcome: &Outcome, stage: Stage) -> Value {
-    let mut value = outcome.to_json();
+    let mut value = json!({"class": outcome.class});
+    if let Some(code) = outcome.code {
+        value["code"] = code.into();
+    }
     value["stage"] = json!(stage);
+    value["detail"] = outcome.detail.as_str().into();
     value
 }
 

@@ -442,6 +442,107 @@ fn a_spawn_failure_is_a_transport_failure() {
     );
 }
 
+/// The one JSON object a `--json` run printed, whatever happened, and its exit code.
+fn json_of(output: &Output) -> (i32, Value) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let value: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("stdout is not one JSON value ({error}): {stdout:?}"));
+    assert!(value.is_object(), "{value}");
+    (output.status.code().unwrap(), value)
+}
+
+#[test]
+fn json_is_one_object_with_a_stage_when_the_run_fails_before_the_call() {
+    let hostile = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let cases: [(&[&str], i32, &str, &str); 5] = [
+        (&["--", "/bin/false"], 4, "transport_failure", "discover"),
+        (
+            &["--era", "legacy", "--", "/bin/false"],
+            4,
+            "transport_failure",
+            "initialize",
+        ),
+        (
+            &["--", "/nonexistent/server"],
+            4,
+            "transport_failure",
+            "spawn",
+        ),
+        // A legacy-only server refusing the forced modern era: its own -32601, exit 3.
+        (
+            &["--era", "modern", "--", "python3", hostile, "crash"],
+            3,
+            "protocol_error",
+            "discover",
+        ),
+        (
+            &[
+                "--era",
+                "legacy",
+                "--",
+                "python3",
+                "-c",
+                "print('not json')",
+            ],
+            4,
+            "transport_failure",
+            "initialize",
+        ),
+    ];
+    for (server, code, class, stage) in cases {
+        for command in [&["call", "x", "--json"][..], &["tools", "--json"]] {
+            let output = sightline(&[command, server].concat());
+            let (exit, value) = json_of(&output);
+            let outcome = &value["outcome"];
+            assert_eq!(
+                (exit, outcome["class"].as_str(), outcome["stage"].as_str()),
+                (code, Some(class), Some(stage)),
+                "{command:?} {server:?}: {value:#}"
+            );
+            assert!(outcome["detail"].as_str().is_some_and(|d| !d.is_empty()));
+            assert_eq!(value["server"], Value::Null);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                !stderr.contains('→'),
+                "the session log goes to stderr only with -v: {stderr}"
+            );
+        }
+    }
+    let output = sightline(&[
+        "call", "x", "--json", "--era", "modern", "--", "python3", hostile,
+    ]);
+    let (_, value) = json_of(&output);
+    assert_eq!(value["request"]["method"], "server/discover", "{value:#}");
+    assert_eq!(value["response"]["error"]["code"], -32601, "{value:#}");
+    assert_eq!(value["findings"], json!([]));
+    assert_eq!(value["model_view"], Value::Null);
+}
+
+#[test]
+fn verbose_streams_the_session_log_to_stderr_and_only_there() {
+    let output = sightline(&[
+        "call",
+        "get_flight_status",
+        r#"{"flightNumber":"LH1"}"#,
+        "--json",
+        "-v",
+    ]);
+    let (code, value) = json_of(&output);
+    assert_eq!(code, 0, "{value:#}");
+    assert_eq!(value["outcome"]["stage"], "call");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for expected in [
+        r#"→ {"jsonrpc":"2.0","id":1,"method":"server/discover""#,
+        "tools/call",
+        "■ server output closed",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
+    }
+}
+
 fn demo(style: &str) -> StdioCommand {
     StdioCommand {
         program: BIN.into(),

@@ -236,17 +236,17 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         .iter()
         .enumerate()
         .map(|(offset, line)| {
-            let mut spans = vec![
+            // The marker leads the row: a long summary is cut at the pane's edge, the marker never.
+            let marker = if line.flagged {
+                Span::styled("⚑ ", theme.style(Meaning::FindingSep1303))
+            } else {
+                Span::raw("")
+            };
+            let row = Line::from(vec![
                 Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),
+                marker,
                 Span::styled(line.summary.as_str(), kind_style(line.kind, theme)),
-            ];
-            if line.flagged {
-                spans.push(Span::styled(
-                    " ⚑ finding",
-                    theme.style(Meaning::FindingSep1303),
-                ));
-            }
-            let row = Line::from(spans);
+            ]);
             if log.selected == Some(start + offset) {
                 row.style(theme.style(Meaning::Selection))
             } else {

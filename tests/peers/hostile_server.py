@@ -50,8 +50,14 @@ for line in sys.stdin:
             text = "\u001b[2J\u001b[H\u001b]52;c;cHduZWQ=\u0007 hidden \u009b31m \u202eevil"
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
         elif MODE == "huge":
+            # Streamed in chunks, so this server stays small and a peak-RSS measurement
+            # (which also counts reaped children) is sightline's own.
             size = int(os.environ.get("HUGE_BYTES", str(10 * 1024 * 1024)))
-            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * size}]}})
+            raw(b'{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "' % ident)
+            chunk = b"x" * (1 << 20)
+            for _ in range(size // len(chunk)):
+                out.write(chunk)
+            raw(b"x" * (size % len(chunk)) + b'"}]}}\n')
         elif MODE == "garbage":
             raw(b"Listening on stdio...\n")
             raw(b"\xff\xfe not utf-8\n")

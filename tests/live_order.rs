@@ -1,0 +1,172 @@
+//! The app fed exactly as the live TUI is: a real session against the demo server, captured
+//! from the session stream in the order it produced its events, then applied to the app state.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use std::time::Duration;
+
+use serde_json::json;
+use sightline::app::state::LineKind;
+use sightline::app::{Action, Command, update};
+use sightline::classify::Class;
+use sightline::client::{ClientOptions, LogEvent, SessionEvent};
+use sightline::live_session::{self, SessionCommand};
+use sightline::mcp::era::EraChoice;
+use sightline::mcp::jsonrpc::{Id, Message};
+use sightline::stream;
+use sightline::theme::Theme;
+use sightline::transport::{StdioCommand, Target};
+
+/// Runs the live session against `sightline demo-server --style STYLE`, sends `calls` one at a
+/// time, and returns every event in the order the stream delivered it.
+async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Vec<SessionEvent> {
+    let target = Target::Stdio(StdioCommand {
+        program: env!("CARGO_BIN_EXE_sightline").into(),
+        args: vec!["demo-server".into(), "--style".into(), style.into()],
+        env: std::collections::HashMap::default(),
+    });
+    let options = ClientOptions {
+        era,
+        timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    };
+    let (sink, mut events) = stream::channel();
+    let commands = live_session::spawn(Ok(target), options, sink);
+    let mut seen = Vec::new();
+    while !matches!(
+        next(&mut events, &mut seen).await,
+        SessionEvent::ToolsListed(_)
+    ) {}
+    for arguments in calls {
+        let call = SessionCommand::Call {
+            tool: "book_flight".into(),
+            arguments: arguments.clone(),
+        };
+        commands.send(call).await.unwrap();
+        while !matches!(
+            next(&mut events, &mut seen).await,
+            SessionEvent::CallFinished(_)
+        ) {}
+    }
+    commands.send(SessionCommand::Shutdown).await.unwrap();
+    while let Ok(Some(event)) = tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+        seen.push(event);
+    }
+    assert!(
+        matches!(seen.last(), Some(SessionEvent::Disconnected)),
+        "the stream must end with the session: {:?}",
+        seen.last()
+    );
+    seen
+}
+
+/// The next event, also kept in `seen`.
+async fn next(
+    events: &mut tokio::sync::mpsc::Receiver<SessionEvent>,
+    seen: &mut Vec<SessionEvent>,
+) -> SessionEvent {
+    let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
+        .await
+        .expect("the session went quiet")
+        .expect("the stream ended");
+    seen.push(event.clone());
+    event
+}
+
+fn past() -> serde_json::Value {
+    json!({"departureDate": "12/12/2024", "destination": "Lisbon"})
+}
+
+fn future() -> serde_json::Value {
+    json!({"departureDate": "12/12/2099", "destination": "Lisbon"})
+}
+
+/// Where the reply to `id` was logged and where its call finished, in stream order.
+fn positions(events: &[SessionEvent], id: &Id) -> (usize, usize) {
+    let reply = events
+        .iter()
+        .position(|event| {
+            matches!(event, SessionEvent::Logged(entry) if matches!(&entry.event,
+                LogEvent::Received { frame, .. }
+                    if matches!(&frame.message, Message::Response { id: Some(reply), .. } if reply == id)))
+        })
+        .expect("the reply was logged");
+    let finished = events
+        .iter()
+        .position(
+            |event| matches!(event, SessionEvent::CallFinished(exchange) if &exchange.id == id),
+        )
+        .expect("the call finished");
+    (reply, finished)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_finishes_on_the_stream_after_its_reply_is_logged() {
+    for (style, era) in [("legacy", EraChoice::Auto), ("sep1303", EraChoice::Modern)] {
+        let events = capture(style, era, &[past(), future()]).await;
+        for exchange in events.iter().filter_map(|event| match event {
+            SessionEvent::CallFinished(exchange) => Some(exchange),
+            _ => None,
+        }) {
+            let (reply, finished) = positions(&events, &exchange.id);
+            assert!(
+                reply < finished,
+                "{style}: call {} finished at {finished}, before its reply was logged at {reply}",
+                exchange.id
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_live_order_flags_the_reply_row_and_links_it_to_its_call() {
+    let events = capture("legacy", EraChoice::Auto, &[past(), future()]).await;
+    let mut session = common::Session::new(120, 40);
+    for event in events {
+        update(&mut session.state, Action::Session(event));
+    }
+    let state = &mut session.state;
+    assert_eq!(state.calls.len(), 2);
+    assert_eq!(state.calls[0].outcome.class, Class::ProtocolError);
+    assert_eq!(state.calls[1].outcome.class, Class::Success);
+    let rows: Vec<_> = state
+        .log
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| matches!(line.kind, LineKind::Response(_)) && line.exchange.is_some())
+        .map(|(row, line)| (row, line.exchange, line.flagged))
+        .collect();
+    assert_eq!(
+        rows.iter()
+            .map(|(_, call, flagged)| (*call, *flagged))
+            .collect::<Vec<_>>(),
+        [(Some(0), true), (Some(1), false)],
+        "each reply row belongs to its call; only the -32602 one carries a finding"
+    );
+    let screen = common::screen(state, &Theme::fallback());
+    let flagged_row = screen
+        .lines()
+        .find(|row| row.contains("⚑ ← #3 protocol error"))
+        .unwrap_or_else(|| panic!("no ⚑ on the reply row:\n{screen}"));
+    assert!(flagged_row.contains("-32602"), "{flagged_row}");
+
+    // Selecting the flagged reply row shows its own call, not the latest.
+    update(state, Action::Command(Command::FocusNext));
+    update(state, Action::Command(Command::FocusNext));
+    let (row, ..) = rows[0];
+    let up = state.log.lines.len() - 1 - row;
+    for _ in 0..up {
+        update(state, Action::Command(Command::SelectPrev));
+    }
+    assert_eq!(state.log.selected, Some(row));
+    let current = state.current_call().unwrap();
+    assert_eq!(current.exchange.id, Id::Number(3));
+    assert_eq!(
+        current.findings[0].id,
+        "sep1303.validation-as-protocol-error"
+    );
+    assert_eq!(state.model.as_ref().map(|pane| pane.call), Some(0));
+}
