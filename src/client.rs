@@ -203,6 +203,9 @@ pub struct Client {
     late_discover: Option<Value>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
+    /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
+    /// client waits for the server again or emits anything else.
+    unsent: Vec<SessionEvent>,
 }
 
 /// How the server's side ended, as the transport reported it.
@@ -227,12 +230,27 @@ impl Client {
             progress_tokens: 0,
             late_discover: None,
             sink,
+            unsent: Vec::new(),
         }
     }
 
     /// Emits an event on the session stream, after everything that happened before it.
-    pub async fn emit(&self, event: SessionEvent) {
-        self.sink.emit(event).await;
+    pub async fn emit(&mut self, event: SessionEvent) {
+        self.unsent.push(event);
+        self.flush().await;
+    }
+
+    /// Hands the recorded entries to the sink. Called before every wait on the server, so
+    /// nothing recorded waits for the server's next line to be seen.
+    async fn flush(&mut self) {
+        let unsent = std::mem::take(&mut self.unsent);
+        self.sink.emit_all(unsent).await;
+    }
+
+    /// The next transport event, after handing over what was recorded.
+    async fn next_event(&mut self) -> TransportEvent {
+        self.flush().await;
+        self.transport.recv().await.unwrap_or_else(transport_ended)
     }
 
     /// Whether `notifications/tools/list_changed` arrived since the last check.
@@ -245,7 +263,7 @@ impl Client {
         if self.closed.is_some() {
             return false;
         }
-        let event = self.transport.recv().await.unwrap_or_else(transport_ended);
+        let event = self.next_event().await;
         self.ingest(event, None).await;
         self.closed.is_none()
     }
@@ -332,8 +350,7 @@ impl Client {
             let reply = match (&exchange.end, exchange.reply()) {
                 (_, Some(reply)) => reply.clone(),
                 (End::TimedOut { .. }, None) if probe => {
-                    self.fall_back("server/discover got no answer within the probe timeout")
-                        .await;
+                    self.fall_back("server/discover got no answer within the probe timeout");
                     return Ok(None);
                 }
                 _ => return Err(ClientError::Exchange(Box::new(exchange))),
@@ -349,8 +366,7 @@ impl Client {
                 DiscoverVerdict::Retry { version: shared } if !retried => {
                     self.note(format!(
                         "the server does not speak {version}; retrying with {shared}"
-                    ))
-                    .await;
+                    ));
                     version = shared;
                     retried = true;
                 }
@@ -370,8 +386,7 @@ impl Client {
                     self.fall_back(&format!(
                         "server/discover was answered with {} {}",
                         error.code, error.message
-                    ))
-                    .await;
+                    ));
                     return Ok(None);
                 }
                 DiscoverVerdict::Legacy { error } => {
@@ -408,20 +423,18 @@ impl Client {
                 self.note(format!(
                     "initialize was refused ({error}), but server/discover was answered after the \
                      probe timeout: the server is modern"
-                ))
-                .await;
+                ));
                 Ok(self.modern_connection(version, &result))
             }
             _ => Err(error),
         }
     }
 
-    async fn fall_back(&mut self, why: &str) {
+    fn fall_back(&mut self, why: &str) {
         self.meta = None;
         self.note(format!(
             "{why}: the server is legacy; falling back to initialize"
-        ))
-        .await;
+        ));
     }
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.
@@ -445,8 +458,7 @@ impl Client {
                 return Ok(tools.into());
             }
             refetches += 1;
-            self.note("notifications/tools/list_changed arrived: fetching tools/list again".into())
-                .await;
+            self.note("notifications/tools/list_changed arrived: fetching tools/list again".into());
         }
     }
 
@@ -550,7 +562,7 @@ impl Client {
         {
             return ended;
         }
-        self.record(LogEvent::Sent(frame.clone())).await;
+        self.record(LogEvent::Sent(frame.clone()));
         if !self.transport.send(frame.raw.clone()).await {
             let reason = "the server's input is closed".to_owned();
             if let Some(ended) =
@@ -568,6 +580,7 @@ impl Client {
                     None => std::future::pending().await,
                 }
             };
+            self.flush().await;
             let event = tokio::select! {
                 event = self.transport.recv() => event,
                 () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout).await,
@@ -604,8 +617,7 @@ impl Client {
                 method: ended.method.clone(),
                 after_ms,
             },
-        )
-        .await;
+        );
         if cancel {
             let reason = format!("sightline timed out after {after_ms} ms");
             self.notify(
@@ -618,27 +630,30 @@ impl Client {
     }
 
     /// Records one transport event; returns the exchange for `waiting` if this event ended it.
+    /// Every line of a read is recorded, also those after the one that ended it.
     async fn ingest(&mut self, event: TransportEvent, waiting: Option<&Id>) -> Option<Exchange> {
         match event {
-            TransportEvent::Received {
-                frame: Ok(frame),
-                at,
-            } => self.on_frame(frame, at, waiting).await,
-            TransportEvent::Received {
-                frame: Err(invalid),
-                at,
-            } => {
-                let ended = self.on_invalid(&invalid, at, waiting);
-                self.record_at(at, LogEvent::Invalid(invalid)).await;
+            TransportEvent::Received { lines, at } => {
+                let mut ended = None;
+                for line in lines {
+                    let this = match line {
+                        Ok(frame) => self.on_frame(frame, at, waiting).await,
+                        Err(invalid) => {
+                            let this = self.on_invalid(&invalid, at, waiting);
+                            self.record_at(at, LogEvent::Invalid(invalid));
+                            this
+                        }
+                    };
+                    ended = ended.or(this);
+                }
                 ended
             }
             TransportEvent::StderrLine { line, at } => {
-                self.record_at(at, LogEvent::Stderr(line)).await;
+                self.record_at(at, LogEvent::Stderr(line));
                 None
             }
             TransportEvent::WriteFailed { reason, at } => {
-                self.record_at(at, LogEvent::WriteFailed(reason.clone()))
-                    .await;
+                self.record_at(at, LogEvent::WriteFailed(reason.clone()));
                 let end = End::Failed(Failure::SendFailed { reason });
                 self.session.abandon(waiting?, end, at)
             }
@@ -652,8 +667,7 @@ impl Client {
                     LogEvent::Closed {
                         status: status.clone(),
                     },
-                )
-                .await;
+                );
                 let end = ServerEnd {
                     status,
                     stderr_tail,
@@ -746,7 +760,7 @@ impl Client {
             }
             _ => None,
         };
-        self.record_at(at, LogEvent::Received { frame, role }).await;
+        self.record_at(at, LogEvent::Received { frame, role });
         if let Some((id, method)) = server_request {
             self.answer_server_request(id, &method).await;
         }
@@ -759,8 +773,7 @@ impl Client {
             self.note(format!(
                 "not answered: in 2026-07-28 servers must not send requests ('{method}') and \
                  clients must not send responses on stdio"
-            ))
-            .await;
+            ));
             return;
         }
         let reply = if method == "ping" {
@@ -782,30 +795,29 @@ impl Client {
     async fn notify(&mut self, method: &str, params: Option<Value>) {
         let message = Message::Notification {
             method: method.to_owned(),
-            params,
+            params: params.map(Into::into),
         };
         self.write(Frame::encode(message)).await;
     }
 
     async fn write(&mut self, frame: Frame) {
-        self.record(LogEvent::Sent(frame.clone())).await;
+        self.record(LogEvent::Sent(frame.clone()));
         if !self.transport.send(frame.raw.clone()).await {
-            self.record(LogEvent::WriteFailed("the server's input is closed".into()))
-                .await;
+            self.record(LogEvent::WriteFailed("the server's input is closed".into()));
         }
     }
 
-    async fn note(&mut self, text: String) {
-        self.record(LogEvent::Note(text)).await;
+    fn note(&mut self, text: String) {
+        self.record(LogEvent::Note(text));
     }
 
-    async fn record(&mut self, event: LogEvent) {
-        self.record_at(now(), event).await;
+    fn record(&mut self, event: LogEvent) {
+        self.record_at(now(), event);
     }
 
-    async fn record_at(&mut self, at: Timestamp, event: LogEvent) {
-        self.emit(SessionEvent::Logged(LogEntry { at, event }))
-            .await;
+    fn record_at(&mut self, at: Timestamp, event: LogEvent) {
+        self.unsent
+            .push(SessionEvent::Logged(LogEntry { at, event }));
     }
 
     fn missing_exchange(id: &Id) -> Exchange {
@@ -831,9 +843,10 @@ impl Client {
         self.transport.shutdown();
         let deadline = Instant::now() + SHUTDOWN_BUDGET;
         loop {
+            self.flush().await;
             let event = tokio::select! {
                 event = self.transport.recv() => event,
-                () = sleep_until(deadline) => return,
+                () = sleep_until(deadline) => break,
             };
             match event {
                 Some(event) => {
@@ -841,11 +854,12 @@ impl Client {
                 }
                 None if self.closed.is_none() => {
                     self.ingest(transport_ended(), None).await;
-                    return;
+                    break;
                 }
-                None => return,
+                None => break,
             }
         }
+        self.flush().await;
     }
 }
 

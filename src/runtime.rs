@@ -1,5 +1,5 @@
 //! The TUI's impure loop: terminal events, session events and signals in; `update`; effects
-//! executed; a redraw after every batch that changed something.
+//! executed; a redraw at once after the user's input, and paced while session events stream.
 
 use std::io::{self, stdout};
 use std::time::Duration;
@@ -10,12 +10,13 @@ use futures_util::StreamExt;
 use ratatui::layout::Rect;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use crate::app::state::{Settings, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
-use crate::mcp::log::SessionEvent;
+use crate::stream::EventReceiver;
 use crate::theme::Theme;
 use crate::{input, stream, terminal, ui};
 
@@ -23,6 +24,48 @@ use crate::{input, stream, terminal, ui};
 const BATCH: usize = 4096;
 /// How long quitting waits for the server to shut down.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+/// While session events stream in, a frame at most this often (a flood is drawn a few dozen
+/// times a second, not once per batch); the user's own input is drawn at once.
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(33);
+
+/// When to draw the next frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Redraw {
+    last: Instant,
+    owed: bool,
+}
+
+impl Redraw {
+    /// Just drawn.
+    pub fn new(now: Instant) -> Self {
+        Self {
+            last: now,
+            owed: false,
+        }
+    }
+
+    /// The state changed (by the user's input when `urgent`): whether to draw now. If not, a
+    /// frame is owed and [`Redraw::due`] says when.
+    pub fn changed(&mut self, urgent: bool, now: Instant) -> bool {
+        if urgent || now.duration_since(self.last) >= FRAME_INTERVAL {
+            self.drawn(now);
+            true
+        } else {
+            self.owed = true;
+            false
+        }
+    }
+
+    /// When the owed frame is due, if one is.
+    pub fn due(&self) -> Option<Instant> {
+        self.owed.then_some(self.last + FRAME_INTERVAL)
+    }
+
+    pub fn drawn(&mut self, now: Instant) {
+        self.last = now;
+        self.owed = false;
+    }
+}
 
 /// Runs the TUI until the user quits or a signal arrives; the terminal is always restored.
 /// `warnings` (e.g. about the theme file) are shown in the status bar at start.
@@ -65,14 +108,21 @@ async fn event_loop(
     mut state: AppState,
     theme: &Theme,
     commands: &mpsc::Sender<SessionCommand>,
-    events: &mut mpsc::Receiver<SessionEvent>,
+    events: &mut EventReceiver,
 ) -> io::Result<()> {
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     terminal.draw(|frame| ui::render(frame, &state, theme))?;
+    let mut redraw = Redraw::new(Instant::now());
     loop {
+        let due = redraw.due();
         let action = tokio::select! {
+            () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
+                terminal.draw(|frame| ui::render(frame, &state, theme))?;
+                redraw.drawn(Instant::now());
+                continue;
+            }
             event = input.next() => match event {
                 Some(Ok(event)) => match input::action_for(&event, &state) {
                     Some(action) => action,
@@ -85,9 +135,12 @@ async fn event_loop(
             _ = terminate.recv() => return Ok(()),
             _ = hangup.recv() => return Ok(()),
         };
+        let urgent = !matches!(action, Action::Session(_));
         let mut effects = update(&mut state, action);
         for _ in 0..BATCH {
-            let Ok(event) = events.try_recv() else { break };
+            let Some(event) = events.try_recv() else {
+                break;
+            };
             effects.extend(update(&mut state, Action::Session(event)));
         }
         for effect in effects {
@@ -100,6 +153,34 @@ async fn event_loop(
                 Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,
             }
         }
-        terminal.draw(|frame| ui::render(frame, &state, theme))?;
+        if redraw.changed(urgent, Instant::now()) {
+            terminal.draw(|frame| ui::render(frame, &state, theme))?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_of_events_owes_a_frame_and_input_draws_at_once() {
+        let start = Instant::now();
+        let mut redraw = Redraw::new(start);
+        let soon = start + Duration::from_millis(1);
+        assert!(
+            !redraw.changed(false, soon),
+            "a session event right after a frame waits"
+        );
+        assert_eq!(redraw.due(), Some(start + FRAME_INTERVAL));
+        assert!(
+            redraw.changed(true, soon),
+            "the user's key is drawn at once"
+        );
+        assert_eq!(redraw.due(), None);
+        assert!(
+            redraw.changed(false, soon + FRAME_INTERVAL),
+            "a frame interval later, drawn"
+        );
     }
 }

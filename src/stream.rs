@@ -1,7 +1,9 @@
 //! The session stream: every [`SessionEvent`] of a client, in the order it happened, on one
 //! bounded channel (a slow consumer slows the client, never grows memory), plus taps that see
-//! each event first, synchronously (the `-v` log, a recorder, tests).
+//! each event first, synchronously (the `-v` log, a recorder, tests). Events travel in batches
+//! (all that one read of the server's output brought), so a flood costs one hand-over per read.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,8 +11,8 @@ use tokio::sync::mpsc;
 
 use crate::mcp::log::{LogEntry, SessionEvent};
 
-/// Events in flight between the client and its consumer, at most.
-pub const CAPACITY: usize = 256;
+/// Batches in flight between the client and its consumer, at most.
+pub const CAPACITY: usize = 64;
 
 /// An observer of every event, called in order before the event is sent on.
 pub type Tap = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
@@ -18,7 +20,7 @@ pub type Tap = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 /// The sending side of a session stream. Clones share the channel and the taps.
 #[derive(Clone, Default)]
 pub struct EventSink {
-    channel: Option<mpsc::Sender<SessionEvent>>,
+    channel: Option<mpsc::Sender<Vec<SessionEvent>>>,
     taps: Vec<Tap>,
 }
 
@@ -32,13 +34,43 @@ impl fmt::Debug for EventSink {
 }
 
 /// A stream whose events a consumer receives in order.
-pub fn channel() -> (EventSink, mpsc::Receiver<SessionEvent>) {
+pub fn channel() -> (EventSink, EventReceiver) {
     let (sender, receiver) = mpsc::channel(CAPACITY);
     let sink = EventSink {
         channel: Some(sender),
         taps: Vec::new(),
     };
+    let receiver = EventReceiver {
+        channel: receiver,
+        ready: VecDeque::new(),
+    };
     (sink, receiver)
+}
+
+/// The consuming end of a session stream: one event at a time, in order.
+#[derive(Debug)]
+pub struct EventReceiver {
+    channel: mpsc::Receiver<Vec<SessionEvent>>,
+    /// The rest of the batch being read.
+    ready: VecDeque<SessionEvent>,
+}
+
+impl EventReceiver {
+    /// The next event; `None` once every sink is gone and every event was read.
+    pub async fn recv(&mut self) -> Option<SessionEvent> {
+        while self.ready.is_empty() {
+            self.ready = self.channel.recv().await?.into();
+        }
+        self.ready.pop_front()
+    }
+
+    /// The next event if one is ready now.
+    pub fn try_recv(&mut self) -> Option<SessionEvent> {
+        while self.ready.is_empty() {
+            self.ready = self.channel.try_recv().ok()?.into();
+        }
+        self.ready.pop_front()
+    }
 }
 
 impl EventSink {
@@ -57,11 +89,21 @@ impl EventSink {
     /// Emits one event: taps first, then the consumer (waiting while its channel is full).
     /// A consumer that has gone away is not an error: the taps still saw the event.
     pub async fn emit(&self, event: SessionEvent) {
-        for tap in &self.taps {
-            tap(&event);
+        self.emit_all(vec![event]).await;
+    }
+
+    /// Emits events in order, handed to the consumer together.
+    pub async fn emit_all(&self, events: Vec<SessionEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        for event in &events {
+            for tap in &self.taps {
+                tap(event);
+            }
         }
         if let Some(channel) = &self.channel {
-            let _ = channel.send(event).await;
+            let _ = channel.send(events).await;
         }
     }
 }
@@ -115,16 +157,17 @@ mod tests {
         let events = [
             SessionEvent::ToolsFailed("one".into()),
             SessionEvent::Disconnected,
+            SessionEvent::ToolsFailed("three".into()),
         ];
-        for event in events.clone() {
-            sink.emit(event).await;
-        }
+        sink.emit(events[0].clone()).await;
+        sink.emit_all(events[1..].to_vec()).await;
         drop(sink);
         let mut delivered = Vec::new();
         while let Some(event) = receiver.recv().await {
             delivered.push(event);
         }
         assert_eq!(delivered, events);
+        assert_eq!(receiver.try_recv(), None);
         assert_eq!(seen.events(), events);
     }
 
@@ -141,9 +184,9 @@ mod tests {
         .await;
         assert!(
             blocked.is_err(),
-            "the 257th event must wait for the consumer"
+            "one batch more than the capacity must wait"
         );
-        assert_eq!(receiver.recv().await, Some(SessionEvent::Disconnected));
+        assert_eq!(receiver.try_recv(), Some(SessionEvent::Disconnected));
     }
 
     #[tokio::test]

@@ -63,10 +63,7 @@ async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Ve
 }
 
 /// The next event, also kept in `seen`.
-async fn next(
-    events: &mut tokio::sync::mpsc::Receiver<SessionEvent>,
-    seen: &mut Vec<SessionEvent>,
-) -> SessionEvent {
+async fn next(events: &mut stream::EventReceiver, seen: &mut Vec<SessionEvent>) -> SessionEvent {
     let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
         .await
         .expect("the session went quiet")

@@ -63,8 +63,8 @@ pub enum LineKind {
 pub enum Raw {
     /// A JSON-RPC frame, shared with the session rather than copied.
     Frame(Frame),
-    /// A line that is not a frame.
-    Line(String),
+    /// A line kept as text only: not a frame, or a small frame no call refers to.
+    Line(Box<str>),
 }
 
 impl Raw {
@@ -81,8 +81,9 @@ impl Raw {
 pub struct LogLine {
     pub at: Timestamp,
     pub kind: LineKind,
-    /// One line, sanitised and clipped, ready to draw.
-    pub summary: String,
+    /// One line, sanitised and clipped, ready to draw; `None` for small lines whose row is
+    /// derived from `raw` when drawn (see [`LogLine::summary`]).
+    pub summary: Option<Box<str>>,
     /// The frame's text as on the wire, for the detail view.
     pub raw: Option<Raw>,
     /// The JSON-RPC id of a request or response.
@@ -202,7 +203,8 @@ pub struct LogState {
     /// The selected line's request and response, pretty-printed once when selected.
     pub detail: Vec<String>,
     pub detail_scroll: usize,
-    pub console: Vec<ConsoleLine>,
+    /// The lines the console shows (stderr, log notifications), as indices into `lines`.
+    pub console: Vec<usize>,
     pub show_console: bool,
     pub console_scroll: usize,
 }

@@ -337,11 +337,20 @@ fn stderr_and_log_messages_reach_the_console_and_strings_are_sanitised() {
         },
     );
     assert_eq!(state.log.console.len(), 2);
-    assert_eq!(state.log.console[0].text, "\\u{1b}[31mboom");
+    assert_eq!(
+        state.log.lines[state.log.console[0]].console().text,
+        "\\u{1b}[31mboom"
+    );
     assert_eq!(
         (
-            state.log.console[1].source.as_str(),
-            state.log.console[1].text.as_str()
+            state.log.lines[state.log.console[1]]
+                .console()
+                .source
+                .as_str(),
+            state.log.lines[state.log.console[1]]
+                .console()
+                .text
+                .as_str()
         ),
         ("error", "disk full")
     );
@@ -350,7 +359,7 @@ fn stderr_and_log_messages_reach_the_console_and_strings_are_sanitised() {
             .log
             .lines
             .iter()
-            .all(|line| !line.summary.contains('\u{1b}'))
+            .all(|line| !line.summary().contains('\u{1b}'))
     );
 }
 

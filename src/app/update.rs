@@ -6,22 +6,22 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
+use super::describe::{clip_line, describe_received, describe_sent};
 use super::layout::{self, areas};
 use super::state::{
-    AppState, CallRecord, ConsoleLine, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone,
-    ToolRow,
+    AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone, ToolRow,
 };
 use crate::analysis::{CallContext, analyze};
-use crate::classify::{Class, classify_reply};
-use crate::mcp::jsonrpc::{Frame, Message};
-use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::jsonrpc::Message;
+use crate::mcp::log::{LogEntry, LogEvent};
 use crate::mcp::session::Exchange;
 use crate::model_view::{self, Block};
 use crate::sanitize;
 use crate::schema::skeleton;
 
-/// Longest summary kept for one log line.
-const SUMMARY_CHARS: usize = 240;
+/// Notifications and server requests up to this size keep only their text; their row is
+/// derived from it when drawn (cheap at this size), so a flood costs little more than its bytes.
+const DERIVE_LIMIT: usize = 4096;
 /// Frames larger than this are shown as received (clipped), not pretty-printed.
 const PRETTY_LIMIT: usize = 4 * 1024 * 1024;
 /// How much of an oversized frame the detail shows.
@@ -525,41 +525,54 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
 
 fn log_entry(state: &mut AppState, entry: LogEntry) {
     let at = entry.at;
-    let line = |kind, summary: String, raw: Option<Raw>, id| LogLine {
+    let line = |kind, summary: Option<String>, raw: Option<Raw>, id| LogLine {
         at,
         kind,
-        summary: clip_line(&summary),
+        summary: summary.map(|text| clip_line(&text).into_boxed_str()),
         raw,
         id,
         exchange: None,
         flagged: false,
     };
+    let index = state.log.lines.len();
     let new = match entry.event {
         LogEvent::Sent(frame) => {
             let (summary, id) = describe_sent(&frame);
-            line(LineKind::Outgoing, summary, Some(Raw::Frame(frame)), id)
+            line(
+                LineKind::Outgoing,
+                Some(summary),
+                Some(Raw::Frame(frame)),
+                id,
+            )
         }
         LogEvent::Received { frame, role } => {
-            if let Message::Notification { method, params } = &frame.message
-                && method == "notifications/message"
-            {
-                state.log.console.push(console_message(at, params.as_ref()));
+            if frame.message.method() == Some("notifications/message") {
+                state.log.console.push(index);
             }
-            let (kind, summary, id) = describe_received(&frame, &role);
-            line(kind, summary, Some(Raw::Frame(frame)), id)
+            let derived = match &frame.message {
+                Message::Notification { .. } => Some(LineKind::Notification),
+                Message::Request { .. } => Some(LineKind::ServerRequest),
+                Message::Response { .. } => None,
+            };
+            match derived {
+                // The most numerous lines keep only their text; the row is derived when drawn.
+                Some(kind) if frame.raw.len() <= DERIVE_LIMIT => {
+                    line(kind, None, Some(Raw::Line(frame.into_raw().into())), None)
+                }
+                Some(_) | None => {
+                    let (kind, summary, id) = describe_received(&frame, &role);
+                    line(kind, Some(summary), Some(Raw::Frame(frame)), id)
+                }
+            }
         }
         LogEvent::Invalid(invalid) => {
             let summary = format!("✗ {}: {}", invalid.error, invalid.raw);
-            let raw = (!invalid.raw.is_empty()).then_some(Raw::Line(invalid.raw));
-            line(LineKind::Invalid, summary, raw, None)
+            let raw = (!invalid.raw.is_empty()).then(|| Raw::Line(invalid.raw.into()));
+            line(LineKind::Invalid, Some(summary), raw, None)
         }
         LogEvent::Stderr(text) => {
-            state.log.console.push(ConsoleLine {
-                at,
-                source: "stderr".into(),
-                text: sanitize::text(&text).into_owned(),
-            });
-            line(LineKind::Stderr, format!("stderr │ {text}"), None, None)
+            state.log.console.push(index);
+            line(LineKind::Stderr, None, Some(Raw::Line(text.into())), None)
         }
         LogEvent::TimedOut {
             id,
@@ -569,148 +582,23 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             let summary = format!(
                 "⏱ #{id} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)"
             );
-            line(LineKind::Failure, summary, None, Some(id))
+            line(LineKind::Failure, Some(summary), None, Some(id))
         }
         LogEvent::WriteFailed(reason) => line(
             LineKind::Failure,
-            format!("✗ write failed: {reason}"),
+            Some(format!("✗ write failed: {reason}")),
             None,
             None,
         ),
         LogEvent::Closed { status } => line(
             LineKind::Failure,
-            format!("■ server output closed ({status})"),
+            Some(format!("■ server output closed ({status})")),
             None,
             None,
         ),
-        LogEvent::Note(text) => line(LineKind::Note, format!("• {text}"), None, None),
+        LogEvent::Note(text) => line(LineKind::Note, Some(format!("• {text}")), None, None),
     };
     state.log.lines.push(new);
-}
-
-fn console_message(at: crate::mcp::Timestamp, params: Option<&Value>) -> ConsoleLine {
-    let level = params
-        .and_then(|p| p.get("level"))
-        .and_then(Value::as_str)
-        .unwrap_or("log");
-    let logger = params
-        .and_then(|p| p.get("logger"))
-        .and_then(Value::as_str)
-        .map(|l| format!(" {l}"))
-        .unwrap_or_default();
-    let data = params
-        .and_then(|p| p.get("data"))
-        .map_or_else(String::new, |d| {
-            d.as_str().map_or_else(|| d.to_string(), str::to_owned)
-        });
-    ConsoleLine {
-        at,
-        source: sanitize::text(&format!("{level}{logger}")).into_owned(),
-        text: sanitize::text(&clip_line(&data)).into_owned(),
-    }
-}
-
-fn describe_sent(frame: &Frame) -> (String, Option<crate::mcp::jsonrpc::Id>) {
-    match &frame.message {
-        Message::Request { id, method, params } => {
-            let detail = match (method.as_str(), params) {
-                ("tools/call", Some(params)) => {
-                    let name = params.get("name").and_then(Value::as_str).unwrap_or("?");
-                    let arguments = params
-                        .get("arguments")
-                        .map(Value::to_string)
-                        .unwrap_or_default();
-                    format!(" {name} {}", clip_line(&arguments))
-                }
-                _ => String::new(),
-            };
-            (format!("→ #{id} {method}{detail}"), Some(id.clone()))
-        }
-        Message::Notification { method, params } => {
-            let detail = params
-                .as_ref()
-                .and_then(|p| p.get("requestId"))
-                .map(|id| format!(" #{id}"))
-                .unwrap_or_default();
-            (format!("→ {method}{detail}"), None)
-        }
-        Message::Response { id, reply } => {
-            let what = match reply {
-                crate::mcp::jsonrpc::Reply::Result(_) => "result".to_owned(),
-                crate::mcp::jsonrpc::Reply::Error(error) => format!("error {}", error.code),
-            };
-            let id = id
-                .as_ref()
-                .map_or_else(|| "null".to_owned(), ToString::to_string);
-            (format!("→ #{id} our answer: {what}"), None)
-        }
-    }
-}
-
-fn describe_received(
-    frame: &Frame,
-    role: &Role,
-) -> (LineKind, String, Option<crate::mcp::jsonrpc::Id>) {
-    match &frame.message {
-        Message::Request { id, method, .. } => (
-            LineKind::ServerRequest,
-            format!("← #{id} {method} (request from the server)"),
-            None,
-        ),
-        Message::Notification { method, params } => {
-            let detail = params
-                .as_ref()
-                .map(|p| format!(" {}", clip_line(&p.to_string())))
-                .unwrap_or_default();
-            (LineKind::Notification, format!("← {method}{detail}"), None)
-        }
-        Message::Response { id, reply } => {
-            let method = match role {
-                Role::Reply { method } | Role::Late { method } | Role::Duplicate { method } => {
-                    method.as_str()
-                }
-                Role::UnknownId | Role::Unaddressed | Role::ServerRequest | Role::Notification => {
-                    ""
-                }
-            };
-            let outcome = classify_reply(method, reply);
-            let note = match role {
-                Role::Late { .. } => " (late: we had stopped waiting)",
-                Role::Duplicate { .. } => " (duplicate response)",
-                Role::UnknownId => " (for an id we never sent)",
-                Role::Unaddressed => " (error without an id)",
-                Role::Reply { .. } | Role::ServerRequest | Role::Notification => "",
-            };
-            let id_text = id
-                .as_ref()
-                .map_or_else(|| "null".to_owned(), ToString::to_string);
-            let detail = if method == "tools/call" || outcome.class != Class::Success {
-                outcome.detail.clone()
-            } else {
-                format!("{method} result")
-            };
-            let summary = format!("← #{id_text} {}{note} · {detail}", outcome.class.label());
-            let linked = matches!(role, Role::Reply { .. })
-                .then(|| id.clone())
-                .flatten();
-            (LineKind::Response(outcome.class), summary, linked)
-        }
-    }
-}
-
-/// One display line: sanitised, without newlines, at most `SUMMARY_CHARS` characters.
-fn clip_line(text: &str) -> String {
-    let clipped: String = text.chars().take(SUMMARY_CHARS + 1).collect();
-    let mut safe = sanitize::text(&clipped).into_owned();
-    if clipped.chars().count() > SUMMARY_CHARS {
-        let cut = safe
-            .char_indices()
-            .nth(SUMMARY_CHARS)
-            .map_or(safe.len(), |(i, _)| i);
-        safe.truncate(cut);
-        safe.push('…');
-    }
-    safe
 }
 
 /// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
@@ -764,7 +652,7 @@ fn refresh_detail(state: &mut AppState) {
         }
         (None, Some(line)) => match &line.raw {
             Some(raw) => pretty(raw.as_str()),
-            None => vec![line.summary.clone()],
+            None => vec![line.summary().into_owned()],
         },
         (None, None) => Vec::new(),
     };

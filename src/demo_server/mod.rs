@@ -84,6 +84,7 @@ impl DemoServer {
         match message {
             Message::Request { id, method, params } => self.request(id, &method, params, today),
             Message::Notification { method, params } if method == "notifications/cancelled" => {
+                let params = params.as_ref().map(jsonrpc::Params::value);
                 match params.as_ref().and_then(|p| p.get("requestId")).cloned() {
                     Some(id) => {
                         serde_json::from_value(id).map_or(Handled::Nothing, Handled::Cancel)
@@ -399,7 +400,7 @@ async fn slow_search(
             });
             let note = Message::Notification {
                 method: "notifications/progress".into(),
-                params: Some(params),
+                params: Some(params.into()),
             };
             if out.send(note).await.is_err() {
                 return;
@@ -558,7 +559,7 @@ mod tests {
         );
         let cancel = Message::Notification {
             method: "notifications/cancelled".into(),
-            params: Some(json!({"requestId": 4, "reason": "timeout"})),
+            params: Some(json!({"requestId": 4, "reason": "timeout"}).into()),
         };
         assert_eq!(server.handle(cancel, TODAY), Handled::Cancel(Id::Number(4)));
     }

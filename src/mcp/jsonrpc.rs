@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// A request id: MCP allows strings and integers, never `null`.
@@ -63,10 +64,12 @@ pub enum Message {
         method: String,
         params: Option<Value>,
     },
-    /// A one-way message: no id, no response.
+    /// A one-way message: no id, no response. Its params stay text until asked for: most
+    /// notifications are only ever shown, and a flood of them must cost little more than its
+    /// bytes.
     Notification {
         method: String,
-        params: Option<Value>,
+        params: Option<Params>,
     },
     /// The answer to a request; `id` is `None` only for an error that could not name its request.
     Response { id: Option<Id>, reply: Reply },
@@ -88,7 +91,7 @@ impl Message {
             Message::Notification { method, params } => {
                 object.insert("method".into(), method.clone().into());
                 if let Some(params) = params {
-                    object.insert("params".into(), params.clone());
+                    object.insert("params".into(), params.value());
                 }
             }
             Message::Response { id, reply } => {
@@ -108,6 +111,37 @@ impl Message {
             Message::Request { method, .. } | Message::Notification { method, .. } => Some(method),
             Message::Response { .. } => None,
         }
+    }
+}
+
+/// The `params` of a notification as JSON text (an object or an array), parsed on demand.
+#[derive(Debug, Clone)]
+pub struct Params(Box<RawValue>);
+
+impl Params {
+    /// The params as JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The params parsed (`null` in the impossible case that the text is not JSON).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl From<Value> for Params {
+    fn from(value: Value) -> Self {
+        let raw =
+            serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        Params(raw)
+    }
+}
+
+/// Equal when they mean the same JSON (the wire's spacing aside).
+impl PartialEq for Params {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text() || self.value() == other.value()
     }
 }
 
@@ -134,6 +168,14 @@ impl Deref for Frame {
 impl Frame {
     pub fn new(raw: String, message: Message) -> Frame {
         Frame(Arc::new(FrameData { raw, message }))
+    }
+
+    /// The frame's text, taken without a copy when nothing else shares the frame.
+    pub fn into_raw(self) -> String {
+        match Arc::try_unwrap(self.0) {
+            Ok(data) => data.raw,
+            Err(shared) => shared.raw.clone(),
+        }
     }
 
     /// Serialises a message we send; the raw text is what goes on the wire.
@@ -171,6 +213,9 @@ pub fn parse(raw: &str) -> Result<Frame, FrameError> {
 /// Parses a line read from the wire, keeping it as the frame's raw text without a copy; on
 /// failure the line comes back beside the reason.
 pub fn parse_line(raw: String) -> Result<Frame, (String, FrameError)> {
+    if let Some(message) = notification(&raw) {
+        return Ok(Frame::new(raw, message));
+    }
     let value: Value = match serde_json::from_str(&raw) {
         Ok(value) => value,
         Err(error) => {
@@ -185,6 +230,50 @@ pub fn parse_line(raw: String) -> Result<Frame, (String, FrameError)> {
     match message_from_value(value) {
         Ok(message) => Ok(Frame::new(raw, message)),
         Err(error) => Err((raw, error)),
+    }
+}
+
+/// The members a notification may have; anything else is read by the general path.
+#[derive(Deserialize)]
+struct NotificationMembers<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<&'a str>,
+    #[serde(borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    /// Present at all, `null` included.
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(member).map(|_| true)
+}
+
+/// The fast path for the most numerous messages: a well-formed notification, read without
+/// building a JSON tree. Anything unusual (duplicate members, a non-string method, ...) is
+/// left to the general path, which says what is wrong.
+fn notification(raw: &str) -> Option<Message> {
+    let members: NotificationMembers = serde_json::from_str(raw).ok()?;
+    let structured = |params: &RawValue| params.get().starts_with(['{', '[']);
+    match members {
+        NotificationMembers {
+            jsonrpc: Some("2.0"),
+            method: Some(method),
+            params,
+            id: false,
+            result: false,
+            error: false,
+        } if params.is_none_or(structured) => Some(Message::Notification {
+            method: method.into_owned(),
+            params: params.map(|params| Params(params.to_owned())),
+        }),
+        NotificationMembers { .. } => None,
     }
 }
 
@@ -240,7 +329,10 @@ pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
             ));
         }
         return match id {
-            None => Ok(Message::Notification { method, params }),
+            None => Ok(Message::Notification {
+                method,
+                params: params.map(Params::from),
+            }),
             Some(Some(id)) => Ok(Message::Request { id, method, params }),
             Some(None) => Err(not_rpc("a request `id` must not be null", None)),
         };
@@ -390,6 +482,45 @@ mod tests {
             panic!("{error:?}")
         };
         assert_eq!((line, column), (1, 28));
+    }
+
+    #[test]
+    fn the_notification_fast_path_reads_what_the_general_path_reads() {
+        let same = [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}"#,
+            r#"{"method":"notifications\/progress","params":[1,{"a":"\u00e9"}],"jsonrpc":"2.0","extra":true}"#,
+        ];
+        for raw in same {
+            let fast = notification(raw).unwrap_or_else(|| panic!("not fast: {raw}"));
+            let general = message_from_value(serde_json::from_str(raw).unwrap()).unwrap();
+            assert_eq!(fast, general, "{raw}");
+            assert_eq!(fast.to_value(), general.to_value(), "{raw}");
+            assert_eq!(parse(raw).unwrap().message, general);
+        }
+        let Some(Message::Notification { method, params }) = notification(same[2]) else {
+            panic!()
+        };
+        assert_eq!(method, "notifications/progress");
+        assert_eq!(params.unwrap().value(), json!([1, {"a": "é"}]));
+        // Unusual shapes go the general way, which names what is wrong.
+        let general = [
+            r#"{"jsonrpc":"2.0","method":"a","method":"b"}"#,
+            r#"{"jsonrpc":"2.0","method":7}"#,
+            r#"{"jsonrpc":"2.0","method":"m","params":3}"#,
+            r#"{"jsonrpc":"1.0","method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+        ];
+        for raw in general {
+            assert_eq!(notification(raw), None, "{raw}");
+        }
+        assert!(parse(general[2]).is_err());
+        assert!(parse(general[3]).is_err());
+        assert!(
+            parse(general[5]).is_err(),
+            "a null id is not a notification"
+        );
     }
 
     #[test]

@@ -15,7 +15,8 @@ use crate::mcp::jsonrpc::Frame;
 pub use stdio::StdioCommand;
 
 /// Capacity of the event channel: a slow consumer slows the readers instead of growing memory.
-const EVENT_CAPACITY: usize = 256;
+/// An event holds one read (up to 64 KiB of lines), so this bounds what is in flight to ~1 MiB.
+const EVENT_CAPACITY: usize = 16;
 
 /// The wall clock, read only at the I/O edge.
 pub fn now() -> Timestamp {
@@ -28,9 +29,11 @@ pub fn now() -> Timestamp {
 /// Something that happened on the transport.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TransportEvent {
-    /// A line arrived from the server: a frame, or a line that is not one and why.
+    /// Lines arrived from the server in one read, in order: each a frame, or a line that is not
+    /// one and why. (One event per read, not per line: a flood of small frames costs one
+    /// hand-over per read.)
     Received {
-        frame: Result<Frame, InvalidLine>,
+        lines: Vec<Result<Frame, InvalidLine>>,
         at: Timestamp,
     },
     /// The server wrote a line to its stderr (informational; never an error by itself).

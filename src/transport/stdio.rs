@@ -177,22 +177,24 @@ where
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
-        for line in framer.push(&chunk[..read]) {
-            let event = TransportEvent::Received {
-                frame: decode(line, framer.limit()),
-                at: now(),
-            };
+        let limit = framer.limit();
+        let lines: Vec<_> = framer
+            .push(&chunk[..read])
+            .into_iter()
+            .map(|line| decode(line, limit))
+            .collect();
+        if !lines.is_empty() {
+            let event = TransportEvent::Received { lines, at: now() };
             if events.send(event).await.is_err() {
                 return;
             }
         }
     }
     if let Some(line) = framer.finish() {
-        let event = TransportEvent::Received {
-            frame: decode(line, framer.limit()),
-            at: now(),
-        };
-        let _ = events.send(event).await;
+        let lines = vec![decode(line, framer.limit())];
+        let _ = events
+            .send(TransportEvent::Received { lines, at: now() })
+            .await;
     }
 }
 

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::layout;
-use crate::app::state::{AppState, Focus, LineKind, Link, Tone};
+use crate::app::state::{AppState, Focus, LineKind, Link, LogLine, Tone};
 use crate::app::update::window_start;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
@@ -245,7 +245,7 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             let row = Line::from(vec![
                 Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),
                 marker,
-                Span::styled(line.summary.as_str(), kind_style(line.kind, theme)),
+                Span::styled(line.summary(), kind_style(line.kind, theme)),
             ]);
             if log.selected == Some(start + offset) {
                 row.style(theme.style(Meaning::Selection))
@@ -276,6 +276,7 @@ fn console_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let start = end.saturating_sub(height);
     let rows: Vec<Line> = console[start..end]
         .iter()
+        .filter_map(|&index| state.log.lines.get(index).map(LogLine::console))
         .map(|line| {
             Line::from(vec![
                 Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),

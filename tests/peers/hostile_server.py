@@ -6,6 +6,8 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   huge     answer with a text block of SIZE bytes (env HUGE_BYTES, default 10 MB)
   garbage  write non-JSON lines, invalid UTF-8 and a non-JSON-RPC object, then answer
   silent   never answer (the client must time out)
+  flood    after the handshake, write FLOOD_COUNT (default 1,000,000) log notifications of
+           about 110 bytes before answering anything else
 """
 import json
 import os
@@ -25,9 +27,21 @@ def raw(data):
     out.flush()
 
 
+def flood():
+    count = int(os.environ.get("FLOOD_COUNT", "1000000"))
+    line = (b'{"jsonrpc": "2.0", "method": "notifications/message", "params": '
+            b'{"level": "info", "data": "tick tock"}}\n')
+    batch = line * 10000
+    for _ in range(count // 10000):
+        out.write(batch)
+    raw(line * (count % 10000))
+
+
 for line in sys.stdin:
     message = json.loads(line)
     method = message.get("method")
+    if method == "notifications/initialized" and MODE == "flood":
+        flood()
     if "id" not in message:
         continue
     ident = message["id"]

@@ -1,0 +1,143 @@
+//! The TUI under a flood (a bench binary, run once: `cargo bench --bench flood`): a server writes
+//! `FLOOD_COUNT` (default 1,000,000) log notifications of about 110 bytes right after the
+//! handshake, then answers `tools/list`. The live session and the app take every event as the
+//! TUI does (batches of events, frames paced by the runtime's `Redraw`); printed: how long after connecting the tools
+//! are listed, how many entries the log keeps, and the peak memory against the bytes received.
+
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use sightline::app::state::Settings;
+use sightline::app::{Action, AppState, update};
+use sightline::client::{ClientOptions, LogEntry, LogEvent, SessionEvent};
+use sightline::live_session::{self, SessionCommand};
+use sightline::mcp::era::EraChoice;
+use sightline::model_view::hosts::builtins;
+use sightline::runtime::Redraw;
+use sightline::stream;
+use sightline::theme::Theme;
+use sightline::transport::{StdioCommand, Target};
+
+/// The allocator of the `sightline` binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Events applied before a frame is drawn, as in the runtime.
+const BATCH: usize = 4096;
+
+/// This process's resident and peak resident memory, in bytes.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches(" kB").parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn received_bytes(event: &SessionEvent) -> u64 {
+    match event {
+        SessionEvent::Logged(LogEntry {
+            event: LogEvent::Received { frame, .. },
+            ..
+        }) => frame.raw.len() as u64 + 1,
+        _ => 0,
+    }
+}
+
+fn main() {
+    let count: usize = std::env::var("FLOOD_COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let settings = Settings {
+        hosts: builtins(),
+        host: 0,
+        forward_protocol_errors: false,
+        validation: false,
+    };
+    let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
+    let theme = Theme::fallback();
+    let (rss_before, _) = memory();
+    let target = Target::Stdio(StdioCommand {
+        program: "python3".into(),
+        args: vec![
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py").into(),
+            "flood".into(),
+        ],
+        env: [("FLOOD_COUNT".to_owned(), count.to_string())].into(),
+    });
+    let options = ClientOptions {
+        era: EraChoice::Legacy,
+        timeout: Duration::from_secs(120),
+        ..ClientOptions::default()
+    };
+    let (listed_after, bytes) = runtime.block_on(async {
+        let (sink, mut events) = stream::channel();
+        let commands = live_session::spawn(Ok(target), options, sink);
+        let mut connected = None;
+        let mut redraw = Redraw::new(tokio::time::Instant::now());
+        let mut bytes = 0;
+        'session: while let Some(first) = events.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < BATCH {
+                match events.try_recv() {
+                    Some(event) => batch.push(event),
+                    None => break,
+                }
+            }
+            let mut listed = false;
+            for event in batch {
+                bytes += received_bytes(&event);
+                match &event {
+                    SessionEvent::Connected(_) => connected = Some(Instant::now()),
+                    SessionEvent::ToolsListed(_) | SessionEvent::ToolsFailed(_) => listed = true,
+                    _ => {}
+                }
+                update(&mut state, Action::Session(event));
+            }
+            if redraw.changed(listed, tokio::time::Instant::now()) {
+                terminal
+                    .draw(|frame| sightline::ui::render(frame, &state, &theme))
+                    .expect("a frame");
+            }
+            if listed {
+                break 'session;
+            }
+        }
+        let _ = commands.send(SessionCommand::Shutdown).await;
+        (connected.map(|at| at.elapsed()), bytes)
+    });
+    let (rss_after, peak) = memory();
+    let entries = state.log.lines.len();
+    #[allow(clippy::cast_precision_loss)] // figures for a person to read
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    #[allow(clippy::cast_precision_loss)]
+    let ratio = |grown: u64| grown as f64 / bytes.max(1) as f64;
+    println!("flood/{count} notifications ({:.1} MB received)", mb(bytes));
+    match listed_after {
+        Some(elapsed) => println!(
+            "  tools listed {:.2} s after connecting",
+            elapsed.as_secs_f64()
+        ),
+        None => println!("  never connected"),
+    }
+    println!("  log entries kept: {entries}");
+    println!(
+        "  memory: resident +{:.1} MB ({:.2}x the bytes received), peak +{:.1} MB ({:.2}x)",
+        mb(rss_after.saturating_sub(rss_before)),
+        ratio(rss_after.saturating_sub(rss_before)),
+        mb(peak.saturating_sub(rss_before)),
+        ratio(peak.saturating_sub(rss_before)),
+    );
+}
