@@ -241,31 +241,33 @@ impl Client {
     }
 
     /// Hands the recorded entries to the sink. Called before every wait on the server, so
-    /// nothing recorded waits for the server's next line to be seen.
+    /// nothing recorded waits for the server's next line to be seen. Cancel-safe: dropped
+    /// while the consumer is full, it loses nothing.
     async fn flush(&mut self) {
-        let unsent = std::mem::take(&mut self.unsent);
-        self.sink.emit_all(unsent).await;
+        self.sink.emit_from(&mut self.unsent).await;
     }
 
-    /// The next transport event, after handing over what was recorded.
-    async fn next_event(&mut self) -> TransportEvent {
+    /// While idle: the next transport event, after handing over what was recorded; `None` once
+    /// the server is gone. Cancel-safe, so it can race other work; pass what it returns to
+    /// [`Client::ingest_idle`], which must run to the end.
+    pub async fn next_event(&mut self) -> Option<TransportEvent> {
         self.flush().await;
-        self.transport.recv().await.unwrap_or_else(transport_ended)
+        if self.closed.is_some() {
+            return None;
+        }
+        Some(self.transport.recv().await.unwrap_or_else(transport_ended))
+    }
+
+    /// Records an event that arrived while idle. `false` once the server is gone.
+    pub async fn ingest_idle(&mut self, event: TransportEvent) -> bool {
+        self.ingest(event, None).await;
+        self.flush().await;
+        self.closed.is_none()
     }
 
     /// Whether `notifications/tools/list_changed` arrived since the last check.
     pub fn take_tools_changed(&mut self) -> bool {
         std::mem::take(&mut self.tools_changed)
-    }
-
-    /// While idle: waits for one transport event and records it. `false` once the server is gone.
-    pub async fn pump(&mut self) -> bool {
-        if self.closed.is_some() {
-            return false;
-        }
-        let event = self.next_event().await;
-        self.ingest(event, None).await;
-        self.closed.is_none()
     }
 
     pub fn connection(&self) -> Option<&Connection> {

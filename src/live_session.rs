@@ -77,8 +77,12 @@ async fn serve(client: &mut Client, commands: &mut mpsc::Receiver<SessionCommand
         let command = if alive {
             tokio::select! {
                 command = commands.recv() => command,
-                still_alive = client.pump() => {
-                    alive = still_alive;
+                event = client.next_event() => {
+                    // Recorded outside the race: a command must not cut a read in half.
+                    alive = match event {
+                        Some(event) => client.ingest_idle(event).await,
+                        None => false,
+                    };
                     if !alive {
                         client.emit(SessionEvent::Disconnected).await;
                     }

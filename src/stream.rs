@@ -93,17 +93,29 @@ impl EventSink {
     }
 
     /// Emits events in order, handed to the consumer together.
-    pub async fn emit_all(&self, events: Vec<SessionEvent>) {
+    pub async fn emit_all(&self, mut events: Vec<SessionEvent>) {
+        self.emit_from(&mut events).await;
+    }
+
+    /// Emits and takes the events in `events`, in order. Cancel-safe: if the future is dropped
+    /// while the consumer is full, `events` is left as it was and no tap has seen them.
+    pub async fn emit_from(&self, events: &mut Vec<SessionEvent>) {
         if events.is_empty() {
             return;
         }
+        // A gone consumer still leaves the taps to tell.
+        let permit = match &self.channel {
+            Some(channel) => channel.reserve().await.ok(),
+            None => None,
+        };
+        let events = std::mem::take(events);
         for event in &events {
             for tap in &self.taps {
                 tap(event);
             }
         }
-        if let Some(channel) = &self.channel {
-            let _ = channel.send(events).await;
+        if let Some(permit) = permit {
+            permit.send(events);
         }
     }
 }
@@ -187,6 +199,32 @@ mod tests {
             "one batch more than the capacity must wait"
         );
         assert_eq!(receiver.try_recv(), Some(SessionEvent::Disconnected));
+    }
+
+    #[tokio::test]
+    async fn an_emit_dropped_while_the_consumer_is_full_loses_nothing() {
+        let seen = Collector::default();
+        let (sink, mut receiver) = channel();
+        let sink = sink.with_tap(seen.tap());
+        for _ in 0..CAPACITY {
+            sink.emit(SessionEvent::Disconnected).await;
+        }
+        let mut pending = vec![SessionEvent::ToolsFailed("kept".into())];
+        let dropped = tokio::time::timeout(
+            std::time::Duration::from_millis(20),
+            sink.emit_from(&mut pending),
+        )
+        .await;
+        assert!(dropped.is_err());
+        assert_eq!(pending.len(), 1, "nothing was taken");
+        assert_eq!(seen.events().len(), CAPACITY, "no tap saw it yet");
+        assert_eq!(receiver.recv().await, Some(SessionEvent::Disconnected));
+        sink.emit_from(&mut pending).await;
+        assert!(pending.is_empty());
+        assert_eq!(
+            seen.events().last(),
+            Some(&SessionEvent::ToolsFailed("kept".into()))
+        );
     }
 
     #[tokio::test]
