@@ -20,10 +20,6 @@ use sightline::stream;
 use sightline::theme::Theme;
 use sightline::transport::{StdioCommand, Target};
 
-/// The allocator of the `sightline` binary.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Events applied before a frame is drawn, as in the runtime.
 const BATCH: usize = 4096;
 

@@ -8,12 +8,6 @@ use sightline::cli::{Cli, Command, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
 use sightline::{config, runtime};
 
-/// Frames are read on one thread and dropped on another; glibc's allocator serialises that on
-/// an arena lock (a flood of small frames spent a fifth of its time there). mimalloc frees
-/// across threads without a lock.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
     let prepared = config::all_host_profiles().and_then(|hosts| {
