@@ -299,7 +299,8 @@ impl Client {
                 None => self.initialize_or_late_modern().await?,
             },
         };
-        self.emit(SessionEvent::Connected(connection.clone())).await;
+        self.emit(SessionEvent::Connected(Box::new(connection.clone())))
+            .await;
         Ok(self.connection.insert(connection))
     }
 
@@ -749,8 +750,8 @@ impl Client {
             Correlation::UnknownId { .. } => (Role::UnknownId, None),
             Correlation::Unaddressed => (Role::Unaddressed, None),
             Correlation::ServerRequest { .. } => (Role::ServerRequest, None),
-            Correlation::Notification { method } => {
-                if method == "notifications/tools/list_changed" {
+            Correlation::Notification => {
+                if frame.message.method() == Some("notifications/tools/list_changed") {
                     self.tools_changed = true;
                 }
                 (Role::Notification, None)

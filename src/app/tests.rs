@@ -38,7 +38,7 @@ fn state() -> AppState {
         },
         capabilities: serde_json::Value::Null,
     };
-    session(&mut state, SessionEvent::Connected(connection));
+    session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let tools = crate::demo_server::tools::definitions()
         .into_iter()
         .map(|raw| Tool {

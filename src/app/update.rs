@@ -453,7 +453,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.link = Link::Connecting;
             state.transport = sanitize::text(&transport).into_owned();
         }
-        SessionEvent::Connected(connection) => state.link = Link::Connected(connection),
+        SessionEvent::Connected(connection) => state.link = Link::Connected(*connection),
         SessionEvent::ConnectFailed { reason, .. } => {
             let reason = sanitize::text(&reason).into_owned();
             complain(state, format!("could not connect: {reason} (r retries)"));

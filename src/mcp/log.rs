@@ -21,8 +21,8 @@ pub enum SessionEvent {
     Connecting { transport: String },
     /// A log line: frame in or out, stderr, timeout, note.
     Logged(LogEntry),
-    /// Negotiation succeeded.
-    Connected(Connection),
+    /// Negotiation succeeded. (Boxed: events are moved often, and this one is large and rare.)
+    Connected(Box<Connection>),
     /// The server could not be reached or refused negotiation.
     ConnectFailed { stage: Stage, reason: String },
     /// The tools, all pages (again after `notifications/tools/list_changed`).

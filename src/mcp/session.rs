@@ -89,7 +89,7 @@ pub enum Correlation {
     /// A request from the server, which the client must answer (legacy era).
     ServerRequest { id: Id, method: String },
     /// A notification from the server.
-    Notification { method: String },
+    Notification,
 }
 
 #[derive(Debug, Clone)]
@@ -157,9 +157,7 @@ impl Session {
                 id: id.clone(),
                 method: method.clone(),
             },
-            Message::Notification { method, .. } => Correlation::Notification {
-                method: method.clone(),
-            },
+            Message::Notification { .. } => Correlation::Notification,
             Message::Response { id: None, .. } => Correlation::Unaddressed,
             Message::Response { id: Some(id), .. } => {
                 let id = id.clone();
@@ -309,12 +307,7 @@ mod tests {
             }
         );
         let note = parse(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#).unwrap();
-        assert_eq!(
-            session.on_frame(note, T1),
-            Correlation::Notification {
-                method: "notifications/message".into()
-            }
-        );
+        assert_eq!(session.on_frame(note, T1), Correlation::Notification);
         let error = parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#);
         assert_eq!(
             session.on_frame(error.unwrap(), T1),

@@ -92,7 +92,7 @@ impl Session {
             &json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": tools}}).to_string(),
             "tools/list",
         );
-        self.event(SessionEvent::Connected(Connection {
+        self.event(SessionEvent::Connected(Box::new(Connection {
             era,
             protocol_version: version.into(),
             server: ServerInfo {
@@ -100,7 +100,7 @@ impl Session {
                 version: "0.1.0".into(),
             },
             capabilities: Value::Null,
-        }));
+        })));
         let tools = tools
             .into_iter()
             .map(|raw| Tool {
