@@ -13,7 +13,7 @@ use crate::classify::{Class, Outcome, classify};
 use crate::mcp::Timestamp;
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, InvalidLine};
-use crate::mcp::jsonrpc::{ErrorObject, Frame, FrameError, Id, Message, Reply};
+use crate::mcp::jsonrpc::{self, ErrorObject, Frame, FrameError, Id, Message, Reply};
 use crate::mcp::messages::{ServerInfo, Tool, tools_page};
 use crate::mcp::session::{Correlation, End, Exchange, Failure, Session};
 use crate::stream::EventSink;
@@ -23,6 +23,8 @@ pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, St
 
 /// Re-fetches of `tools/list` when the server keeps announcing changes.
 const MAX_TOOL_REFETCHES: usize = 3;
+/// Pages of one `tools/list` listing, at most: a server whose list never ends is stopped.
+const MAX_TOOL_PAGES: usize = 1000;
 /// How long a shutdown waits for the transport to report the server gone, at most.
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(3);
 
@@ -260,7 +262,7 @@ impl Client {
 
     /// Records an event that arrived while idle. `false` once the server is gone.
     pub async fn ingest_idle(&mut self, event: TransportEvent) -> bool {
-        self.ingest(event, None).await;
+        self.ingest(event, None);
         self.flush().await;
         self.closed.is_none()
     }
@@ -325,7 +327,7 @@ impl Client {
                 answered: answered.into(),
             });
         }
-        self.notify("notifications/initialized", None).await;
+        self.notify("notifications/initialized", None);
         Ok(Connection {
             era: Era::Legacy,
             protocol_version: answered.to_owned(),
@@ -468,9 +470,9 @@ impl Client {
     async fn fetch_tool_pages(&mut self) -> Result<Vec<Tool>, ClientError> {
         let modern = self.meta.is_some();
         let mut tools = Vec::new();
-        let mut seen_cursors = Vec::new();
+        let mut seen_cursors = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
-        loop {
+        for _ in 0..MAX_TOOL_PAGES {
             let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
             let result = expect_result(self.request("tools/list", params).await)?;
             let page = tools_page(&result).ok_or_else(|| ClientError::UnexpectedResult {
@@ -491,6 +493,14 @@ impl Client {
             }
             seen_cursors.extend(cursor.clone());
         }
+        Err(ClientError::UnexpectedResult {
+            method: "tools/list".into(),
+            reason: format!(
+                "{MAX_TOOL_PAGES} pages ({} tools) and still a next cursor; stopped, the list \
+                 does not end",
+                tools.len()
+            ),
+        })
     }
 
     /// Sends `tools/call` with `arguments` exactly as given (even when not an object), asking
@@ -557,6 +567,11 @@ impl Client {
             Some(meta) => Some(era::with_meta(params, meta)),
             None => params,
         };
+        // Lines read before the request goes out cannot answer it: recorded first, they can
+        // never be matched to it (a reply "predicted" for the next id stays unmatched).
+        while let Some(event) = self.transport.try_recv() {
+            self.ingest(event, None);
+        }
         let (id, frame) = self.session.start_request(method, params, now());
         if let Some(ended) = self
             .closed
@@ -566,8 +581,8 @@ impl Client {
             return ended;
         }
         self.record(LogEvent::Sent(frame.clone()));
-        if !self.transport.send(frame.raw.clone()).await {
-            let reason = "the server's input is closed".to_owned();
+        if let Err(not_sent) = self.transport.send(frame.raw.clone()) {
+            let reason = not_sent.to_string();
             if let Some(ended) =
                 self.session
                     .abandon(&id, End::Failed(Failure::SendFailed { reason }), now())
@@ -586,28 +601,28 @@ impl Client {
             self.flush().await;
             let event = tokio::select! {
                 event = self.transport.recv() => event,
-                () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout).await,
-                true = cancelled => return self.cancel_by_user(&id).await,
+                () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout),
+                true = cancelled => return self.cancel_by_user(&id),
             };
             let event = event.unwrap_or_else(transport_ended);
-            if let Some(ended) = self.ingest(event, Some(&id)).await {
+            if let Some(ended) = self.ingest(event, Some(&id)) {
                 return ended;
             }
         }
     }
 
-    async fn cancel_by_user(&mut self, id: &Id) -> Exchange {
+    fn cancel_by_user(&mut self, id: &Id) -> Exchange {
         let end = End::Failed(Failure::CancelledByUser);
         let Some(ended) = self.session.abandon(id, end, now()) else {
             return Self::missing_exchange(id);
         };
         let params =
             json!({"requestId": Value::from(id.clone()), "reason": "cancelled by the user"});
-        self.notify("notifications/cancelled", Some(params)).await;
+        self.notify("notifications/cancelled", Some(params));
         ended
     }
 
-    async fn time_out(&mut self, id: &Id, timeout: Duration, cancel: bool) -> Exchange {
+    fn time_out(&mut self, id: &Id, timeout: Duration, cancel: bool) -> Exchange {
         let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let at = now();
         let Some(ended) = self.session.abandon(id, End::TimedOut { after_ms }, at) else {
@@ -626,21 +641,20 @@ impl Client {
             self.notify(
                 "notifications/cancelled",
                 Some(json!({"requestId": Value::from(id.clone()), "reason": reason})),
-            )
-            .await;
+            );
         }
         ended
     }
 
     /// Records one transport event; returns the exchange for `waiting` if this event ended it.
     /// Every line of a read is recorded, also those after the one that ended it.
-    async fn ingest(&mut self, event: TransportEvent, waiting: Option<&Id>) -> Option<Exchange> {
+    fn ingest(&mut self, event: TransportEvent, waiting: Option<&Id>) -> Option<Exchange> {
         match event {
             TransportEvent::Received { lines, at } => {
                 let mut ended = None;
                 for line in lines {
                     let this = match line {
-                        Ok(frame) => self.on_frame(frame, at, waiting).await,
+                        Ok(frame) => self.on_frame(frame, at, waiting),
                         Err(invalid) => {
                             let this = self.on_invalid(&invalid, at, waiting);
                             self.record_at(at, LogEvent::Invalid(invalid));
@@ -702,16 +716,11 @@ impl Client {
     ) -> Option<Exchange> {
         let target = match &invalid.error {
             FrameError::NotJsonRpc { id: Some(id), .. } => Some(id.clone()),
-            FrameError::Oversized { .. } => {
-                let mut pending = self.session.pending_ids();
-                match (pending.next(), pending.next()) {
-                    (Some(only), None) => Some(only.clone()),
-                    _ => None,
-                }
-            }
+            FrameError::Oversized { .. } => self.session.only_pending().cloned(),
+            // Unreadable, but naming a request: that request has its (broken) answer.
             FrameError::NotJsonRpc { id: None, .. }
             | FrameError::NotJson { .. }
-            | FrameError::InvalidUtf8 { .. } => None,
+            | FrameError::InvalidUtf8 { .. } => jsonrpc::scan_id(&invalid.raw),
         }?;
         let failure = Failure::MalformedReply {
             raw: invalid.raw.clone(),
@@ -721,12 +730,7 @@ impl Client {
         (Some(&ended.id) == waiting).then_some(ended)
     }
 
-    async fn on_frame(
-        &mut self,
-        frame: Frame,
-        at: Timestamp,
-        waiting: Option<&Id>,
-    ) -> Option<Exchange> {
+    fn on_frame(&mut self, frame: Frame, at: Timestamp, waiting: Option<&Id>) -> Option<Exchange> {
         let correlation = self.session.on_frame(frame.clone(), at);
         let (role, ended) = match correlation {
             Correlation::Completed(exchange) => (
@@ -748,7 +752,10 @@ impl Client {
             }
             Correlation::Duplicate { method, .. } => (Role::Duplicate { method }, None),
             Correlation::UnknownId { .. } => (Role::UnknownId, None),
-            Correlation::Unaddressed => (Role::Unaddressed, None),
+            Correlation::Unaddressed => (
+                Role::Unaddressed,
+                self.session.answer_only_pending(frame.clone(), at),
+            ),
             Correlation::ServerRequest { .. } => (Role::ServerRequest, None),
             Correlation::Notification => {
                 if frame.message.method() == Some("notifications/tools/list_changed") {
@@ -763,15 +770,22 @@ impl Client {
             }
             _ => None,
         };
+        let unaddressed = role == Role::Unaddressed;
         self.record_at(at, LogEvent::Received { frame, role });
+        if let Some(exchange) = ended.as_ref().filter(|_| unaddressed) {
+            self.note(format!(
+                "an error without an id while only #{} ({}) was pending: taken as its answer",
+                exchange.id, exchange.method
+            ));
+        }
         if let Some((id, method)) = server_request {
-            self.answer_server_request(id, &method).await;
+            self.answer_server_request(id, &method);
         }
         ended.filter(|exchange| Some(&exchange.id) == waiting)
     }
 
     /// Legacy servers may ask us things; we answer `ping` and decline the rest with -32601.
-    async fn answer_server_request(&mut self, id: Id, method: &str) {
+    fn answer_server_request(&mut self, id: Id, method: &str) {
         if self.meta.is_some() {
             self.note(format!(
                 "not answered: in 2026-07-28 servers must not send requests ('{method}') and \
@@ -791,22 +805,24 @@ impl Client {
         self.write(Frame::encode(Message::Response {
             id: Some(id),
             reply,
-        }))
-        .await;
+        }));
     }
 
-    async fn notify(&mut self, method: &str, params: Option<Value>) {
+    fn notify(&mut self, method: &str, params: Option<Value>) {
         let message = Message::Notification {
             method: method.to_owned(),
             params: params.map(Into::into),
         };
-        self.write(Frame::encode(message)).await;
+        self.write(Frame::encode(message));
     }
 
-    async fn write(&mut self, frame: Frame) {
-        self.record(LogEvent::Sent(frame.clone()));
-        if !self.transport.send(frame.raw.clone()).await {
-            self.record(LogEvent::WriteFailed("the server's input is closed".into()));
+    /// Sends a notification or an answer without waiting; one the server does not take is
+    /// recorded as not written.
+    fn write(&mut self, frame: Frame) {
+        let line = frame.raw.clone();
+        self.record(LogEvent::Sent(frame));
+        if let Err(not_sent) = self.transport.send(line) {
+            self.record(LogEvent::WriteFailed(format!("not written: {not_sent}")));
         }
     }
 
@@ -853,10 +869,10 @@ impl Client {
             };
             match event {
                 Some(event) => {
-                    self.ingest(event, None).await;
+                    self.ingest(event, None);
                 }
                 None if self.closed.is_none() => {
-                    self.ingest(transport_ended(), None).await;
+                    self.ingest(transport_ended(), None);
                     break;
                 }
                 None => break,

@@ -369,8 +369,6 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
     );
     peer.send("Server listening on stdio").await;
     peer.send(r#"{"jsonrpc":"2.0","id":999,"result":{}}"#).await;
-    peer.send(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
-        .await;
     peer.send(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#).await;
     peer.send(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#).await;
     let text = "Invalid departure date: must be in the future.";
@@ -400,7 +398,6 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
         })
         .collect();
     assert!(roles.contains(&Role::UnknownId));
-    assert!(roles.contains(&Role::Unaddressed));
     assert!(roles.contains(&Role::Duplicate {
         method: "tools/call".into()
     }));
@@ -411,6 +408,46 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
     assert!(peer.log.log().into_iter().any(|e| matches!(
         &e.event,
         LogEvent::Invalid(invalid) if invalid.raw == "Server listening on stdio"
+    )));
+}
+
+#[tokio::test]
+async fn an_error_without_id_answers_the_only_pending_call_at_once() {
+    let (mut client, mut peer) = legacy_session().await;
+    let call = tokio::spawn(async move {
+        let exchange = client.call_tool("x", json!({})).await;
+        (client, exchange)
+    });
+    let request = peer.recv().await;
+    peer.send(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+        .await;
+    let (mut client, exchange) = tokio::time::timeout(Duration::from_secs(2), call)
+        .await
+        .expect("answered at once, not after the 10 s timeout")
+        .unwrap();
+    let outcome = classify(&exchange);
+    assert_eq!(
+        (outcome.class, outcome.code),
+        (Class::ProtocolError, Some(-32700))
+    );
+    // The real answer, if one still comes, is a duplicate: shown, never lost.
+    peer.reply(&request, json!({"content": []})).await;
+    let next = tokio::spawn(async move { client.request("ping", None).await });
+    let ping = peer.recv().await;
+    peer.reply(&ping, json!({})).await;
+    next.await.unwrap();
+    let log = peer.log.log();
+    assert!(
+        log.iter().any(
+            |e| matches!(&e.event, LogEvent::Note(note) if note.contains("taken as its answer"))
+        )
+    );
+    assert!(log.iter().any(|e| matches!(
+        &e.event,
+        LogEvent::Received {
+            role: Role::Duplicate { .. },
+            ..
+        }
     )));
 }
 

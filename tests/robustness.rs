@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
 
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -24,7 +25,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn assert_terminal_safe(output: &str) {
-    for forbidden in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+    for forbidden in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{8}'] {
         assert!(
             !output.contains(forbidden),
             "raw {forbidden:?} reached the terminal:\n{output}"
@@ -138,4 +139,218 @@ fn a_silent_server_times_out_locally() {
             .unwrap()
             .starts_with("timeout: no reply within 500 ms")
     );
+}
+
+/// A run against `mode` and how long it took.
+fn timed(mode: &str, args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let output = against(mode, args);
+    (output, start.elapsed())
+}
+
+#[test]
+fn an_unreadable_reply_naming_our_id_ends_the_call_at_once() {
+    let kinds = [
+        ("esc", "not JSON: control character"),
+        ("surrogate", "not JSON"),
+        ("utf8", "not UTF-8"),
+        ("bigcode", "not JSON: number out of range"),
+        ("twoobjects", "not JSON: trailing characters"),
+        ("batch", "a batch array"),
+        ("bom", "not JSON"),
+        ("deep", "recursion limit"),
+        ("errorarray", "`error` must be an object"),
+    ];
+    for (kind, reason) in kinds {
+        let mode = format!("unreadable-{kind}");
+        let (output, took) = timed(&mode, &["call", "boom", "--timeout", "20", "--json"]);
+        assert!(
+            took < Duration::from_secs(5),
+            "{kind}: {took:?}, not at once"
+        );
+        assert_eq!(output.status.code(), Some(4), "{kind}");
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let detail = value["outcome"]["detail"].as_str().unwrap();
+        assert!(detail.starts_with("malformed reply: "), "{kind}: {detail}");
+        assert!(detail.contains(reason), "{kind}: {detail}");
+        assert_terminal_safe(&text(&output.stdout));
+        assert_terminal_safe(&text(&output.stderr));
+    }
+    // An error whose id is null, with one call pending: that call's answer, as the wire says.
+    let (output, took) = timed(
+        "unreadable-nullid",
+        &["call", "boom", "--timeout", "20", "--json"],
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(output.status.code(), Some(3));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["code"], -32700);
+}
+
+#[test]
+fn a_server_flooding_pings_without_reading_cannot_stop_the_timeout() {
+    let (output, took) = timed("pings", &["call", "boom", "--timeout", "2", "--json"]);
+    assert!(
+        took < Duration::from_secs(4),
+        "{took:?}: past the timeout + 1 s + shutdown"
+    );
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        value["outcome"]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("timeout: no reply within 2 s"),
+        "{value:#}"
+    );
+}
+
+#[test]
+fn a_list_that_never_ends_is_stopped_with_the_page_count() {
+    let (output, took) = timed("pages", &["tools", "--json"]);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["stage"], "list");
+    let detail = value["outcome"]["detail"].as_str().unwrap();
+    assert!(detail.contains("1000 pages"), "{detail}");
+}
+
+#[test]
+fn a_reply_written_before_its_request_is_not_taken_for_the_answer() {
+    let output = against("predict", &["call", "boom", "--json", "-v"]);
+    assert_eq!(output.status.code(), Some(0));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["response"]["result"]["content"][0]["text"], "real");
+    let log = text(&output.stderr);
+    assert!(
+        log.contains(r#"(reply to an id never sent) {"jsonrpc": "2.0", "id": 3"#),
+        "{log}"
+    );
+}
+
+#[test]
+fn verbose_prints_the_frames_after_the_awaited_reply_too() {
+    let output = against("duplicate", &["call", "boom", "--json", "-v"]);
+    assert_eq!(output.status.code(), Some(0));
+    let log = text(&output.stderr);
+    assert_eq!(log.matches(r#""text": "once""#).count(), 2, "{log}");
+    assert!(log.contains("(duplicate reply to tools/call)"), "{log}");
+}
+
+/// Live (not zombie) processes whose command line is exactly `args`.
+fn live_processes(args: &str) -> Vec<String> {
+    let output = Command::new("ps")
+        .args(["-eo", "stat=,args="])
+        .output()
+        .unwrap();
+    text(&output.stdout)
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('Z') && line.trim_end().ends_with(args))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_server_that_exits_while_a_helper_holds_its_output_is_an_exit_and_leaves_nothing() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let start = Instant::now();
+    let output = Command::new(BIN)
+        .args([
+            "call",
+            "boom",
+            "--json",
+            "--timeout",
+            "20",
+            "--era",
+            "legacy",
+        ])
+        .args(["--", "python3", script, "orphan"])
+        .env("ORPHAN_SECONDS", "47")
+        .output()
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let detail = value["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("server exited before answering (exit code 3"),
+        "{detail}"
+    );
+    assert_eq!(
+        live_processes("sleep 47"),
+        Vec::<String>::new(),
+        "the helper survived"
+    );
+}
+
+#[test]
+fn an_interrupted_headless_run_stops_the_server() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    for (signal, code) in [
+        (nix::sys::signal::Signal::SIGINT, 130),
+        (nix::sys::signal::Signal::SIGTERM, 143),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+    ] {
+        let tag = format!("interrupted-by-{signal}");
+        let server = format!("{script} silent {tag}");
+        let mut child = Command::new(BIN)
+            .args(["call", "boom", "--timeout", "60", "--era", "legacy"])
+            .args(["--", "python3", script, "silent", &tag])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while live_processes(&server).is_empty() {
+            assert!(Instant::now() < deadline, "the server never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Let the call go out, so the interrupt lands mid-call.
+        std::thread::sleep(Duration::from_millis(300));
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        let sent = Instant::now();
+        nix::sys::signal::kill(pid, signal).unwrap();
+        let status = child.wait().unwrap();
+        assert!(
+            sent.elapsed() < Duration::from_secs(2),
+            "{signal}: {:?}",
+            sent.elapsed()
+        );
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert_eq!(
+            live_processes(&server),
+            Vec::<String>::new(),
+            "{signal}: server left"
+        );
+    }
+}
+
+#[test]
+fn escapes_in_error_messages_and_cursors_never_reach_the_terminal() {
+    let runs: [&[&str]; 4] = [
+        &["tools", "-v"],
+        &["tools", "--era", "modern", "-v"],
+        &["call", "boom", "--timeout", "1", "-v"],
+        &["tools", "--era", "modern", "--json"],
+    ];
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    for args in runs {
+        let output = Command::new(BIN)
+            .args(args)
+            .args(["--", "python3", script, "escapes"])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_terminal_safe(&stdout);
+        assert_terminal_safe(&stderr);
+        assert!(
+            stdout.contains("pwned") || stderr.contains("pwned"),
+            "{args:?}: the server's words must still be shown:\n{stdout}\n{stderr}"
+        );
+    }
 }

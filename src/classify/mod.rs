@@ -71,7 +71,7 @@ pub fn classify(exchange: &Exchange) -> Outcome {
             class: Class::TransportFailure,
             code: None,
             detail: format!(
-                "timeout: no reply within {} (sightline's own timeout; nothing came from the server)",
+                "timeout: no reply within {} (sightline's own timeout; the server sent no answer to it)",
                 seconds(*after_ms)
             ),
         },

@@ -344,7 +344,12 @@ pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
     let reply = match (object.remove("result"), object.remove("error")) {
         (Some(result), None) => Reply::Result(result),
         (None, Some(error)) => {
-            let Ok(error) = serde_json::from_value::<ErrorObject>(error) else {
+            // An array would deserialize into the struct too (serde reads structs from
+            // sequences); only an object is an error object.
+            let error = error
+                .is_object()
+                .then(|| serde_json::from_value::<ErrorObject>(error));
+            let Some(Ok(error)) = error else {
                 let reason =
                     "`error` must be an object with an integer `code` and a string `message`";
                 return Err(not_rpc(reason, readable_id));
@@ -369,6 +374,33 @@ pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
         (Some(None), Reply::Result(_)) => Err(not_rpc("a result must name its request `id`", None)),
         (Some(id), _) => Ok(Message::Response { id, reply }),
     }
+}
+
+/// The request id a line names, read without parsing it (for lines that cannot be parsed): the
+/// value of the first `"id"` member, when it is an integer or a plain string.
+pub fn scan_id(raw: &str) -> Option<Id> {
+    let mut rest = raw;
+    loop {
+        rest = &rest[rest.find(r#""id""#)? + 4..];
+        // `"id"` as a value (`"x": "id"`) is not a member: look further.
+        if let Some(value) = rest.trim_start().strip_prefix(':').map(str::trim_start) {
+            return id_at(value);
+        }
+    }
+}
+
+fn id_at(value: &str) -> Option<Id> {
+    if let Some(text) = value.strip_prefix('"') {
+        let end = text.find(['"', '\\'])?;
+        return text[end..]
+            .starts_with('"')
+            .then(|| Id::String(text[..end].to_owned()));
+    }
+    let digits = value
+        .char_indices()
+        .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-'))
+        .count();
+    value[..digits].parse().ok().map(Id::Number)
 }
 
 /// Standard and MCP error codes with the names the spec gives them.
@@ -525,6 +557,46 @@ mod tests {
             parse(general[5]).is_err(),
             "a null id is not a notification"
         );
+    }
+
+    #[test]
+    fn an_error_member_that_is_not_an_object_is_malformed() {
+        let error = parse(r#"{"jsonrpc":"2.0","id":4,"error":[-32602,"Invalid params"]}"#);
+        assert_eq!(
+            error.unwrap_err(),
+            FrameError::NotJsonRpc {
+                reason: "`error` must be an object with an integer `code` and a string `message`"
+                    .into(),
+                id: Some(Id::Number(4))
+            }
+        );
+    }
+
+    #[test]
+    fn scan_id_finds_the_id_of_a_line_that_cannot_be_parsed() {
+        let cases = [
+            (
+                "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"\u{1b}\"}",
+                Some(Id::Number(3)),
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id" : 12,"result":{}}]"#,
+                Some(Id::Number(12)),
+            ),
+            (
+                r#"{"id":"abc","error":{"code":1e400}}"#,
+                Some(Id::String("abc".into())),
+            ),
+            (r#"{"id":-7,"result":{}} {"id":8}"#, Some(Id::Number(-7))),
+            (r#"{"id":null,"error":{}, "params": {"id": 5}}"#, None),
+            (r#"{"name":"id", "id": 5}"#, Some(Id::Number(5))),
+            (r#"{"jsonrpc":"2.0","method":"x","params":{"idx":1}}"#, None),
+            (r#"{"id":"a\"b"}"#, None),
+            ("not json at all", None),
+        ];
+        for (raw, id) in cases {
+            assert_eq!(scan_id(raw), id, "{raw}");
+        }
     }
 
     #[test]

@@ -150,6 +150,22 @@ impl Session {
         self.pending.keys()
     }
 
+    /// Ends the only pending request with `frame`, an error response whose id is null (the
+    /// peer could not read a request; with one outstanding, it can only be that one).
+    pub fn answer_only_pending(&mut self, frame: Frame, at: Timestamp) -> Option<Exchange> {
+        let id = self.only_pending()?.clone();
+        self.finish(&id, End::Replied(frame), at, Closed::Answered)
+    }
+
+    /// The id waiting for an answer, when exactly one is.
+    pub fn only_pending(&self) -> Option<&Id> {
+        let mut pending = self.pending.keys();
+        match (pending.next(), pending.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    }
+
     /// Correlates one incoming frame.
     pub fn on_frame(&mut self, frame: Frame, at: Timestamp) -> Correlation {
         match &frame.message {
@@ -313,6 +329,28 @@ mod tests {
             session.on_frame(error.unwrap(), T1),
             Correlation::Unaddressed
         );
+    }
+
+    #[test]
+    fn an_error_without_id_answers_the_only_pending_request() {
+        let mut session = Session::new();
+        let unaddressed = || {
+            parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap()
+        };
+        assert_eq!(session.answer_only_pending(unaddressed(), T1), None);
+        session.start_request("a", None, T0);
+        session.start_request("b", None, T0);
+        assert_eq!(
+            session.answer_only_pending(unaddressed(), T1),
+            None,
+            "which one?"
+        );
+        let mut one = Session::new();
+        let (id, _) = one.start_request("tools/call", None, T0);
+        let exchange = one.answer_only_pending(unaddressed(), T1).unwrap();
+        assert_eq!(exchange.id, id);
+        assert!(matches!(exchange.end, End::Replied(_)));
+        assert_eq!(one.only_pending(), None);
     }
 
     #[test]

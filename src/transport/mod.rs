@@ -72,6 +72,18 @@ pub fn open(target: &Target, max_frame_bytes: usize) -> Result<Transport, Transp
     }
 }
 
+/// Lines waiting for the server to read them, at most; past that, more are refused.
+pub const OUTGOING_CAPACITY: usize = 1024;
+
+/// Why a line was not queued for the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotSent {
+    #[error("the server's input is closed")]
+    Closed,
+    #[error("the server is not reading its input ({OUTGOING_CAPACITY} lines wait for it)")]
+    Full,
+}
+
 /// Why a transport could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
@@ -91,17 +103,37 @@ pub struct Transport {
     events: mpsc::Receiver<TransportEvent>,
     /// Asks the transport's supervisor to stop the server; dropping it asks too.
     stop: Option<oneshot::Sender<()>>,
+    /// The server's process group, stopped on the spot if the transport is dropped before
+    /// [`Transport::shutdown`] (an interrupted command), when no task may be left to do it.
+    group: Option<stdio::ProcessGroup>,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
     pub description: String,
 }
 
-impl Transport {
-    /// Queues one line (without newline) for the server; `false` if the writer has stopped.
-    pub async fn send(&self, line: String) -> bool {
-        match &self.outgoing {
-            Some(outgoing) => outgoing.send(line).await.is_ok(),
-            None => false,
+impl Drop for Transport {
+    fn drop(&mut self) {
+        if self.stop.is_some()
+            && let Some(group) = self.group
+        {
+            group.stop_now();
         }
+    }
+}
+
+impl Transport {
+    /// Queues one line (without newline) for the server, never waiting: a server that does not
+    /// read its input must not stop sightline from reading its output or timing out.
+    pub fn send(&self, line: String) -> Result<(), NotSent> {
+        let outgoing = self.outgoing.as_ref().ok_or(NotSent::Closed)?;
+        outgoing.try_send(line).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => NotSent::Full,
+            mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
+        })
+    }
+
+    /// An event that is ready now, without waiting.
+    pub fn try_recv(&mut self) -> Option<TransportEvent> {
+        self.events.try_recv().ok()
     }
 
     /// The next event; `None` once every task has ended and all events were read.

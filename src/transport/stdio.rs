@@ -46,9 +46,21 @@ impl StdioCommand {
 
 /// The child's process group (it leads its own), which shutdown signals as a whole.
 #[derive(Debug, Clone, Copy)]
-struct ProcessGroup(nix::unistd::Pid);
+pub(super) struct ProcessGroup(nix::unistd::Pid);
 
 impl ProcessGroup {
+    /// SIGTERM, a short wait, SIGKILL: for when nothing async is left to wait with.
+    pub(super) fn stop_now(self) {
+        self.signal(Signal::SIGTERM);
+        let deadline = std::time::Instant::now() + SHUTDOWN_STEP;
+        while self.is_alive() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if self.is_alive() {
+            self.signal(Signal::SIGKILL);
+        }
+    }
+
     fn signal(self, signal: Signal) {
         // The group may already be gone (ESRCH): that is the outcome we wanted.
         let _ = nix::sys::signal::killpg(self.0, signal);
@@ -108,6 +120,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         outgoing: Some(outgoing),
         events,
         stop: Some(stop),
+        group: Some(group),
         description: format!("stdio: {}", command.display()),
     })
 }
@@ -134,6 +147,7 @@ where
         outgoing: Some(outgoing),
         events,
         stop: None,
+        group: None,
         description: "stdio".into(),
     }
 }
@@ -142,7 +156,7 @@ fn start_writer<W>(mut writer: W, events: mpsc::Sender<TransportEvent>) -> mpsc:
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::channel::<String>(64);
+    let (tx, mut rx) = mpsc::channel::<String>(super::OUTGOING_CAPACITY);
     tokio::spawn(async move {
         while let Some(mut line) = rx.recv().await {
             line.push('\n');
@@ -253,20 +267,35 @@ impl Supervisor {
         stderr_task: JoinHandle<()>,
         mut stop: oneshot::Receiver<()>,
     ) {
-        let stopping = tokio::select! {
-            _ = &mut stdout_task => false,
-            _ = &mut stop => true,
+        let first = tokio::select! {
+            _ = &mut stdout_task => First::OutputEnded,
+            exit = self.child.wait() => First::Exited(exit),
+            _ = &mut stop => First::StopAsked,
         };
-        let status = if stopping {
-            let status = self.stop_group().await;
-            // A helper may hold stdout open after the leader died; don't wait for it forever.
-            let _ = tokio::time::timeout(DRAIN_GRACE, stdout_task).await;
-            status
-        } else {
-            match tokio::time::timeout(DRAIN_GRACE, self.child.wait()).await {
-                Ok(Ok(status)) => describe_exit(status),
-                Ok(Err(error)) => format!("exit status unknown: {error}"),
-                Err(_) => "closed its stdout but is still running".to_owned(),
+        let stopping = matches!(first, First::StopAsked);
+        let status = match first {
+            First::StopAsked => {
+                let status = self.stop_group().await;
+                // A helper may hold stdout open after the leader died; don't wait for it forever.
+                Self::drain(stdout_task).await;
+                status
+            }
+            First::OutputEnded => {
+                match tokio::time::timeout(DRAIN_GRACE, self.child.wait()).await {
+                    Ok(exit) => describe(exit),
+                    Err(_) => "closed its stdout but is still running".to_owned(),
+                }
+            }
+            // The server is gone even if a process it started keeps its output open.
+            First::Exited(exit) => {
+                if Self::drain(stdout_task).await {
+                    describe(exit)
+                } else {
+                    format!(
+                        "{}; a process it started still holds its output open",
+                        describe(exit)
+                    )
+                }
             }
         };
         let _ = tokio::time::timeout(DRAIN_GRACE, stderr_task).await;
@@ -290,6 +319,16 @@ impl Supervisor {
         }
     }
 
+    /// Lets the stdout reader finish what was written; stops it after a grace period (a helper
+    /// process holds the pipe). Whether it finished on its own.
+    async fn drain(mut stdout_task: JoinHandle<()>) -> bool {
+        let finished = tokio::time::timeout(DRAIN_GRACE, &mut stdout_task)
+            .await
+            .is_ok();
+        stdout_task.abort();
+        finished
+    }
+
     /// Stdin is already closed: wait, SIGTERM the group, wait, SIGKILL it. Whatever the leader
     /// did first, the group is signalled until no member is left.
     async fn stop_group(&mut self) -> String {
@@ -303,7 +342,9 @@ impl Supervisor {
             {
                 status = Some(describe_exit(exit));
             }
-            if status.is_some() && !self.group_lingers().await {
+            // After SIGKILL nothing can linger but zombies waiting for their reaper.
+            if signal == Some(Signal::SIGKILL) || (status.is_some() && !self.group_lingers().await)
+            {
                 break;
             }
         }
@@ -320,6 +361,20 @@ impl Supervisor {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         false
+    }
+}
+
+/// What ended the supervisor's first wait.
+enum First {
+    OutputEnded,
+    Exited(std::io::Result<std::process::ExitStatus>),
+    StopAsked,
+}
+
+fn describe(exit: std::io::Result<std::process::ExitStatus>) -> String {
+    match exit {
+        Ok(status) => describe_exit(status),
+        Err(error) => format!("exit status unknown: {error}"),
     }
 }
 

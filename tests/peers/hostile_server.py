@@ -8,10 +8,23 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   silent   never answer (the client must time out)
   flood    after the handshake, write FLOOD_COUNT (default 1,000,000) log notifications of
            about 110 bytes before answering anything else
+  pings    answer tools/call with PING_COUNT (default 5000) ping requests and never read again
+  pages    answer every tools/list page with a new nextCursor, forever
+  unreadable-KIND
+           answer tools/call with a line naming its id that cannot be read, KIND one of: esc,
+           surrogate, utf8, bigcode, twoobjects, batch, bom, deep, nullid, errorarray
+  predict  write a reply to the next request id before that request is sent, then answer it
+  duplicate
+           answer tools/call twice in one write
+  orphan   on tools/call start a helper that keeps stdout open, then exit with status 3
+  escapes  put terminal escapes into every error message and cursor (the era probe's answer,
+           tools/list's second page)
 """
 import json
 import os
+import subprocess
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "crash"
 out = sys.stdout.buffer
@@ -37,6 +50,20 @@ def flood():
     raw(line * (count % 10000))
 
 
+UNREADABLE = {
+    "esc": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"\x1b[2J"}]}}',
+    "surrogate": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"\\ud800"}]}}',
+    "utf8": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"\xff\xfe"}]}}',
+    "bigcode": b'{"jsonrpc":"2.0","id":%d,"error":{"code":1e400,"message":"x"}}',
+    "twoobjects": b'{"jsonrpc":"2.0","id":%d,"result":{}} {"jsonrpc":"2.0","id":0,"result":{}}',
+    "batch": b'[{"jsonrpc":"2.0","id":%d,"result":{}}]',
+    "bom": b'\xef\xbb\xbf{"jsonrpc":"2.0","id":%d,"result":{}}',
+    "deep": b'{"jsonrpc":"2.0","id":%d,"result":' + b"[" * 130 + b"]" * 130 + b"}",
+    "errorarray": b'{"jsonrpc":"2.0","id":%d,"error":[-32602,"Invalid params"]}',
+}
+ESCAPES = "\u001b]0;pwned\u0007\u001b[2J\u009b31m"
+
+
 for line in sys.stdin:
     message = json.loads(line)
     method = message.get("method")
@@ -50,11 +77,24 @@ for line in sys.stdin:
             "protocolVersion": "2025-11-25",
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile\u001b]0;pwned\u0007", "version": "6.6.6"}}})
+    elif method == "tools/list" and MODE == "pages":
+        cursor = "page-%d" % ident
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [], "nextCursor": cursor}})
+    elif method == "tools/list" and MODE == "escapes" and "cursor" in message.get("params", {}):
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "bad cursor " + ESCAPES}})
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [{
+        result = {"tools": [{
             "name": "boom",
             "description": "desc \u001b[2J\u001b[31m red",
-            "inputSchema": {"type": "object"}}]}})
+            "inputSchema": {"type": "object"}}]}
+        if MODE == "escapes":
+            result["nextCursor"] = "next " + ESCAPES
+        reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode() + b"\n"
+        if MODE == "predict":
+            # The reply to the request that has not been sent yet, in the same write.
+            guess = {"jsonrpc": "2.0", "id": ident + 1, "result": {"content": [{"type": "text", "text": "predicted"}]}}
+            reply += json.dumps(guess).encode() + b"\n"
+        raw(reply)
     elif method == "tools/call":
         if MODE == "crash":
             sys.stderr.write("fatal: the tool crashed\n")
@@ -80,5 +120,25 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "ok"}]}})
         elif MODE == "silent":
             pass
+        elif MODE == "pings":
+            count = int(os.environ.get("PING_COUNT", "5000"))
+            for n in range(count):
+                send({"jsonrpc": "2.0", "id": "ping-%d" % n, "method": "ping"})
+            time.sleep(60)
+        elif MODE.startswith("unreadable-"):
+            kind = MODE[len("unreadable-"):]
+            if kind == "nullid":
+                raw(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n')
+            else:
+                raw(UNREADABLE[kind].replace(b"%d", str(ident).encode()) + b"\n")
+        elif MODE == "predict":
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "real"}]}})
+        elif MODE == "duplicate":
+            reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "once"}]}})
+            raw((reply + "\n" + reply + "\n").encode())
+        elif MODE == "orphan":
+            subprocess.Popen(["sleep", os.environ.get("ORPHAN_SECONDS", "30")])
+            sys.exit(3)
     else:
-        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}})
+        message = "Method not found" + (" " + ESCAPES if MODE == "escapes" else "")
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": message}})
