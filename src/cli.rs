@@ -100,6 +100,9 @@ pub struct OutputArgs {
     /// Also print the whole session log (every frame, stderr line and decision) to stderr.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Give up on the whole run after this many seconds, whatever the server does.
+    #[arg(long, value_name = "SECS", default_value = "600", value_parser = parse_seconds)]
+    pub deadline: Duration,
 }
 
 /// Which server to talk to, and how (shared by every subcommand).

@@ -3,7 +3,8 @@
 //! product.md §1. With `-v` the session stream is printed to stderr as it happens.
 
 use std::io::{Read, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -12,10 +13,11 @@ use serde_json::{Value, json};
 use crate::analysis::{CallAnalysis, CallContext, analyze};
 use crate::classify::findings::{Finding, Severity};
 use crate::classify::{Class, Outcome};
-use crate::cli::{CallArgs, ServerArgs};
+use crate::cli::{CallArgs, OutputArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, Connection, LogEntry, LogEvent, Role, Stage};
 use crate::config;
 use crate::mcp::era::Era;
+use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
@@ -43,8 +45,19 @@ const PRETTY_LIMIT: usize = 1024 * 1024;
 const RAW_PREVIEW: usize = 64 * 1024;
 
 /// `sightline tools`.
-pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
-    let mut client = match connect(server, verbose).await {
+pub async fn tools(server: &ServerArgs, as_json: bool, output: &OutputArgs) -> u8 {
+    let stage = StageTracker::default();
+    let run = list(server, as_json, output.verbose, &stage);
+    let stopped = |outcome| ToolsJson {
+        server: Value::Null,
+        tools: None,
+        outcome,
+    };
+    guarded(run, as_json, output.deadline, &stage, stopped).await
+}
+
+async fn list(server: &ServerArgs, as_json: bool, verbose: bool, stage: &StageTracker) -> u8 {
+    let mut client = match connect(server, verbose, stage).await {
         Ok(client) => client,
         Err(error) => return report_failure(&error, as_json, || ToolsJson::failed(&error, None)),
     };
@@ -70,7 +83,27 @@ pub async fn tools(server: &ServerArgs, as_json: bool, verbose: bool) -> u8 {
 }
 
 /// `sightline call TOOL [ARGS_JSON]`.
-pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: bool) -> u8 {
+pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &OutputArgs) -> u8 {
+    let stage = StageTracker::default();
+    let run = call_tool(server, call, as_json, output.verbose, &stage);
+    let stopped = |outcome| CallJson {
+        server: Value::Null,
+        request: None,
+        response: None,
+        outcome,
+        findings: &[],
+        model_view: None,
+    };
+    guarded(run, as_json, output.deadline, &stage, stopped).await
+}
+
+async fn call_tool(
+    server: &ServerArgs,
+    call: &CallArgs,
+    as_json: bool,
+    verbose: bool,
+    stage: &StageTracker,
+) -> u8 {
     let (arguments, host) =
         match read_arguments(&call.args).and_then(|a| Ok((a, host_profile(call)?))) {
             Ok(inputs) => inputs,
@@ -79,7 +112,7 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, verbose: 
                 return exit::USAGE;
             }
         };
-    let mut client = match connect(server, verbose).await {
+    let mut client = match connect(server, verbose, stage).await {
         Ok(client) => client,
         Err(error) => return report_failure(&error, as_json, || CallJson::failed(&error)),
     };
@@ -152,14 +185,100 @@ fn read_arguments(args: &str) -> Result<Value, String> {
 
 /// Connects as the selection says; with `verbose`, every log entry goes to stderr as it
 /// happens. Nothing else of the stream is kept: a headless run holds only what it prints.
-async fn connect(server: &ServerArgs, verbose: bool) -> Result<Client, ClientError> {
+async fn connect(
+    server: &ServerArgs,
+    verbose: bool,
+    stage: &StageTracker,
+) -> Result<Client, ClientError> {
+    let sink = EventSink::taps_only().with_tap(stage.tap());
     let sink = if verbose {
-        EventSink::taps_only().with_tap(print_log_entry)
+        sink.with_tap(print_log_entry)
     } else {
-        EventSink::taps_only()
+        sink
     };
     let target = server.target().map_err(ClientError::Transport)?;
     client::connect(&target, server.client_options(), sink).await
+}
+
+/// The step a run has reached, followed from its session stream.
+#[derive(Debug, Clone)]
+struct StageTracker(Arc<Mutex<Stage>>);
+
+impl Default for StageTracker {
+    fn default() -> Self {
+        Self(Arc::new(Mutex::new(Stage::Spawn)))
+    }
+}
+
+impl StageTracker {
+    fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
+        let stage = Arc::clone(&self.0);
+        move |event| {
+            if let SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(frame),
+                ..
+            }) = event
+                && let Message::Request { method, .. } = &frame.message
+            {
+                *stage.lock().unwrap_or_else(PoisonError::into_inner) = Stage::of_method(method);
+            }
+        }
+    }
+
+    fn get(&self) -> Stage {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Runs a headless command unless SIGINT, SIGTERM or SIGHUP comes first, or the deadline
+/// passes. The server runs in its own process group, out of the terminal's reach: dropping
+/// the run stops it. Either way `--json` still prints its one object.
+async fn guarded<J: Serialize>(
+    run: impl Future<Output = u8>,
+    as_json: bool,
+    deadline: Duration,
+    stage: &StageTracker,
+    stopped: impl FnOnce(Value) -> J,
+) -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut listeners = Vec::new();
+    for (kind, name, code) in [
+        (SignalKind::interrupt(), "SIGINT", 130),
+        (SignalKind::terminate(), "SIGTERM", 143),
+        (SignalKind::hangup(), "SIGHUP", 129),
+    ] {
+        match signal(kind) {
+            Ok(listener) => listeners.push((listener, name, code)),
+            Err(error) => eprintln!("sightline: cannot watch {name}: {error}"),
+        }
+    }
+    let interrupted = async {
+        if listeners.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = listeners.iter_mut().map(|(listener, name, code)| {
+            Box::pin(async move { (listener.recv().await, *name, *code) })
+        });
+        let ((_, name, code), ..) = futures_util::future::select_all(waits).await;
+        (format!("interrupted by {name}"), code)
+    };
+    let (why, code) = tokio::select! {
+        code = run => return code,
+        interrupted = interrupted => interrupted,
+        () = tokio::time::sleep(deadline) => (
+            format!("the run did not finish within its {} s deadline (--deadline)", deadline.as_secs_f64()),
+            exit::TRANSPORT_FAILURE,
+        ),
+    };
+    let detail = format!("{why}; the server was stopped");
+    if as_json {
+        let outcome =
+            json!({"class": Class::TransportFailure, "stage": stage.get(), "detail": detail});
+        print_json(&stopped(outcome));
+    } else {
+        eprintln!("sightline: {detail}");
+    }
+    code
 }
 
 /// A run that failed before (or instead of) its answer: the error on stderr, or the command's
@@ -266,8 +385,13 @@ fn outcome_json(outcome: &Outcome, stage: Stage) -> Value {
 
 /// Writes one JSON document to stdout as it is serialized, terminal-safe.
 fn print_json(value: &impl Serialize) {
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     emit(|out| {
-        let mut safe = sanitize::JsonWriter::new(out);
+        let mut safe = if terminal {
+            sanitize::JsonWriter::for_terminal(out)
+        } else {
+            sanitize::JsonWriter::new(out)
+        };
         serde_json::to_writer_pretty(&mut safe, value).map_err(std::io::Error::from)?;
         writeln!(safe)?;
         safe.flush()

@@ -47,38 +47,6 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
     }
 }
 
-/// Runs a headless command unless SIGINT, SIGTERM or SIGHUP comes first. The server runs in
-/// its own process group, out of the terminal's reach; dropping the command stops it.
-async fn until_interrupted(command: impl Future<Output = u8>) -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let kinds = [
-        (SignalKind::interrupt(), "SIGINT", 130),
-        (SignalKind::terminate(), "SIGTERM", 143),
-        (SignalKind::hangup(), "SIGHUP", 129),
-    ];
-    let mut listeners = Vec::new();
-    for (kind, name, code) in kinds {
-        match signal(kind) {
-            Ok(listener) => listeners.push((listener, name, code)),
-            Err(error) => eprintln!("sightline: cannot watch {name}: {error}"),
-        }
-    }
-    if listeners.is_empty() {
-        return command.await;
-    }
-    let interrupted =
-        futures_util::future::select_all(listeners.iter_mut().map(|(listener, name, code)| {
-            Box::pin(async move { (listener.recv().await, *name, *code) })
-        }));
-    tokio::select! {
-        code = command => code,
-        ((_, name, code), ..) = interrupted => {
-            eprintln!("sightline: interrupted by {name}; the server was stopped");
-            code
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -97,13 +65,13 @@ fn main() -> ExitCode {
                 json,
                 output,
                 server,
-            }) => until_interrupted(headless::tools(&server, json, output.verbose)).await,
+            }) => headless::tools(&server, json, &output).await,
             Some(Command::Call {
                 call,
                 json,
                 output,
                 server,
-            }) => until_interrupted(headless::call(&server, &call, json, output.verbose)).await,
+            }) => headless::call(&server, &call, json, &output).await,
             Some(Command::DemoServer { style }) => {
                 match sightline::demo_server::run_stdio(style).await {
                     Ok(()) => exit::SUCCESS,

@@ -1,14 +1,22 @@
-//! Makes server-supplied text safe for a terminal: control characters, escape sequences and
-//! bidirectional overrides are shown as visible escapes, never interpreted.
+//! Makes server-supplied text safe for a terminal: control characters, escape sequences,
+//! bidirectional overrides and invisible characters are shown as visible escapes, never
+//! interpreted or hidden (`zero\u{200b}width` cannot pass for `zerowidth`).
 
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::io;
 
-/// Whether a character could change what the terminal shows beyond printing itself.
+/// Whether a character could change what the terminal shows beyond printing itself, or
+/// print as nothing at all.
 fn is_unsafe(c: char) -> bool {
     c.is_control() // C0, DEL and C1 (including ESC and CSI)
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+        || matches!(c,
+            // bidirectional embeddings, overrides, isolates and marks
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+            // invisible: zero width space, word joiner and invisible operators, BOM, soft
+            // hyphen, Mongolian vowel separator; line and paragraph separators
+            | '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+            | '\u{2028}' | '\u{2029}')
 }
 
 /// Plain text: unsafe characters become `\u{…}` (tabs and newlines become `\t`, `\n`).
@@ -72,6 +80,9 @@ pub struct JsonWriter<W: io::Write> {
     inner: W,
     /// The start of a character whose remaining bytes have not arrived yet.
     partial: Vec<u8>,
+    /// Writing to a terminal: a raw CR (whitespace between tokens, as a server may send it)
+    /// becomes a space, so it cannot overwrite the line. Files and pipes keep the wire bytes.
+    terminal: bool,
 }
 
 impl<W: io::Write> JsonWriter<W> {
@@ -79,13 +90,26 @@ impl<W: io::Write> JsonWriter<W> {
         Self {
             inner,
             partial: Vec::new(),
+            terminal: false,
+        }
+    }
+
+    /// For a terminal: also turns raw carriage returns into spaces (the value is unchanged).
+    pub fn for_terminal(inner: W) -> Self {
+        Self {
+            terminal: true,
+            ..Self::new(inner)
         }
     }
 
     fn write_text(&mut self, text: &str) -> io::Result<()> {
         let mut clean = 0;
         for (at, c) in text.char_indices() {
-            if is_unsafe_in_json(c) {
+            if c == '\r' && self.terminal {
+                self.inner.write_all(&text.as_bytes()[clean..at])?;
+                self.inner.write_all(b" ")?;
+                clean = at + 1;
+            } else if is_unsafe_in_json(c) {
                 self.inner.write_all(&text.as_bytes()[clean..at])?;
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
@@ -153,6 +177,38 @@ mod tests {
         assert_eq!(text("ok"), "ok");
         assert_eq!(text("\u{1b}[31mred\u{7}"), "\\u{1b}[31mred\\u{7}");
         assert_eq!(text("a\nb\u{9b}c\u{202e}"), "a\\nb\\u{9b}c\\u{202e}");
+    }
+
+    #[test]
+    fn on_a_terminal_a_raw_cr_between_tokens_becomes_a_space() {
+        let raw = "{\r\"a\":\r1}";
+        let mut pipe = JsonWriter::new(Vec::new());
+        pipe.write_all(raw.as_bytes()).unwrap();
+        assert_eq!(
+            pipe.inner,
+            raw.as_bytes(),
+            "files and pipes get the wire bytes"
+        );
+        let mut tty = JsonWriter::for_terminal(Vec::new());
+        tty.write_all(raw.as_bytes()).unwrap();
+        let shown = String::from_utf8(tty.inner).unwrap();
+        assert_eq!(shown, "{ \"a\": 1}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
+            serde_json::from_str::<serde_json::Value>(raw).unwrap()
+        );
+    }
+
+    #[test]
+    fn invisible_characters_become_visible() {
+        assert_eq!(text("zero\u{200b}width"), "zero\\u{200b}width");
+        for c in [
+            '\u{feff}', '\u{2060}', '\u{61c}', '\u{2028}', '\u{2029}', '\u{ad}',
+        ] {
+            assert!(text(&format!("a{c}b")).contains("\\u{"), "{c:?}");
+        }
+        // Joiners inside emoji and ordinary non-ASCII text are left alone.
+        assert_eq!(text("👩\u{200d}💻 café"), "👩\u{200d}💻 café");
     }
 
     #[test]

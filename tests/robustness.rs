@@ -354,3 +354,45 @@ fn escapes_in_error_messages_and_cursors_never_reach_the_terminal() {
         );
     }
 }
+
+#[test]
+fn the_deadline_ends_a_run_whatever_the_server_does_and_json_still_says_where() {
+    let (output, took) = timed(
+        "silent",
+        &[
+            "call",
+            "boom",
+            "--timeout",
+            "60",
+            "--deadline",
+            "1",
+            "--json",
+        ],
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["class"], "transport_failure");
+    assert_eq!(value["outcome"]["stage"], "call", "{value:#}");
+    let detail = value["outcome"]["detail"].as_str().unwrap();
+    assert!(detail.contains("deadline"), "{detail}");
+    // A server that never answers the handshake: `tools` too, stopped at its stage.
+    let output = Command::new(BIN)
+        .args([
+            "tools",
+            "--json",
+            "--timeout",
+            "60",
+            "--deadline",
+            "0.5",
+            "--era",
+            "legacy",
+        ])
+        .args(["--", "python3", "-c", "import time; time.sleep(30)"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["stage"], "initialize", "{value:#}");
+    assert_eq!(value["tools"], Value::Null);
+}
