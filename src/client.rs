@@ -665,8 +665,10 @@ impl Client {
                 }
                 ended
             }
-            TransportEvent::StderrLine { line, at } => {
-                self.record_at(at, LogEvent::Stderr(line));
+            TransportEvent::StderrLines { lines, at } => {
+                for line in lines {
+                    self.record_at(at, LogEvent::Stderr(line));
+                }
                 None
             }
             TransportEvent::WriteFailed { reason, at } => {

@@ -36,8 +36,8 @@ pub enum TransportEvent {
         lines: Vec<Result<Frame, InvalidLine>>,
         at: Timestamp,
     },
-    /// The server wrote a line to its stderr (informational; never an error by itself).
-    StderrLine { line: String, at: Timestamp },
+    /// Lines of the server's stderr from one read (informational; never an error by itself).
+    StderrLines { lines: Vec<String>, at: Timestamp },
     /// A line could not be written to the server.
     WriteFailed { reason: String, at: Timestamp },
     /// The server's output ended; `status` says how the process ended, if it did, and

@@ -223,23 +223,23 @@ where
             Ok(0) | Err(_) => (framer.finish().into_iter().collect(), true),
             Ok(read) => (framer.push(&chunk[..read]), false),
         };
-        for line in lines {
-            let line = match line {
+        let lines: Vec<String> = lines
+            .into_iter()
+            .map(|line| match line {
                 Line::Complete(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Line::Oversized { len } => format!("[a stderr line of {len} bytes was skipped]"),
-            };
+            })
+            .collect();
+        if !lines.is_empty() {
             {
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                if tail.len() == STDERR_TAIL {
-                    tail.pop_front();
-                }
-                tail.push_back(line.clone());
+                let keep = lines.len().min(STDERR_TAIL);
+                tail.extend(lines[lines.len() - keep..].iter().cloned());
+                let excess = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..excess);
             }
-            if events
-                .send(TransportEvent::StderrLine { line, at: now() })
-                .await
-                .is_err()
-            {
+            let event = TransportEvent::StderrLines { lines, at: now() };
+            if events.send(event).await.is_err() {
                 return;
             }
         }

@@ -19,6 +19,13 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   orphan   on tools/call start a helper that keeps stdout open, then exit with status 3
   escapes  put terminal escapes into every error message and cursor (the era probe's answer,
            tools/list's second page)
+Floods, each written in chunks so this server stays small (a peak-RSS figure is sightline's):
+  stderr-flood   STDERR_BYTES (default 100 MB) of 2-byte stderr lines, then the answer
+  garbage-flood  GARBAGE_BYTES (default 10 MB) of non-JSON lines on stdout, then the answer
+  notify-flood   FLOOD_COUNT (default 1,000,000) log notifications, then the answer
+  blocks         an answer of BLOCK_COUNT (default 1,000,000) empty text blocks
+  many-tools     tools/list with TOOL_COUNT (default 200,000) tools
+  zeros          an answer whose structuredContent holds ZERO_COUNT (default 10,000,000) zeros
 """
 import json
 import os
@@ -64,6 +71,26 @@ UNREADABLE = {
 ESCAPES = "\u001b]0;pwned\u0007\u001b[2J\u009b31m"
 
 
+def repeated(prefix, item, count, suffix, stream=None):
+    """Writes prefix, `count` comma-separated items and suffix, in chunks."""
+    stream = stream or out
+    stream.write(prefix)
+    batch = 10000
+    for start in range(0, count, batch):
+        n = min(batch, count - start)
+        stream.write((b"," if start else b"") + b",".join([item] * n))
+    stream.write(suffix)
+    stream.flush()
+
+
+def chunked(line, total, stream):
+    batch = line * (1 << 16)
+    for _ in range(total // len(batch)):
+        stream.write(batch)
+    stream.write(line * ((total % len(batch)) // len(line)))
+    stream.flush()
+
+
 for line in sys.stdin:
     message = json.loads(line)
     method = message.get("method")
@@ -77,6 +104,10 @@ for line in sys.stdin:
             "protocolVersion": "2025-11-25",
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile\u001b]0;pwned\u0007", "version": "6.6.6"}}})
+    elif method == "tools/list" and MODE == "many-tools":
+        count = int(os.environ.get("TOOL_COUNT", "200000"))
+        item = b'{"name":"t","description":"a tool","inputSchema":{"type":"object"}}'
+        repeated(b'{"jsonrpc":"2.0","id":%d,"result":{"tools":[' % ident, item, count, b"]}}\n")
     elif method == "tools/list" and MODE == "pages":
         cursor = "page-%d" % ident
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [], "nextCursor": cursor}})
@@ -136,6 +167,21 @@ for line in sys.stdin:
         elif MODE == "duplicate":
             reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "once"}]}})
             raw((reply + "\n" + reply + "\n").encode())
+        elif MODE == "stderr-flood":
+            chunked(b"x\n", int(os.environ.get("STDERR_BYTES", str(100 * 1000 * 1000))), sys.stderr.buffer)
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "done"}]}})
+        elif MODE == "garbage-flood":
+            chunked(b"this line is not json\n", int(os.environ.get("GARBAGE_BYTES", str(10 * 1000 * 1000))), out)
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "done"}]}})
+        elif MODE == "notify-flood":
+            flood()
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "done"}]}})
+        elif MODE == "blocks":
+            count = int(os.environ.get("BLOCK_COUNT", "1000000"))
+            repeated(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[' % ident, b'{"type":"text","text":""}', count, b"]}}\n")
+        elif MODE == "zeros":
+            count = int(os.environ.get("ZERO_COUNT", "10000000"))
+            repeated(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"zeros"}],"structuredContent":{"z":[' % ident, b"0", count, b"]}}}\n")
         elif MODE == "orphan":
             subprocess.Popen(["sleep", os.environ.get("ORPHAN_SECONDS", "30")])
             sys.exit(3)
