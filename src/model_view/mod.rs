@@ -433,21 +433,33 @@ impl Serialize for ModelViewJson<'_, '_> {
         map.serialize_entry("is_error", &view.is_error)?;
         map.serialize_entry("less_likely_to_help", &view.less_likely_to_help)?;
         map.serialize_entry("text", &Streamed(view.joined()))?;
-        let blocks: Vec<Value> = view
-            .blocks
-            .iter()
-            .map(|block| match block {
-                Block::Text { .. } => json!({"kind": "text", "bytes": block.len()}),
-                Block::Placeholder { text } => json!({"kind": "placeholder", "text": text}),
-                Block::Structured { .. } => json!({"kind": "structured", "bytes": block.len()}),
-            })
-            .collect();
-        map.serialize_entry("blocks", &blocks)?;
+        map.serialize_entry("blocks", &Shapes(&view.blocks))?;
         map.serialize_entry("reason", &view.reason)?;
         if self.with_payload {
             map.serialize_entry("payload", &view.payload())?;
         }
         map.end()
+    }
+}
+
+/// The blocks as `call --json` describes them (kind and size), serialized one by one.
+struct Shapes<'v, 'a>(&'v [Block<'a>]);
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum BlockShape<'v> {
+    Text { bytes: usize },
+    Placeholder { text: &'v str },
+    Structured { bytes: usize },
+}
+
+impl Serialize for Shapes<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|block| match block {
+            Block::Text { .. } => BlockShape::Text { bytes: block.len() },
+            Block::Placeholder { text } => BlockShape::Placeholder { text },
+            Block::Structured { .. } => BlockShape::Structured { bytes: block.len() },
+        }))
     }
 }
 

@@ -1,0 +1,93 @@
+//! Peak memory of headless runs against floods of small things (a bench binary, run once:
+//! `cargo bench --bench hostile_memory`; needs GNU time at /usr/bin/time). Each flood is a mode
+//! of `tests/peers/hostile_server.py`, written in chunks so the server stays small: the peak is
+//! sightline's. Printed: the peak against the bytes the server sent (the contract: about 3×).
+
+use std::process::Command;
+use std::time::Instant;
+
+/// (mode, command, bytes the server sends, what it is)
+const CASES: &[(&str, &str, u64, &str)] = &[
+    (
+        "stderr-flood",
+        "call",
+        100_000_000,
+        "100 MB of 2-byte stderr lines",
+    ),
+    (
+        "notify-flood",
+        "call",
+        104_000_000,
+        "1,000,000 log notifications",
+    ),
+    (
+        "garbage-flood",
+        "call",
+        10_000_000,
+        "10 MB of non-JSON lines",
+    ),
+    (
+        "blocks",
+        "call",
+        26_000_000,
+        "1,000,000 empty content blocks",
+    ),
+    ("many-tools", "tools", 13_600_000, "200,000 tools"),
+    (
+        "zeros",
+        "call",
+        20_000_000,
+        "10,000,000 zeros in structuredContent",
+    ),
+];
+
+fn main() {
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    for (mode, command, bytes, what) in CASES {
+        for json in [true, false] {
+            let mut run = Command::new("/usr/bin/time");
+            run.args(["-f", "%M", env!("CARGO_BIN_EXE_sightline"), command]);
+            if *command == "call" {
+                run.arg("boom");
+            }
+            if json {
+                run.arg("--json");
+            }
+            run.args([
+                "--era",
+                "legacy",
+                "--timeout",
+                "120",
+                "--",
+                "python3",
+                server,
+                mode,
+            ]);
+            let start = Instant::now();
+            let output = match run.output() {
+                Ok(output) => output,
+                Err(error) => {
+                    eprintln!("cannot run /usr/bin/time: {error}");
+                    return;
+                }
+            };
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let peak_kb: u64 = stderr
+                .lines()
+                .last()
+                .and_then(|line| line.trim().parse().ok())
+                .unwrap_or(0);
+            #[allow(clippy::cast_precision_loss)] // figures for a person to read
+            let (megabytes, ratio) = (
+                (peak_kb * 1024) as f64 / 1e6,
+                (peak_kb * 1024) as f64 / *bytes as f64,
+            );
+            println!(
+                "{mode:<14} {:<6} {what}: peak {megabytes:.0} MB ({ratio:.1}x), {:.1} s, exit {}",
+                if json { "--json" } else { "human" },
+                start.elapsed().as_secs_f64(),
+                output.status.code().unwrap_or(-1)
+            );
+        }
+    }
+}
