@@ -1,5 +1,6 @@
-//! Rendering, pure: `&AppState` and a `&Theme` in, cells out. Never parses, formats JSON or
-//! awaits; long lists draw only their visible rows.
+//! Rendering, pure: `&AppState` and a `&Theme` in, cells out. Never awaits; long lists draw only
+//! their visible rows. The one parse is of visible log rows kept as their small raw text (at
+//! most 4 KiB each), which is what keeps a flood of notifications at little more than its bytes.
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
