@@ -1,10 +1,18 @@
 //! Makes server-supplied text safe for a terminal: control characters, escape sequences,
 //! bidirectional overrides and invisible characters are shown as visible escapes, never
-//! interpreted or hidden (`zero\u{200b}width` cannot pass for `zerowidth`).
+//! interpreted or hidden (`zero\u{200b}width` cannot pass for `zerowidth`); characters whose
+//! width a terminal cannot be trusted with (private use, piled-up combining marks) too, so
+//! they cannot push a pane's border out of line.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::io;
+
+use unicode_width::UnicodeWidthChar;
+
+/// Zero-width characters kept after one printing character; more pile up over their
+/// neighbours' cells.
+const MAX_MARKS: usize = 2;
 
 /// Whether a character could change what the terminal shows beyond printing itself, or
 /// print as nothing at all.
@@ -19,18 +27,51 @@ fn is_unsafe(c: char) -> bool {
             | '\u{2028}' | '\u{2029}')
 }
 
+/// Private-use characters: fonts draw them one or two cells wide, as they please.
+fn is_private_use(c: char) -> bool {
+    matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}')
+}
+
+/// Each character of `input`, and whether it must be shown as an escape: unsafe or
+/// private-use characters, and combining marks with nothing to sit on or piled past
+/// [`MAX_MARKS`]. Emoji joiners and variation selectors stay.
+fn screened(input: &str) -> impl Iterator<Item = (char, bool)> + '_ {
+    // Marks since the last printing character; `None` before any.
+    let mut marks: Option<usize> = None;
+    input.chars().map(move |c| {
+        let width = c.width();
+        let escape = if is_unsafe(c) || is_private_use(c) {
+            true
+        } else if width == Some(0) && !matches!(c, '\u{200D}' | '\u{FE0E}' | '\u{FE0F}') {
+            match marks {
+                Some(count) if count < MAX_MARKS => {
+                    marks = Some(count + 1);
+                    false
+                }
+                Some(_) | None => true,
+            }
+        } else {
+            false
+        };
+        if !escape && width.is_some_and(|w| w > 0) {
+            marks = Some(0);
+        }
+        (c, escape)
+    })
+}
+
 /// Plain text: unsafe characters become `\u{…}` (tabs and newlines become `\t`, `\n`).
 pub fn text(input: &str) -> Cow<'_, str> {
-    if !input.chars().any(is_unsafe) {
+    if !screened(input).any(|(_, escape)| escape) {
         return Cow::Borrowed(input);
     }
     let mut out = String::with_capacity(input.len() + 8);
-    for c in input.chars() {
+    for (c, escape) in screened(input) {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if is_unsafe(c) => {
+            c if escape => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -47,15 +88,13 @@ pub fn text_keeping_newlines(input: &str) -> String {
 /// JSON text: unsafe characters inside strings become JSON `\uXXXX` escapes, so the JSON
 /// value is unchanged. (Outside strings, valid JSON has only whitespace.)
 pub fn json(input: &str) -> Cow<'_, str> {
-    if !input
-        .chars()
-        .any(|c| is_unsafe(c) && c != '\n' && c != '\t' && c != '\r')
-    {
+    let kept_whitespace = |c: char| matches!(c, '\n' | '\t' | '\r');
+    if !screened(input).any(|(c, escape)| escape && !kept_whitespace(c)) {
         return Cow::Borrowed(input);
     }
     let mut out = String::with_capacity(input.len() + 8);
-    for c in input.chars() {
-        if is_unsafe(c) && c != '\n' && c != '\t' && c != '\r' {
+    for (c, escape) in screened(input) {
+        if escape && !kept_whitespace(c) {
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{unit:04x}");
@@ -196,6 +235,33 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
             serde_json::from_str::<serde_json::Value>(raw).unwrap()
+        );
+    }
+
+    #[test]
+    fn characters_of_untrusted_width_cannot_break_a_border() {
+        assert_eq!(text("tool\u{e0a0}x"), "tool\\u{e0a0}x", "private use");
+        assert_eq!(
+            text("\u{301}a"),
+            "\\u{301}a",
+            "a mark with nothing under it"
+        );
+        assert_eq!(text("e\u{301}"), "e\u{301}", "one mark on a letter stays");
+        assert_eq!(
+            text("a\u{300}\u{301}\u{302}\u{303}"),
+            "a\u{300}\u{301}\\u{302}\\u{303}",
+            "a pile is cut after two"
+        );
+        assert_eq!(
+            text("b\u{302}c\u{303}"),
+            "b\u{302}c\u{303}",
+            "each letter has its own"
+        );
+        let json_text = json("{\"n\":\"\u{e0a0}\"}");
+        assert_eq!(json_text, "{\"n\":\"\\ue0a0\"}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&json_text).unwrap()["n"],
+            "\u{e0a0}"
         );
     }
 
