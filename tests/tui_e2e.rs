@@ -335,7 +335,7 @@ fn legacy_protocol_error_is_not_forwarded_and_flagged_then_ctrl_c_quits() {
     send_past_date(&tmux, "protocol error ·");
     let screen = tmux.wait_for_all(&[
         "not forwarded (MAY, off)",
-        "⚑",
+        "⚑ ← #3 protocol error",
         "sep1303.validation-as-protocol",
     ]);
     assert!(
@@ -347,6 +347,40 @@ fn legacy_protocol_error_is_not_forwarded_and_flagged_then_ctrl_c_quits() {
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after Ctrl-C");
     assert_ends(server, "the demo server");
+}
+
+#[test]
+fn a_hostile_server_cannot_hang_the_tui_reach_the_terminal_or_outlive_it() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let args = [
+        "--era",
+        "legacy",
+        "--timeout",
+        "60",
+        "--",
+        "python3",
+        script,
+        "pings",
+    ];
+    let tmux = Tmux::start(&args);
+    tmux.wait_until("the hostile server connected", |screen| {
+        screen.contains("Tools (1)") && status_bar(screen).contains("hostile")
+    });
+    let server = child_named(tmux.sightline_pid(), "python3").expect("the server runs");
+    // Its name carries an OSC 0 title sequence: shown escaped, the title stays ours.
+    let screen = tmux.screen();
+    assert!(screen.contains(r"hostile\u{1b}]0;pwned\u{7}"), "{screen}");
+    assert!(!tmux.display("#{pane_title}").contains("pwned"));
+
+    // The call is answered by thousands of pings from a server that never reads again.
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("ping (request from");
+    // The UI still answers, and so does the session: x cancels the call at once.
+    tmux.keys(&["x"]);
+    tmux.wait_for("cancelled by you");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
+    assert_ends(server, "the hostile server");
 }
 
 #[test]
