@@ -1,6 +1,6 @@
 //! The TUI under a flood (a bench binary, run once: `cargo bench --bench flood`): a server writes
 //! `FLOOD_COUNT` (default 1,000,000) log notifications of about 110 bytes right after the
-//! handshake, then answers `tools/list`. The live session and the app take every event as the
+//! handshake, then answers `tools/list` (`FLOOD_KIND=stderr`: as many 2-byte stderr lines). The live session and the app take every event as the
 //! TUI does (batches of events, frames paced by the runtime's `Redraw`); printed: how long after connecting the tools
 //! are listed, how many entries the log keeps, and the peak memory against the bytes received.
 
@@ -42,6 +42,10 @@ fn received_bytes(event: &SessionEvent) -> u64 {
             event: LogEvent::Received { frame, .. },
             ..
         }) => frame.raw.len() as u64 + 1,
+        SessionEvent::Logged(LogEntry {
+            event: LogEvent::Stderr(text),
+            ..
+        }) => text.len() as u64 + 1,
         _ => 0,
     }
 }
@@ -51,6 +55,8 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000);
+    let kind = std::env::var("FLOOD_KIND").unwrap_or_else(|_| "notifications".into());
+    let stderr = kind == "stderr";
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -71,7 +77,11 @@ fn main() {
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py").into(),
             "flood".into(),
         ],
-        env: [("FLOOD_COUNT".to_owned(), count.to_string())].into(),
+        env: [
+            ("FLOOD_COUNT".to_owned(), count.to_string()),
+            ("FLOOD_KIND".to_owned(), kind.clone()),
+        ]
+        .into(),
     });
     let options = ClientOptions {
         era: EraChoice::Legacy,
@@ -82,6 +92,7 @@ fn main() {
         let (sink, mut events) = stream::channel();
         let commands = live_session::spawn(Ok(target), options, sink);
         let mut connected = None;
+        let mut seen_list = false;
         let mut redraw = Redraw::new(tokio::time::Instant::now());
         let mut bytes = 0;
         'session: while let Some(first) = events.recv().await {
@@ -92,22 +103,25 @@ fn main() {
                     None => break,
                 }
             }
-            let mut listed = false;
             for event in batch {
                 bytes += received_bytes(&event);
                 match &event {
                     SessionEvent::Connected(_) => connected = Some(Instant::now()),
-                    SessionEvent::ToolsListed(_) | SessionEvent::ToolsFailed(_) => listed = true,
+                    SessionEvent::ToolsListed(_) | SessionEvent::ToolsFailed(_) => {
+                        seen_list = true;
+                    }
                     _ => {}
                 }
                 update(&mut state, Action::Session(event));
             }
+            let listed = seen_list;
             if redraw.changed(listed, tokio::time::Instant::now()) {
                 terminal
                     .draw(|frame| sightline::ui::render(frame, &state, &theme))
                     .expect("a frame");
             }
-            if listed {
+            // Stderr has its own pipe: wait for all of it too.
+            if listed && (!stderr || state.log.console_lines >= count) {
                 break 'session;
             }
         }
@@ -120,10 +134,10 @@ fn main() {
     let mb = |bytes: u64| bytes as f64 / 1e6;
     #[allow(clippy::cast_precision_loss)]
     let ratio = |grown: u64| grown as f64 / bytes.max(1) as f64;
-    println!("flood/{count} notifications ({:.1} MB received)", mb(bytes));
+    println!("flood/{count} {kind} ({:.1} MB received)", mb(bytes));
     match listed_after {
         Some(elapsed) => println!(
-            "  tools listed {:.2} s after connecting",
+            "  tools listed (and every line taken) {:.2} s after connecting",
             elapsed.as_secs_f64()
         ),
         None => println!("  never connected"),

@@ -665,10 +665,8 @@ impl Client {
                 }
                 ended
             }
-            TransportEvent::StderrLines { lines, at } => {
-                for line in lines {
-                    self.record_at(at, LogEvent::Stderr(line));
-                }
+            TransportEvent::StderrLines { text, at } => {
+                self.record_at(at, LogEvent::Stderr(text));
                 None
             }
             TransportEvent::WriteFailed { reason, at } => {

@@ -336,7 +336,11 @@ fn describe(event: &LogEvent) -> String {
             format!("← {role}{}", clip(&frame.raw))
         }
         LogEvent::Invalid(invalid) => format!("✗ {}: {}", invalid.error, clip(&invalid.raw)),
-        LogEvent::Stderr(line) => format!("  stderr | {}", clip(line)),
+        LogEvent::Stderr(text) => text
+            .split('\n')
+            .map(|line| format!("  stderr | {}", clip(line)))
+            .collect::<Vec<_>>()
+            .join("\n"),
         LogEvent::TimedOut {
             id,
             method,

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use crate::mcp::log::{LogEntry, SessionEvent};
 
 /// Batches in flight between the client and its consumer, at most.
-pub const CAPACITY: usize = 64;
+pub const CAPACITY: usize = 16;
 
 /// An observer of every event, called in order before the event is sent on.
 pub type Tap = Arc<dyn Fn(&SessionEvent) + Send + Sync>;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::state::{ConsoleLine, LineKind, LogLine, Raw};
+use super::state::{ConsoleLine, LineKind, LogLine, LogState, Raw};
 use crate::classify::{Class, classify_reply};
 use crate::mcp::jsonrpc::{self, Frame, Id, Message, Reply};
 use crate::mcp::log::Role;
@@ -15,14 +15,31 @@ use crate::sanitize;
 /// Longest summary of one log line, in characters.
 const SUMMARY_CHARS: usize = 240;
 
+impl LogState {
+    /// Row `line`'s text: kept since arrival, or derived from its own text (a stderr run from
+    /// its last line).
+    pub fn summary<'a>(&'a self, line: &'a LogLine) -> Cow<'a, str> {
+        match line.raw {
+            Some(Raw::Stderr { first, count }) => {
+                let last = self.stderr.line(first + count.saturating_sub(1));
+                let more = match count {
+                    0 | 1 => String::new(),
+                    _ => format!("  (+{} lines before; ` shows all)", count - 1),
+                };
+                Cow::Owned(clip_line(&format!("stderr │ {last}{more}")))
+            }
+            _ => line.summary(),
+        }
+    }
+}
+
 impl LogLine {
     /// The row's text: kept since arrival, or derived from the line's own text.
-    pub fn summary(&self) -> Cow<'_, str> {
+    fn summary(&self) -> Cow<'_, str> {
         if let Some(summary) = &self.summary {
             return Cow::Borrowed(summary);
         }
         let derived = match (&self.kind, &self.raw) {
-            (LineKind::Stderr, Some(raw)) => format!("stderr │ {}", raw.as_str()),
             (_, Some(raw)) => match jsonrpc::parse(raw.as_str()) {
                 // The role matters for responses only, which are never derived.
                 Ok(frame) => describe_received(&frame, &Role::Notification).1,
@@ -33,16 +50,9 @@ impl LogLine {
         Cow::Owned(clip_line(&derived))
     }
 
-    /// How the console shows this line: a stderr line, or a `notifications/message`.
+    /// How the console shows a `notifications/message` line.
     pub fn console(&self) -> ConsoleLine {
         let text = self.raw.as_ref().map_or("", Raw::as_str);
-        if self.kind == LineKind::Stderr {
-            return ConsoleLine {
-                at: self.at,
-                source: "stderr".into(),
-                text: sanitize::text(text).into_owned(),
-            };
-        }
         let params = jsonrpc::parse(text)
             .ok()
             .and_then(|frame| match &frame.message {

@@ -65,14 +65,65 @@ pub enum Raw {
     Frame(Frame),
     /// A line kept as text only: not a frame, or a small frame no call refers to.
     Line(Box<str>),
+    /// Consecutive lines of the server's stderr, kept in [`LogState::stderr`].
+    Stderr { first: u32, count: u32 },
 }
 
 impl Raw {
+    /// The text of a frame or a line (a stderr run's lines are in [`LogState::stderr`]).
     pub fn as_str(&self) -> &str {
         match self {
             Raw::Frame(frame) => &frame.raw,
             Raw::Line(line) => line,
+            Raw::Stderr { .. } => "",
         }
+    }
+}
+
+/// The server's stderr as one growing text with line ends: a flood of tiny lines costs little
+/// more than its bytes. Lines are numbered from 0, in the order they came.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StderrText {
+    text: String,
+    /// Where each line ends in `text`.
+    ends: Vec<u32>,
+    /// When lines came: the first line of each new arrival time, and that time.
+    times: Vec<(u32, Timestamp)>,
+}
+
+impl StderrText {
+    /// Adds a line (sanitised); its number, or `None` once 4 GiB are kept (then lines are
+    /// dropped).
+    pub fn push(&mut self, line: &str, at: Timestamp) -> Option<u32> {
+        let number = u32::try_from(self.ends.len()).ok()?;
+        let safe = crate::sanitize::text(line);
+        let end = u32::try_from(self.text.len() + safe.len()).ok()?;
+        self.text.push_str(&safe);
+        self.ends.push(end);
+        if self.times.last().is_none_or(|&(_, time)| time != at) {
+            self.times.push((number, at));
+        }
+        Some(number)
+    }
+
+    /// Line `number`, terminal-safe ("" past the end).
+    pub fn line(&self, number: u32) -> &str {
+        let index = number as usize;
+        let start = index
+            .checked_sub(1)
+            .and_then(|before| self.ends.get(before))
+            .map_or(0, |&end| end as usize);
+        let end = self.ends.get(index).map_or(start, |&end| end as usize);
+        self.text.get(start..end).unwrap_or_default()
+    }
+
+    /// When line `number` came.
+    pub fn time(&self, number: u32) -> Timestamp {
+        let after = self.times.partition_point(|&(first, _)| first <= number);
+        after
+            .checked_sub(1)
+            .and_then(|at| self.times.get(at))
+            .map_or(Timestamp::default(), |&(_, time)| time)
     }
 }
 
@@ -203,8 +254,11 @@ pub struct LogState {
     /// The selected line's request and response, pretty-printed once when selected.
     pub detail: Vec<String>,
     pub detail_scroll: usize,
-    /// The lines the console shows (stderr, log notifications), as indices into `lines`.
+    /// The rows the console shows (stderr runs, log notifications), as indices into `lines`.
     pub console: Vec<usize>,
+    /// Lines in the console: a stderr run counts each of its lines.
+    pub console_lines: usize,
+    pub stderr: StderrText,
     pub show_console: bool,
     pub console_scroll: usize,
 }
@@ -213,6 +267,44 @@ impl LogState {
     /// The selected line, or the newest.
     pub fn current(&self) -> Option<usize> {
         self.selected.or_else(|| self.lines.len().checked_sub(1))
+    }
+
+    /// The console's lines that fit `height` rows, `scroll` lines up from the newest, oldest
+    /// first. Stderr runs are expanded, only as far as needed.
+    pub fn console_window(&self, height: usize, scroll: usize) -> Vec<ConsoleLine> {
+        let mut skip = scroll.min(self.console_lines.saturating_sub(1));
+        let mut shown = Vec::new();
+        for &index in self.console.iter().rev() {
+            if shown.len() == height {
+                break;
+            }
+            let Some(line) = self.lines.get(index) else {
+                continue;
+            };
+            match line.raw {
+                Some(Raw::Stderr { first, count }) => {
+                    let count = count as usize;
+                    if skip >= count {
+                        skip -= count;
+                        continue;
+                    }
+                    let last = count - skip;
+                    skip = 0;
+                    for offset in (0..last).rev().take(height - shown.len()) {
+                        let number = first + u32::try_from(offset).unwrap_or(u32::MAX);
+                        shown.push(ConsoleLine {
+                            at: self.stderr.time(number),
+                            source: "stderr".into(),
+                            text: self.stderr.line(number).to_owned(),
+                        });
+                    }
+                }
+                _ if skip > 0 => skip -= 1,
+                _ => shown.push(line.console()),
+            }
+        }
+        shown.reverse();
+        shown
     }
 }
 

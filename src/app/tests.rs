@@ -336,31 +336,54 @@ fn stderr_and_log_messages_reach_the_console_and_strings_are_sanitised() {
             role: Role::Notification,
         },
     );
-    assert_eq!(state.log.console.len(), 2);
+    let console = state.log.console_window(10, 0);
+    let shown: Vec<(&str, &str)> = console
+        .iter()
+        .map(|line| (line.source.as_str(), line.text.as_str()))
+        .collect();
     assert_eq!(
-        state.log.lines[state.log.console[0]].console().text,
-        "\\u{1b}[31mboom"
-    );
-    assert_eq!(
-        (
-            state.log.lines[state.log.console[1]]
-                .console()
-                .source
-                .as_str(),
-            state.log.lines[state.log.console[1]]
-                .console()
-                .text
-                .as_str()
-        ),
-        ("error", "disk full")
+        shown,
+        [("stderr", "\\u{1b}[31mboom"), ("error", "disk full")]
     );
     assert!(
         state
             .log
             .lines
             .iter()
-            .all(|line| !line.summary().contains('\u{1b}'))
+            .all(|line| !state.log.summary(line).contains('\u{1b}'))
     );
+}
+
+#[test]
+fn consecutive_stderr_lines_are_one_row_and_every_line_in_the_console() {
+    let mut state = state();
+    let rows_before = state.log.lines.len();
+    for n in 0..100_000 {
+        log(&mut state, LogEvent::Stderr(format!("line {n}")));
+    }
+    assert_eq!(
+        state.log.lines.len(),
+        rows_before + 1,
+        "one row for the run"
+    );
+    let row = state.log.lines.last().unwrap();
+    assert_eq!(
+        state.log.summary(row),
+        "stderr │ line 99999  (+99999 lines before; ` shows all)"
+    );
+    assert_eq!(state.log.console_lines, 100_000);
+    let newest = state.log.console_window(3, 0);
+    let texts: Vec<&str> = newest.iter().map(|line| line.text.as_str()).collect();
+    assert_eq!(texts, ["line 99997", "line 99998", "line 99999"]);
+    let scrolled = state.log.console_window(2, 50_000);
+    let texts: Vec<&str> = scrolled.iter().map(|line| line.text.as_str()).collect();
+    assert_eq!(texts, ["line 49998", "line 49999"]);
+    // Another line in between starts a new run.
+    log(&mut state, LogEvent::Note("between".into()));
+    log(&mut state, LogEvent::Stderr("after".into()));
+    let last = state.log.lines.last().unwrap();
+    assert_eq!(state.log.summary(last), "stderr │ after");
+    assert_eq!(state.log.console_window(1, 0)[0].text, "after");
 }
 
 #[test]

@@ -19,6 +19,8 @@ use crate::model_view::{self, Block};
 use crate::sanitize;
 use crate::schema::skeleton;
 
+/// Most lines of a stderr run the detail shows (all of them are in the console).
+const DETAIL_STDERR_LINES: u32 = 2000;
 /// Notifications and server requests up to this size keep only their text; their row is
 /// derived from it when drawn (cheap at this size), so a flood costs little more than its bytes.
 const DERIVE_LIMIT: usize = 4096;
@@ -523,6 +525,35 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
     refresh_model(state);
 }
 
+/// Adds a stderr line; consecutive lines are one row of the log, however many there are.
+fn stderr_line(state: &mut AppState, text: &str, at: crate::mcp::Timestamp) {
+    let Some(number) = state.log.stderr.push(text, at) else {
+        return;
+    };
+    state.log.console_lines += 1;
+    if let Some(LogLine {
+        raw: Some(Raw::Stderr { count, .. }),
+        ..
+    }) = state.log.lines.last_mut()
+    {
+        *count += 1;
+        return;
+    }
+    state.log.console.push(state.log.lines.len());
+    state.log.lines.push(LogLine {
+        at,
+        kind: LineKind::Stderr,
+        summary: None,
+        raw: Some(Raw::Stderr {
+            first: number,
+            count: 1,
+        }),
+        id: None,
+        exchange: None,
+        flagged: false,
+    });
+}
+
 fn log_entry(state: &mut AppState, entry: LogEntry) {
     let at = entry.at;
     let line = |kind, summary: Option<String>, raw: Option<Raw>, id| LogLine {
@@ -548,6 +579,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
         LogEvent::Received { frame, role } => {
             if frame.message.method() == Some("notifications/message") {
                 state.log.console.push(index);
+                state.log.console_lines += 1;
             }
             let derived = match &frame.message {
                 Message::Notification { .. } => Some(LineKind::Notification),
@@ -571,8 +603,10 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             line(LineKind::Invalid, Some(summary), raw, None)
         }
         LogEvent::Stderr(text) => {
-            state.log.console.push(index);
-            line(LineKind::Stderr, None, Some(Raw::Line(text.into())), None)
+            for text in text.split('\n') {
+                stderr_line(state, text, at);
+            }
+            return;
         }
         LogEvent::TimedOut {
             id,
@@ -651,8 +685,22 @@ fn refresh_detail(state: &mut AppState) {
             lines
         }
         (None, Some(line)) => match &line.raw {
+            Some(Raw::Stderr { first, count }) => {
+                let shown = (*count).min(DETAIL_STDERR_LINES);
+                let mut lines = vec![format!(
+                    "stderr: {count} lines{}",
+                    if shown < *count {
+                        format!(", the last {shown}")
+                    } else {
+                        String::new()
+                    }
+                )];
+                let start = first + (count - shown);
+                lines.extend((start..first + count).map(|n| state.log.stderr.line(n).to_owned()));
+                lines
+            }
             Some(raw) => pretty(raw.as_str()),
-            None => vec![line.summary().into_owned()],
+            None => vec![state.log.summary(line).into_owned()],
         },
         (None, None) => Vec::new(),
     };

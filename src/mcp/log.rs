@@ -100,7 +100,8 @@ pub enum LogEvent {
     Received { frame: Frame, role: Role },
     /// A line from the server that is not a JSON-RPC message.
     Invalid(InvalidLine),
-    /// A line of the server's stderr.
+    /// Lines of the server's stderr, one read's worth, separated by `\n` (one event, not one
+    /// per line: a flood of tiny lines costs about its bytes).
     Stderr(String),
     /// Our own timeout expired for a request.
     TimedOut {

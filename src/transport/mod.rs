@@ -36,8 +36,9 @@ pub enum TransportEvent {
         lines: Vec<Result<Frame, InvalidLine>>,
         at: Timestamp,
     },
-    /// Lines of the server's stderr from one read (informational; never an error by itself).
-    StderrLines { lines: Vec<String>, at: Timestamp },
+    /// Lines of the server's stderr from one read, separated by `\n` (informational; never an
+    /// error by itself).
+    StderrLines { text: String, at: Timestamp },
     /// A line could not be written to the server.
     WriteFailed { reason: String, at: Timestamp },
     /// The server's output ended; `status` says how the process ended, if it did, and

@@ -3,6 +3,7 @@
 //! reports the exit only after both outputs are drained, and stops the whole process group.
 
 use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -223,22 +224,27 @@ where
             Ok(0) | Err(_) => (framer.finish().into_iter().collect(), true),
             Ok(read) => (framer.push(&chunk[..read]), false),
         };
-        let lines: Vec<String> = lines
-            .into_iter()
-            .map(|line| match line {
-                Line::Complete(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                Line::Oversized { len } => format!("[a stderr line of {len} bytes was skipped]"),
-            })
-            .collect();
         if !lines.is_empty() {
+            let mut text = String::new();
+            for (n, line) in lines.into_iter().enumerate() {
+                if n > 0 {
+                    text.push('\n');
+                }
+                match line {
+                    Line::Complete(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
+                    Line::Oversized { len } => {
+                        let _ = write!(text, "[a stderr line of {len} bytes was skipped]");
+                    }
+                }
+            }
             {
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                let keep = lines.len().min(STDERR_TAIL);
-                tail.extend(lines[lines.len() - keep..].iter().cloned());
+                let last: Vec<&str> = text.rsplit('\n').take(STDERR_TAIL).collect();
+                tail.extend(last.into_iter().rev().map(str::to_owned));
                 let excess = tail.len().saturating_sub(STDERR_TAIL);
                 tail.drain(..excess);
             }
-            let event = TransportEvent::StderrLines { lines, at: now() };
+            let event = TransportEvent::StderrLines { text, at: now() };
             if events.send(event).await.is_err() {
                 return;
             }

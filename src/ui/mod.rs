@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::layout;
-use crate::app::state::{AppState, Focus, LineKind, Link, LogLine, Tone};
+use crate::app::state::{AppState, Focus, LineKind, Link, Tone};
 use crate::app::update::window_start;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
@@ -246,7 +246,7 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             let row = Line::from(vec![
                 Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),
                 marker,
-                Span::styled(line.summary(), kind_style(line.kind, theme)),
+                Span::styled(log.summary(line), kind_style(line.kind, theme)),
             ]);
             if log.selected == Some(start + offset) {
                 row.style(theme.style(Meaning::Selection))
@@ -259,11 +259,10 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
 }
 
 fn console_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let console = &state.log.console;
     let block = pane(
         &format!(
             "Console: server stderr and log messages ({}) · ` back",
-            console.len()
+            state.log.console_lines
         ),
         state.focus == Focus::Log,
         theme,
@@ -271,13 +270,10 @@ fn console_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let inner = block.inner(area);
     block.render(area, buf);
     let height = usize::from(inner.height);
-    let end = console
-        .len()
-        .saturating_sub(state.log.console_scroll.min(console.len()));
-    let start = end.saturating_sub(height);
-    let rows: Vec<Line> = console[start..end]
-        .iter()
-        .filter_map(|&index| state.log.lines.get(index).map(LogLine::console))
+    let rows: Vec<Line> = state
+        .log
+        .console_window(height, state.log.console_scroll)
+        .into_iter()
         .map(|line| {
             Line::from(vec![
                 Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),

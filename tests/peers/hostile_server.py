@@ -49,6 +49,9 @@ def raw(data):
 
 def flood():
     count = int(os.environ.get("FLOOD_COUNT", "1000000"))
+    if os.environ.get("FLOOD_KIND") == "stderr":
+        chunked(b"x\n", 2 * count, sys.stderr.buffer)
+        return
     line = (b'{"jsonrpc": "2.0", "method": "notifications/message", "params": '
             b'{"level": "info", "data": "tick tock"}}\n')
     batch = line * 10000
