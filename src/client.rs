@@ -474,8 +474,12 @@ impl Client {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_TOOL_PAGES {
             let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
-            let result = expect_result(self.request("tools/list", params).await)?;
-            let page = tools_page(&result).ok_or_else(|| ClientError::UnexpectedResult {
+            let exchange = self.request("tools/list", params).await;
+            // Read from the reply in place: a copy of a large listing costs as much as it.
+            let Some(Reply::Result(result)) = exchange.reply() else {
+                return Err(ClientError::Exchange(Box::new(exchange)));
+            };
+            let page = tools_page(result).ok_or_else(|| ClientError::UnexpectedResult {
                 method: "tools/list".into(),
                 reason: "no `tools` array".into(),
             })?;
