@@ -14,7 +14,6 @@ use sightline::app::{Action, AppState, update};
 use sightline::client::{ClientOptions, LogEntry, LogEvent, SessionEvent};
 use sightline::live_session::{self, SessionCommand};
 use sightline::mcp::era::EraChoice;
-use sightline::model_view::hosts::builtins;
 use sightline::runtime::Redraw;
 use sightline::stream;
 use sightline::theme::Theme;
@@ -61,12 +60,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
-    let settings = Settings {
-        hosts: builtins(),
-        host: 0,
-        forward_protocol_errors: false,
-        validation: false,
-    };
+    let settings = Settings::default();
     let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
     let theme = Theme::fallback();

@@ -18,16 +18,10 @@ use sightline::mcp::jsonrpc::{Frame, Id, parse};
 use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::Tool;
 use sightline::mcp::session::{Correlation, Session};
-use sightline::model_view::hosts::builtins;
 use sightline::theme::Theme;
 
 fn fresh_state() -> AppState {
-    let settings = Settings {
-        hosts: builtins(),
-        host: 0,
-        forward_protocol_errors: false,
-        validation: false,
-    };
+    let settings = Settings::default();
     let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
     let tools = sightline::demo_server::tools::definitions()
         .into_iter()

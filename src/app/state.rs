@@ -336,6 +336,18 @@ pub struct Settings {
     pub validation: bool,
 }
 
+impl Default for Settings {
+    /// The built-in host profiles, `spec` active, the MAY rule and validation off.
+    fn default() -> Self {
+        Self {
+            hosts: crate::model_view::hosts::builtins(),
+            host: 0,
+            forward_protocol_errors: false,
+            validation: false,
+        }
+    }
+}
+
 impl Settings {
     /// The active profile (the MAY toggle is applied by the call analysis).
     pub fn host(&self) -> &HostProfile {

@@ -15,15 +15,9 @@ use crate::mcp::jsonrpc::parse;
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
 use crate::mcp::messages::{ServerInfo, Tool};
 use crate::model_view::Rule;
-use crate::model_view::hosts::builtins;
 
 fn state() -> AppState {
-    let settings = Settings {
-        hosts: builtins(),
-        host: 0,
-        forward_protocol_errors: false,
-        validation: false,
-    };
+    let settings = Settings::default();
     let mut state = AppState::new(
         settings,
         vec!["--demo".into(), "legacy".into()],

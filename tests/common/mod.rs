@@ -16,7 +16,6 @@ use sightline::mcp::jsonrpc::{Id, parse};
 use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::{ServerInfo, Tool};
 use sightline::mcp::session::{End, Exchange};
-use sightline::model_view::hosts::builtins;
 use sightline::theme::Theme;
 
 /// 2026-11-29 10:00:00 UTC, so every screen shows the same clock.
@@ -29,12 +28,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(width: u16, height: u16) -> Self {
-        let settings = Settings {
-            hosts: builtins(),
-            host: 0,
-            forward_protocol_errors: false,
-            validation: false,
-        };
+        let settings = Settings::default();
         Self {
             state: AppState::new(settings, Vec::new(), Rect::new(0, 0, width, height)),
             clock: T0,
