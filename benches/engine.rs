@@ -1,5 +1,6 @@
 //! Benchmarks of the engine: frames framed, parsed, correlated and classified per second (the
-//! ingestion path of every frame), and one whole `sightline call` against the demo server.
+//! ingestion path of every frame), the same path for two large replies (one 50 MB text, a
+//! million empty blocks), and one whole `sightline call` against the demo server.
 //! Run: `cargo bench --bench engine`.
 
 use std::hint::black_box;
@@ -64,7 +65,40 @@ fn ingestion(c: &mut Criterion) {
             BatchSize::LargeInput,
         );
     });
+    for (name, reply) in large_replies() {
+        group.throughput(Throughput::Bytes(reply.len() as u64));
+        group.sample_size(10);
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let mut session = Session::new();
+                    session.start_request("tools/call", None, Timestamp(0));
+                    session
+                },
+                |mut session| assert_eq!(ingest(&mut session, reply.as_bytes()), 1),
+                BatchSize::LargeInput,
+            );
+        });
+    }
     group.finish();
+}
+
+/// A reply made of one 50 MB text, and one made of 1,000,000 empty text blocks (26 MB).
+fn large_replies() -> [(&'static str, String); 2] {
+    let text = "x".repeat(50 * 1024 * 1024);
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}
+"#
+    );
+    let blocks = vec![r#"{"type":"text","text":""}"#; 1_000_000].join(",");
+    let many = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{blocks}]}}}}
+"#
+    );
+    [
+        ("reply_of_one_50MB_text", huge),
+        ("reply_of_1M_blocks", many),
+    ]
 }
 
 fn headless_call(c: &mut Criterion) {

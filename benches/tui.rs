@@ -25,11 +25,9 @@ fn fresh_state() -> AppState {
     let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
     let tools = sightline::demo_server::tools::definitions()
         .into_iter()
-        .map(|raw| Tool {
-            name: raw["name"].as_str().unwrap_or_default().into(),
-            raw,
-        })
-        .collect();
+        .map(|raw| Tool::from_value(&raw))
+        .collect::<Vec<_>>()
+        .into();
     update(
         &mut state,
         Action::Session(SessionEvent::ToolsListed(tools)),

@@ -32,13 +32,35 @@ pub struct CallAnalysis<'a> {
 
 /// Classifies the exchange, looks for findings and builds what the model sees.
 pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAnalysis<'a> {
+    let (outcome, findings) = judge(exchange, context);
+    let view = view(exchange, &outcome, context);
+    CallAnalysis {
+        outcome,
+        findings,
+        view,
+    }
+}
+
+/// The class and the findings, without the view (which depends on the host, and is built for
+/// the call on screen only).
+pub fn judge(exchange: &Exchange, context: &CallContext<'_>) -> (Outcome, Vec<Finding>) {
     let outcome = classify(exchange);
-    let findings = findings(&Context {
+    let findings = findings(&Context::new(
         exchange,
-        outcome: &outcome,
-        version: context.version,
-        catalog: context.catalog,
-    });
+        &outcome,
+        context.version,
+        context.catalog,
+    ));
+    (outcome, findings)
+}
+
+/// What the model sees of an exchange already classified (when only the host or the MAY rule
+/// changed, or another call is shown).
+pub fn view<'a>(
+    exchange: &'a Exchange,
+    outcome: &Outcome,
+    context: &CallContext<'_>,
+) -> ModelView<'a> {
     let host = if context.forward_protocol_errors && !context.host.forward_protocol_errors {
         let mut host = context.host.clone();
         host.forward_protocol_errors = true;
@@ -46,12 +68,7 @@ pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAna
     } else {
         Cow::Borrowed(context.host)
     };
-    let view = model_view(exchange, &outcome, context.version, &host);
-    CallAnalysis {
-        outcome,
-        findings,
-        view,
-    }
+    model_view(exchange, outcome, context.version, &host)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! time, and emits every frame, stderr line, local decision and finished call on one ordered
 //! session stream. Thin I/O around the pure `mcp` core.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use crate::classify::{Class, Outcome, classify};
 use crate::mcp::Timestamp;
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, InvalidLine};
+use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, Frame, FrameError, Id, Message, Reply};
 use crate::mcp::messages::{ServerInfo, Tool, tools_page};
 use crate::mcp::session::{Correlation, End, Exchange, Failure, Session};
@@ -202,7 +204,7 @@ pub struct Client {
     /// Progress tokens issued so far; each `tools/call` gets a fresh one.
     progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.
-    late_discover: Option<Value>,
+    late_discover: Option<Json>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -319,8 +321,9 @@ impl Client {
         let result = expect_result(exchange)?;
         let answered = result
             .get("protocolVersion")
-            .and_then(Value::as_str)
+            .and_then(|version| version.as_str().map(Cow::into_owned))
             .unwrap_or_default();
+        let answered = answered.as_str();
         if !era::supports_legacy(answered) {
             return Err(ClientError::UnsupportedVersion {
                 offered: era::LEGACY_OFFER.into(),
@@ -332,7 +335,7 @@ impl Client {
             era: Era::Legacy,
             protocol_version: answered.to_owned(),
             server: ServerInfo::from_initialize(&result),
-            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
+            capabilities: result.get("capabilities"),
         })
     }
 
@@ -363,10 +366,10 @@ impl Client {
             match era::judge_discover(&reply, &version) {
                 DiscoverVerdict::Modern { version } => {
                     let result = match reply {
-                        Reply::Result(result) => result,
-                        Reply::Error(_) => Value::Null,
+                        Reply::Result(result) => Some(result),
+                        Reply::Error(_) => None,
                     };
-                    return Ok(Some(self.modern_connection(version, &result)));
+                    return Ok(Some(self.modern_connection(version, result.as_ref())));
                 }
                 DiscoverVerdict::Retry { version: shared } if !retried => {
                     self.note(format!(
@@ -402,13 +405,13 @@ impl Client {
         }
     }
 
-    fn modern_connection(&mut self, version: String, result: &Value) -> Connection {
+    fn modern_connection(&mut self, version: String, result: Option<&Json>) -> Connection {
         self.meta = Some(era::request_meta(&version, &Self::client_info()));
         Connection {
             era: Era::Modern,
             protocol_version: version,
-            server: ServerInfo::from_discover(result),
-            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
+            server: result.map(ServerInfo::from_discover).unwrap_or_default(),
+            capabilities: result.and_then(|result| result.get("capabilities")),
         }
     }
 
@@ -429,7 +432,7 @@ impl Client {
                     "initialize was refused ({error}), but server/discover was answered after the \
                      probe timeout: the server is modern"
                 ));
-                Ok(self.modern_connection(version, &result))
+                Ok(self.modern_connection(version, Some(&result)))
             }
             _ => Err(error),
         }
@@ -444,7 +447,7 @@ impl Client {
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.
     /// The list (or why there is none) is emitted too.
-    pub async fn list_tools(&mut self) -> Result<Arc<[Tool]>, ClientError> {
+    pub async fn list_tools(&mut self) -> Result<Arc<Vec<Tool>>, ClientError> {
         let listed = self.fetch_tools().await;
         let event = match &listed {
             Ok(tools) => SessionEvent::ToolsListed(Arc::clone(tools)),
@@ -454,7 +457,7 @@ impl Client {
         listed
     }
 
-    async fn fetch_tools(&mut self) -> Result<Arc<[Tool]>, ClientError> {
+    async fn fetch_tools(&mut self) -> Result<Arc<Vec<Tool>>, ClientError> {
         let mut refetches = 0;
         loop {
             self.tools_changed = false;
@@ -483,7 +486,11 @@ impl Client {
                 method: "tools/list".into(),
                 reason: "no `tools` array".into(),
             })?;
-            tools.extend(page.tools);
+            if tools.is_empty() {
+                tools = page.tools;
+            } else {
+                tools.extend(page.tools);
+            }
             cursor = match page.next_cursor {
                 // 2026-07-28: an empty string is a valid cursor, not the end of results.
                 Some(next) if modern || !next.is_empty() => Some(next),
@@ -798,7 +805,7 @@ impl Client {
             return;
         }
         let reply = if method == "ping" {
-            Reply::Result(json!({}))
+            Reply::Result(json!({}).into())
         } else {
             Reply::Error(ErrorObject {
                 code: -32601,
@@ -823,7 +830,7 @@ impl Client {
     /// Sends a notification or an answer without waiting; one the server does not take is
     /// recorded as not written.
     fn write(&mut self, frame: Frame) {
-        let line = frame.raw.clone();
+        let line = Arc::clone(&frame.raw);
         self.record(LogEvent::Sent(frame));
         if let Err(not_sent) = self.transport.send(line) {
             self.record(LogEvent::WriteFailed(format!("not written: {not_sent}")));
@@ -894,7 +901,7 @@ fn transport_ended() -> TransportEvent {
     }
 }
 
-fn expect_result(exchange: Exchange) -> Result<Value, ClientError> {
+fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {
     match exchange.reply() {
         Some(Reply::Result(result)) => Ok(result.clone()),
         _ => Err(ClientError::Exchange(Box::new(exchange))),

@@ -17,6 +17,7 @@ use crate::cli::{CallArgs, OutputArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, Connection, LogEntry, LogEvent, Role, Stage};
 use crate::config;
 use crate::mcp::era::Era;
+use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
@@ -131,7 +132,7 @@ async fn call_tool(
         connection.as_ref(),
         &transport,
         &exchange,
-        catalog.as_deref(),
+        catalog.as_ref().map(|tools| tools.as_slice()),
         &host,
         call.forward_protocol_errors,
     );
@@ -448,12 +449,12 @@ fn server_line(connection: Option<&Connection>, transport: &str) -> String {
 #[derive(Serialize)]
 struct ToolsJson<'a> {
     server: Value,
-    tools: Option<Vec<&'a Value>>,
+    tools: Option<Vec<&'a Json>>,
     outcome: Value,
 }
 
 impl<'a> ToolsJson<'a> {
-    fn listed(connection: Option<&Connection>, tools: &'a Arc<[Tool]>) -> Self {
+    fn listed(connection: Option<&Connection>, tools: &'a Arc<Vec<Tool>>) -> Self {
         let plural = if tools.len() == 1 { "" } else { "s" };
         let outcome = Outcome {
             class: Class::Success,
@@ -483,11 +484,11 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
     for tool in tools {
         write!(out, "\n{}", sanitize::text(&tool.name))?;
         if tool.display_name() != tool.name {
-            write!(out, " — {}", sanitize::text(tool.display_name()))?;
+            write!(out, " — {}", sanitize::text(&tool.display_name()))?;
         }
         writeln!(out)?;
         if let Some(description) = tool.description() {
-            writeln!(out, "  {}", sanitize::text(description))?;
+            writeln!(out, "  {}", sanitize::text(&description))?;
         }
         if let Some(schema) = tool.input_schema() {
             for line in pretty(&schema.to_string()).lines() {
@@ -654,7 +655,7 @@ mod tests {
                 name: "demo".into(),
                 version: "1.0".into(),
             },
-            capabilities: Value::Null,
+            capabilities: None,
         };
         let tools = catalog(&["book_flight", "get_flight_status"]);
         let report = CallReport::new(

@@ -265,7 +265,7 @@ async fn modern_sends_meta_on_every_request_and_follows_an_empty_cursor() {
         .unwrap()
         .unwrap()
         .iter()
-        .map(|t| t.name.clone())
+        .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["a", "b"]);
 }
@@ -407,7 +407,7 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
     );
     assert!(peer.log.log().into_iter().any(|e| matches!(
         &e.event,
-        LogEvent::Invalid(invalid) if invalid.raw == "Server listening on stdio"
+        LogEvent::Invalid(invalid) if &*invalid.raw == "Server listening on stdio"
     )));
 }
 

@@ -64,7 +64,7 @@ pub enum Raw {
     /// A JSON-RPC frame, shared with the session rather than copied.
     Frame(Frame),
     /// A line kept as text only: not a frame, or a small frame no call refers to.
-    Line(Box<str>),
+    Line(Arc<str>),
     /// Consecutive lines of the server's stderr, kept in [`LogState::stderr`].
     Stderr { first: u32, count: u32 },
 }
@@ -177,13 +177,24 @@ pub struct ToolRow {
 }
 
 impl ToolRow {
+    /// A tool's line in the list: its name and, when it differs, its display name (sanitised).
+    pub fn label(tool: &Tool) -> (String, Option<String>) {
+        let safe = |text: &str| crate::sanitize::text(text).into_owned();
+        let display_name = tool.display_name();
+        let title = (display_name != tool.name).then(|| safe(&display_name));
+        (safe(&tool.name), title)
+    }
+
     pub fn new(tool: &Tool) -> Self {
         let safe = |text: &str| crate::sanitize::text(text).into_owned();
-        let title = (tool.display_name() != tool.name).then(|| safe(tool.display_name()));
+        let (name, title) = Self::label(tool);
         let annotations = tool
             .raw
             .get("annotations")
-            .and_then(serde_json::Value::as_object)
+            .and_then(|hints| match hints.value() {
+                serde_json::Value::Object(hints) => Some(hints),
+                _ => None,
+            })
             .map(|hints| {
                 hints
                     .iter()
@@ -195,12 +206,12 @@ impl ToolRow {
             .unwrap_or_default();
         let schema = tool
             .input_schema()
-            .map(|schema| serde_json::to_string_pretty(schema).unwrap_or_default())
+            .map(|schema| serde_json::to_string_pretty(&schema).unwrap_or_default())
             .unwrap_or_default();
         Self {
-            name: safe(&tool.name),
+            name,
             title,
-            description: safe(tool.description().unwrap_or_default()),
+            description: safe(&tool.description().unwrap_or_default()),
             annotations: safe(&annotations),
             schema: crate::sanitize::json(&schema)
                 .lines()
@@ -210,12 +221,14 @@ impl ToolRow {
     }
 }
 
-/// The tools pane.
+/// The tools pane. Only the selected tool is described ahead of drawing: a listing of 200,000
+/// tools costs its text, not 200,000 descriptions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolsState {
-    pub tools: Arc<[Tool]>,
-    pub rows: Vec<ToolRow>,
+    pub tools: Arc<Vec<Tool>>,
     pub selected: usize,
+    /// The selected tool, described.
+    pub selected_row: Option<ToolRow>,
     pub show_schema: bool,
     /// Why the list is empty, when it is.
     pub problem: Option<String>,
@@ -224,6 +237,12 @@ pub struct ToolsState {
 impl ToolsState {
     pub fn selected_tool(&self) -> Option<&Tool> {
         self.tools.get(self.selected)
+    }
+
+    /// Selects the tool at `index` (clamped to the list) and describes it.
+    pub fn select(&mut self, index: usize) {
+        self.selected = index.min(self.tools.len().saturating_sub(1));
+        self.selected_row = self.selected_tool().map(ToolRow::new);
     }
 }
 

@@ -30,17 +30,14 @@ fn state() -> AppState {
             name: "demo".into(),
             version: "1".into(),
         },
-        capabilities: serde_json::Value::Null,
+        capabilities: None,
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let tools = crate::demo_server::tools::definitions()
         .into_iter()
-        .map(|raw| Tool {
-            name: raw["name"].as_str().unwrap_or_default().into(),
-            raw,
-        })
-        .collect();
-    session(&mut state, SessionEvent::ToolsListed(tools));
+        .map(|raw| Tool::from_value(&raw))
+        .collect::<Vec<_>>();
+    session(&mut state, SessionEvent::ToolsListed(tools.into()));
     state
 }
 
@@ -393,6 +390,16 @@ fn a_click_focuses_the_pane_and_selects_the_row_under_it() {
     );
     assert_eq!(state.focus, Focus::Tools);
     assert_eq!(state.tools.selected, 2);
+    let described = state
+        .tools
+        .selected_row
+        .as_ref()
+        .map(|row| row.name.as_str());
+    assert_eq!(
+        described,
+        Some(state.tools.tools[2].name.as_str()),
+        "the description follows the selection"
+    );
     update(
         &mut state,
         Action::Mouse(Mouse::Clicked {
@@ -452,13 +459,7 @@ fn a_hostile_schema_reaches_the_editor_escaped() {
     let raw = json!({"name": "evil", "inputSchema": {"type": "object", "properties": {"\u{9b}2J\u{202e}x": {"type": "string", "description": "\u{1b}]0;pwned\u{7}"}}}});
     session(
         &mut state,
-        SessionEvent::ToolsListed(
-            vec![Tool {
-                name: "evil".into(),
-                raw,
-            }]
-            .into(),
-        ),
+        SessionEvent::ToolsListed(vec![Tool::from_value(&raw)].into()),
     );
     command(&mut state, Command::OpenEditor);
     let text = state.editor.text();

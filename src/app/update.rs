@@ -8,10 +8,8 @@ use serde_json::Value;
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
 use super::describe::{clip_line, describe_received, describe_sent};
 use super::layout::{self, areas};
-use super::state::{
-    AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone, ToolRow,
-};
-use crate::analysis::{CallContext, analyze};
+use super::state::{AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone};
+use crate::analysis::{self, CallContext, analyze};
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::{LogEntry, LogEvent};
 use crate::mcp::session::Exchange;
@@ -135,14 +133,14 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::CopyRequest => {
             return copy(
                 state,
-                |call| Some(call.exchange.request.raw.clone()),
+                |call| Some(call.exchange.request.raw.to_string()),
                 "request",
             );
         }
         Command::CopyResponse => {
             return copy(
                 state,
-                |call| call.exchange.response().map(|frame| frame.raw.clone()),
+                |call| call.exchange.response().map(|frame| frame.raw.to_string()),
                 "response",
             );
         }
@@ -204,7 +202,7 @@ fn move_selection(state: &mut AppState, by: usize, up: bool) {
     match state.focus {
         Focus::Tools | Focus::Editor => {
             let len = state.tools.tools.len();
-            state.tools.selected = step(state.tools.selected, len);
+            state.tools.select(step(state.tools.selected, len));
         }
         Focus::Log if state.log.show_console => {
             let at = state.log.console_scroll;
@@ -244,7 +242,9 @@ fn select_last(state: &mut AppState) {
         Focus::Log if state.log.show_console => state.log.console_scroll = 0,
         Focus::Log => select_line(state, None),
         Focus::Tools | Focus::Editor => {
-            state.tools.selected = state.tools.tools.len().saturating_sub(1);
+            state
+                .tools
+                .select(state.tools.tools.len().saturating_sub(1));
         }
         Focus::Detail => state.log.detail_scroll = state.log.detail.len().saturating_sub(1),
         Focus::Model => state.model_scroll = model_rows(state).saturating_sub(1),
@@ -256,7 +256,10 @@ fn select_line(state: &mut AppState, line: Option<usize>) {
     state.log.selected = line;
     state.log.detail_scroll = 0;
     refresh_detail(state);
-    refresh_model(state);
+    // Rows of the same call share its view: rebuilt only when the call changes.
+    if state.model.as_ref().map(|model| model.call) != state.current_call_index() {
+        refresh_model(state);
+    }
 }
 
 fn open(state: &mut AppState) {
@@ -267,7 +270,7 @@ fn open(state: &mut AppState) {
                 return;
             };
             if state.editor.tool.as_deref() != Some(&tool.name) {
-                load_skeleton(state, &tool.name, tool.input_schema());
+                load_skeleton(state, &tool.name, tool.input_schema().as_ref());
             }
             state.focus = Focus::Editor;
         }
@@ -311,12 +314,12 @@ fn check_editor(state: &mut AppState) {
         .editor
         .tool
         .as_ref()
-        .and_then(|name| state.tools.tools.iter().find(|t| &t.name == name))
-        .and_then(|t| t.input_schema())
+        .and_then(|name| state.tools.tools.iter().find(|t| t.name == name))
+        .and_then(crate::mcp::messages::Tool::input_schema)
     else {
         return;
     };
-    state.editor.problems = crate::schema::violations(schema, &arguments)
+    state.editor.problems = crate::schema::violations(&schema, &arguments)
         .iter()
         .map(|problem| sanitize::text(problem).into_owned())
         .collect();
@@ -331,7 +334,7 @@ fn send(state: &mut AppState) -> Vec<Effect> {
         .editor
         .tool
         .clone()
-        .or_else(|| state.tools.selected_tool().map(|t| t.name.clone()))
+        .or_else(|| state.tools.selected_tool().map(|t| t.name.to_string()))
     else {
         complain(
             state,
@@ -417,7 +420,7 @@ fn command_line(state: &AppState) -> Option<String> {
         .editor
         .tool
         .clone()
-        .or_else(|| state.tools.selected_tool().map(|t| t.name.clone()))?;
+        .or_else(|| state.tools.selected_tool().map(|t| t.name.to_string()))?;
     let text = state.editor.text();
     let arguments = parse_arguments(&text).map_or(text, |value| value.to_string());
     let mut words = vec![
@@ -462,17 +465,13 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.link = Link::Failed(reason);
         }
         SessionEvent::ToolsListed(tools) => {
-            state.tools.rows = tools.iter().map(ToolRow::new).collect();
             state.tools.tools = tools;
             state.tools.problem = None;
-            state.tools.selected = state
-                .tools
-                .selected
-                .min(state.tools.tools.len().saturating_sub(1));
+            state.tools.select(state.tools.selected);
             if state.editor.tool.is_none()
                 && let Some(tool) = state.tools.selected_tool().cloned()
             {
-                load_skeleton(state, &tool.name, tool.input_schema());
+                load_skeleton(state, &tool.name, tool.input_schema().as_ref());
             }
         }
         SessionEvent::ToolsFailed(reason) => {
@@ -489,8 +488,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
 
 fn finish_call(state: &mut AppState, exchange: Exchange) {
     state.pending_calls = state.pending_calls.saturating_sub(1);
-    let analysis = analyze(&exchange, &call_context(state));
-    let (outcome, found) = (analysis.outcome, analysis.findings);
+    let (outcome, found) = analysis::judge(&exchange, &call_context(state));
     let tool = exchange
         .params()
         .and_then(|p| p.get("name"))
@@ -589,7 +587,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             match derived {
                 // The most numerous lines keep only their text; the row is derived when drawn.
                 Some(kind) if frame.raw.len() <= DERIVE_LIMIT => {
-                    line(kind, None, Some(Raw::Line(frame.into_raw().into())), None)
+                    line(kind, None, Some(Raw::Line(frame.into_raw())), None)
                 }
                 Some(_) | None => {
                     let (kind, summary, id) = describe_received(&frame, &role);
@@ -599,7 +597,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
         }
         LogEvent::Invalid(invalid) => {
             let summary = format!("✗ {}: {}", invalid.error, invalid.raw);
-            let raw = (!invalid.raw.is_empty()).then(|| Raw::Line(invalid.raw.into()));
+            let raw = (!invalid.raw.is_empty()).then(|| Raw::Line(invalid.raw));
             line(LineKind::Invalid, Some(summary), raw, None)
         }
         LogEvent::Stderr(text) => {
@@ -730,7 +728,7 @@ fn refresh_model(state: &mut AppState) {
         .current_call_index()
         .and_then(|index| Some((index, state.calls.get(index)?)));
     state.model = current.map(|(index, record)| {
-        let view = analyze(&record.exchange, &call_context(state)).view;
+        let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
         let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
         let mut text = sanitize::text_keeping_newlines(&shown);
         if omitted > 0 {
@@ -787,7 +785,7 @@ fn on_mouse(state: &mut AppState, mouse: Mouse) {
                 Focus::Tools if !state.tools.show_schema => {
                     let start = window_start(state.tools.selected, state.tools.tools.len(), height);
                     if start + row_in < state.tools.tools.len() && row > area.y {
-                        state.tools.selected = start + row_in;
+                        state.tools.select(start + row_in);
                     }
                 }
                 Focus::Log if !state.log.show_console => {

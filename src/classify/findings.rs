@@ -5,8 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Outcome;
+use crate::mcp::json;
 use crate::mcp::jsonrpc::{Id, Reply};
-use crate::mcp::messages::Tool;
+use crate::mcp::messages::{CallResult, Tool};
 use crate::mcp::session::Exchange;
 
 /// How much a finding matters.
@@ -54,6 +55,29 @@ pub struct Context<'a> {
     pub version: &'a str,
     /// The tools the server listed, when the list is known.
     pub catalog: Option<&'a [Tool]>,
+    /// The result, read once for every rule.
+    result: Option<CallResult<'a>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        exchange: &'a Exchange,
+        outcome: &'a Outcome,
+        version: &'a str,
+        catalog: Option<&'a [Tool]>,
+    ) -> Self {
+        let result = match exchange.reply() {
+            Some(Reply::Result(result)) => Some(CallResult::read(result)),
+            Some(Reply::Error(_)) | None => None,
+        };
+        Context {
+            exchange,
+            outcome,
+            version,
+            catalog,
+            result,
+        }
+    }
 }
 
 /// The rules, in the order their findings are reported.
@@ -98,16 +122,12 @@ impl Context<'_> {
         }
     }
 
-    fn result(&self) -> Option<&Value> {
-        match self.exchange.reply()? {
-            Reply::Result(result) => Some(result),
-            Reply::Error(_) => None,
-        }
+    fn result(&self) -> Option<CallResult<'_>> {
+        self.result
     }
 
     fn is_tool_error(&self) -> bool {
-        self.tool_call().is_some()
-            && self.result().and_then(|r| r.get("isError")) == Some(&Value::Bool(true))
+        self.tool_call().is_some() && self.result().is_some_and(|result| result.is_error)
     }
 
     fn both_frames(&self) -> Vec<FrameRef> {
@@ -132,16 +152,6 @@ impl Context<'_> {
             frames: self.both_frames(),
         }
     }
-}
-
-fn text_blocks(result: &Value) -> impl Iterator<Item = &str> {
-    result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|block| block.get("text").and_then(Value::as_str))
 }
 
 /// -32602 for a listed tool called with object arguments: an input validation failure sent where
@@ -188,7 +198,10 @@ fn unknown_tool_as_tool_error(context: &Context) -> Option<Finding> {
 /// `isError: true` with no text: the model learns that the call failed, not why.
 fn tool_error_without_text(context: &Context) -> Option<Finding> {
     if !context.is_tool_error()
-        || text_blocks(context.result()?).any(|text| !text.trim().is_empty())
+        || context
+            .result()?
+            .texts()
+            .any(|text| !text.trim().is_empty())
     {
         return None;
     }
@@ -203,9 +216,8 @@ fn tool_error_without_text(context: &Context) -> Option<Finding> {
 fn structured_without_text(context: &Context) -> Option<Finding> {
     context.tool_call()?;
     let result = context.result()?;
-    let structured = result.get("structuredContent")?;
-    let serialized = text_blocks(result)
-        .any(|text| serde_json::from_str::<Value>(text).is_ok_and(|value| &value == structured));
+    let structured = result.structured?;
+    let serialized = result.texts().any(|text| json::same(&text, structured));
     if serialized {
         return None;
     }

@@ -93,9 +93,6 @@ impl Call {
 pub fn catalog(names: &[&str]) -> Vec<Tool> {
     names
         .iter()
-        .map(|name| Tool {
-            name: (*name).into(),
-            raw: json!({"name": name}),
-        })
+        .map(|name| Tool::from_value(&json!({"name": name})))
         .collect()
 }

@@ -7,10 +7,14 @@ pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Reply, error_code_name};
+use crate::mcp::messages::CallResult;
 use crate::mcp::session::{End, Exchange, Failure};
 
 /// How an exchange ended, from the client's point of view.
@@ -100,47 +104,38 @@ pub fn classify_reply(method: &str, reply: &Reply) -> Outcome {
     }
 }
 
-fn classify_result(method: &str, result: &Value) -> Outcome {
-    let is_error = method == "tools/call" && result.get("isError") == Some(&Value::Bool(true));
-    if is_error {
-        let text = first_text(result);
+fn classify_result(method: &str, result: &Json) -> Outcome {
+    if method != "tools/call" {
+        return Outcome {
+            class: Class::Success,
+            code: None,
+            detail: "result".to_owned(),
+        };
+    }
+    let call = CallResult::read(result);
+    if call.is_error {
         Outcome {
             class: Class::ToolError,
             code: None,
-            detail: text.map_or_else(|| "isError: true, without text".to_owned(), str::to_owned),
+            detail: call
+                .texts()
+                .next()
+                .map_or_else(|| "isError: true, without text".to_owned(), Cow::into_owned),
         }
     } else {
+        let blocks = call.blocks().count();
+        let structured = if call.structured.is_some() {
+            ", structured content"
+        } else {
+            ""
+        };
+        let plural = if blocks == 1 { "" } else { "s" };
         Outcome {
             class: Class::Success,
             code: None,
-            detail: summarise_success(method, result),
+            detail: format!("{blocks} content block{plural}{structured}"),
         }
     }
-}
-
-fn summarise_success(method: &str, result: &Value) -> String {
-    if method != "tools/call" {
-        return "result".to_owned();
-    }
-    let blocks = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let structured = if result.get("structuredContent").is_some() {
-        ", structured content"
-    } else {
-        ""
-    };
-    let plural = if blocks == 1 { "" } else { "s" };
-    format!("{blocks} content block{plural}{structured}")
-}
-
-fn first_text(result: &Value) -> Option<&str> {
-    result.get("content")?.as_array()?.iter().find_map(|block| {
-        (block.get("type")? == "text")
-            .then(|| block.get("text")?.as_str())
-            .flatten()
-    })
 }
 
 fn failure_detail(failure: &Failure) -> String {

@@ -18,12 +18,7 @@ fn ids(exchange: &Exchange, version: &str) -> Vec<(&'static str, Severity)> {
 fn run(exchange: &Exchange, version: &str) -> Vec<Finding> {
     let outcome = classify(exchange);
     let tools = catalog(&["book_flight", "get_flight_status"]);
-    findings(&Context {
-        exchange,
-        outcome: &outcome,
-        version,
-        catalog: Some(&tools),
-    })
+    findings(&Context::new(exchange, &outcome, version, Some(&tools)))
 }
 
 const VALIDATION: &str = "sep1303.validation-as-protocol-error";
@@ -104,12 +99,7 @@ fn unknown_tool_as_tool_error_fires_for_unlisted_names_only() {
     let listed = call("book_flight", json!({})).tool_error("Invalid departure date");
     assert_eq!(ids(&listed, "2025-11-25"), []);
     let without_catalog = classify(&unknown);
-    let context = Context {
-        exchange: &unknown,
-        outcome: &without_catalog,
-        version: "2025-11-25",
-        catalog: None,
-    };
+    let context = Context::new(&unknown, &without_catalog, "2025-11-25", None);
     assert_eq!(
         findings(&context),
         [],

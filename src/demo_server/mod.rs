@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::mcp::era::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO};
+use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, FrameError, Id, Message, Reply};
 use date::Date;
 use tools::ToolOutcome;
@@ -126,8 +127,8 @@ impl DemoServer {
 
     fn respond(&self, id: Id, reply: Result<Value, ErrorObject>, modern: bool) -> Message {
         let reply = match reply {
-            Ok(result) if modern => Reply::Result(self.modern_result(result)),
-            Ok(result) => Reply::Result(result),
+            Ok(result) if modern => Reply::Result(self.modern_result(result).into()),
+            Ok(result) => Reply::Result(result.into()),
             Err(error) => Reply::Error(error),
         };
         Message::Response {
@@ -256,7 +257,7 @@ fn error_response(id: Option<Id>, code: i64, message: String, data: Option<Value
         reply: Reply::Error(ErrorObject {
             code,
             message,
-            data,
+            data: data.map(Json::from),
         }),
     }
 }
@@ -292,7 +293,7 @@ fn modern_version(params: &Value) -> ModernCheck {
         return ModernCheck::Reject(ErrorObject {
             code: era::UNSUPPORTED_PROTOCOL_VERSION,
             message: "Unsupported protocol version".into(),
-            data: Some(json!({"supported": era::MODERN_VERSIONS, "requested": version})),
+            data: Some(json!({"supported": era::MODERN_VERSIONS, "requested": version}).into()),
         });
     }
     if !meta
@@ -446,6 +447,7 @@ mod tests {
         let Reply::Result(result) = reply(call(Style::Sep1303, params.clone())) else {
             panic!()
         };
+        let result = result.value();
         assert_eq!(result["isError"], true);
         assert!(
             result["content"][0]["text"]
@@ -483,6 +485,7 @@ mod tests {
             let Reply::Result(result) = reply(call(style, params)) else {
                 panic!()
             };
+            let result = result.value();
             assert_eq!(result["isError"], true);
         }
     }
@@ -504,6 +507,7 @@ mod tests {
         let Reply::Result(result) = reply(ok) else {
             panic!()
         };
+        let result = result.value();
         assert_eq!(result["resultType"], "complete");
         assert_eq!(result["ttlMs"], 60_000);
         assert_eq!(result["_meta"][META_SERVER_INFO]["name"], NAME);
@@ -516,7 +520,10 @@ mod tests {
             panic!()
         };
         assert_eq!(error.code, -32022);
-        assert_eq!(error.data.unwrap()["supported"], json!(["2026-07-28"]));
+        assert_eq!(
+            error.data.unwrap().value()["supported"],
+            json!(["2026-07-28"])
+        );
     }
 
     #[test]
@@ -534,6 +541,7 @@ mod tests {
             let Reply::Result(result) = reply(message) else {
                 panic!()
             };
+            let result = result.value();
             assert_eq!(result["protocolVersion"], answered);
         }
     }

@@ -1,8 +1,11 @@
 //! The two protocol eras: legacy (`initialize` handshake, up to 2025-11-25) and modern
 //! (2026-07-28: `server/discover` and per-request `_meta`). Pure decisions, no I/O.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
+use super::json::{self, Json};
 use super::jsonrpc::{ErrorObject, Reply};
 
 /// Versions of the `initialize` era we accept in reply, newest first.
@@ -130,17 +133,16 @@ fn shared_modern_version(supported: &[String]) -> Option<String> {
         .map(|v| (*v).to_owned())
 }
 
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+fn string_list(value: Option<Json>) -> Vec<String> {
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    value.elements().map_or_else(Vec::new, |items| {
+        items
+            .filter_map(json::string)
+            .map(Cow::into_owned)
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -151,13 +153,13 @@ mod tests {
         Reply::Error(ErrorObject {
             code,
             message: "m".into(),
-            data,
+            data: data.map(Into::into),
         })
     }
 
     #[test]
     fn a_discover_result_means_modern() {
-        let reply = Reply::Result(json!({"supportedVersions": ["2026-07-28"]}));
+        let reply = Reply::Result(json!({"supportedVersions": ["2026-07-28"]}).into());
         assert_eq!(
             judge_discover(&reply, "2026-07-28"),
             DiscoverVerdict::Modern {

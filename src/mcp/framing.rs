@@ -1,19 +1,26 @@
 //! Newline-delimited framing, pure: bytes in, complete lines out. Memory stays bounded by the
 //! frame limit: an oversized line is measured and skipped, never buffered whole.
 
+use std::sync::Arc;
+
 use super::jsonrpc::{self, Frame, FrameError};
 
 /// The default limit on one line: 64 MiB.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 
-/// One line read from the peer, before or after JSON-RPC parsing.
+/// One line read from the peer, before JSON-RPC parsing (without `\n` or a trailing `\r`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
-    /// A complete line (without `\n` or a trailing `\r`).
-    Complete(Vec<u8>),
+    /// A line of UTF-8 text, in the one allocation the frame will keep.
+    Text(Arc<str>),
+    /// A line that is not UTF-8, as its bytes.
+    Bytes(Vec<u8>),
     /// A line longer than the limit; `len` bytes were skipped.
     Oversized { len: usize },
 }
+
+/// A line buffer larger than this is not kept for the next line.
+const KEPT_BUFFER: usize = 64 * 1024;
 
 /// Splits a byte stream into lines.
 #[derive(Debug)]
@@ -70,15 +77,25 @@ impl LineFramer {
         if let Some(len) = self.skipping.take() {
             return Some(Line::Oversized { len });
         }
-        let mut line = std::mem::take(&mut self.buffer);
-        if line.last() == Some(&b'\r') {
-            line.pop();
+        if self.buffer.last() == Some(&b'\r') {
+            self.buffer.pop();
         }
         // Blank lines carry no message; skipping them loses nothing.
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return None;
+        let line = if self.buffer.iter().all(u8::is_ascii_whitespace) {
+            None
+        } else {
+            Some(match std::str::from_utf8(&self.buffer) {
+                Ok(text) => Line::Text(text.into()),
+                Err(_) => Line::Bytes(self.buffer.clone()),
+            })
+        };
+        // The buffer serves the next line, unless a long line left it large.
+        if self.buffer.capacity() > KEPT_BUFFER {
+            self.buffer = Vec::new();
+        } else {
+            self.buffer.clear();
         }
-        Some(Line::Complete(line))
+        line
     }
 
     pub fn limit(&self) -> usize {
@@ -86,10 +103,10 @@ impl LineFramer {
     }
 }
 
-/// The raw text of a line that could not be parsed, made safe to keep as a `String`.
+/// The raw text of a line that could not be parsed (decoded lossily when it is not UTF-8).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InvalidLine {
-    pub raw: String,
+    pub raw: Arc<str>,
     pub error: FrameError,
 }
 
@@ -97,22 +114,21 @@ pub struct InvalidLine {
 pub fn decode(line: Line, limit: usize) -> Result<Frame, InvalidLine> {
     match line {
         Line::Oversized { len } => Err(InvalidLine {
-            raw: String::new(),
+            raw: "".into(),
             error: FrameError::Oversized { len, limit },
         }),
-        Line::Complete(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => {
-                jsonrpc::parse_line(text).map_err(|(raw, error)| InvalidLine { raw, error })
-            }
-            Err(error) => {
-                let valid_up_to = error.utf8_error().valid_up_to();
-                let raw = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                Err(InvalidLine {
-                    raw,
-                    error: FrameError::InvalidUtf8 { valid_up_to },
-                })
-            }
-        },
+        Line::Text(text) => {
+            jsonrpc::parse_line(text).map_err(|(raw, error)| InvalidLine { raw, error })
+        }
+        Line::Bytes(bytes) => {
+            let valid_up_to = std::str::from_utf8(&bytes)
+                .err()
+                .map_or(bytes.len(), |error| error.valid_up_to());
+            Err(InvalidLine {
+                raw: String::from_utf8_lossy(&bytes).into(),
+                error: FrameError::InvalidUtf8 { valid_up_to },
+            })
+        }
     }
 }
 
@@ -121,7 +137,7 @@ mod tests {
     use super::*;
 
     fn complete(text: &str) -> Line {
-        Line::Complete(text.as_bytes().to_vec())
+        Line::Text(text.into())
     }
 
     #[test]
@@ -165,12 +181,16 @@ mod tests {
 
     #[test]
     fn decode_reports_invalid_utf8_non_json_and_oversize() {
-        let bad = decode(Line::Complete(vec![b'{', 0xff, b'}']), 10).unwrap_err();
+        let mut framer = LineFramer::new(10);
+        let [bad] = &framer.push(b"{\xff}\n")[..] else {
+            panic!("one line")
+        };
+        let bad = decode(bad.clone(), 10).unwrap_err();
         assert_eq!(bad.error, FrameError::InvalidUtf8 { valid_up_to: 1 });
-        assert_eq!(bad.raw, "{\u{fffd}}");
+        assert_eq!(&*bad.raw, "{\u{fffd}}");
         let garbage = decode(complete("Server started on stdio"), 100).unwrap_err();
         assert!(matches!(garbage.error, FrameError::NotJson { .. }));
-        assert_eq!(garbage.raw, "Server started on stdio");
+        assert_eq!(&*garbage.raw, "Server started on stdio");
         let big = decode(Line::Oversized { len: 99 }, 10).unwrap_err();
         assert_eq!(big.error, FrameError::Oversized { len: 99, limit: 10 });
         let ok = decode(complete(r#"{"jsonrpc":"2.0","method":"x"}"#), 100).unwrap();

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::json::{self as text, Json};
+
 /// A request id: MCP allows strings and integers, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -43,14 +45,14 @@ pub struct ErrorObject {
     pub code: i64,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    pub data: Option<Json>,
 }
 
 /// The two ways a response can end a request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// The `result` member.
-    Result(Value),
+    /// The `result` member, as received.
+    Result(Json),
     /// The `error` member.
     Error(ErrorObject),
 }
@@ -97,7 +99,7 @@ impl Message {
             Message::Response { id, reply } => {
                 object.insert("id".into(), id.clone().map_or(Value::Null, Value::from));
                 match reply {
-                    Reply::Result(result) => object.insert("result".into(), result.clone()),
+                    Reply::Result(result) => object.insert("result".into(), result.value()),
                     Reply::Error(error) => object.insert("error".into(), json!(error)),
                 };
             }
@@ -138,6 +140,13 @@ impl From<Value> for Params {
     }
 }
 
+impl Params {
+    /// Params from text known to be JSON (an object or an array).
+    fn from_text(text: &str) -> Params {
+        Params(RawValue::from_string(text.to_owned()).unwrap_or_else(|_| RawValue::NULL.to_owned()))
+    }
+}
+
 /// Equal when they mean the same JSON (the wire's spacing aside).
 impl PartialEq for Params {
     fn eq(&self, other: &Self) -> bool {
@@ -145,15 +154,16 @@ impl PartialEq for Params {
     }
 }
 
-/// A message together with its exact text on the wire (without the newline). Clones share it:
-/// a 50 MB reply is held once by the log, the session and the UI, never copied between them.
+/// A message together with its exact text on the wire (without the newline). Clones share it,
+/// and so does a reply's `result`: a 50 MB reply is held once by the log, the session, the UI
+/// and the analysis, never copied between them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame(Arc<FrameData>);
 
 /// What a [`Frame`] holds.
 #[derive(Debug, PartialEq)]
 pub struct FrameData {
-    pub raw: String,
+    pub raw: Arc<str>,
     pub message: Message,
 }
 
@@ -166,16 +176,16 @@ impl Deref for Frame {
 }
 
 impl Frame {
-    pub fn new(raw: String, message: Message) -> Frame {
-        Frame(Arc::new(FrameData { raw, message }))
+    pub fn new(raw: impl Into<Arc<str>>, message: Message) -> Frame {
+        Frame(Arc::new(FrameData {
+            raw: raw.into(),
+            message,
+        }))
     }
 
-    /// The frame's text, taken without a copy when nothing else shares the frame.
-    pub fn into_raw(self) -> String {
-        match Arc::try_unwrap(self.0) {
-            Ok(data) => data.raw,
-            Err(shared) => shared.raw.clone(),
-        }
+    /// The frame's text, shared.
+    pub fn into_raw(self) -> Arc<str> {
+        Arc::clone(&self.raw)
     }
 
     /// Serialises a message we send; the raw text is what goes on the wire.
@@ -207,27 +217,24 @@ pub enum FrameError {
 
 /// Parses one line of text into a frame.
 pub fn parse(raw: &str) -> Result<Frame, FrameError> {
-    parse_line(raw.to_owned()).map_err(|(_, error)| error)
+    parse_line(raw.into()).map_err(|(_, error)| error)
 }
 
 /// Parses a line read from the wire, keeping it as the frame's raw text without a copy; on
 /// failure the line comes back beside the reason.
-pub fn parse_line(raw: String) -> Result<Frame, (String, FrameError)> {
+pub fn parse_line(raw: Arc<str>) -> Result<Frame, (Arc<str>, FrameError)> {
     if let Some(message) = notification(&raw) {
         return Ok(Frame::new(raw, message));
     }
-    let value: Value = match serde_json::from_str(&raw) {
-        Ok(value) => value,
-        Err(error) => {
-            let error = FrameError::NotJson {
-                reason: error_reason(&error),
-                line: error.line(),
-                column: error.column(),
-            };
-            return Err((raw, error));
-        }
-    };
-    match message_from_value(value) {
+    if let Err(error) = text::check(&raw) {
+        let error = FrameError::NotJson {
+            reason: error_reason(&error),
+            line: error.line(),
+            column: error.column(),
+        };
+        return Err((raw, error));
+    }
+    match message_from_text(&raw) {
         Ok(message) => Ok(Frame::new(raw, message)),
         Err(error) => Err((raw, error)),
     }
@@ -290,43 +297,58 @@ fn error_reason(error: &serde_json::Error) -> String {
     }
 }
 
-/// Interprets a JSON value as a JSON-RPC 2.0 message.
-pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
+/// Interprets checked JSON text as a JSON-RPC 2.0 message. Only the envelope is read: a
+/// `result` or error `data` stays text, shared with `source`.
+fn message_from_text(source: &Arc<str>) -> Result<Message, FrameError> {
     let not_rpc = |reason: &str, id: Option<Id>| FrameError::NotJsonRpc {
         reason: reason.into(),
         id,
     };
-    let Value::Object(mut object) = value else {
-        let reason = if value.is_array() {
+    let Some(members) = text::members(source) else {
+        let reason = if source.trim_start().starts_with('[') {
             "a batch array (JSON-RPC batching was removed from MCP in 2025-06-18)"
         } else {
             "not a JSON object"
         };
         return Err(not_rpc(reason, None));
     };
-    let id = match object.remove("id") {
+    // The last of a repeated member wins, as JSON parsers keep it.
+    let mut envelope = Envelope::default();
+    for (key, value) in members {
+        let slot = match text::string(key).as_deref() {
+            Some("jsonrpc") => &mut envelope.jsonrpc,
+            Some("id") => &mut envelope.id,
+            Some("method") => &mut envelope.method,
+            Some("params") => &mut envelope.params,
+            Some("result") => &mut envelope.result,
+            Some("error") => &mut envelope.error,
+            _ => continue,
+        };
+        *slot = Some(value);
+    }
+    let id = match envelope.id {
         None => None,
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(n) => Some(Some(Id::Number(n))),
-            None => return Err(not_rpc("`id` is a number that is not an integer", None)),
-        },
-        Some(Value::String(s)) => Some(Some(Id::String(s))),
-        Some(Value::Null) => Some(None),
+        Some("null") => Some(None),
+        Some(id) if id.starts_with('"') => Some(text::string(id).map(|s| Id::String(s.into()))),
+        Some(id) if id.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) => {
+            match serde_json::from_str::<i64>(id) {
+                Ok(n) => Some(Some(Id::Number(n))),
+                Err(_) => return Err(not_rpc("`id` is a number that is not an integer", None)),
+            }
+        }
         Some(_) => return Err(not_rpc("`id` must be a string or an integer", None)),
     };
     let readable_id = id.clone().flatten();
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if envelope.jsonrpc.and_then(text::string).as_deref() != Some("2.0") {
         return Err(not_rpc("`jsonrpc` must be \"2.0\"", readable_id));
     }
-    if let Some(method) = object.remove("method") {
-        let Value::String(method) = method else {
+    if let Some(method) = envelope.method {
+        let Some(method) = text::string(method) else {
             return Err(not_rpc("`method` must be a string", readable_id));
         };
-        let params = object.remove("params");
-        if params
-            .as_ref()
-            .is_some_and(|p| !p.is_object() && !p.is_array())
-        {
+        let method = method.into_owned();
+        let params = envelope.params;
+        if params.is_some_and(|p| !p.starts_with(['{', '['])) {
             return Err(not_rpc(
                 "`params` must be an object or an array",
                 readable_id,
@@ -335,21 +357,23 @@ pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
         return match id {
             None => Ok(Message::Notification {
                 method,
-                params: params.map(Params::from),
+                params: params.map(Params::from_text),
             }),
-            Some(Some(id)) => Ok(Message::Request { id, method, params }),
+            Some(Some(id)) => Ok(Message::Request {
+                id,
+                method,
+                params: params.and_then(|p| serde_json::from_str(p).ok()),
+            }),
             Some(None) => Err(not_rpc("a request `id` must not be null", None)),
         };
     }
-    let reply = match (object.remove("result"), object.remove("error")) {
-        (Some(result), None) => Reply::Result(result),
+    let reply = match (envelope.result, envelope.error) {
+        (Some(result), None) => match Json::within(source, result) {
+            Some(result) => Reply::Result(result),
+            None => return Err(not_rpc("unreadable `result`", readable_id)),
+        },
         (None, Some(error)) => {
-            // An array would deserialize into the struct too (serde reads structs from
-            // sequences); only an object is an error object.
-            let error = error
-                .is_object()
-                .then(|| serde_json::from_value::<ErrorObject>(error));
-            let Some(Ok(error)) = error else {
+            let Some(error) = error_object(source, error) else {
                 let reason =
                     "`error` must be an object with an integer `code` and a string `message`";
                 return Err(not_rpc(reason, readable_id));
@@ -374,6 +398,35 @@ pub fn message_from_value(value: Value) -> Result<Message, FrameError> {
         (Some(None), Reply::Result(_)) => Err(not_rpc("a result must name its request `id`", None)),
         (Some(id), _) => Ok(Message::Response { id, reply }),
     }
+}
+
+/// The members of a message's envelope, as text.
+#[derive(Default)]
+struct Envelope<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
+    result: Option<&'a str>,
+    error: Option<&'a str>,
+}
+
+/// An `error` member: an object with an integer `code` and a string `message`; `data` stays
+/// text.
+fn error_object(source: &Arc<str>, error: &str) -> Option<ErrorObject> {
+    let code = text::member(error, "code")?;
+    // An integer, as JSON-RPC requires: `-32602.0` or `1e3` are not error codes.
+    if code.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    Some(ErrorObject {
+        code: serde_json::from_str(code).ok()?,
+        message: text::string(text::member(error, "message")?)?.into_owned(),
+        data: match text::member(error, "data") {
+            Some(data) => Some(Json::within(source, data)?),
+            None => None,
+        },
+    })
 }
 
 /// The request id a line names, read without parsing it (for lines that cannot be parsed): the
@@ -452,7 +505,7 @@ mod tests {
             ok.message,
             Message::Response {
                 id: Some(Id::String("a".into())),
-                reply: Reply::Result(json!({}))
+                reply: Reply::Result(json!({}).into())
             }
         );
     }
@@ -473,10 +526,10 @@ mod tests {
             ErrorObject {
                 code: -32602,
                 message: "bad".into(),
-                data: Some(json!([1]))
+                data: Some(json!([1]).into())
             }
         );
-        assert_eq!(frame.raw, raw);
+        assert_eq!(&*frame.raw, raw);
     }
 
     #[test]
@@ -529,7 +582,7 @@ mod tests {
         ];
         for raw in same {
             let fast = notification(raw).unwrap_or_else(|| panic!("not fast: {raw}"));
-            let general = message_from_value(serde_json::from_str(raw).unwrap()).unwrap();
+            let general = message_from_text(&raw.into()).unwrap();
             assert_eq!(fast, general, "{raw}");
             assert_eq!(fast.to_value(), general.to_value(), "{raw}");
             assert_eq!(parse(raw).unwrap().message, general);
@@ -608,7 +661,7 @@ mod tests {
         };
         let frame = Frame::encode(message.clone());
         assert_eq!(
-            frame.raw,
+            &*frame.raw,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"b":1,"a":2}}}"#
         );
         assert_eq!(parse(&frame.raw).unwrap().message, message);

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::Timestamp;
 use super::era::Era;
 use super::framing::InvalidLine;
+use super::json::Json;
 use super::jsonrpc::{Frame, Id};
 use super::messages::{ServerInfo, Tool};
 use super::session::Exchange;
@@ -26,7 +26,7 @@ pub enum SessionEvent {
     /// The server could not be reached or refused negotiation.
     ConnectFailed { stage: Stage, reason: String },
     /// The tools, all pages (again after `notifications/tools/list_changed`).
-    ToolsListed(Arc<[Tool]>),
+    ToolsListed(Arc<Vec<Tool>>),
     /// `tools/list` failed; calls are still possible.
     ToolsFailed(String),
     /// A `tools/call` ended (answered, timed out, cancelled or failed).
@@ -69,7 +69,7 @@ pub struct Connection {
     pub era: Era,
     pub protocol_version: String,
     pub server: ServerInfo,
-    pub capabilities: Value,
+    pub capabilities: Option<Json>,
 }
 
 /// What a frame we received meant.

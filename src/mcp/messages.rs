@@ -1,10 +1,14 @@
 //! The MCP payloads sightline reads. Lenient by design: the raw JSON is always kept, so an odd
 //! field never hides what the server sent.
 
+use std::borrow::Cow;
+
+use compact_str::CompactString;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::era::META_SERVER_INFO;
+use super::json::{self, Json};
 
 /// Who the server says it is (self-reported, unverified).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -15,13 +19,12 @@ pub struct ServerInfo {
 
 impl ServerInfo {
     /// Reads an `Implementation` object; missing fields become empty.
-    pub fn from_implementation(value: Option<&Value>) -> Self {
+    pub fn from_implementation(value: Option<&Json>) -> Self {
         let field = |key: &str| {
             value
                 .and_then(|v| v.get(key))
-                .and_then(Value::as_str)
+                .and_then(|v| v.as_str().map(Into::into))
                 .unwrap_or_default()
-                .to_owned()
         };
         Self {
             name: field("name"),
@@ -30,47 +33,57 @@ impl ServerInfo {
     }
 
     /// From an `initialize` result (`serverInfo`).
-    pub fn from_initialize(result: &Value) -> Self {
-        Self::from_implementation(result.get("serverInfo"))
+    pub fn from_initialize(result: &Json) -> Self {
+        Self::from_implementation(result.get("serverInfo").as_ref())
     }
 
     /// From a `server/discover` result: `_meta` serverInfo, or a top-level `serverInfo`.
-    pub fn from_discover(result: &Value) -> Self {
+    pub fn from_discover(result: &Json) -> Self {
         let meta = result
             .get("_meta")
             .and_then(|meta| meta.get(META_SERVER_INFO));
-        Self::from_implementation(meta.or_else(|| result.get("serverInfo")))
+        Self::from_implementation(meta.or_else(|| result.get("serverInfo")).as_ref())
     }
 }
 
-/// One tool as listed by the server.
+/// One tool as listed by the server: its name, and the tool object as listed (text shared
+/// with the page it came in, read when asked).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
-    pub name: String,
-    /// The tool object exactly as listed.
-    pub raw: Value,
+    /// Inline up to 24 bytes: most names cost no allocation of their own.
+    pub name: CompactString,
+    pub raw: Json,
 }
 
 impl Tool {
-    pub fn input_schema(&self) -> Option<&Value> {
-        self.raw.get("inputSchema")
+    /// A tool from its JSON object: for tools we define, and for tests.
+    pub fn from_value(raw: &Value) -> Tool {
+        let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
+        Tool {
+            name: name.into(),
+            raw: Json::from_value(raw),
+        }
     }
 
-    pub fn description(&self) -> Option<&str> {
-        self.raw.get("description").and_then(Value::as_str)
+    /// The input schema, parsed (a schema is small, and read only when a tool is used).
+    pub fn input_schema(&self) -> Option<Value> {
+        self.raw.get("inputSchema").map(|schema| schema.value())
+    }
+
+    pub fn description(&self) -> Option<Cow<'_, str>> {
+        json::string(json::member(self.raw.text(), "description")?)
     }
 
     /// Display name precedence from the schema: `title`, `annotations.title`, then `name`.
-    pub fn display_name(&self) -> &str {
-        self.raw
-            .get("title")
-            .and_then(Value::as_str)
+    pub fn display_name(&self) -> Cow<'_, str> {
+        let text = self.raw.text();
+        json::member(text, "title")
+            .and_then(json::string)
             .or_else(|| {
-                self.raw
-                    .pointer("/annotations/title")
-                    .and_then(Value::as_str)
+                let annotations = json::member(text, "annotations")?;
+                json::string(json::member(annotations, "title")?)
             })
-            .unwrap_or(&self.name)
+            .unwrap_or(Cow::Borrowed(&self.name))
     }
 }
 
@@ -83,25 +96,81 @@ pub struct ToolsPage {
 }
 
 /// Reads a `tools/list` result; `None` when it has no `tools` array.
-pub fn tools_page(result: &Value) -> Option<ToolsPage> {
-    let tools = result
-        .get("tools")?
-        .as_array()?
-        .iter()
-        .map(|raw| Tool {
-            name: raw
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            raw: raw.clone(),
+pub fn tools_page(result: &Json) -> Option<ToolsPage> {
+    let tools = result.get("tools")?;
+    // Counted first: a listing of 200,000 tools is not grown by doubling.
+    let mut listed = Vec::with_capacity(tools.elements()?.count());
+    listed.extend(tools.elements()?.filter_map(|raw| {
+        let name = json::member(raw, "name").and_then(json::string);
+        Some(Tool {
+            name: name.map(CompactString::from).unwrap_or_default(),
+            raw: result.part(raw)?,
         })
-        .collect();
+    }));
     let next_cursor = result
         .get("nextCursor")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    Some(ToolsPage { tools, next_cursor })
+        .and_then(|cursor| cursor.as_str().map(Cow::into_owned));
+    Some(ToolsPage {
+        tools: listed,
+        next_cursor,
+    })
+}
+
+/// A `tools/call` result, read from its text in one pass: only the members sightline looks at,
+/// each still text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallResult<'a> {
+    /// The `content` array.
+    pub content: Option<&'a str>,
+    /// `isError: true`, exactly.
+    pub is_error: bool,
+    /// The `structuredContent` value.
+    pub structured: Option<&'a str>,
+}
+
+impl<'a> CallResult<'a> {
+    pub fn read(result: &'a Json) -> Self {
+        let mut read = CallResult::default();
+        for (key, value) in json::members(result.text()).into_iter().flatten() {
+            match json::string(key).as_deref() {
+                Some("content") => read.content = Some(value),
+                Some("isError") => read.is_error = value == "true",
+                Some("structuredContent") => read.structured = Some(value),
+                _ => {}
+            }
+        }
+        read
+    }
+
+    /// The content blocks, each as its text.
+    pub fn blocks(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.content.and_then(json::elements).into_iter().flatten()
+    }
+
+    /// The text of each `text` block.
+    pub fn texts(&self) -> impl Iterator<Item = Cow<'a, str>> + use<'a> {
+        self.blocks().filter_map(block_text)
+    }
+}
+
+/// The `type` of a content block.
+pub fn block_type(block: &str) -> Option<Cow<'_, str>> {
+    json::string(json::member(block, "type")?)
+}
+
+/// The text of a `text` content block (empty when it has none); `None` for other blocks.
+pub fn block_text(block: &str) -> Option<Cow<'_, str>> {
+    let mut kind = None;
+    let mut text = None;
+    for (key, value) in json::members(block)? {
+        match json::string(key).as_deref() {
+            Some("type") => kind = Some(value),
+            Some("text") => text = Some(value),
+            _ => {}
+        }
+    }
+    (kind.and_then(json::string).as_deref() == Some("text"))
+        .then(|| text.and_then(json::string).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -110,25 +179,52 @@ mod tests {
 
     use super::*;
 
+    fn read(value: Value) -> Json {
+        value.into()
+    }
+
     #[test]
     fn server_info_comes_from_either_era() {
-        let init = json!({"serverInfo": {"name": "a", "version": "1"}});
+        let init = read(json!({"serverInfo": {"name": "a", "version": "1"}}));
         assert_eq!(ServerInfo::from_initialize(&init).name, "a");
-        let discover = json!({"_meta": {META_SERVER_INFO: {"name": "b", "version": "2"}}});
+        let discover = read(json!({"_meta": {META_SERVER_INFO: {"name": "b", "version": "2"}}}));
         assert_eq!(ServerInfo::from_discover(&discover).version, "2");
-        assert_eq!(ServerInfo::from_discover(&json!({})), ServerInfo::default());
+        assert_eq!(
+            ServerInfo::from_discover(&read(json!({}))),
+            ServerInfo::default()
+        );
+    }
+
+    #[test]
+    fn a_call_result_is_read_in_one_pass() {
+        let result = read(json!({
+            "content": [{"type": "text", "text": "a\u{1}"}, {"type": "image", "data": "x"}, {"text": "t", "type": "text"}],
+            "isError": true,
+            "structuredContent": {"k": 1}
+        }));
+        let call = CallResult::read(&result);
+        assert!(call.is_error);
+        assert_eq!(call.blocks().count(), 3);
+        assert_eq!(call.texts().collect::<Vec<_>>(), ["a\u{1}", "t"]);
+        assert_eq!(call.structured, Some(r#"{"k":1}"#));
+        assert_eq!(
+            block_type(call.blocks().nth(1).unwrap()).as_deref(),
+            Some("image")
+        );
+        let plain = read(json!({"isError": "true"}));
+        assert!(!CallResult::read(&plain).is_error, "only the boolean true");
     }
 
     #[test]
     fn tools_pages_keep_the_raw_tool_and_the_cursor() {
-        let page = tools_page(&json!({
+        let page = tools_page(&read(json!({
             "tools": [{"name": "x", "annotations": {"title": "Ex"}}, {"title": "no name"}],
             "nextCursor": ""
-        }))
+        })))
         .unwrap();
         assert_eq!(page.tools[0].display_name(), "Ex");
         assert_eq!(page.tools[1].name, "");
         assert_eq!(page.next_cursor.as_deref(), Some(""));
-        assert!(tools_page(&json!({"nextCursor": "x"})).is_none());
+        assert!(tools_page(&read(json!({"nextCursor": "x"}))).is_none());
     }
 }

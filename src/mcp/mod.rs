@@ -3,6 +3,7 @@
 
 pub mod era;
 pub mod framing;
+pub mod json;
 pub mod jsonrpc;
 pub mod log;
 pub mod messages;

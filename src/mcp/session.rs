@@ -2,6 +2,7 @@
 //! to its request, and every frame that matches nothing is named for what it is.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -66,7 +67,7 @@ pub enum Failure {
         stderr_tail: Vec<String>,
     },
     /// The reply could not be read as JSON-RPC.
-    MalformedReply { raw: String, reason: String },
+    MalformedReply { raw: Arc<str>, reason: String },
     /// The request could not be written to the server.
     SendFailed { reason: String },
     /// The user stopped waiting; `notifications/cancelled` was sent.
@@ -249,8 +250,8 @@ mod tests {
         let (_, a) = session.start_request("a", None, T0);
         session.on_frame(reply(1), T1);
         let (_, b) = session.start_request("b", None, T0);
-        assert_eq!(a.raw, r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
-        assert_eq!(b.raw, r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#);
+        assert_eq!(&*a.raw, r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
+        assert_eq!(&*b.raw, r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#);
     }
 
     #[test]
@@ -263,7 +264,7 @@ mod tests {
         assert_eq!(exchange.request, request);
         assert_eq!(exchange.method, "tools/list");
         assert_eq!((exchange.sent_at, exchange.ended_at), (T0, T1));
-        assert_eq!(exchange.reply(), Some(&Reply::Result(json!({}))));
+        assert_eq!(exchange.reply(), Some(&Reply::Result(json!({}).into())));
         assert_eq!(session.pending_ids().count(), 0);
     }
 

@@ -12,7 +12,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::classify::{Class, Outcome};
+use crate::mcp::json::{self, Compact, Json};
 use crate::mcp::jsonrpc::{Reply, error_code_name};
+use crate::mcp::messages::{CallResult, block_text};
 use crate::mcp::session::Exchange;
 use hosts::{HostProfile, Shape, Structured};
 
@@ -49,8 +51,8 @@ pub enum Block<'a> {
     Text { text: Cow<'a, str> },
     /// A short stand-in for content a text model does not read (image, audio, resource).
     Placeholder { text: String },
-    /// The `structuredContent` value, serialized for the model.
-    Structured { value: &'a Value },
+    /// The `structuredContent` value (its text as received), written compactly for the model.
+    Structured { json: &'a str },
 }
 
 impl fmt::Display for Block<'_> {
@@ -59,7 +61,7 @@ impl fmt::Display for Block<'_> {
         match self {
             Block::Text { text } => f.write_str(text),
             Block::Placeholder { text } => f.write_str(text),
-            Block::Structured { value } => write!(f, "{value}"),
+            Block::Structured { json } => write!(f, "{}", Compact(json)),
         }
     }
 }
@@ -70,26 +72,12 @@ impl Block<'_> {
         match self {
             Block::Text { text } => text.len(),
             Block::Placeholder { text } => text.len(),
-            Block::Structured { value } => {
-                let mut counter = ByteCounter(0);
-                let _ = write!(counter, "{value}");
-                counter.0
-            }
+            Block::Structured { json } => Compact(json).len(),
         }
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-}
-
-/// Counts bytes written, keeping none.
-struct ByteCounter(usize);
-
-impl Write for ByteCounter {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0 += s.len();
-        Ok(())
     }
 }
 
@@ -186,7 +174,7 @@ pub fn model_view<'a>(
                 view.less_likely_to_help = true;
                 let mut text = format!("MCP error {}: {}", error.code, error.message);
                 if let Some(data) = &error.data {
-                    let _ = write!(text, " {data}");
+                    let _ = write!(text, " {}", Compact(data.text()));
                 }
                 view.blocks = vec![Block::Text { text: text.into() }];
                 view.reason = format!(
@@ -232,57 +220,37 @@ fn structured_note(policy: Structured) -> &'static str {
 }
 
 /// The blocks a model reads from a result, per the host's structured-content policy.
-fn project(result: &Value, policy: Structured) -> Vec<Block<'_>> {
-    let sources: &[Value] = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice);
+fn project(result: &Json, policy: Structured) -> Vec<Block<'_>> {
+    let call = CallResult::read(result);
     let content = || {
-        sources
-            .iter()
-            .map(|source| match text_of(source) {
-                Some(text) => Block::Text { text: text.into() },
+        call.blocks()
+            .map(|source| match block_text(source) {
+                Some(text) => Block::Text { text },
                 None => project_block(source),
             })
             .collect::<Vec<_>>()
     };
-    match (policy, result.get("structuredContent")) {
-        (Structured::Prefer, Some(value)) => vec![Block::Structured { value }],
-        (Structured::Alongside, Some(value)) if !carries(sources, value) => {
+    match (policy, call.structured) {
+        (Structured::Prefer, Some(json)) => vec![Block::Structured { json }],
+        (Structured::Alongside, Some(json))
+            if !call.texts().any(|text| json::same(&text, json)) =>
+        {
             let mut blocks = content();
-            blocks.push(Block::Structured { value });
+            blocks.push(Block::Structured { json });
             blocks
         }
         (Structured::Prefer | Structured::Alongside | Structured::Ignore, _) => content(),
     }
 }
 
-/// The text of a `text` content block.
-fn text_of(block: &Value) -> Option<&str> {
-    (block.get("type").and_then(Value::as_str) == Some("text")).then(|| {
-        block
-            .get("text")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    })
-}
-
-/// Whether a text block already holds `value` serialized.
-fn carries(sources: &[Value], value: &Value) -> bool {
-    sources
-        .iter()
-        .filter_map(text_of)
-        .any(|text| serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value))
-}
-
-fn project_block(block: &Value) -> Block<'static> {
-    let field = |key: &str| block.get(key).and_then(Value::as_str);
+fn project_block(block: &str) -> Block<'static> {
+    let field = |key: &str| json::member(block, key).and_then(json::string);
     let placeholder = |text: String| Block::Placeholder { text };
-    match field("type") {
+    match field("type").as_deref() {
         Some(kind @ ("image" | "audio")) => placeholder(format!(
             "[{kind}: {}, {}]",
-            field("mimeType").unwrap_or("unknown type"),
-            human_size(base64_len(field("data").unwrap_or_default()))
+            field("mimeType").unwrap_or("unknown type".into()),
+            human_size(base64_len(&field("data").unwrap_or_default()))
         )),
         Some("resource_link") => {
             let mime = field("mimeType")
@@ -290,22 +258,22 @@ fn project_block(block: &Value) -> Block<'static> {
                 .unwrap_or_default();
             placeholder(format!(
                 "[resource link: {} ({}{mime})]",
-                field("uri").unwrap_or("?"),
-                field("name").unwrap_or("unnamed")
+                field("uri").unwrap_or("?".into()),
+                field("name").unwrap_or("unnamed".into())
             ))
         }
         Some("resource") => {
-            let resource = block.get("resource").unwrap_or(&Value::Null);
-            let inner = |key: &str| resource.get(key).and_then(Value::as_str);
+            let resource = json::member(block, "resource").unwrap_or("null");
+            let inner = |key: &str| json::member(resource, key).and_then(json::string);
             let size = match (inner("text"), inner("blob")) {
                 (Some(text), _) => text.len(),
-                (None, Some(blob)) => base64_len(blob),
+                (None, Some(blob)) => base64_len(&blob),
                 (None, None) => 0,
             };
             placeholder(format!(
                 "[embedded resource: {}, {}, {}]",
-                inner("uri").unwrap_or("?"),
-                inner("mimeType").unwrap_or("unknown type"),
+                inner("uri").unwrap_or("?".into()),
+                inner("mimeType").unwrap_or("unknown type".into()),
                 human_size(size)
             ))
         }
@@ -372,7 +340,7 @@ impl ModelView<'_> {
                 "type": "tool_result",
                 "is_error": self.is_error,
                 "content": self.blocks.iter().map(|block| match block {
-                    Block::Structured { value } => json!({"type": "json", "json": value}),
+                    Block::Structured { json } => json!({"type": "json", "json": parsed(json)}),
                     Block::Text { .. } | Block::Placeholder { .. } => text_block(block),
                 }).collect::<Vec<_>>(),
             }),
@@ -397,6 +365,11 @@ impl ModelView<'_> {
             with_payload,
         }
     }
+}
+
+/// JSON text as a value (the payload repeats the text anyway; built only when asked for).
+fn parsed(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
 /// Collects at most `max` bytes, counting the rest.

@@ -4,6 +4,7 @@
 
 pub mod stdio;
 
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, oneshot};
@@ -100,7 +101,7 @@ pub enum TransportError {
 /// A running connection to one server.
 #[derive(Debug)]
 pub struct Transport {
-    outgoing: Option<mpsc::Sender<String>>,
+    outgoing: Option<mpsc::Sender<Arc<str>>>,
     events: mpsc::Receiver<TransportEvent>,
     /// Asks the transport's supervisor to stop the server; dropping it asks too.
     stop: Option<oneshot::Sender<()>>,
@@ -124,7 +125,7 @@ impl Drop for Transport {
 impl Transport {
     /// Queues one line (without newline) for the server, never waiting: a server that does not
     /// read its input must not stop sightline from reading its output or timing out.
-    pub fn send(&self, line: String) -> Result<(), NotSent> {
+    pub fn send(&self, line: Arc<str>) -> Result<(), NotSent> {
         let outgoing = self.outgoing.as_ref().ok_or(NotSent::Closed)?;
         outgoing.try_send(line).map_err(|error| match error {
             mpsc::error::TrySendError::Full(_) => NotSent::Full,

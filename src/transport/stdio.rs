@@ -153,16 +153,16 @@ where
     }
 }
 
-fn start_writer<W>(mut writer: W, events: mpsc::Sender<TransportEvent>) -> mpsc::Sender<String>
+fn start_writer<W>(mut writer: W, events: mpsc::Sender<TransportEvent>) -> mpsc::Sender<Arc<str>>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::channel::<String>(super::OUTGOING_CAPACITY);
+    let (tx, mut rx) = mpsc::channel::<Arc<str>>(super::OUTGOING_CAPACITY);
     tokio::spawn(async move {
-        while let Some(mut line) = rx.recv().await {
-            line.push('\n');
+        while let Some(line) = rx.recv().await {
             let written = async {
                 writer.write_all(line.as_bytes()).await?;
+                writer.write_all(b"\n").await?;
                 writer.flush().await
             };
             if let Err(error) = written.await {
@@ -231,7 +231,8 @@ where
                     text.push('\n');
                 }
                 match line {
-                    Line::Complete(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
+                    Line::Text(line) => text.push_str(&line),
+                    Line::Bytes(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
                     Line::Oversized { len } => {
                         let _ = write!(text, "[a stderr line of {len} bytes was skipped]");
                     }

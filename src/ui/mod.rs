@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::layout;
-use crate::app::state::{AppState, Focus, LineKind, Link, Tone};
+use crate::app::state::{AppState, Focus, LineKind, Link, Tone, ToolRow};
 use crate::app::update::window_start;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
@@ -63,11 +63,11 @@ fn pane<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
 
 fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let tools = &state.tools;
-    let title = format!("Tools ({})", tools.rows.len());
+    let title = format!("Tools ({})", tools.tools.len());
     let block = pane(&title, state.focus == Focus::Tools, theme);
     let inner = block.inner(area);
     block.render(area, buf);
-    if tools.rows.is_empty() {
+    if tools.tools.is_empty() {
         let text = match (&tools.problem, &state.link) {
             (Some(problem), _) => format!("tools/list failed: {problem}"),
             (None, Link::Failed(reason)) => format!("not connected: {reason}"),
@@ -80,7 +80,7 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             .render(inner, buf);
         return;
     }
-    let selected = tools.rows.get(tools.selected);
+    let selected = tools.selected_row.as_ref();
     let details: Vec<Line> = match selected {
         Some(row) if tools.show_schema => row
             .schema
@@ -106,7 +106,7 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         }
         None => Vec::new(),
     };
-    let list_height = u16::try_from(tools.rows.len())
+    let list_height = u16::try_from(tools.tools.len())
         .unwrap_or(u16::MAX)
         .min(inner.height.saturating_sub(3).max(inner.height / 2));
     let [list, _, about] = Layout::vertical([
@@ -115,17 +115,19 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         Constraint::Min(0),
     ])
     .areas(inner);
-    let start = window_start(tools.selected, tools.rows.len(), usize::from(list.height));
+    let start = window_start(tools.selected, tools.tools.len(), usize::from(list.height));
     let rows: Vec<Line> = tools
-        .rows
+        .tools
         .iter()
         .enumerate()
         .skip(start)
         .take(usize::from(list.height))
-        .map(|(i, row)| {
+        .map(|(i, tool)| {
             let marker = if i == tools.selected { "▸ " } else { "  " };
-            let mut spans = vec![Span::raw(marker), Span::raw(row.name.as_str())];
-            if let Some(title) = &row.title {
+            // Labels of the visible rows only, made as they are drawn.
+            let (name, title) = ToolRow::label(tool);
+            let mut spans = vec![Span::raw(marker), Span::raw(name)];
+            if let Some(title) = title {
                 spans.push(Span::styled(
                     format!(" — {title}"),
                     theme.style(Meaning::TextMuted),

@@ -93,16 +93,13 @@ impl Session {
                 name: name.into(),
                 version: "0.1.0".into(),
             },
-            capabilities: Value::Null,
+            capabilities: None,
         })));
         let tools = tools
             .into_iter()
-            .map(|raw| Tool {
-                name: raw["name"].as_str().unwrap().into(),
-                raw,
-            })
-            .collect();
-        self.event(SessionEvent::ToolsListed(tools))
+            .map(|raw| Tool::from_value(&raw))
+            .collect::<Vec<_>>();
+        self.event(SessionEvent::ToolsListed(tools.into()))
     }
 
     /// One `tools/call` answered with `reply` (a `"result":…` or `"error":…` member).
