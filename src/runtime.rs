@@ -12,7 +12,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::app::state::{Settings, Tone};
+use crate::app::state::{Settings, Status, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
@@ -87,7 +87,11 @@ pub async fn run(
                 Rect::new(0, 0, size.width, size.height),
             );
             if !warnings.is_empty() {
-                state.status = Some((Tone::Error, warnings.join("; ")));
+                state.status = Some(Status {
+                    tone: Tone::Error,
+                    text: warnings.join("; "),
+                    since: 0,
+                });
             }
             event_loop(&mut terminal, state, theme, &commands, &mut events).await
         }
@@ -115,9 +119,21 @@ async fn event_loop(
     let mut hangup = signal(SignalKind::hangup())?;
     terminal.draw(|frame| ui::render(frame, &state, theme))?;
     let mut redraw = Redraw::new(Instant::now());
+    // Messages in the status line expire: the app counts seconds by these ticks.
+    let mut seconds = tokio::time::interval(Duration::from_secs(1));
+    seconds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let due = redraw.due();
         let action = tokio::select! {
+            _ = seconds.tick() => {
+                let shown = state.status.is_some();
+                update(&mut state, Action::Tick);
+                if shown && state.status.is_none() {
+                    terminal.draw(|frame| ui::render(frame, &state, theme))?;
+                    redraw.drawn(Instant::now());
+                }
+                continue;
+            }
             () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
                 terminal.draw(|frame| ui::render(frame, &state, theme))?;
                 redraw.drawn(Instant::now());

@@ -3,6 +3,7 @@
 
 use std::io::{self, Stdout, stdout};
 
+use crossterm::cursor::SetCursorStyle;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
@@ -21,7 +22,14 @@ pub fn init() -> io::Result<Tui> {
         previous(info);
     }));
     enable_raw_mode()?;
-    if let Err(error) = execute!(stdout(), EnterAlternateScreen, EnableMouseCapture) {
+    // The editor's cursor: a blinking bar where the terminal can draw one.
+    let setup = execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        SetCursorStyle::BlinkingBar
+    );
+    if let Err(error) = setup {
         restore();
         return Err(error);
     }
@@ -35,6 +43,7 @@ pub fn restore() {
         stdout(),
         DisableMouseCapture,
         LeaveAlternateScreen,
+        SetCursorStyle::DefaultUserShape,
         crossterm::cursor::Show
     );
     let _ = disable_raw_mode();

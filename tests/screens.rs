@@ -4,6 +4,7 @@
 mod common;
 
 use common::{PAST, PAST_AS_32602, STRUCTURED, Session, screen};
+use ratatui::backend::Backend;
 use serde_json::json;
 use sightline::app::Command;
 use sightline::app::state::Focus;
@@ -43,6 +44,101 @@ fn the_editor_with_a_skeleton() {
         demo(s);
         s.command(Command::OpenEditor);
         assert_eq!(s.state.focus, Focus::Editor);
+    });
+}
+
+#[test]
+fn the_editor_puts_the_terminal_cursor_on_the_first_value() {
+    snapshot("editor_cursor", |s| {
+        demo(s);
+        s.command(Command::OpenEditor);
+        let mut backend = common::backend(&s.state, &Theme::fallback());
+        // The first required value is departureDate's: the cursor waits inside its quotes.
+        let cursor = backend.get_cursor_position().unwrap();
+        let row = backend.buffer().content()
+            [usize::from(cursor.y) * usize::from(s.state.screen.width)..]
+            .iter()
+            .take(usize::from(s.state.screen.width))
+            .map(ratatui::buffer::Cell::symbol)
+            .collect::<String>();
+        assert!(row.contains(r#""departureDate": "","#), "{row}");
+        let before: String = row.chars().take(usize::from(cursor.x)).collect();
+        assert!(
+            before.ends_with(r#""departureDate": ""#),
+            "cursor after {before:?}"
+        );
+    });
+}
+
+#[test]
+fn the_status_line_shows_a_message_and_the_pending_call() {
+    snapshot("status_message", |s| {
+        legacy_demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST_AS_32602,
+        );
+        s.command(Command::CopyResponse);
+        s.state.pending_calls = 1;
+    });
+    let mut session = Session::new(80, 24);
+    legacy_demo(&mut session);
+    session.command(Command::Reconnect);
+    let drawn = screen(&session.state, &Theme::fallback());
+    let status = drawn.lines().last().unwrap_or_default().to_owned();
+    assert!(status.contains("reconnecting…"), "{status}");
+    for _ in 0..12 {
+        session.event_tick();
+    }
+    let drawn = screen(&session.state, &Theme::fallback());
+    assert!(
+        !drawn
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains("reconnecting"),
+        "messages expire"
+    );
+}
+
+#[test]
+fn long_lines_in_detail_wrap_or_end_in_an_ellipsis() {
+    let long = "a reply whose message is much longer than any pane of the screen, so that it has to wrap or be cut with a visible mark at the edge";
+    let reply = format!(r#""error":{{"code":-32602,"message":"{long}"}}"#);
+    snapshot("detail_wrapped", |s| {
+        legacy_demo(s);
+        s.call(3, "book_flight", &json!({"departureDate": "x"}), &reply);
+    });
+    snapshot("detail_cut", |s| {
+        legacy_demo(s);
+        s.call(3, "book_flight", &json!({"departureDate": "x"}), &reply);
+        s.command(Command::ToggleWrap);
+    });
+}
+
+#[test]
+fn the_help_scrolled_to_its_end() {
+    snapshot("help_end", |s| {
+        demo(s);
+        s.command(Command::ToggleHelp).command(Command::SelectLast);
+    });
+}
+
+#[test]
+fn a_server_of_32_tools_with_long_descriptions() {
+    let description = "Searches the knowledge base for documents that match a query, ranks them by relevance and recency, and returns the top results with their titles, URLs and a short excerpt of the matching passage. ".repeat(3);
+    let tools: Vec<_> = (1..=32)
+        .map(|n| json!({"name": format!("tool_{n:02}"), "description": description, "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}))
+        .collect();
+    snapshot("many_tools", |s| {
+        demo(s);
+        s.tools(&tools);
+        for _ in 0..20 {
+            s.command(Command::SelectNext);
+        }
+        s.command(Command::SelectPrev);
     });
 }
 

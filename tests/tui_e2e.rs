@@ -34,6 +34,11 @@ impl Tmux {
     /// and whether `stty` settings are back as they were (`TTY restored`), then lingers so the
     /// screen can be read.
     fn start(args: &[&str]) -> Tmux {
+        Tmux::start_sized(args, 120, 40)
+    }
+
+    /// The same in a terminal of `width`×`height`.
+    fn start_sized(args: &[&str], width: u16, height: u16) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "sightline-e2e-{}-{}",
@@ -61,9 +66,9 @@ impl Tmux {
             "-s",
             SESSION,
             "-x",
-            "120",
+            &width.to_string(),
             "-y",
-            "40",
+            &height.to_string(),
             "--",
             "sh",
             "-c",
@@ -230,6 +235,24 @@ fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// The "What the model sees" pane of a screen `width` columns wide, as text.
+fn model_pane(screen: &str, width: u16) -> String {
+    let height = u16::try_from(screen.lines().count()).unwrap();
+    let area = sightline::app::layout::areas(ratatui::layout::Rect::new(0, 0, width, height)).model;
+    screen
+        .lines()
+        .skip(usize::from(area.y))
+        .take(usize::from(area.height))
+        .map(|line| {
+            line.chars()
+                .skip(usize::from(area.x))
+                .take(usize::from(area.width))
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The last non-empty line of the screen.
 fn status_bar(screen: &str) -> &str {
     screen
@@ -287,19 +310,19 @@ fn assert_ends(pid: u32, what: &str) {
     }
 }
 
-/// Sends `book_flight` a past date, as typed in the request editor, and waits for the answer in
-/// the exchange log.
+/// The README's first minute, keystroke for keystroke: Enter on `book_flight`, type a past date,
+/// Ctrl-S; waits for the answer in the exchange log.
 fn send_past_date(tmux: &Tmux, answer: &str) {
     tmux.keys(&["Enter"]);
-    let editor = tmux.wait_for("┏ Request · book_flight");
+    let editor = tmux.wait_for("┏ Editing · book_flight");
     assert!(
         editor.contains(r#""departureDate": "","#) && editor.contains(r#""destination": """#),
         "the editor is pre-filled with the tool's arguments:\n{editor}"
     );
-    // From the top-left: the second line's end, back over `",` into the empty string.
-    tmux.keys(&["Down", "End", "Left", "Left"]);
+    // No cursor keys: Enter put the cursor inside departureDate's quotes.
     tmux.type_text("12/12/2024");
-    tmux.wait_for(r#""departureDate": "12/12/2024","#);
+    // At 80 columns the editor wraps the line before its closing quote.
+    tmux.wait_for(r#""departureDate": "12/12/2024"#);
     tmux.keys(&["C-s"]);
     tmux.wait_until(&format!("'{answer}' in the exchange log"), |screen| {
         screen
@@ -317,9 +340,20 @@ fn tool_error_is_forwarded_to_the_model_then_q_quits() {
     send_past_date(&tmux, "tool error ·");
     tmux.wait_for_all(&["forwarded (SHOULD)", "Current date is"]);
 
+    // Esc stops editing (the Request pane keeps the focus), a second Esc goes back to the
+    // tools; each waited for, so that the terminal never sees `Esc q` in one read (Alt-q).
     tmux.keys(&["Escape"]);
-    // Focus back on the tools (a thick border); only then `q`, so that the terminal never sees
-    // `Esc q` in one read (that is Alt-q).
+    tmux.wait_until("the editing mode to end", |screen| {
+        !screen.contains("Editing ·") && !status_bar(screen).contains("EDITING")
+    });
+    tmux.keys(&["x"]);
+    tmux.wait_for("no call is pending");
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains(r#""12/12/2024x""#),
+        "x is a command outside the editor, never text:\n{screen}"
+    );
+    tmux.keys(&["Escape"]);
     tmux.wait_for("┏ Tools (4)");
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
@@ -339,7 +373,7 @@ fn legacy_protocol_error_is_not_forwarded_and_flagged_then_ctrl_c_quits() {
         "sep1303.validation-as-protocol",
     ]);
     assert!(
-        !screen.contains("Current date is"),
+        !model_pane(&screen, 120).contains("Current date is"),
         "the model must not see the server's message:\n{screen}"
     );
 
@@ -347,6 +381,37 @@ fn legacy_protocol_error_is_not_forwarded_and_flagged_then_ctrl_c_quits() {
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after Ctrl-C");
     assert_ends(server, "the demo server");
+}
+
+#[test]
+fn the_readme_path_at_80x24_then_the_reply_row_answers_for_its_call() {
+    let tmux = Tmux::start_sized(&["--demo", "legacy"], 80, 24);
+    tmux.wait_for_demo_server();
+    send_past_date(&tmux, "protocol error ·");
+    tmux.wait_for_all(&["⚑ ← #3 protocol error", "not forwarded (MAY, off)"]);
+    // A valid date: select its value again (Shift-Tab wraps to it), type over it, send.
+    tmux.keys(&["BTab", "BTab"]);
+    tmux.type_text("12/12/2099");
+    tmux.wait_for(r#""departureDate": "12/12/2099"#);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for_all(&["← #4 success", "latest: #4 book_flight success"]);
+    // Esc, then to the Exchange and up to the #3 reply row: both panes answer for #3.
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the editing mode to end", |screen| {
+        !screen.contains("Editing ·")
+    });
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("┏ Exchange");
+    tmux.keys(&["Up", "Up"]);
+    let screen = tmux.wait_for_all(&["Detail · selected #3", "selected: #3 book_flight protocol"]);
+    assert!(screen.contains("not forwarded (MAY, off)"), "{screen}");
+    // The status line is whole at 80 columns: a copy says so.
+    tmux.keys(&["y"]);
+    tmux.wait_until("the copy message in the status line", |screen| {
+        status_bar(screen).contains("copied the request")
+    });
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
 }
 
 #[test]
@@ -396,7 +461,7 @@ fn help_lists_the_keys_and_sigterm_restores_the_terminal() {
     });
     tmux.keys(&["Escape"]);
     tmux.wait_until("the help to close after Esc", |screen| {
-        !screen.contains("any key closes")
+        !screen.contains("Esc closes")
     });
 
     let sightline = tmux.sightline_pid();
@@ -411,16 +476,21 @@ fn help_lists_the_keys_and_sigterm_restores_the_terminal() {
 }
 
 #[test]
-fn help_closes_on_any_key_as_its_title_says() {
-    let tmux = Tmux::start(&[]);
+fn help_scrolls_to_its_end_at_80x24_and_closes_with_its_own_key() {
+    let tmux = Tmux::start_sized(&[], 80, 24);
     tmux.wait_for_demo_server();
 
     tmux.keys(&["?"]);
-    tmux.wait_for("any key closes");
-    // A key with no binding of its own.
+    tmux.wait_for("Keys · Esc closes");
+    // A key with no meaning in the help leaves it open.
     tmux.keys(&["z"]);
-    tmux.wait_until("the help to close after 'z'", |screen| {
-        !screen.contains("any key closes")
+    sleep(Duration::from_millis(300));
+    assert!(tmux.screen().contains("Keys · Esc closes"));
+    tmux.keys(&["End"]);
+    tmux.wait_for("set-clipboard on");
+    tmux.keys(&["?"]);
+    tmux.wait_until("the help to close after '?'", |screen| {
+        !screen.contains("Esc closes")
     });
 
     tmux.keys(&["q"]);
@@ -437,8 +507,7 @@ fn official_sdk_server_reports_a_tool_error(command: &[&str], server_name: &str)
         screen.contains("Tools (2)") && status_bar(screen).contains(server_name)
     });
     tmux.keys(&["Down", "Enter"]);
-    tmux.wait_for("┏ Request · book_flight");
-    tmux.keys(&["Down", "End", "Left"]);
+    tmux.wait_for("┏ Editing · book_flight");
     tmux.type_text("12/12/2024");
     tmux.wait_for(r#""departureDate": "12/12/2024""#);
     tmux.keys(&["C-s"]);

@@ -18,6 +18,8 @@ pub enum Action {
     Mouse(Mouse),
     /// The terminal was resized.
     Resized { width: u16, height: u16 },
+    /// A second passed (messages in the status line expire).
+    Tick,
 }
 
 /// Mouse input, in screen cells.
@@ -82,6 +84,16 @@ pub enum Command {
     Reconnect,
     /// Cancel the pending call.
     CancelCall,
+    /// In the editor: select the next placeholder value.
+    NextPlaceholder,
+    /// In the editor: select the previous placeholder value.
+    PrevPlaceholder,
+    /// Wrap Detail and the model view, or not.
+    ToggleWrap,
+    /// Scroll Detail or the model view left (when not wrapped).
+    ScrollLeft,
+    /// Scroll Detail or the model view right (when not wrapped).
+    ScrollRight,
 }
 
 /// Work for the runtime; data, so transitions can be tested.

@@ -42,7 +42,7 @@ impl LogLine {
         let derived = match (&self.kind, &self.raw) {
             (_, Some(raw)) => match jsonrpc::parse(raw.as_str()) {
                 // The role matters for responses only, which are never derived.
-                Ok(frame) => describe_received(&frame, &Role::Notification).1,
+                Ok(frame) => describe_received(&frame, &Role::Notification, self.session).1,
                 Err(error) => format!("✗ {error}: {}", raw.as_str()),
             },
             (_, None) => String::new(),
@@ -85,7 +85,16 @@ fn console_message(at: crate::mcp::Timestamp, params: Option<&Value>) -> Console
     }
 }
 
-pub(super) fn describe_sent(frame: &Frame) -> (String, Option<Id>) {
+/// `#3`, or `2#3` for an id of a later connection (see [`super::state::AppState::session`]).
+pub fn id_label(session: u32, id: &Id) -> String {
+    if session > 1 {
+        format!("{session}#{id}")
+    } else {
+        format!("#{id}")
+    }
+}
+
+pub(super) fn describe_sent(frame: &Frame, session: u32) -> (String, Option<Id>) {
     match &frame.message {
         Message::Request { id, method, params } => {
             let detail = match (method.as_str(), params) {
@@ -99,12 +108,18 @@ pub(super) fn describe_sent(frame: &Frame) -> (String, Option<Id>) {
                 }
                 _ => String::new(),
             };
-            (format!("→ #{id} {method}{detail}"), Some(id.clone()))
+            (
+                format!("→ {} {method}{detail}", id_label(session, id)),
+                Some(id.clone()),
+            )
         }
         Message::Notification { method, params } => {
             let detail = params
                 .as_ref()
-                .and_then(|p| p.value().get("requestId").map(|id| format!(" #{id}")))
+                .and_then(|p| {
+                    let id = serde_json::from_value::<Id>(p.value().get("requestId")?.clone());
+                    id.ok().map(|id| format!(" {}", id_label(session, &id)))
+                })
                 .unwrap_or_default();
             (format!("→ {method}{detail}"), None)
         }
@@ -115,17 +130,24 @@ pub(super) fn describe_sent(frame: &Frame) -> (String, Option<Id>) {
             };
             let id = id
                 .as_ref()
-                .map_or_else(|| "null".to_owned(), ToString::to_string);
-            (format!("→ #{id} our answer: {what}"), None)
+                .map_or_else(|| "#null".to_owned(), |id| id_label(session, id));
+            (format!("→ {id} our answer: {what}"), None)
         }
     }
 }
 
-pub(super) fn describe_received(frame: &Frame, role: &Role) -> (LineKind, String, Option<Id>) {
+pub(super) fn describe_received(
+    frame: &Frame,
+    role: &Role,
+    session: u32,
+) -> (LineKind, String, Option<Id>) {
     match &frame.message {
         Message::Request { id, method, .. } => (
             LineKind::ServerRequest,
-            format!("← #{id} {method} (request from the server)"),
+            format!(
+                "← {} {method} (request from the server)",
+                id_label(session, id)
+            ),
             None,
         ),
         Message::Notification { method, params } => {
@@ -154,13 +176,13 @@ pub(super) fn describe_received(frame: &Frame, role: &Role) -> (LineKind, String
             };
             let id_text = id
                 .as_ref()
-                .map_or_else(|| "null".to_owned(), ToString::to_string);
+                .map_or_else(|| "#null".to_owned(), |id| id_label(session, id));
             let detail = if method == "tools/call" || outcome.class != Class::Success {
                 outcome.detail.clone()
             } else {
                 format!("{method} result")
             };
-            let summary = format!("← #{id_text} {}{note} · {detail}", outcome.class.label());
+            let summary = format!("← {id_text} {}{note} · {detail}", outcome.class.label());
             let linked = matches!(role, Role::Reply { .. })
                 .then(|| id.clone())
                 .flatten();

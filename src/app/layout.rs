@@ -65,6 +65,27 @@ pub fn inner_height(area: Rect) -> usize {
     usize::from(area.height.saturating_sub(2))
 }
 
+/// Rows the tools pane gives its list of `count` tools: all of them if they fit in three
+/// fifths of it, the rest for the selected tool's description.
+pub fn tool_list_rows(tools: Rect, count: usize) -> usize {
+    let inner = inner_height(tools);
+    count.min((inner * 3 / 5).max(1))
+}
+
+/// Where the help goes: centred, as tall as its `rows` allow, never past the screen.
+pub fn help_popup(screen: Rect, rows: usize) -> Rect {
+    let height = u16::try_from(rows + 2)
+        .unwrap_or(u16::MAX)
+        .min(screen.height.saturating_sub(1));
+    let width = 84.min(screen.width);
+    Rect::new(
+        screen.x + (screen.width - width) / 2,
+        screen.y + (screen.height.saturating_sub(1) - height) / 2,
+        width,
+        height,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

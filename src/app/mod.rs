@@ -1,8 +1,10 @@
 //! The deterministic core of the TUI: state, actions and `update`. No async, no I/O, no clock.
 
 pub mod action;
-mod describe;
+pub mod describe;
+mod editor;
 pub mod layout;
+pub mod placeholders;
 pub mod state;
 pub mod update;
 

@@ -1,6 +1,7 @@
 //! Everything the screen shows, as plain data. Lines are sanitised and summarised once, when
 //! they arrive; rendering only slices them.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ratatui::layout::Rect;
@@ -8,6 +9,7 @@ use tui_textarea::TextArea;
 
 use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
+use crate::input::keymap::Mode;
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::Connection;
@@ -56,6 +58,8 @@ pub enum LineKind {
     Failure,
     /// A decision of sightline (era fallback…).
     Note,
+    /// The era probe's refusal or silence, once the server is known to be legacy: expected.
+    Probe,
 }
 
 /// A log line's text as it came off (or went on) the wire.
@@ -143,11 +147,15 @@ pub struct LogLine {
     pub exchange: Option<usize>,
     /// Whether a finding is attached.
     pub flagged: bool,
+    /// The connection it belongs to (see [`AppState::session`]).
+    pub session: u32,
 }
 
 /// A finished `tools/call` with what sightline makes of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRecord {
+    /// The connection it was made on.
+    pub session: u32,
     pub tool: String,
     pub exchange: Exchange,
     pub outcome: Outcome,
@@ -227,6 +235,10 @@ impl ToolRow {
 pub struct ToolsState {
     pub tools: Arc<Vec<Tool>>,
     pub selected: usize,
+    /// The first row in view; it moves only when the selection would leave the view.
+    pub offset: usize,
+    /// The first row of the selected tool's description and schema in view.
+    pub about_scroll: usize,
     /// The selected tool, described.
     pub selected_row: Option<ToolRow>,
     pub show_schema: bool,
@@ -256,6 +268,8 @@ pub struct EditorState {
     pub hints: Vec<String>,
     /// Invalid JSON (with its position) or, with validation on, schema violations.
     pub problems: Vec<String>,
+    /// The text typed for each tool this session, kept when another tool is shown.
+    pub drafts: HashMap<String, TextArea<'static>>,
 }
 
 impl EditorState {
@@ -270,6 +284,8 @@ pub struct LogState {
     pub lines: Vec<LogLine>,
     /// `None` follows the newest line.
     pub selected: Option<usize>,
+    /// The first row in view while a line is selected.
+    pub offset: usize,
     /// The selected line's request and response, pretty-printed once when selected.
     pub detail: Vec<String>,
     pub detail_scroll: usize,
@@ -345,6 +361,25 @@ pub enum Tone {
     Error,
 }
 
+/// A message in the status line, until it expires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub tone: Tone,
+    pub text: String,
+    /// The tick it was shown at (see [`AppState::ticks`]).
+    pub since: u64,
+}
+
+impl Status {
+    /// Seconds a message stays: errors longer, they may need reading twice.
+    pub fn lifetime(&self) -> u64 {
+        match self.tone {
+            Tone::Info => 6,
+            Tone::Error => 12,
+        }
+    }
+}
+
 /// Settings the user toggles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -415,9 +450,22 @@ pub struct AppState {
     pub link: Link,
     pub transport: String,
     pub settings: Settings,
-    pub status: Option<(Tone, String)>,
+    pub status: Option<Status>,
+    /// Seconds since start, counted by [`crate::app::Action::Tick`]; messages expire by it.
+    pub ticks: u64,
     pub pending_calls: usize,
+    /// Typing goes into the request editor (only with the focus on it).
+    pub editing: bool,
     pub show_help: bool,
+    /// The help's first visible row.
+    pub help_scroll: usize,
+    /// Detail and the model view wrap long lines; when off they scroll sideways.
+    pub wrap: bool,
+    /// Columns scrolled sideways in Detail and the model view (wrap off).
+    pub hscroll: usize,
+    /// The connection number: 1, then one more at each reconnect. Ids of later connections
+    /// are shown with it (`2#3`), so a reconnect never leaves two `#3`s.
+    pub session: u32,
     pub screen: Rect,
     /// Server-selection arguments, for the copied command line.
     pub server_args: Vec<String>,
@@ -437,10 +485,27 @@ impl AppState {
             transport: String::new(),
             settings,
             status: None,
+            ticks: 0,
             pending_calls: 0,
+            editing: false,
             show_help: false,
+            help_scroll: 0,
+            wrap: true,
+            hscroll: 0,
+            session: 1,
             screen,
             server_args,
+        }
+    }
+
+    /// What keys mean now.
+    pub fn key_mode(&self) -> Mode {
+        if self.show_help {
+            Mode::Help
+        } else if self.editing && self.focus == Focus::Editor {
+            Mode::Editing
+        } else {
+            Mode::Browsing
         }
     }
 

@@ -1,5 +1,6 @@
 //! Transition tests: actions in, state and effects out. No terminal, no I/O.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use serde_json::json;
 
@@ -49,13 +50,19 @@ fn command(state: &mut AppState, command: Command) -> Vec<Effect> {
     update(state, Action::Command(command))
 }
 
+/// A key as the terminal reports it, mapped by the real keymap for the state's mode.
+fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
+    let event = crossterm::event::Event::Key(KeyEvent::new(code, modifiers));
+    match crate::input::action_for(&event, state) {
+        Some(action) => update(state, action),
+        None => Vec::new(),
+    }
+}
+
+/// Typed key by key, through the keymap: letters are text only while editing.
 fn type_text(state: &mut AppState, text: &str) {
     for c in text.chars() {
-        let key = crossterm::event::KeyEvent::new(
-            crossterm::event::KeyCode::Char(c),
-            crossterm::event::KeyModifiers::NONE,
-        );
-        update(state, Action::EditorInput(key.into()));
+        press(state, KeyCode::Char(c), KeyModifiers::NONE);
     }
 }
 
@@ -83,8 +90,93 @@ fn enter_on_a_tool_opens_the_editor_with_that_tools_skeleton_and_esc_leaves() {
     assert_eq!(state.focus, Focus::Editor);
     assert_eq!(state.editor.tool.as_deref(), Some("get_flight_status"));
     assert!(state.editor.text().contains("flightNumber"));
+    assert!(state.editing);
+    command(&mut state, Command::Back);
+    assert_eq!(
+        (state.focus, state.editing),
+        (Focus::Editor, false),
+        "Esc stops editing, on the Request pane"
+    );
     command(&mut state, Command::Back);
     assert_eq!(state.focus, Focus::Tools);
+}
+
+#[test]
+fn the_readme_path_types_the_date_into_the_first_value_and_sends_it() {
+    let mut state = state();
+    press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        state.editor.textarea.cursor(),
+        (1, 20),
+        "inside departureDate's quotes"
+    );
+    type_text(&mut state, "12/12/2024");
+    let effects = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    let [Effect::Session(SessionCommand::Call { tool, arguments })] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(tool, "book_flight");
+    assert_eq!(arguments["departureDate"], "12/12/2024");
+    assert!(
+        state.editing,
+        "still editing: the next try is a few keys away"
+    );
+}
+
+#[test]
+fn tab_selects_the_next_value_and_typing_replaces_it() {
+    let mut state = state();
+    press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    press(&mut state, KeyCode::Tab, KeyModifiers::NONE);
+    let cursor = state.editor.textarea.cursor();
+    let row = state.editor.textarea.lines()[cursor.0].clone();
+    assert!(row.contains("\"destination\""), "{row}");
+    type_text(&mut state, "LHR");
+    assert!(state.editor.text().contains("\"destination\": \"LHR\""));
+    assert_eq!(state.focus, Focus::Editor, "Tab does not leave the editor");
+}
+
+#[test]
+fn command_keys_in_the_editor_are_text_and_chords_never_change_it() {
+    let mut state = state();
+    press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    type_text(&mut state, "vmhyxrqw?");
+    assert!(
+        state.editor.text().contains("\"vmhyxrqw?\""),
+        "typed as text"
+    );
+    assert!(!state.settings.validation);
+    let before = state.editor.text();
+    press(&mut state, KeyCode::Char('v'), KeyModifiers::ALT);
+    press(&mut state, KeyCode::Char('m'), KeyModifiers::ALT);
+    press(&mut state, KeyCode::Char('h'), KeyModifiers::ALT);
+    assert_eq!(state.editor.text(), before);
+    assert!(state.settings.validation && state.settings.forward_protocol_errors);
+    assert_eq!(state.settings.host, 1);
+}
+
+#[test]
+fn ctrl_s_sends_the_highlighted_tools_draft_and_drafts_survive_switching() {
+    let mut state = state();
+    press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    type_text(&mut state, "01/01/2030");
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    press(&mut state, KeyCode::Down, KeyModifiers::NONE);
+    assert_eq!(state.editor.tool.as_deref(), Some("get_flight_status"));
+    let effects = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(
+        matches!(&effects[..], [Effect::Session(SessionCommand::Call { tool, .. })] if tool == "get_flight_status"),
+        "the highlighted tool is sent: {effects:?}"
+    );
+    session(&mut state, SessionEvent::Disconnected);
+    press(&mut state, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(state.editor.tool.as_deref(), Some("book_flight"));
+    assert!(
+        state.editor.text().contains("01/01/2030"),
+        "the draft came back: {}",
+        state.editor.text()
+    );
 }
 
 #[test]
@@ -128,7 +220,7 @@ fn invalid_json_is_never_replaced_by_earlier_arguments() {
         state
             .status
             .as_ref()
-            .is_some_and(|(_, text)| text.starts_with("not sent"))
+            .is_some_and(|status| status.text.starts_with("not sent"))
     );
     assert_eq!(state.pending_calls, 0);
 }
@@ -160,7 +252,7 @@ fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
         state
             .status
             .as_ref()
-            .is_some_and(|(_, text)| text.contains("despite validation errors"))
+            .is_some_and(|status| status.text.contains("despite validation errors"))
     );
 }
 
@@ -308,8 +400,15 @@ fn the_help_is_modal_and_quit_always_quits() {
     assert!(state.show_help);
     assert!(
         command(&mut state, Command::Reconnect).is_empty(),
-        "a key only closes the help"
+        "other commands wait for the help to close"
     );
+    assert!(state.show_help, "only Esc or ? closes it");
+    command(&mut state, Command::SelectLast);
+    assert!(
+        state.help_scroll > 0,
+        "the help scrolls to its end at 120x40"
+    );
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
     assert!(!state.show_help);
     command(&mut state, Command::ToggleHelp);
     assert_eq!(command(&mut state, Command::Quit), [Effect::Quit]);
@@ -449,7 +548,7 @@ fn one_call_at_a_time() {
         state
             .status
             .as_ref()
-            .is_some_and(|(_, text)| text.contains("still pending"))
+            .is_some_and(|status| status.text.contains("still pending"))
     );
 }
 
@@ -490,4 +589,103 @@ fn the_model_pane_and_the_detail_scroll_separately() {
     assert_eq!((state.model_scroll, state.log.detail_scroll), (2, 1));
     finish(&mut state, call("book_flight", json!({})).tool_error("new"));
     assert_eq!(state.model_scroll, 0, "a new call starts at the top");
+}
+
+#[test]
+fn a_reconnect_starts_a_visible_connection_and_its_ids_never_repeat_a_row() {
+    let mut state = state();
+    finish(
+        &mut state,
+        call("book_flight", json!({})).tool_error("first"),
+    );
+    let transport = || SessionEvent::Connecting {
+        transport: "stdio: demo".into(),
+    };
+    session(&mut state, transport());
+    assert_eq!(state.session, 2);
+    let boundary = state.log.lines.last().unwrap();
+    assert_eq!(boundary.kind, LineKind::Note);
+    assert!(state.log.summary(boundary).contains("connection 2"));
+    // The same id, #7 of the fixture, on the new connection.
+    finish(
+        &mut state,
+        call("book_flight", json!({})).tool_error("second"),
+    );
+    let rows: Vec<String> = state
+        .log
+        .lines
+        .iter()
+        .map(|line| state.log.summary(line).into_owned())
+        .collect();
+    let first = rows.iter().filter(|row| row.starts_with("← #")).count();
+    let second = rows.iter().filter(|row| row.starts_with("← 2#")).count();
+    assert_eq!((first, second), (1, 1), "{rows:#?}");
+    // Each reply row answers for its own call.
+    let last_reply = state.log.lines.len() - 1;
+    assert_eq!(state.log.lines[last_reply].exchange, Some(1));
+    let earlier = rows.iter().position(|row| row.starts_with("← #")).unwrap();
+    assert_eq!(state.log.lines[earlier].exchange, Some(0));
+}
+
+#[test]
+fn the_era_probes_refusal_is_labelled_as_expected_once_the_server_is_legacy() {
+    let mut state = AppState::new(Settings::default(), Vec::new(), Rect::new(0, 0, 120, 40));
+    let discover = parse(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#);
+    log(&mut state, LogEvent::Sent(discover.unwrap()));
+    let refusal =
+        parse(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    log(
+        &mut state,
+        LogEvent::Received {
+            frame: refusal.unwrap(),
+            role: Role::Reply {
+                method: "server/discover".into(),
+            },
+        },
+    );
+    assert_eq!(
+        state.log.lines[1].kind,
+        LineKind::Response(Class::ProtocolError),
+        "a refusal until the era is known"
+    );
+    let connection = Connection {
+        era: Era::Legacy,
+        protocol_version: "2025-11-25".into(),
+        server: ServerInfo::default(),
+        capabilities: None,
+    };
+    session(&mut state, SessionEvent::Connected(Box::new(connection)));
+    let row = &state.log.lines[1];
+    assert_eq!(row.kind, LineKind::Probe);
+    let summary = state.log.summary(row);
+    assert!(
+        summary.contains("-32601") && summary.contains("expected"),
+        "{summary}"
+    );
+    assert!(
+        matches!(&row.raw, Some(super::state::Raw::Frame(frame)) if frame.raw.contains("Method not found")),
+        "the frame itself is kept as received"
+    );
+}
+
+#[test]
+fn a_late_reply_row_belongs_to_its_call() {
+    let mut state = state();
+    finish(&mut state, call("slow_search", json!({})).timeout());
+    let late = parse(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#).unwrap();
+    log(
+        &mut state,
+        LogEvent::Received {
+            frame: late,
+            role: Role::Late {
+                method: "tools/call".into(),
+            },
+        },
+    );
+    state.focus = Focus::Log;
+    command(&mut state, Command::SelectLast);
+    command(&mut state, Command::SelectPrev);
+    command(&mut state, Command::SelectNext);
+    assert_eq!(state.log.lines.last().unwrap().exchange, Some(0));
+    assert_eq!(state.model.as_ref().map(|model| model.call), Some(0));
 }

@@ -6,16 +6,24 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
-use super::describe::{clip_line, describe_received, describe_sent};
+use super::describe::{clip_line, describe_received, describe_sent, id_label};
+use super::editor::{
+    check_editor, jump_to_placeholder, parse_arguments, select_value_at_cursor, show_editor_cursor,
+    show_selected_tool,
+};
 use super::layout::{self, areas};
-use super::state::{AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Tone};
+use super::state::{
+    AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Status, Tone,
+};
 use crate::analysis::{self, CallContext, analyze};
-use crate::mcp::jsonrpc::Message;
-use crate::mcp::log::{LogEntry, LogEvent};
+use crate::classify::Class;
+use crate::input::keymap::{self, Mode};
+use crate::mcp::era::Era;
+use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
+use crate::mcp::log::{LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
 use crate::model_view::{self, Block};
 use crate::sanitize;
-use crate::schema::skeleton;
 
 /// Most lines of a stderr run the detail shows (all of them are in the console).
 const DETAIL_STDERR_LINES: u32 = 2000;
@@ -27,6 +35,8 @@ const PRETTY_LIMIT: usize = 4 * 1024 * 1024;
 /// How much of an oversized frame the detail shows.
 const RAW_PREVIEW: usize = 64 * 1024;
 const WHEEL_STEP: usize = 3;
+/// Columns one ← or → scrolls.
+const HSCROLL_STEP: usize = 8;
 /// Width of the rows an oversized frame's preview is cut into.
 const PREVIEW_WIDTH: usize = 120;
 /// Longest model-view text kept for display (copying takes the whole view).
@@ -37,7 +47,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Command(command) => on_command(state, command),
         Action::EditorInput(input) => {
-            if state.focus == Focus::Editor && !state.show_help {
+            if state.key_mode() == Mode::Editing {
                 state.editor.textarea.input(input);
                 check_editor(state);
             }
@@ -56,31 +66,64 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.screen = ratatui::layout::Rect::new(0, 0, width, height);
             Vec::new()
         }
+        Action::Tick => {
+            state.ticks += 1;
+            if state
+                .status
+                .as_ref()
+                .is_some_and(|status| state.ticks >= status.since + status.lifetime())
+            {
+                state.status = None;
+            }
+            Vec::new()
+        }
     }
 }
 
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
-    let effects = apply_command(state, command);
+    let effects = if state.show_help {
+        help_command(state, command)
+    } else {
+        apply_command(state, command)
+    };
     show_editor_cursor(state);
     effects
 }
 
-/// The editor's cursor shows only while the editor has the focus.
-fn show_editor_cursor(state: &mut AppState) {
-    let style = if state.focus == Focus::Editor && !state.show_help {
-        ratatui::style::Style::new().reversed()
-    } else {
-        ratatui::style::Style::new()
-    };
-    state.editor.textarea.set_cursor_style(style);
+/// The help is modal: it scrolls, closes, and lets only the global commands through.
+fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let last = help_scroll_limit(state);
+    let page = layout::help_popup(state.screen, keymap::help_entries().len())
+        .height
+        .saturating_sub(2)
+        .max(1) as usize;
+    match command {
+        Command::Back | Command::ToggleHelp => state.show_help = false,
+        Command::SelectNext => state.help_scroll = (state.help_scroll + 1).min(last),
+        Command::SelectPrev => state.help_scroll = state.help_scroll.saturating_sub(1),
+        Command::PageDown => state.help_scroll = (state.help_scroll + page).min(last),
+        Command::PageUp => state.help_scroll = state.help_scroll.saturating_sub(page),
+        Command::SelectFirst => state.help_scroll = 0,
+        Command::SelectLast => state.help_scroll = last,
+        Command::Quit | Command::SendRequest | Command::CancelCall => {
+            state.show_help = false;
+            return apply_command(state, command);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// The help's last useful first row: its end at the bottom of the popup.
+fn help_scroll_limit(state: &AppState) -> usize {
+    let rows = keymap::help_entries().len();
+    let shown = layout::help_popup(state.screen, rows)
+        .height
+        .saturating_sub(2) as usize;
+    rows.saturating_sub(shown)
 }
 
 fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
-    if state.show_help && !matches!(command, Command::Quit | Command::SendRequest) {
-        // The help is modal: any key closes it, and only that.
-        state.show_help = false;
-        return Vec::new();
-    }
     match command {
         Command::Quit => return vec![Effect::Quit],
         Command::FocusNext => cycle_focus(state, 1),
@@ -93,43 +136,34 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::SelectLast => select_last(state),
         Command::OpenEditor => open(state),
         Command::Back => {
-            if state.focus == Focus::Editor {
+            if state.editing {
+                state.editing = false;
+                inform(
+                    state,
+                    "stopped editing; the draft is kept (Enter edits again)".into(),
+                );
+            } else if state.focus == Focus::Editor {
                 state.focus = Focus::Tools;
             }
         }
+        Command::NextPlaceholder => jump_to_placeholder(state, false),
+        Command::PrevPlaceholder => jump_to_placeholder(state, true),
         Command::SendRequest => return send(state),
-        Command::ToggleHelp => state.show_help = true,
-        Command::ToggleSchema => state.tools.show_schema = !state.tools.show_schema,
+        Command::ToggleHelp => {
+            state.show_help = true;
+            state.help_scroll = 0;
+        }
+        Command::ToggleSchema => {
+            state.tools.show_schema = !state.tools.show_schema;
+            state.tools.about_scroll = 0;
+        }
         Command::ToggleConsole => state.log.show_console = !state.log.show_console,
-        Command::ToggleValidation => {
-            state.settings.validation = !state.settings.validation;
-            check_editor(state);
-            let word = if state.settings.validation {
-                "on: arguments are checked against the input schema"
-            } else {
-                "off: sending exactly what you type"
-            };
-            inform(state, format!("client-side validation {word}"));
-        }
-        Command::ToggleForwarding => {
-            state.settings.forward_protocol_errors = !state.settings.forward_protocol_errors;
-            refresh_model(state);
-            let text = if state.settings.forward_protocol_errors {
-                "MAY rule on: protocol errors forwarded to the model"
-            } else {
-                "MAY rule off: protocol errors not forwarded to the model"
-            };
-            inform(state, text.to_owned());
-        }
-        Command::CycleHost => {
-            state.settings.host = (state.settings.host + 1) % state.settings.hosts.len().max(1);
-            refresh_model(state);
-            let host = state.settings.host();
-            inform(
-                state,
-                format!("host profile '{}': {}", host.name, host.description),
-            );
-        }
+        Command::ToggleWrap
+        | Command::ScrollLeft
+        | Command::ScrollRight
+        | Command::ToggleValidation
+        | Command::ToggleForwarding
+        | Command::CycleHost => toggle(state, command),
         Command::CopyRequest => {
             return copy(
                 state,
@@ -170,12 +204,74 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The view and setting toggles, each saying what it did in the status line.
+fn toggle(state: &mut AppState, command: Command) {
+    match command {
+        Command::ToggleWrap => {
+            state.wrap = !state.wrap;
+            state.hscroll = 0;
+            let text = if state.wrap {
+                "wrap on: long lines in Detail and the model view wrap"
+            } else {
+                "wrap off: long lines end in … (← → scroll sideways)"
+            };
+            inform(state, text.into());
+        }
+        Command::ScrollLeft | Command::ScrollRight if state.wrap => {
+            inform(
+                state,
+                "lines wrap: w turns wrapping off to scroll sideways".into(),
+            );
+        }
+        Command::ScrollLeft => state.hscroll = state.hscroll.saturating_sub(HSCROLL_STEP),
+        Command::ScrollRight => state.hscroll += HSCROLL_STEP,
+        Command::ToggleValidation => {
+            state.settings.validation = !state.settings.validation;
+            check_editor(state);
+            let word = if state.settings.validation {
+                "on: arguments are checked against the input schema"
+            } else {
+                "off: sending exactly what you type"
+            };
+            inform(state, format!("client-side validation {word}"));
+        }
+        Command::ToggleForwarding => {
+            state.settings.forward_protocol_errors = !state.settings.forward_protocol_errors;
+            refresh_model(state);
+            let text = if state.settings.forward_protocol_errors {
+                "MAY rule on: protocol errors forwarded to the model"
+            } else {
+                "MAY rule off: protocol errors not forwarded to the model"
+            };
+            inform(state, text.to_owned());
+        }
+        Command::CycleHost => {
+            state.settings.host = (state.settings.host + 1) % state.settings.hosts.len().max(1);
+            refresh_model(state);
+            let host = state.settings.host();
+            inform(
+                state,
+                format!("host profile '{}': {}", host.name, host.description),
+            );
+        }
+        _ => {}
+    }
+}
+
 fn inform(state: &mut AppState, text: String) {
-    state.status = Some((Tone::Info, text));
+    set_status(state, Tone::Info, text);
 }
 
 fn complain(state: &mut AppState, text: String) {
-    state.status = Some((Tone::Error, text));
+    set_status(state, Tone::Error, text);
+}
+
+fn set_status(state: &mut AppState, tone: Tone, text: String) {
+    state.status = Some(Status {
+        tone,
+        text,
+        since: state.ticks,
+    });
 }
 
 fn cycle_focus(state: &mut AppState, step: usize) {
@@ -184,6 +280,7 @@ fn cycle_focus(state: &mut AppState, step: usize) {
         .position(|f| *f == state.focus)
         .unwrap_or(0);
     state.focus = Focus::ORDER[(at + step) % Focus::ORDER.len()];
+    state.editing = false;
 }
 
 fn page(state: &AppState) -> usize {
@@ -200,9 +297,12 @@ fn move_selection(state: &mut AppState, by: usize, up: bool) {
         }
     };
     match state.focus {
+        Focus::Tools if state.tools.show_schema => {
+            state.tools.about_scroll = step(state.tools.about_scroll, usize::MAX);
+        }
         Focus::Tools | Focus::Editor => {
             let len = state.tools.tools.len();
-            state.tools.select(step(state.tools.selected, len));
+            select_tool(state, step(state.tools.selected, len));
         }
         Focus::Log if state.log.show_console => {
             let at = state.log.console_scroll;
@@ -242,19 +342,44 @@ fn select_last(state: &mut AppState) {
         Focus::Log if state.log.show_console => state.log.console_scroll = 0,
         Focus::Log => select_line(state, None),
         Focus::Tools | Focus::Editor => {
-            state
-                .tools
-                .select(state.tools.tools.len().saturating_sub(1));
+            select_tool(state, state.tools.tools.len().saturating_sub(1));
         }
         Focus::Detail => state.log.detail_scroll = state.log.detail.len().saturating_sub(1),
         Focus::Model => state.model_scroll = model_rows(state).saturating_sub(1),
     }
 }
 
+/// Selects a tool: the list keeps it in view, and the Request pane shows its draft.
+fn select_tool(state: &mut AppState, index: usize) {
+    state.tools.select(index);
+    state.tools.about_scroll = 0;
+    let rows = layout::tool_list_rows(areas(state.screen).tools, state.tools.tools.len());
+    state.tools.offset = keep_in_view(state.tools.offset, state.tools.selected, rows);
+    show_selected_tool(state);
+}
+
+/// The first row of a list window that keeps `selected` in view, moving `offset` as little as
+/// possible (the selection moves within the window; the window moves only at its edges).
+pub fn keep_in_view(offset: usize, selected: usize, rows: usize) -> usize {
+    let rows = rows.max(1);
+    if selected < offset {
+        selected
+    } else if selected >= offset + rows {
+        selected + 1 - rows
+    } else {
+        offset
+    }
+}
+
 /// Selects a log line (`None`: follow the newest) and prepares its detail and model view.
 fn select_line(state: &mut AppState, line: Option<usize>) {
     state.log.selected = line;
+    if let Some(line) = line {
+        let rows = layout::inner_height(areas(state.screen).log);
+        state.log.offset = keep_in_view(state.log.offset, line, rows);
+    }
     state.log.detail_scroll = 0;
+    state.hscroll = 0;
     refresh_detail(state);
     // Rows of the same call share its view: rebuilt only when the call changes.
     if state.model.as_ref().map(|model| model.call) != state.current_call_index() {
@@ -262,71 +387,34 @@ fn select_line(state: &mut AppState, line: Option<usize>) {
     }
 }
 
+/// Enter: on a tool or the Request pane, start editing (on the first value of a fresh
+/// skeleton, selected, so typing replaces it); on a log row, look at its detail.
 fn open(state: &mut AppState) {
     match state.focus {
-        Focus::Tools => {
-            let Some(tool) = state.tools.selected_tool().cloned() else {
+        Focus::Tools | Focus::Editor => {
+            if state.tools.selected_tool().is_none() {
                 complain(state, "no tool to edit: the server listed none".into());
                 return;
-            };
-            if state.editor.tool.as_deref() != Some(&tool.name) {
-                load_skeleton(state, &tool.name, tool.input_schema().as_ref());
             }
+            show_selected_tool(state);
             state.focus = Focus::Editor;
+            state.editing = true;
+            select_value_at_cursor(state);
         }
-        Focus::Log => state.focus = Focus::Detail,
-        Focus::Editor | Focus::Detail | Focus::Model => {}
-    }
-}
-
-fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
-    let (text, hints) = skeleton(schema);
-    // Property names come from the server: escaped, the JSON means the same and draws safely.
-    let text = sanitize::json(&text);
-    let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
-    textarea.set_tab_length(2);
-    textarea.set_cursor_line_style(ratatui::style::Style::new());
-    state.editor.textarea = textarea;
-    show_editor_cursor(state);
-    state.editor.tool = Some(tool.to_owned());
-    state.editor.hints = hints
-        .iter()
-        .map(|hint| sanitize::text(hint).into_owned())
-        .collect();
-    check_editor(state);
-}
-
-/// Parses the editor (always) and validates it against the schema (when validation is on).
-fn check_editor(state: &mut AppState) {
-    state.editor.problems.clear();
-    let text = state.editor.text();
-    let arguments = match parse_arguments(&text) {
-        Ok(arguments) => arguments,
-        Err(problem) => {
-            state.editor.problems.push(problem);
-            return;
+        Focus::Log => {
+            let selected = state.log.selected.and_then(|i| state.log.lines.get(i));
+            if matches!(
+                selected.and_then(|line| line.raw.as_ref()),
+                Some(Raw::Stderr { .. })
+            ) {
+                // A run of stderr lines opens where all of them are, one per row.
+                state.log.show_console = true;
+            } else {
+                state.focus = Focus::Detail;
+            }
         }
-    };
-    if !state.settings.validation {
-        return;
+        Focus::Detail | Focus::Model => {}
     }
-    let Some(schema) = state
-        .editor
-        .tool
-        .as_ref()
-        .and_then(|name| state.tools.tools.iter().find(|t| t.name == name))
-        .and_then(crate::mcp::messages::Tool::input_schema)
-    else {
-        return;
-    };
-    state.editor.problems = crate::schema::violations(&schema, &arguments)
-        .iter()
-        .map(|problem| sanitize::text(problem).into_owned())
-        .collect();
-}
-
-fn parse_arguments(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|error| format!("not valid JSON: {error}"))
 }
 
 fn send(state: &mut AppState) -> Vec<Effect> {
@@ -455,10 +543,34 @@ fn shell_quote(word: &str) -> String {
 fn on_session(state: &mut AppState, event: SessionEvent) {
     match event {
         SessionEvent::Connecting { transport } => {
+            if state.link != Link::Starting {
+                // A reconnect: a new connection, whose ids start again at 1.
+                state.session += 1;
+                let text = format!(
+                    "── connection {0}: the server was restarted; its ids read {0}#1, {0}#2… ──",
+                    state.session
+                );
+                state.log.lines.push(note_line(state, &text));
+            }
             state.link = Link::Connecting;
             state.transport = sanitize::text(&transport).into_owned();
         }
-        SessionEvent::Connected(connection) => state.link = Link::Connected(*connection),
+        SessionEvent::Connected(connection) => {
+            if connection.era == Era::Legacy {
+                label_probe_answers(state);
+            }
+            if state.session > 1 {
+                inform(
+                    state,
+                    format!(
+                        "reconnected to {} {}",
+                        sanitize::text(&connection.server.name),
+                        sanitize::text(&connection.server.version)
+                    ),
+                );
+            }
+            state.link = Link::Connected(*connection);
+        }
         SessionEvent::ConnectFailed { reason, .. } => {
             let reason = sanitize::text(&reason).into_owned();
             complain(state, format!("could not connect: {reason} (r retries)"));
@@ -467,12 +579,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
         SessionEvent::ToolsListed(tools) => {
             state.tools.tools = tools;
             state.tools.problem = None;
-            state.tools.select(state.tools.selected);
-            if state.editor.tool.is_none()
-                && let Some(tool) = state.tools.selected_tool().cloned()
-            {
-                load_skeleton(state, &tool.name, tool.input_schema().as_ref());
-            }
+            select_tool(state, state.tools.selected);
         }
         SessionEvent::ToolsFailed(reason) => {
             state.tools.problem = Some(sanitize::text(&reason).into_owned());
@@ -483,6 +590,72 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.link = Link::Disconnected;
             state.pending_calls = 0;
         }
+    }
+}
+
+/// A line of sightline's own, in the current connection.
+fn note_line(state: &AppState, text: &str) -> LogLine {
+    LogLine {
+        at: state
+            .log
+            .lines
+            .last()
+            .map_or_else(Default::default, |line| line.at),
+        kind: LineKind::Note,
+        summary: Some(clip_line(text).into_boxed_str()),
+        raw: None,
+        id: None,
+        exchange: None,
+        flagged: false,
+        session: state.session,
+    }
+}
+
+/// Once a connection is known to be legacy, the era probe's refusal (or silence) is what was
+/// expected: its rows say so, dimmed. The frame itself is unchanged, one Enter away.
+fn label_probe_answers(state: &mut AppState) {
+    const RECENT: usize = 256;
+    let session = state.session;
+    let probes: Vec<Id> = state
+        .log
+        .lines
+        .iter()
+        .rev()
+        .take(RECENT)
+        .filter(|line| line.session == session && line.kind == LineKind::Outgoing)
+        .filter(|line| {
+            matches!(&line.raw, Some(Raw::Frame(frame)) if frame.message.method() == Some("server/discover"))
+        })
+        .filter_map(|line| line.id.clone())
+        .collect();
+    for line in state.log.lines.iter_mut().rev().take(RECENT) {
+        let probe =
+            line.session == session && line.id.as_ref().is_some_and(|id| probes.contains(id));
+        if !probe {
+            continue;
+        }
+        let label = id_label(session, line.id.as_ref().unwrap_or(&Id::Number(0)));
+        let answer = match (&line.kind, &line.raw) {
+            (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) => {
+                match &frame.message {
+                    Message::Response {
+                        reply: Reply::Error(error),
+                        ..
+                    } => format!(
+                        "← {label} server/discover refused: {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                        error.code,
+                        error_code_name(error.code)
+                    ),
+                    _ => continue,
+                }
+            }
+            (LineKind::Failure, _) => format!(
+                "⏱ {label} server/discover: no answer within the probe timeout — the era probe; treated as a legacy server"
+            ),
+            _ => continue,
+        };
+        line.kind = LineKind::Probe;
+        line.summary = Some(clip_line(&answer).into_boxed_str());
     }
 }
 
@@ -498,8 +671,10 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
     let index = state.calls.len();
     let flagged = !found.is_empty();
     // The call's lines are near the end of the log: mark them as part of this exchange.
+    let session = state.session;
     for line in state.log.lines.iter_mut().rev().take(4096) {
         if line.id.as_ref() == Some(&exchange.id)
+            && line.session == session
             && line.exchange.is_none()
             && !matches!(line.kind, LineKind::ServerRequest)
         {
@@ -512,6 +687,7 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
         }
     }
     state.calls.push(CallRecord {
+        session,
         tool,
         exchange,
         outcome,
@@ -549,11 +725,13 @@ fn stderr_line(state: &mut AppState, text: &str, at: crate::mcp::Timestamp) {
         id: None,
         exchange: None,
         flagged: false,
+        session: state.session,
     });
 }
 
 fn log_entry(state: &mut AppState, entry: LogEntry) {
     let at = entry.at;
+    let session = state.session;
     let line = |kind, summary: Option<String>, raw: Option<Raw>, id| LogLine {
         at,
         kind,
@@ -562,11 +740,13 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
         id,
         exchange: None,
         flagged: false,
+        session,
     };
     let index = state.log.lines.len();
+    let mut answers_call = None;
     let new = match entry.event {
         LogEvent::Sent(frame) => {
-            let (summary, id) = describe_sent(&frame);
+            let (summary, id) = describe_sent(&frame, session);
             line(
                 LineKind::Outgoing,
                 Some(summary),
@@ -590,7 +770,18 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
                     line(kind, None, Some(Raw::Line(frame.into_raw())), None)
                 }
                 Some(_) | None => {
-                    let (kind, summary, id) = describe_received(&frame, &role);
+                    // A late or duplicate reply belongs to its call as much as the first.
+                    if let (
+                        Role::Late { .. } | Role::Duplicate { .. },
+                        Message::Response { id: Some(id), .. },
+                    ) = (&role, &frame.message)
+                    {
+                        answers_call = state
+                            .calls
+                            .iter()
+                            .rposition(|call| call.session == session && &call.exchange.id == id);
+                    }
+                    let (kind, summary, id) = describe_received(&frame, &role, session);
                     line(kind, Some(summary), Some(Raw::Frame(frame)), id)
                 }
             }
@@ -612,7 +803,8 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             after_ms,
         } => {
             let summary = format!(
-                "⏱ #{id} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)"
+                "⏱ {} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)",
+                id_label(session, &id)
             );
             line(LineKind::Failure, Some(summary), None, Some(id))
         }
@@ -630,6 +822,8 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
         ),
         LogEvent::Note(text) => line(LineKind::Note, Some(format!("• {text}")), None, None),
     };
+    let mut new = new;
+    new.exchange = answers_call;
     state.log.lines.push(new);
 }
 
@@ -779,18 +973,26 @@ fn on_mouse(state: &mut AppState, mouse: Mouse) {
     match mouse {
         Mouse::Clicked { .. } => {
             state.focus = focus;
+            // A click in the editor means "type here".
+            state.editing = focus == Focus::Editor;
             let row_in = usize::from(row.saturating_sub(area.y + 1));
             let height = layout::inner_height(area);
             match focus {
+                // The rows drawn there: the same windows the panes draw.
                 Focus::Tools if !state.tools.show_schema => {
-                    let start = window_start(state.tools.selected, state.tools.tools.len(), height);
-                    if start + row_in < state.tools.tools.len() && row > area.y {
-                        state.tools.select(start + row_in);
+                    let len = state.tools.tools.len();
+                    let rows = layout::tool_list_rows(area, len);
+                    let start = keep_in_view(state.tools.offset, state.tools.selected, rows);
+                    if row_in < rows && start + row_in < len && row > area.y {
+                        select_tool(state, start + row_in);
                     }
                 }
                 Focus::Log if !state.log.show_console => {
                     let len = state.log.lines.len();
-                    let start = window_start(state.log.current().unwrap_or(0), len, height);
+                    let start = match state.log.selected {
+                        Some(selected) => keep_in_view(state.log.offset, selected, height),
+                        None => len.saturating_sub(height),
+                    };
                     if start + row_in < len && row > area.y {
                         select_line(state, Some(start + row_in));
                     }
@@ -807,13 +1009,4 @@ fn on_mouse(state: &mut AppState, mouse: Mouse) {
             state.focus = previous;
         }
     }
-}
-
-/// First visible row of a list of `len` rows, `height` tall, keeping `selected` in view.
-pub fn window_start(selected: usize, len: usize, height: usize) -> usize {
-    let height = height.max(1);
-    selected
-        .saturating_add(1)
-        .saturating_sub(height)
-        .min(len.saturating_sub(height))
 }

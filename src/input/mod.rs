@@ -4,22 +4,20 @@ pub mod keymap;
 
 use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 
-use crate::app::state::{AppState, Focus};
-use crate::app::{Action, Command, Mouse};
+use crate::app::state::AppState;
+use crate::app::{Action, Mouse};
+use keymap::Mode;
 
 /// The action a terminal event means now, if any.
 pub fn action_for(event: &Event, state: &AppState) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
-            let editing = state.focus == Focus::Editor && !state.show_help;
-            if let Some(command) = keymap::command_for(*key, editing) {
+            let mode = state.key_mode();
+            if let Some(command) = keymap::command_for(*key, mode) {
                 return Some(Action::Command(command));
             }
-            if state.show_help {
-                // "Any key closes" the help, unbound keys included.
-                return Some(Action::Command(Command::Back));
-            }
-            editing.then(|| Action::EditorInput((*key).into()))
+            // In the editor every other key is text; elsewhere an unbound key does nothing.
+            (mode == Mode::Editing).then(|| Action::EditorInput((*key).into()))
         }
         Event::Mouse(mouse) => {
             let (column, row) = (mouse.column, mouse.row);

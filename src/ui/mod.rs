@@ -9,12 +9,19 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
+use std::borrow::Cow;
+
+use ratatui::layout::Position;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::app::Command;
+use crate::app::describe::id_label;
 use crate::app::layout;
 use crate::app::state::{AppState, Focus, LineKind, Link, Tone, ToolRow};
-use crate::app::update::window_start;
+use crate::app::update::keep_in_view;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
-use crate::input::keymap::help_rows;
+use crate::input::keymap::{HelpEntry, Mode, Scope, help_entries, help_rows};
 use crate::mcp::era::Era;
 use crate::model_view::Rule;
 use crate::theme::{Meaning, Theme};
@@ -28,7 +35,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         .style(theme.style(Meaning::Text))
         .render(area, buf);
     tools_pane(panes.tools, buf, state, theme);
-    editor_pane(panes.editor, buf, state, theme);
+    let cursor = editor_pane(panes.editor, buf, state, theme);
     if state.log.show_console {
         console_pane(panes.log, buf, state, theme);
     } else {
@@ -38,8 +45,50 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     model_pane(panes.model, buf, state, theme);
     status_bar(panes.status, buf, state, theme);
     if state.show_help {
-        help_overlay(area, buf, theme);
+        help_overlay(area, buf, state, theme);
+    } else if let Some(cursor) = cursor {
+        // The terminal's own cursor, where typing goes (the runtime makes it a blinking bar).
+        frame.set_cursor_position(cursor);
     }
+}
+
+/// `text` cut to `width` columns, with `…` where it was cut.
+pub fn fit(text: &str, width: usize) -> Cow<'_, str> {
+    if text.width() <= width {
+        return Cow::Borrowed(text);
+    }
+    let mut kept = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    if width > 0 {
+        kept.push('…');
+    }
+    Cow::Owned(kept)
+}
+
+/// The columns of `text` from `skip` on, at most `width` of them, with `…` where more follows
+/// (sideways scrolling with wrap off).
+fn window(text: &str, skip: usize, width: usize) -> Cow<'_, str> {
+    if skip == 0 {
+        return fit(text, width);
+    }
+    let mut at = 0;
+    let rest = text
+        .char_indices()
+        .find(|(_, c)| {
+            let before = at;
+            at += c.width().unwrap_or(0);
+            before >= skip
+        })
+        .map_or("", |(i, _)| &text[i..]);
+    Cow::Owned(fit(rest, width).into_owned())
 }
 
 fn pane<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
@@ -63,8 +112,13 @@ fn pane<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
 
 fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let tools = &state.tools;
-    let title = format!("Tools ({})", tools.tools.len());
-    let block = pane(&title, state.focus == Focus::Tools, theme);
+    let focused = state.focus == Focus::Tools;
+    let title = if tools.show_schema {
+        format!("Tools ({}) · s: back to the list", tools.tools.len())
+    } else {
+        format!("Tools ({})", tools.tools.len())
+    };
+    let block = pane(&title, focused, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     if tools.tools.is_empty() {
@@ -80,60 +134,40 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             .render(inner, buf);
         return;
     }
-    let selected = tools.selected_row.as_ref();
-    let details: Vec<Line> = match selected {
-        Some(row) if tools.show_schema => row
-            .schema
-            .iter()
-            .map(|l| Line::styled(l.as_str(), theme.style(Meaning::TextMuted)))
-            .collect(),
-        Some(row) => {
-            let mut lines = vec![Line::styled(
-                row.description.as_str(),
-                theme.style(Meaning::Text),
-            )];
-            if !row.annotations.is_empty() {
-                lines.push(Line::styled(
-                    row.annotations.as_str(),
-                    theme.style(Meaning::TextMuted),
-                ));
-            }
-            lines.push(Line::styled(
-                "Enter: edit arguments · s: schema",
-                theme.style(Meaning::TextMuted),
-            ));
-            lines
-        }
-        None => Vec::new(),
-    };
-    let list_height = u16::try_from(tools.tools.len())
-        .unwrap_or(u16::MAX)
-        .min(inner.height.saturating_sub(3).max(inner.height / 2));
-    let [list, _, about] = Layout::vertical([
-        Constraint::Length(list_height),
+    let about = about_lines(state, theme);
+    if tools.show_schema {
+        // The whole pane for the selected tool: description, annotations and schema, scrolled.
+        let scroll = tools.about_scroll.min(about.len().saturating_sub(1));
+        Paragraph::new(about)
+            .wrap(Wrap { trim: false })
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
+            .render(inner, buf);
+        return;
+    }
+    let list_rows = layout::tool_list_rows(area, tools.tools.len());
+    let [list, _, below] = Layout::vertical([
+        Constraint::Length(u16::try_from(list_rows).unwrap_or(u16::MAX)),
         Constraint::Length(1),
         Constraint::Min(0),
     ])
     .areas(inner);
-    let start = window_start(tools.selected, tools.tools.len(), usize::from(list.height));
+    let start = keep_in_view(tools.offset, tools.selected, list_rows);
+    let width = usize::from(list.width);
     let rows: Vec<Line> = tools
         .tools
         .iter()
         .enumerate()
         .skip(start)
-        .take(usize::from(list.height))
+        .take(list_rows)
         .map(|(i, tool)| {
             let marker = if i == tools.selected { "▸ " } else { "  " };
             // Labels of the visible rows only, made as they are drawn.
             let (name, title) = ToolRow::label(tool);
-            let mut spans = vec![Span::raw(marker), Span::raw(name)];
-            if let Some(title) = title {
-                spans.push(Span::styled(
-                    format!(" — {title}"),
-                    theme.style(Meaning::TextMuted),
-                ));
-            }
-            let line = Line::from(spans);
+            let label = match title {
+                Some(title) => format!("{marker}{name} — {title}"),
+                None => format!("{marker}{name}"),
+            };
+            let line = Line::raw(fit(&label, width).into_owned());
             if i == tools.selected {
                 line.style(theme.style(Meaning::Selection))
             } else {
@@ -142,55 +176,158 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         })
         .collect();
     Paragraph::new(rows).render(list, buf);
-    Paragraph::new(details)
-        .wrap(Wrap { trim: false })
-        .render(about, buf);
+    // The description below the list, as much as fits; `s` shows all of it.
+    let paragraph = Paragraph::new(about).wrap(Wrap { trim: false });
+    let needed = paragraph.line_count(below.width);
+    if needed > usize::from(below.height) && below.height > 1 {
+        let [text, more] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(below);
+        paragraph.render(text, buf);
+        Line::styled(
+            "… s: all of it, and the schema",
+            theme.style(Meaning::TextMuted),
+        )
+        .render(more, buf);
+    } else {
+        paragraph.render(below, buf);
+    }
 }
 
-fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
+/// The selected tool's description and annotations, then its schema when `s` is on.
+fn about_lines<'a>(state: &'a AppState, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(row) = state.tools.selected_row.as_ref() else {
+        return Vec::new();
+    };
+    let mut lines = vec![Line::styled(
+        row.description.as_str(),
+        theme.style(Meaning::Text),
+    )];
+    if !row.annotations.is_empty() {
+        lines.push(Line::styled(
+            row.annotations.as_str(),
+            theme.style(Meaning::TextMuted),
+        ));
+    }
+    if state.tools.show_schema {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "inputSchema:",
+            theme.style(Meaning::TextTitle),
+        ));
+        lines.extend(
+            row.schema
+                .iter()
+                .map(|l| Line::styled(l.as_str(), theme.style(Meaning::TextMuted))),
+        );
+    } else {
+        lines.push(Line::styled(
+            "Enter: edit its request · s: schema",
+            theme.style(Meaning::TextMuted),
+        ));
+    }
+    lines
+}
+
+/// The request editor; while editing, where the terminal cursor goes.
+fn editor_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) -> Option<Position> {
     let editor = &state.editor;
-    let title = match &editor.tool {
-        Some(tool) => format!("Request · {}", crate::sanitize::text(tool)),
-        None => "Request".to_owned(),
+    let editing = state.key_mode() == Mode::Editing;
+    let tool = editor
+        .tool
+        .as_deref()
+        .map(|tool| crate::sanitize::text(tool).into_owned());
+    let title = match (&tool, editing) {
+        (Some(tool), true) => format!("Editing · {tool}"),
+        (Some(tool), false) => format!("Request · {tool}"),
+        (None, _) => "Request".to_owned(),
     };
     let focused = state.focus == Focus::Editor;
     let block = pane(&title, focused, theme);
     let inner = block.inner(area);
     block.render(area, buf);
-    let notes: Vec<Line> = editor
-        .problems
-        .iter()
-        .map(|p| Line::styled(format!("✗ {p}"), theme.style(Meaning::EditorError)))
-        .chain(
-            editor
-                .hints
-                .iter()
-                .map(|h| Line::styled(h.as_str(), theme.style(Meaning::TextMuted))),
-        )
-        .collect();
-    let validation = if state.settings.validation {
-        "Ctrl-S sends · validation on (v)"
-    } else {
-        "Ctrl-S sends · validation off: sent exactly as typed (v)"
-    };
-    let note_height = u16::try_from(notes.len() + 1)
+    let mut notes: Vec<Line> = vec![Line::styled(
+        editor_footer(state),
+        theme.style(Meaning::TextMuted),
+    )];
+    notes.extend(
+        editor
+            .problems
+            .iter()
+            .map(|p| Line::styled(format!("✗ {p}"), theme.style(Meaning::EditorError))),
+    );
+    notes.extend(
+        editor
+            .hints
+            .iter()
+            .map(|h| Line::styled(h.as_str(), theme.style(Meaning::TextMuted))),
+    );
+    let notes = Paragraph::new(notes).wrap(Wrap { trim: false });
+    let note_height = u16::try_from(notes.line_count(inner.width))
         .unwrap_or(u16::MAX)
         .min(inner.height / 2);
     let [text, info] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(note_height)]).areas(inner);
+    notes.render(info, buf);
     if editor.tool.is_none() && editor.textarea.is_empty() {
         Paragraph::new("Select a tool and press Enter.")
             .style(theme.style(Meaning::TextMuted))
             .render(text, buf);
-    } else {
-        // Drawn as it is: its cursor style follows the focus in `update`, so nothing is copied.
-        (&editor.textarea).render(text, buf);
+        return None;
     }
-    let mut lines = vec![Line::styled(validation, theme.style(Meaning::TextMuted))];
-    lines.extend(notes);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(info, buf);
+    // Drawn as it is: its cursor style follows the mode in `update`, so nothing is copied.
+    (&editor.textarea).render(text, buf);
+    if !editing {
+        return None;
+    }
+    let cursor = editor.textarea.screen_cursor();
+    let (top, left) = editor.textarea.scroll_offset();
+    let row = cursor.row.checked_sub(usize::from(top))?;
+    let column = cursor.col.checked_sub(usize::from(left))?;
+    let position = Position {
+        x: text.x + u16::try_from(column).ok()?,
+        y: text.y + u16::try_from(row).ok()?,
+    };
+    text.contains(position).then_some(position)
+}
+
+/// The first line under the editor: exactly the keys that work in the current mode.
+fn editor_footer(state: &AppState) -> String {
+    let onoff = |on: bool| if on { "on" } else { "off" };
+    if state.key_mode() == Mode::Editing {
+        let keys: Vec<String> = help_rows(Scope::Global)
+            .filter(|b| b.command == Command::SendRequest)
+            .chain(help_rows(Scope::Editing))
+            .map(|binding| match binding.command {
+                Command::ToggleValidation => format!(
+                    "{} validation ({})",
+                    binding.keys,
+                    onoff(state.settings.validation)
+                ),
+                Command::ToggleForwarding => format!(
+                    "{} MAY ({})",
+                    binding.keys,
+                    onoff(state.settings.forwards_protocol_errors())
+                ),
+                Command::CycleHost => format!("{} host", binding.keys),
+                Command::SendRequest => format!("{} send", binding.keys),
+                Command::Back => format!("{} stop editing", binding.keys),
+                Command::NextPlaceholder => format!("{} next value", binding.keys),
+                _ => String::new(),
+            })
+            .filter(|text| !text.is_empty())
+            .collect();
+        keys.join(" · ")
+    } else {
+        format!(
+            "Enter edit · Ctrl-S send · v validation ({}): {}",
+            onoff(state.settings.validation),
+            if state.settings.validation {
+                "checked against the schema"
+            } else {
+                "sent exactly as typed"
+            }
+        )
+    }
 }
 
 fn kind_style(kind: LineKind, theme: &Theme) -> Style {
@@ -201,7 +338,7 @@ fn kind_style(kind: LineKind, theme: &Theme) -> Style {
         LineKind::Stderr => Meaning::LogStderr,
         LineKind::Invalid => Meaning::LogInvalid,
         LineKind::Failure => Meaning::OutcomeTransportFailure,
-        LineKind::Note => Meaning::LogNote,
+        LineKind::Note | LineKind::Probe => Meaning::LogNote,
     })
 }
 
@@ -233,22 +370,27 @@ fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         return;
     }
     let height = usize::from(inner.height);
-    let current = log.current().unwrap_or(0);
-    let start = window_start(current, log.lines.len(), height);
+    let start = match log.selected {
+        Some(selected) => keep_in_view(log.offset, selected, height),
+        None => log.lines.len().saturating_sub(height),
+    };
+    let width = usize::from(inner.width);
     let rows: Vec<Line> = log.lines[start..(start + height).min(log.lines.len())]
         .iter()
         .enumerate()
         .map(|(offset, line)| {
             // The marker leads the row: a long summary is cut at the pane's edge, the marker never.
-            let marker = if line.flagged {
-                Span::styled("⚑ ", theme.style(Meaning::FindingSep1303))
-            } else {
-                Span::raw("")
-            };
+            let marker = if line.flagged { "⚑ " } else { "" };
+            let time = format!("{} ", line.at);
+            let room = width.saturating_sub(time.width() + marker.width());
+            let summary = log.summary(line);
             let row = Line::from(vec![
-                Span::styled(format!("{} ", line.at), theme.style(Meaning::TextMuted)),
-                marker,
-                Span::styled(log.summary(line), kind_style(line.kind, theme)),
+                Span::styled(time, theme.style(Meaning::TextMuted)),
+                Span::styled(marker, theme.style(Meaning::FindingSep1303)),
+                Span::styled(
+                    fit(&summary, room).into_owned(),
+                    kind_style(line.kind, theme),
+                ),
             ]);
             if log.selected == Some(start + offset) {
                 row.style(theme.style(Meaning::Selection))
@@ -296,12 +438,33 @@ fn console_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     }
 }
 
+/// Which call (or entry) Detail and the model view show, in words.
+fn showing(state: &AppState) -> String {
+    let line = state.log.selected.and_then(|i| state.log.lines.get(i));
+    let call = |index: usize| {
+        state.calls.get(index).map(|call| {
+            format!(
+                "{} {}",
+                id_label(call.session, &call.exchange.id),
+                crate::sanitize::text(&call.tool)
+            )
+        })
+    };
+    match line {
+        Some(line) => match line.exchange.and_then(call) {
+            Some(call) => format!("selected {call}"),
+            None => "selected entry".to_owned(),
+        },
+        None => match state.calls.len().checked_sub(1).and_then(call) {
+            Some(call) => format!("latest call {call}"),
+            None => "latest call".to_owned(),
+        },
+    }
+}
+
 fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let log = &state.log;
-    let title = match log.selected {
-        Some(_) => "Detail: selected entry".to_owned(),
-        None => "Detail: latest call".to_owned(),
-    };
+    let title = format!("Detail · {}", showing(state));
     let block = pane(&title, state.focus == Focus::Detail, theme);
     let inner = block.inner(area);
     block.render(area, buf);
@@ -319,16 +482,13 @@ fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             Line::styled(line.as_str(), style)
         })
         .collect();
-    Paragraph::new(rows).render(inner, buf);
+    wrapped_or_cut(rows, state, 0, inner, buf);
 }
 
 fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
     let host = state.settings.host();
-    let block = pane(
-        &format!("What the model sees · host '{}'", host.name),
-        state.focus == Focus::Model,
-        theme,
-    );
+    let title = format!("What the model sees · host '{}'", host.name);
+    let block = pane(&title, state.focus == Focus::Model, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     let Some((view, call)) = state
@@ -352,8 +512,13 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         Line::from(vec![
             Span::styled(
                 format!(
-                    "#{} {} ",
-                    call.exchange.id,
+                    "{}: {} {} ",
+                    if state.log.selected.is_some() {
+                        "selected"
+                    } else {
+                        "latest"
+                    },
+                    id_label(call.session, &call.exchange.id),
                     crate::sanitize::text(&call.tool)
                 ),
                 theme.style(Meaning::Text),
@@ -408,96 +573,192 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             theme.style(Meaning::Text),
         ));
     }
-    let scroll = u16::try_from(state.model_scroll).unwrap_or(u16::MAX);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0))
-        .render(inner, buf);
+    wrapped_or_cut(lines, state, state.model_scroll, inner, buf);
 }
 
-fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let bar = theme.style(Meaning::StatusBar);
-    let server = match &state.link {
-        Link::Connected(c) => {
-            let era = match c.era {
-                Era::Legacy => "legacy",
-                Era::Modern => "modern",
-            };
-            format!(
-                "{} {} · {era} {}",
-                crate::sanitize::text(&c.server.name),
-                crate::sanitize::text(&c.server.version),
-                c.protocol_version
-            )
-        }
-        Link::Starting | Link::Connecting => "connecting…".to_owned(),
-        Link::Failed(_) => "not connected".to_owned(),
-        Link::Disconnected => "disconnected (r reconnects)".to_owned(),
-    };
-    let host = state.settings.host();
-    let onoff = |on: bool| if on { "on" } else { "off" };
-    let transport = state.transport.split(':').next().unwrap_or_default();
-    let mut spans = vec![
-        Span::styled(" ? help ", bar.patch(theme.style(Meaning::StatusKey))),
-        Span::styled(format!("│ {server} · {transport} "), bar),
-        Span::styled(
-            format!(
-                "│ host {} · MAY {} · validation {} · pending {} ",
-                host.name,
-                onoff(state.settings.forwards_protocol_errors()),
-                onoff(state.settings.validation),
-                state.pending_calls
-            ),
-            bar,
-        ),
-    ];
-    if let Some((tone, text)) = &state.status {
-        let style = match tone {
-            Tone::Info => theme.style(Meaning::StatusOk),
-            Tone::Error => theme.style(Meaning::StatusError),
-        };
-        spans.push(Span::styled(format!("│ {text} "), bar.patch(style)));
+/// Lines wrapped at the pane's edge, or (wrap off) cut there with `…` and scrolled sideways.
+fn wrapped_or_cut(lines: Vec<Line>, state: &AppState, scroll: usize, area: Rect, buf: &mut Buffer) {
+    let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    if state.wrap {
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .render(area, buf);
+    } else {
+        let width = usize::from(area.width);
+        let cut: Vec<Line> = lines
+            .into_iter()
+            .map(|line| {
+                let text: String = line
+                    .spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect();
+                let style = line
+                    .spans
+                    .first()
+                    .map_or(line.style, |span| line.style.patch(span.style));
+                Line::styled(window(&text, state.hscroll, width).into_owned(), style)
+            })
+            .collect();
+        Paragraph::new(cut).scroll((scroll, 0)).render(area, buf);
     }
+}
+
+/// One piece of the status line.
+struct Segment {
+    /// Lower stays longer.
+    priority: u8,
+    text: String,
+    /// A shorter text, tried before the segment gives way.
+    short: Option<String>,
+    style: Style,
+}
+
+/// The status line: segments that give way by priority, so the mode, a message and a pending
+/// call are never cut, at 80 columns or less.
+fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
+    let width = usize::from(area.width);
+    let mut used = 0;
+    let spans: Vec<Span> = fit_segments(status_segments(state, theme), width)
+        .into_iter()
+        .map(|segment| {
+            let text = fit(&segment.text, width.saturating_sub(used)).into_owned();
+            used += text.width();
+            Span::styled(text, segment.style)
+        })
+        .collect();
     Paragraph::new(Line::from(spans))
-        .style(bar)
+        .style(theme.style(Meaning::StatusBar))
         .render(area, buf);
 }
 
-fn help_overlay(area: Rect, buf: &mut Buffer, theme: &Theme) {
-    let rows: Vec<Line> = help_rows()
-        .map(|binding| {
-            Line::from(vec![
+fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
+    let bar = theme.style(Meaning::StatusBar);
+    let era = |era: Era| match era {
+        Era::Legacy => "legacy",
+        Era::Modern => "modern",
+    };
+    let (server, short_server) = match &state.link {
+        Link::Connected(c) => {
+            let name = crate::sanitize::text(&c.server.name);
+            (
+                format!(
+                    "{name} {} · {} {}",
+                    crate::sanitize::text(&c.server.version),
+                    era(c.era),
+                    c.protocol_version
+                ),
+                Some(format!("│ {name} · {} ", era(c.era))),
+            )
+        }
+        Link::Starting | Link::Connecting => ("connecting…".to_owned(), None),
+        Link::Failed(_) => ("not connected (r retries)".to_owned(), None),
+        Link::Disconnected => ("disconnected (r reconnects)".to_owned(), None),
+    };
+    let mode = match state.key_mode() {
+        Mode::Editing => " EDITING · Esc stops ",
+        Mode::Help => " HELP · Esc closes ",
+        Mode::Browsing => " ? help ",
+    };
+    let mut segments = vec![Segment {
+        priority: 0,
+        text: mode.to_owned(),
+        short: None,
+        style: bar.patch(theme.style(Meaning::StatusKey)),
+    }];
+    if state.pending_calls > 0 {
+        let plural = if state.pending_calls == 1 { "" } else { "s" };
+        segments.push(Segment {
+            priority: 1,
+            text: format!(" {} call{plural} pending (x cancels) ", state.pending_calls),
+            short: None,
+            style: bar.patch(theme.style(Meaning::StatusError)),
+        });
+    }
+    if let Some(status) = &state.status {
+        let tone = match status.tone {
+            Tone::Info => theme.style(Meaning::StatusOk),
+            Tone::Error => theme.style(Meaning::StatusError),
+        };
+        segments.push(Segment {
+            priority: 2,
+            text: format!(" {} ", status.text),
+            short: None,
+            style: bar.patch(tone),
+        });
+    }
+    let onoff = |on: bool| if on { "on" } else { "off" };
+    let host = &state.settings.host().name;
+    let may = onoff(state.settings.forwards_protocol_errors());
+    let validation = onoff(state.settings.validation);
+    segments.push(Segment {
+        priority: 3,
+        text: format!("│ host {host} · MAY {may} · validation {validation} "),
+        short: Some(format!("│ {host} · MAY {may} · val {validation} ")),
+        style: bar,
+    });
+    let transport = state.transport.split(':').next().unwrap_or_default();
+    segments.push(Segment {
+        priority: 4,
+        text: format!("│ {server} · {transport} "),
+        short: short_server,
+        style: bar,
+    });
+    segments
+}
+
+/// The least important segments give way first: their short form, then their place. The mode,
+/// a pending call and a message always stay (a message too long is cut at the edge).
+fn fit_segments(mut segments: Vec<Segment>, width: usize) -> Vec<Segment> {
+    let total = |segments: &[Segment]| segments.iter().map(|s| s.text.width()).sum::<usize>();
+    for priority in [4, 3] {
+        if total(&segments) <= width {
+            return segments;
+        }
+        if let Some(segment) = segments.iter_mut().find(|s| s.priority == priority)
+            && let Some(short) = segment.short.take()
+        {
+            segment.text = short;
+        }
+    }
+    for priority in [4, 3] {
+        if total(&segments) > width {
+            segments.retain(|s| s.priority != priority);
+        }
+    }
+    segments
+}
+
+fn help_overlay(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
+    let entries = help_entries();
+    let popup = layout::help_popup(area, entries.len());
+    let shown = usize::from(popup.height.saturating_sub(2));
+    let scroll = state.help_scroll.min(entries.len().saturating_sub(shown));
+    let rows: Vec<Line> = entries
+        .iter()
+        .skip(scroll)
+        .take(shown)
+        .map(|entry| match entry {
+            HelpEntry::Heading(text) => Line::styled(*text, theme.style(Meaning::TextTitle)),
+            HelpEntry::Key(binding) => Line::from(vec![
                 Span::styled(
                     format!("{:>12}  ", binding.keys),
                     theme.style(Meaning::HelpKey),
                 ),
                 Span::styled(binding.help, theme.style(Meaning::Text)),
-            ])
+            ]),
+            HelpEntry::Note(text) => Line::styled(*text, theme.style(Meaning::TextMuted)),
+            HelpEntry::Blank => Line::raw(""),
         })
-        .chain([
-            Line::raw(""),
-            Line::styled(
-                "To send a call: select a tool, Enter, edit the JSON, Ctrl-S.",
-                theme.style(Meaning::TextMuted),
-            ),
-            Line::styled(
-                "The mouse focuses panes, selects rows and scrolls.",
-                theme.style(Meaning::TextMuted),
-            ),
-        ])
         .collect();
-    let height = u16::try_from(rows.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(area.height);
-    let width = 72.min(area.width);
-    let popup = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
+    let more = if scroll + shown < entries.len() {
+        format!(" · ↓ {} more", entries.len() - scroll - shown)
+    } else {
+        String::new()
+    };
     Clear.render(popup, buf);
-    let block = pane("Keys · any key closes", true, theme);
+    let block = pane(&format!("Keys · Esc closes{more}"), true, theme);
     Paragraph::new(rows)
         .block(block)
         .style(theme.style(Meaning::Text))

@@ -102,6 +102,18 @@ impl Session {
         self.event(SessionEvent::ToolsListed(tools.into()))
     }
 
+    /// A second's tick of the runtime.
+    pub fn event_tick(&mut self) -> &mut Self {
+        update(&mut self.state, Action::Tick);
+        self
+    }
+
+    /// The server lists these tools instead.
+    pub fn tools(&mut self, tools: &[Value]) -> &mut Self {
+        let tools = tools.iter().map(Tool::from_value).collect::<Vec<_>>();
+        self.event(SessionEvent::ToolsListed(tools.into()))
+    }
+
     /// One `tools/call` answered with `reply` (a `"result":…` or `"error":…` member).
     pub fn call(&mut self, id: i64, tool: &str, arguments: &Value, reply: &str) -> &mut Self {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}).to_string();
