@@ -1,6 +1,7 @@
 //! Benchmarks of the engine: frames framed, parsed, correlated and classified per second (the
 //! ingestion path of every frame), the same path for two large replies (one 50 MB text, a
-//! million empty blocks), and one whole `sightline call` against the demo server.
+//! million empty blocks), server-sent events parsed per second, and one whole `sightline call`
+//! against the demo server, over stdio and over HTTP.
 //! Run: `cargo bench --bench engine`.
 
 use std::hint::black_box;
@@ -123,5 +124,68 @@ fn headless_call(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ingestion, headless_call);
+/// Server-sent events parsed per second: 10,000 events, as one stream read in 64 KiB chunks.
+fn sse(c: &mut Criterion) {
+    const EVENTS: usize = 10_000;
+    let stream: String = (0..EVENTS)
+        .map(|n| format!("id: {n}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{n}}}}}\n\n"))
+        .collect();
+    let mut group = c.benchmark_group("sse");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+    group.bench_function("events_parsed", |b| {
+        b.iter(|| {
+            let mut parser = sightline::mcp::sse::SseParser::new(DEFAULT_MAX_FRAME_BYTES);
+            let parsed: usize = stream
+                .as_bytes()
+                .chunks(64 * 1024)
+                .map(|chunk| parser.push(chunk).len())
+                .sum();
+            assert_eq!(parsed, EVENTS);
+        });
+    });
+    group.finish();
+}
+
+/// One whole `sightline call --url` against `sightline demo-server --http` (process start,
+/// the era probe, tools/list, the call, the session's end).
+fn http_call(c: &mut Criterion) {
+    use std::io::BufRead;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["demo-server", "--http"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the demo server starts");
+    let mut url = String::new();
+    let stdout = server.stdout.take().expect("its stdout");
+    std::io::BufReader::new(stdout)
+        .read_line(&mut url)
+        .expect("it prints its URL");
+    let url = url.trim().to_owned();
+    let mut group = c.benchmark_group("call");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("demo_server_book_flight_over_http", |b| {
+        b.iter(|| {
+            let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+                .args([
+                    "call",
+                    "book_flight",
+                    r#"{"departureDate":"12/12/2024"}"#,
+                    "--json",
+                    "--url",
+                    &url,
+                ])
+                .output()
+                .expect("sightline runs");
+            assert_eq!(output.status.code(), Some(1));
+        });
+    });
+    group.finish();
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+criterion_group!(benches, ingestion, headless_call, sse, http_call);
 criterion_main!(benches);

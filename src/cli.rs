@@ -8,7 +8,7 @@ use crate::client::ClientOptions;
 use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
-use crate::transport::{StdioCommand, Target, TransportError};
+use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -67,11 +67,15 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
-    /// Run the built-in demo server on stdio.
+    /// Run the built-in demo server on stdio, or over Streamable HTTP with --http.
     DemoServer {
         /// How input validation failures are reported.
         #[arg(long, value_enum, default_value_t)]
         style: Style,
+        /// Serve Streamable HTTP on this address instead (port 0 picks one; the URL is printed
+        /// on stdout). Loopback unless you name another address.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+        http: Option<std::net::SocketAddr>,
     },
 }
 
@@ -109,8 +113,14 @@ pub struct OutputArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
     /// Use the built-in demo server in this style (the default server).
-    #[arg(long, value_enum, value_name = "STYLE", conflicts_with = "command")]
+    #[arg(long, value_enum, value_name = "STYLE", conflicts_with_all = ["command", "url"])]
     pub demo: Option<Style>,
+    /// A Streamable HTTP server at this URL (instead of a stdio command).
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// With --url: add this header to every request (repeatable), `-H 'Name: value'`.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
+    pub headers: Vec<(String, String)>,
     /// Add KEY=VALUE to the server's environment (repeatable).
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
@@ -134,6 +144,12 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// The server these arguments select.
     pub fn target(&self) -> Result<Target, TransportError> {
+        if let Some(url) = &self.url {
+            return Ok(Target::Http(HttpTarget {
+                url: url.clone(),
+                headers: self.headers.clone(),
+            }));
+        }
         self.stdio_command()
             .map(Target::Stdio)
             .map_err(TransportError::NoDemoServer)
@@ -174,6 +190,12 @@ impl ServerArgs {
         for (key, value) in &self.env {
             args.extend(["-e".to_owned(), format!("{key}={value}")]);
         }
+        if let Some(url) = &self.url {
+            args.extend(["--url".to_owned(), url.clone()]);
+        }
+        for (name, value) in &self.headers {
+            args.extend(["-H".to_owned(), format!("{name}: {value}")]);
+        }
         if !self.command.is_empty() {
             args.push("--".to_owned());
             args.extend(self.command.iter().cloned());
@@ -188,6 +210,15 @@ impl ServerArgs {
             probe_timeout: self.probe_timeout,
             max_frame_bytes: self.max_frame_bytes,
         }
+    }
+}
+
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!("'{text}' is not 'Name: value'")),
     }
 }
 

@@ -685,6 +685,17 @@ impl Client {
                 let end = End::Failed(Failure::SendFailed { reason });
                 self.session.abandon(waiting?, end, at)
             }
+            TransportEvent::RequestFailed { id, reason, at } => {
+                self.record_at(at, LogEvent::Note(format!("#{id}: {reason}")));
+                let ended =
+                    self.session
+                        .abandon(&id, End::Failed(Failure::Rejected { reason }), at);
+                ended.filter(|exchange| Some(&exchange.id) == waiting)
+            }
+            TransportEvent::Note { text, at } => {
+                self.record_at(at, LogEvent::Note(text));
+                None
+            }
             TransportEvent::Closed {
                 status,
                 stderr_tail,

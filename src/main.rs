@@ -72,8 +72,12 @@ fn main() -> ExitCode {
                 output,
                 server,
             }) => headless::call(&server, &call, json, &output).await,
-            Some(Command::DemoServer { style }) => {
-                match sightline::demo_server::run_stdio(style).await {
+            Some(Command::DemoServer { style, http }) => {
+                let served = match http {
+                    Some(address) => sightline::demo_server::http::run_http(style, address).await,
+                    None => sightline::demo_server::run_stdio(style).await,
+                };
+                match served {
                     Ok(()) => exit::SUCCESS,
                     Err(error) => {
                         eprintln!("sightline demo-server: {error}");

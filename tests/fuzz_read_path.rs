@@ -171,3 +171,40 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any split of a stream into reads gives the same events as reading it whole.
+    #[test]
+    fn any_split_of_an_event_stream_parses_to_the_same_events(
+        events in proptest::collection::vec(("[a-z{}\":, ]{0,12}", 0..3usize, any::<bool>()), 1..6),
+        cuts in proptest::collection::vec(any::<usize>(), 0..8),
+        bom in any::<bool>(),
+    ) {
+        use std::fmt::Write as _;
+        use sightline::mcp::sse::SseParser;
+        let ends = ["\n", "\r\n", "\r"];
+        let mut stream = String::from(if bom { "\u{feff}" } else { "" });
+        for (n, (data, end, with_id)) in events.iter().enumerate() {
+            let end = ends[*end];
+            if *with_id {
+                let _ = write!(stream, "id: {n}{end}");
+            }
+            let _ = write!(stream, ": comment{end}data: {data}{end}data:{end}{end}");
+        }
+        let bytes = stream.as_bytes();
+        let whole = SseParser::new(1 << 16).push(bytes);
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.sort_unstable();
+        let mut parser = SseParser::new(1 << 16);
+        let mut split = Vec::new();
+        let mut from = 0;
+        for to in points.into_iter().chain([bytes.len()]) {
+            split.extend(parser.push(&bytes[from..to]));
+            from = to;
+        }
+        prop_assert_eq!(&split, &whole);
+        prop_assert_eq!(whole.len(), events.len(), "one event per data block");
+    }
+}

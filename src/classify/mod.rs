@@ -153,6 +153,7 @@ fn failure_detail(failure: &Failure) -> String {
         }
         Failure::MalformedReply { reason, .. } => format!("malformed reply: {reason}"),
         Failure::SendFailed { reason } => format!("could not send the request: {reason}"),
+        Failure::Rejected { reason } => format!("no answer: {reason}"),
         Failure::CancelledByUser => {
             "cancelled by you: sightline sent notifications/cancelled and stopped waiting"
                 .to_owned()

@@ -3,6 +3,7 @@
 //! `handle` is pure; `run_stdio` is the I/O around it.
 
 pub mod date;
+pub mod http;
 pub mod tools;
 
 use std::collections::HashMap;

@@ -8,6 +8,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod messages;
 pub mod session;
+pub mod sse;
 
 use std::fmt;
 

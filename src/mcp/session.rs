@@ -70,6 +70,9 @@ pub enum Failure {
     MalformedReply { raw: Arc<str>, reason: String },
     /// The request could not be written to the server.
     SendFailed { reason: String },
+    /// The transport got no answer to it (HTTP: a status without a JSON-RPC body, a refused
+    /// connection, a stream that ended first); `reason` says which, in words.
+    Rejected { reason: String },
     /// The user stopped waiting; `notifications/cancelled` was sent.
     CancelledByUser,
 }

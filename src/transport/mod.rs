@@ -2,6 +2,7 @@
 //! reports what happened as [`TransportEvent`]s and owns the server's shutdown. One task per
 //! resource; events carry their own timestamps.
 
+pub mod http;
 pub mod stdio;
 
 use std::sync::Arc;
@@ -11,13 +12,14 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::mcp::Timestamp;
 use crate::mcp::framing::InvalidLine;
-use crate::mcp::jsonrpc::Frame;
+use crate::mcp::jsonrpc::{Frame, Id};
 
+pub use http::HttpTarget;
 pub use stdio::StdioCommand;
 
 /// Capacity of the event channel: a slow consumer slows the readers instead of growing memory.
 /// An event holds one read (up to 64 KiB of lines), so this bounds what is in flight to ~1 MiB.
-const EVENT_CAPACITY: usize = 16;
+pub const EVENT_CAPACITY: usize = 16;
 
 /// The wall clock, read only at the I/O edge.
 pub fn now() -> Timestamp {
@@ -42,6 +44,15 @@ pub enum TransportEvent {
     StderrLines { text: String, at: Timestamp },
     /// A line could not be written to the server.
     WriteFailed { reason: String, at: Timestamp },
+    /// The request with this id failed on the way (HTTP: a status without a JSON-RPC answer,
+    /// a refused connection, a stream that ended before the answer).
+    RequestFailed {
+        id: Id,
+        reason: String,
+        at: Timestamp,
+    },
+    /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
+    Note { text: String, at: Timestamp },
     /// The server's output ended; `status` says how the process ended, if it did, and
     /// `stderr_tail` holds the last lines of its stderr (stdio only).
     Closed {
@@ -56,13 +67,16 @@ pub enum TransportEvent {
 pub enum Target {
     /// A child process speaking newline-delimited JSON-RPC on stdin and stdout.
     Stdio(StdioCommand),
+    /// A Streamable HTTP endpoint.
+    Http(HttpTarget),
 }
 
 impl Target {
-    /// How the status line names it (`stdio: node server.js`).
+    /// How the status line names it (`stdio: node server.js`, `http: localhost:8080`).
     pub fn describe(&self) -> String {
         match self {
             Target::Stdio(command) => format!("stdio: {}", command.display()),
+            Target::Http(target) => target.display(),
         }
     }
 }
@@ -71,6 +85,7 @@ impl Target {
 pub fn open(target: &Target, max_frame_bytes: usize) -> Result<Transport, TransportError> {
     match target {
         Target::Stdio(command) => stdio::spawn(command, max_frame_bytes),
+        Target::Http(target) => http::connect(target, max_frame_bytes),
     }
 }
 
@@ -96,6 +111,12 @@ pub enum TransportError {
     },
     #[error("cannot locate sightline's own executable for the demo server: {0}")]
     NoDemoServer(std::io::Error),
+    #[error("'{url}' is not a URL sightline can reach: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("{0}")]
+    BadHeader(String),
+    #[error("cannot start the HTTP client: {0}")]
+    Http(String),
 }
 
 /// A running connection to one server.

@@ -1,7 +1,10 @@
 """Reference MCP server (official Python SDK, mcp 2.x) used as a peer in
-sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio."""
+sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio, or with `--http`
+Streamable HTTP on a free loopback port, printing its URL first."""
 
 import re
+import socket
+import sys
 from datetime import date
 from typing import Annotated
 
@@ -40,4 +43,12 @@ def book_flight(
 
 
 if __name__ == "__main__":
-    mcp.run()
+    if "--http" in sys.argv:
+        # Streamable HTTP on a free loopback port; the URL first, on stdout.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        print(f"http://127.0.0.1:{port}/mcp", flush=True)
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=port)
+    else:
+        mcp.run()

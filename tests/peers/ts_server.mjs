@@ -1,13 +1,19 @@
 #!/usr/bin/env node
 // Reference MCP server (official TypeScript SDK, v1.x) used as a peer in
-// sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio.
+// sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio, or with `--http`
+// Streamable HTTP (the SDK's StreamableHTTPServerTransport, with sessions) on a loopback port,
+// printing its URL first.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
 
 const pad = (n) => String(n).padStart(2, '0');
 const fmt = (d) => `${pad(d.getDate())}/${pad(d.getMonth() + 1)}/${d.getFullYear()}`;
 
+function makeServer() {
 const server = new McpServer({ name: 'sightline-ts-peer', version: '0.1.0' });
 
 server.registerTool(
@@ -39,5 +45,33 @@ server.registerTool(
     return { content: [{ type: 'text', text: `Booked flight on ${departureDate}` }] };
   },
 );
+return server;
+}
 
-await server.connect(new StdioServerTransport());
+if (process.argv.includes('--http')) {
+  // One transport (and one McpServer) per session, as the SDK's own examples do it.
+  const sessions = new Map();
+  const http = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => { body += chunk; });
+    req.on('end', async () => {
+      let parsed;
+      try { parsed = body ? JSON.parse(body) : undefined; } catch { parsed = undefined; }
+      const id = req.headers['mcp-session-id'];
+      let transport = id ? sessions.get(id) : undefined;
+      if (!transport) {
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => sessions.set(sid, transport),
+        });
+        await makeServer().connect(transport);
+      }
+      await transport.handleRequest(req, res, parsed);
+    });
+  });
+  http.listen(0, '127.0.0.1', () => {
+    console.log(`http://127.0.0.1:${http.address().port}/mcp`);
+  });
+} else {
+  await makeServer().connect(new StdioServerTransport());
+}

@@ -1,0 +1,289 @@
+//! The demo server over Streamable HTTP: one endpoint, `/mcp`, taking POST. Answers are JSON;
+//! the slow search answers as an event stream (a priming event, its progress, then the result).
+//! A legacy `initialize` opens a session (`Mcp-Session-Id`); a modern request's headers must
+//! match its `_meta` (else 400 with -32020), and an unknown method is a 404. A present `Origin`
+//! that is not a loopback one is refused with 403, as the spec asks; GET and DELETE get 405.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{CONTENT_TYPE, HeaderValue, ORIGIN};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::{DemoServer, Handled, NAME, Style, slow_search, today};
+use crate::mcp::era::META_PROTOCOL_VERSION;
+use crate::mcp::jsonrpc::{self, ErrorObject, Frame as JsonRpcFrame, Id, Message, Reply};
+
+/// The largest request body taken.
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// What every connection shares.
+#[derive(Clone)]
+struct Shared {
+    server: DemoServer,
+    sessions: Arc<AtomicU64>,
+    /// Slow searches running, for a legacy `notifications/cancelled`.
+    running: Arc<Mutex<HashMap<Id, AbortHandle>>>,
+}
+
+/// Serves until the process ends; prints the endpoint's URL on stdout first.
+pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> {
+    let listener = TcpListener::bind(address).await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    let mut stdout = tokio::io::stdout();
+    stdout.write_all(format!("{url}\n").as_bytes()).await?;
+    stdout.flush().await?;
+    eprintln!("{NAME}: serving Streamable HTTP on {url}");
+    let shared = Shared {
+        server: DemoServer::new(style),
+        sessions: Arc::new(AtomicU64::new(0)),
+        running: Arc::default(),
+    };
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |request| answer(shared.clone(), request));
+            // A client that goes away mid-answer is that client's business.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if request.uri().path() != "/mcp" {
+        return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
+    }
+    if !origin_allowed(request.headers().get(ORIGIN)) {
+        return Ok(plain(StatusCode::FORBIDDEN, "Origin not allowed"));
+    }
+    if request.method() != Method::POST {
+        return Ok(plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this server offers no GET stream and ends no sessions by DELETE",
+        ));
+    }
+    let headers = request.headers().clone();
+    let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, "body too large")),
+    };
+    let text = String::from_utf8_lossy(&body);
+    let frame = match jsonrpc::parse(text.trim()) {
+        Ok(frame) => frame,
+        Err(error) => {
+            let reply = shared.server.handle_invalid(&error);
+            return Ok(json(StatusCode::BAD_REQUEST, reply.as_ref()));
+        }
+    };
+    if let Some(mismatch) = header_mismatch(&frame.message, &headers) {
+        return Ok(json(StatusCode::BAD_REQUEST, Some(&mismatch)));
+    }
+    let modern = is_modern(&frame.message);
+    match shared.server.handle(frame.message.clone(), today()) {
+        Handled::Send(message) => {
+            let status = match &message {
+                // 2026-07-28: a method the server does not implement is a 404 with -32601.
+                Message::Response {
+                    reply: Reply::Error(error),
+                    ..
+                } if modern && error.code == -32601 => StatusCode::NOT_FOUND,
+                _ => StatusCode::OK,
+            };
+            let mut response = json(status, Some(&message));
+            if frame.message.method() == Some("initialize") && !modern {
+                let session = shared.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Ok(value) = HeaderValue::try_from(format!("demo-session-{session}")) {
+                    response.headers_mut().insert("mcp-session-id", value);
+                }
+            }
+            Ok(response)
+        }
+        Handled::StartSlow {
+            id,
+            seconds,
+            progress_token,
+            modern,
+        } => Ok(slow_stream(&shared, id, seconds, progress_token, modern)),
+        Handled::Cancel(id) => {
+            let running = shared
+                .running
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(task) = running.get(&id) {
+                task.abort();
+                eprintln!("{NAME}: request {id} cancelled by the client");
+            }
+            Ok(empty(StatusCode::ACCEPTED))
+        }
+        Handled::Nothing => Ok(empty(StatusCode::ACCEPTED)),
+    }
+}
+
+/// The slow search as an event stream: a priming event, progress, the result. Closing the
+/// stream (the modern era's cancellation) stops the search with it.
+fn slow_stream(
+    shared: &Shared,
+    id: Id,
+    seconds: u64,
+    progress_token: Option<Value>,
+    modern: bool,
+) -> Response<Body> {
+    let (tx, mut rx) = mpsc::channel::<Message>(16);
+    let task = tokio::spawn(slow_search(
+        shared.server.clone(),
+        id.clone(),
+        seconds,
+        progress_token,
+        modern,
+        tx,
+    ));
+    shared
+        .running
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, task.abort_handle());
+    let priming = futures_util::stream::once(async { Ok(event("id: 0\ndata:\n\n".to_owned())) });
+    let messages = futures_util::stream::poll_fn(move |cx| {
+        rx.poll_recv(cx).map(|message| {
+            message.map(|message| {
+                let line = JsonRpcFrame::encode(message).into_raw();
+                Ok(event(format!("data: {line}\n\n")))
+            })
+        })
+    });
+    let body = StreamBody::new(futures_util::StreamExt::chain(priming, messages));
+    let mut response = Response::new(BodyExt::boxed(body));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    response
+}
+
+fn event(text: String) -> Frame<Bytes> {
+    Frame::data(Bytes::from(text))
+}
+
+/// Loopback origins only (a page elsewhere must not drive a local server).
+fn origin_allowed(origin: Option<&HeaderValue>) -> bool {
+    let Some(origin) = origin else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let host = origin
+        .split_once("://")
+        .map_or(origin, |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let host = match host.split_once(']') {
+        Some((v6, _)) => &host[..=v6.len()],
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+fn is_modern(message: &Message) -> bool {
+    meta_version(message).is_some()
+}
+
+fn meta_version(message: &Message) -> Option<String> {
+    let Message::Request { params, .. } = message else {
+        return None;
+    };
+    params
+        .as_ref()?
+        .get("_meta")?
+        .get(META_PROTOCOL_VERSION)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// A modern request whose headers disagree with its body: 400 with -32020, as 2026-07-28 asks.
+fn header_mismatch(message: &Message, headers: &hyper::HeaderMap) -> Option<Message> {
+    let version = meta_version(message)?;
+    let Message::Request { id, method, .. } = message else {
+        return None;
+    };
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let problem = if header("mcp-protocol-version") != Some(version.as_str()) {
+        format!("MCP-Protocol-Version must be {version}, as in _meta")
+    } else if header("mcp-method") != Some(method.as_str()) {
+        format!("Mcp-Method must be {method}")
+    } else {
+        return None;
+    };
+    Some(Message::Response {
+        id: Some(id.clone()),
+        reply: Reply::Error(ErrorObject {
+            code: -32020,
+            message: format!("Header mismatch: {problem}"),
+            data: None,
+        }),
+    })
+}
+
+fn json(status: StatusCode, message: Option<&Message>) -> Response<Body> {
+    let text = message.map_or_else(String::new, |message| {
+        JsonRpcFrame::encode(message.clone()).into_raw().to_string()
+    });
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    response
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_are_allowed() {
+        let allowed =
+            |origin: &'static str| origin_allowed(Some(&HeaderValue::from_static(origin)));
+        assert!(origin_allowed(None), "no Origin: not a browser");
+        assert!(allowed("http://localhost:3000"));
+        assert!(allowed("http://127.0.0.1"));
+        assert!(allowed("http://[::1]:8080"));
+        assert!(!allowed("https://evil.example"));
+        assert!(!allowed("http://localhost.evil.example"));
+        assert!(!allowed("null"));
+    }
+}

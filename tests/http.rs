@@ -1,0 +1,293 @@
+//! Streamable HTTP end to end: the real binary against `sightline demo-server --http` (the same
+//! classes, findings and model view as over stdio, both styles, both eras) and against scripted
+//! servers that fail the ways HTTP servers do (`tests/peers/http_faults.py`).
+
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+
+/// A server process printing its URL on the first line of stdout; killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(program: &str, args: &[&str]) -> Server {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
+        Server {
+            child,
+            url: url.trim().to_owned(),
+        }
+    }
+
+    fn demo(style: &str) -> Server {
+        Server::start(BIN, &["demo-server", "--http", "--style", style])
+    }
+
+    fn fault(mode: &str) -> Server {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/http_faults.py");
+        Server::start("python3", &[script, mode])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `sightline call … --json` with these server arguments: the printed object and the exit code.
+fn call(tool: &str, arguments: &str, server: &[&str]) -> (Value, i32) {
+    let output = Command::new(BIN)
+        .args(["call", tool, arguments, "--json", "--timeout", "5"])
+        .args(server)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not one JSON object ({error}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    (json, output.status.code().unwrap())
+}
+
+/// What must not depend on the transport.
+fn verdict(output: &Value) -> Value {
+    let findings: Vec<&Value> = output["findings"]
+        .as_array()
+        .map(|all| all.iter().map(|finding| &finding["id"]).collect())
+        .unwrap_or_default();
+    serde_json::json!({
+        "class": output["outcome"]["class"],
+        "code": output["outcome"]["code"],
+        "detail": output["outcome"]["detail"],
+        "findings": findings,
+        "rule": output["model_view"]["rule"],
+        "forwarded": output["model_view"]["forwarded"],
+        "text": output["model_view"]["text"],
+        "era": output["server"]["era"],
+        "version": output["server"]["protocol_version"],
+    })
+}
+
+#[test]
+fn the_demo_server_over_http_answers_as_it_does_over_stdio() {
+    let cases = [
+        ("book_flight", r#"{"departureDate":"12/12/2024"}"#),
+        ("book_flight", r#"{"departureDate":"12/12/2099"}"#),
+        ("book_flight", r#"{"departureDate":"2099-12-12"}"#),
+        ("get_flight_status", r#"{"flightNumber":"LH123"}"#),
+        ("cancel_booking", r#"{"bookingRef":"SL-1"}"#),
+        ("no_such_tool", "{}"),
+    ];
+    for style in ["sep1303", "legacy"] {
+        let server = Server::demo(style);
+        for era in ["legacy", "modern", "auto"] {
+            for (tool, arguments) in cases {
+                let over_http = call(tool, arguments, &["--url", &server.url, "--era", era]);
+                let over_stdio = call(tool, arguments, &["--demo", style, "--era", era]);
+                assert_eq!(
+                    verdict(&over_http.0),
+                    verdict(&over_stdio.0),
+                    "{style} style, {era} era, {tool} {arguments}"
+                );
+                assert_eq!(over_http.1, over_stdio.1, "exit code");
+            }
+        }
+    }
+}
+
+#[test]
+fn progress_arrives_on_the_event_stream_before_the_answer() {
+    let server = Server::demo("sep1303");
+    for era in ["legacy", "modern"] {
+        let output = Command::new(BIN)
+            .args(["call", "slow_search", r#"{"seconds":1}"#, "-v"])
+            .args(["--url", &server.url, "--era", era])
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&output.stderr);
+        let progress = log.find("notifications/progress").unwrap_or(usize::MAX);
+        let answer = log.find("Searched for 1 s").unwrap_or(0);
+        assert!(
+            progress < answer,
+            "{era}: progress, then the answer:\n{log}"
+        );
+        assert_eq!(output.status.code(), Some(0));
+    }
+}
+
+#[test]
+fn http_failures_are_transport_failures_said_in_words() {
+    let cases = [
+        (
+            "unauthorized",
+            "initialize",
+            "HTTP 401 Unauthorized: the server wants authorization (WWW-Authenticate: Bearer realm=\"mcp\")",
+        ),
+        (
+            "bad-gateway",
+            "call",
+            "HTTP 502 Bad Gateway: the server (or a proxy before it) failed; the body starts: <html>",
+        ),
+        (
+            "not-acceptable",
+            "call",
+            "HTTP 406 Not Acceptable: the server would not accept what sightline sent: please report it as a bug",
+        ),
+        (
+            "not-json",
+            "call",
+            "HTTP 200 OK: an answer that is not JSON-RPC; the body starts: Internal error",
+        ),
+        (
+            "sse-cut",
+            "call",
+            "the event stream ended before the response",
+        ),
+        ("silent", "call", "timeout: no reply within 2 s"),
+    ];
+    for (mode, stage, detail) in cases {
+        let server = Server::fault(mode);
+        let start = Instant::now();
+        let output = Command::new(BIN)
+            .args([
+                "call",
+                "boom",
+                "{}",
+                "--json",
+                "--era",
+                "legacy",
+                "--timeout",
+                "2",
+            ])
+            .args(["--url", &server.url])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let outcome = &json["outcome"];
+        assert_eq!(outcome["class"], "transport_failure", "{mode}: {outcome}");
+        assert_eq!(outcome["stage"], stage, "{mode}");
+        assert!(
+            outcome["detail"].as_str().unwrap().contains(detail),
+            "{mode}: {outcome}"
+        );
+        assert_eq!(output.status.code(), Some(4), "{mode}");
+        assert!(
+            start.elapsed() < Duration::from_secs(4),
+            "{mode}: within the timeout"
+        );
+    }
+}
+
+#[test]
+fn a_json_rpc_error_with_an_http_error_status_is_a_protocol_error() {
+    let server = Server::fault("error-400");
+    let (output, code) = call("boom", "{}", &["--url", &server.url, "--era", "legacy"]);
+    assert_eq!(output["outcome"]["class"], "protocol_error");
+    assert_eq!(output["outcome"]["code"], -32602);
+    assert_eq!(code, 3);
+}
+
+/// Servers built on the official SDKs, over their own Streamable HTTP transports (installed by
+/// `tests/peers/install.sh`): a past date is a tool error, in every era each speaks.
+#[test]
+fn official_sdk_servers_over_http() {
+    let peers = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers");
+    let typescript = Server::start("node", &[&format!("{peers}/ts_server.mjs"), "--http"]);
+    let python = Server::start(
+        &format!("{peers}/.venv/bin/python"),
+        &[&format!("{peers}/py_server.py"), "--http"],
+    );
+    let cases = [
+        (&typescript, "auto", "legacy"),
+        (&typescript, "legacy", "legacy"),
+        (&python, "auto", "modern"),
+        (&python, "legacy", "legacy"),
+        (&python, "modern", "modern"),
+    ];
+    for (server, era, spoken) in cases {
+        let started = Instant::now();
+        let (output, code) = loop {
+            // The Python server takes a moment to listen after printing its URL.
+            let (output, code) = call(
+                "book_flight",
+                r#"{"departureDate":"12/12/2024"}"#,
+                &["--url", &server.url, "--era", era],
+            );
+            if code != 4 || started.elapsed() > Duration::from_secs(20) {
+                break (output, code);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        assert_eq!(
+            output["outcome"]["class"], "tool_error",
+            "{} {era}: {output}",
+            server.url
+        );
+        assert_eq!(output["server"]["era"], spoken, "{} {era}", server.url);
+        assert!(
+            output["model_view"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("must be in the future"),
+            "the model reads why"
+        );
+        assert_eq!(code, 1);
+    }
+}
+
+/// One raw HTTP/1.1 exchange: the status line of the answer.
+fn status_line(url: &str, request: &str) -> String {
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_demo_server_refuses_foreign_origins_and_offers_post_only() {
+    let server = Server::demo("sep1303");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let post = |origin: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{origin}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    assert!(status_line(&server.url, &post("Origin: https://evil.example\r\n")).contains(" 403 "));
+    assert!(status_line(&server.url, &post("Origin: http://localhost:5173\r\n")).contains(" 200 "));
+    assert!(status_line(&server.url, &post("")).contains(" 200 "));
+    let get =
+        "GET /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n";
+    assert!(status_line(&server.url, get).contains(" 405 "));
+    // 2026-07-28: headers that disagree with `_meta` are refused with -32020.
+    let modern = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mismatch = format!(
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Method: tools/list\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{modern}",
+        modern.len()
+    );
+    assert!(status_line(&server.url, &mismatch).contains(" 400 "));
+}

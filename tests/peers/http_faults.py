@@ -1,0 +1,91 @@
+"""A Streamable HTTP server (legacy era, stdlib only) that answers initialize and tools/list
+properly, then answers tools/call with one fault, chosen by its first argument:
+
+  unauthorized   401 with WWW-Authenticate, no body (every request)
+  bad-gateway    502 with an HTML page
+  not-acceptable 406 with a plain-text body
+  not-json       200, Content-Type application/json, a body that is not JSON
+  sse-cut        200 event stream: a priming event, then the stream closes before the answer
+  silent         never answers (holds the request)
+  error-400      400 with a JSON-RPC error body for the request (a protocol error)
+
+It prints its URL on stdout, then serves until killed.
+"""
+import json
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.send(405, b"", "text/plain")
+
+    def do_DELETE(self):
+        self.send(405, b"", "text/plain")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        message = json.loads(self.rfile.read(length) or b"{}")
+        method = message.get("method")
+        ident = message.get("id")
+        if MODE == "unauthorized":
+            return self.send(401, b"", headers=[("WWW-Authenticate", 'Bearer realm="mcp"')])
+        if ident is None:
+            return self.send(202)
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "http-faults", "version": MODE}}
+            return self.reply(ident, result, [("Mcp-Session-Id", "fault-session")])
+        if method == "tools/list":
+            tool = {"name": "boom", "inputSchema": {"type": "object"}}
+            return self.reply(ident, {"tools": [tool]})
+        if method != "tools/call":
+            return self.send(200, json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}}).encode())
+        if MODE == "bad-gateway":
+            return self.send(502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html")
+        if MODE == "not-acceptable":
+            return self.send(406, b"Not Acceptable: Accept must list application/json", "text/plain")
+        if MODE == "not-json":
+            return self.send(200, b"Internal error, please retry")
+        if MODE == "error-400":
+            error = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "Invalid params: date"}}
+            return self.send(400, json.dumps(error).encode())
+        if MODE == "sse-cut":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"id: 1\ndata:\n\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if MODE == "silent":
+            time.sleep(60)
+            return
+
+    def reply(self, ident, result, headers=()):
+        body = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+        self.send(200, body, headers=headers)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print("http://127.0.0.1:%d/mcp" % server.server_address[1], flush=True)
+server.serve_forever()
