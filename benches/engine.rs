@@ -104,11 +104,16 @@ fn large_replies() -> [(&'static str, String); 2] {
 }
 
 fn headless_call(c: &mut Criterion) {
+    bench_call(c, "demo_server_book_flight", &[]);
+}
+
+/// One `sightline call book_flight` with a past date, with these server arguments.
+fn bench_call(c: &mut Criterion, name: &str, server: &[&str]) {
     let mut group = c.benchmark_group("call");
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(10));
-    group.bench_function("demo_server_book_flight", |b| {
+    group.bench_function(name, |b| {
         b.iter(|| {
             let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
                 .args([
@@ -117,6 +122,7 @@ fn headless_call(c: &mut Criterion) {
                     r#"{"departureDate":"12/12/2024"}"#,
                     "--json",
                 ])
+                .args(server)
                 .output()
                 .expect("sightline runs");
             assert_eq!(output.status.code(), Some(1));
@@ -167,27 +173,7 @@ fn http_call(c: &mut Criterion) {
         .read_line(&mut url)
         .expect("it prints its URL");
     let url = url.trim().to_owned();
-    let mut group = c.benchmark_group("call");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(10));
-    group.bench_function("demo_server_book_flight_over_http", |b| {
-        b.iter(|| {
-            let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-                .args([
-                    "call",
-                    "book_flight",
-                    r#"{"departureDate":"12/12/2024"}"#,
-                    "--json",
-                    "--url",
-                    &url,
-                ])
-                .output()
-                .expect("sightline runs");
-            assert_eq!(output.status.code(), Some(1));
-        });
-    });
-    group.finish();
+    bench_call(c, "demo_server_book_flight_over_http", &["--url", &url]);
     let _ = server.kill();
     let _ = server.wait();
 }

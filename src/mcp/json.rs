@@ -226,24 +226,28 @@ pub fn string(text: &str) -> Option<Cow<'_, str>> {
 
 /// The members of an object: each key as written (quoted) and its value's text.
 pub fn members(text: &str) -> Option<Members<'_>> {
-    let bytes = text.as_bytes();
-    let at = skip_space(bytes, 0);
-    (bytes.get(at) == Some(&b'{')).then(|| Members {
+    let at = inside(text, b'{')?;
+    Some(Members {
         text,
-        at: at + 1,
+        at,
         done: false,
     })
 }
 
 /// The elements of an array, each as its text.
 pub fn elements(text: &str) -> Option<Elements<'_>> {
-    let bytes = text.as_bytes();
-    let at = skip_space(bytes, 0);
-    (bytes.get(at) == Some(&b'[')).then(|| Elements {
+    let at = inside(text, b'[')?;
+    Some(Elements {
         text,
-        at: at + 1,
+        at,
         done: false,
     })
+}
+
+/// Just past the opening bracket, when `text` is a container that opens with `open`.
+fn inside(text: &str, open: u8) -> Option<usize> {
+    let at = skip_space(text.as_bytes(), 0);
+    (text.as_bytes().get(at) == Some(&open)).then_some(at + 1)
 }
 
 /// JSON text written without the whitespace between tokens, as a serializer would write it.
