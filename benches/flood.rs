@@ -76,6 +76,7 @@ fn main() {
             ("FLOOD_KIND".to_owned(), kind.clone()),
         ]
         .into(),
+        cwd: None,
     });
     let options = ClientOptions {
         era: EraChoice::Legacy,

@@ -8,6 +8,7 @@ use crate::client::ClientOptions;
 use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
+use crate::server_config;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 #[derive(Debug, Parser)]
@@ -118,6 +119,13 @@ pub struct ServerArgs {
     /// A Streamable HTTP server at this URL (instead of a stdio command).
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub url: Option<String>,
+    /// A server from an mcp.json-style file (`mcpServers` or `servers`); `claude`, `cursor` or
+    /// `vscode` name those tools' own files.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["command", "url", "demo"])]
+    pub config: Option<String>,
+    /// With --config: the entry to use (needed when the file has several).
+    #[arg(long, value_name = "NAME", requires = "config")]
+    pub server: Option<String>,
     /// With --url: add this header to every request (repeatable), `-H 'Name: value'`.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
     pub headers: Vec<(String, String)>,
@@ -144,7 +152,16 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// The server these arguments select.
     pub fn target(&self) -> Result<Target, TransportError> {
+        if let Some(config) = &self.config {
+            return self.configured(config).map_err(TransportError::Config);
+        }
         if let Some(url) = &self.url {
+            if let Err(error) = reqwest::Url::parse(url) {
+                return Err(TransportError::BadUrl {
+                    url: url.clone(),
+                    reason: error.to_string(),
+                });
+            }
             return Ok(Target::Http(HttpTarget {
                 url: url.clone(),
                 headers: self.headers.clone(),
@@ -155,6 +172,19 @@ impl ServerArgs {
             .map_err(TransportError::NoDemoServer)
     }
 
+    /// The entry `--server` names (or the only one) in the `--config` file.
+    fn configured(&self, config: &str) -> Result<Target, String> {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let path = match server_config::well_known(config, &home) {
+            Some(known) if !std::path::Path::new(config).exists() => known,
+            _ => config.to_owned(),
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|error| format!("cannot read {path}: {error}"))?;
+        let env = |name: &str| std::env::var(name).ok();
+        server_config::select(&path, &text, self.server.as_deref(), &env)
+    }
+
     /// The command to spawn: the given one, or this executable's demo server.
     pub fn stdio_command(&self) -> std::io::Result<StdioCommand> {
         let env = self.env.iter().cloned().collect();
@@ -163,6 +193,7 @@ impl ServerArgs {
                 program: program.clone(),
                 args: args.to_vec(),
                 env,
+                cwd: None,
             });
         }
         let style = match self.demo.unwrap_or_default() {
@@ -173,6 +204,7 @@ impl ServerArgs {
             program: std::env::current_exe()?.to_string_lossy().into_owned(),
             args: vec!["demo-server".into(), "--style".into(), style.into()],
             env,
+            cwd: None,
         })
     }
 
@@ -192,6 +224,12 @@ impl ServerArgs {
         }
         if let Some(url) = &self.url {
             args.extend(["--url".to_owned(), url.clone()]);
+        }
+        if let Some(config) = &self.config {
+            args.extend(["--config".to_owned(), config.clone()]);
+        }
+        if let Some(server) = &self.server {
+            args.extend(["--server".to_owned(), server.clone()]);
         }
         for (name, value) in &self.headers {
             args.extend(["-H".to_owned(), format!("{name}: {value}")]);

@@ -26,6 +26,7 @@ use crate::model_view::hosts::{self, HostProfile};
 use crate::model_view::{self, ModelViewJson};
 use crate::sanitize;
 use crate::stream::EventSink;
+use crate::transport::TransportError;
 
 /// Exit codes of the headless commands.
 pub mod exit {
@@ -45,8 +46,23 @@ const PRETTY_LIMIT: usize = 1024 * 1024;
 /// How much of such a frame the human output shows.
 const RAW_PREVIEW: usize = 64 * 1024;
 
+/// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
+/// usage error, said before anything starts.
+fn selection_problem(server: &ServerArgs) -> Option<String> {
+    match server.target() {
+        Err(error @ (TransportError::Config(_) | TransportError::BadUrl { .. })) => {
+            Some(error.to_string())
+        }
+        Ok(_) | Err(_) => None,
+    }
+}
+
 /// `sightline tools`.
 pub async fn tools(server: &ServerArgs, as_json: bool, output: &OutputArgs) -> u8 {
+    if let Some(problem) = selection_problem(server) {
+        eprintln!("sightline: {}", sanitize::text(&problem));
+        return exit::USAGE;
+    }
     let stage = StageTracker::default();
     let run = list(server, as_json, output.verbose, &stage);
     let stopped = |outcome| ToolsJson {
@@ -85,6 +101,10 @@ async fn list(server: &ServerArgs, as_json: bool, verbose: bool, stage: &StageTr
 
 /// `sightline call TOOL [ARGS_JSON]`.
 pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &OutputArgs) -> u8 {
+    if let Some(problem) = selection_problem(server) {
+        eprintln!("sightline: {}", sanitize::text(&problem));
+        return exit::USAGE;
+    }
     let stage = StageTracker::default();
     let run = call_tool(server, call, as_json, output.verbose, &stage);
     let stopped = |outcome| CallJson {

@@ -4,7 +4,8 @@
 //! - [`classify`]: the outcome class of an exchange (success, tool error, protocol error,
 //!   transport failure). Pure.
 //! - [`model_view`]: what the model would see, per host profile. Pure.
-//! - [`transport`]: the I/O edge (stdio child processes), reporting events.
+//! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
+//! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the `tools` and `call` commands.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
@@ -27,6 +28,7 @@ pub mod model_view;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;
+pub mod server_config;
 pub mod stream;
 pub mod terminal;
 pub mod theme;

@@ -548,6 +548,7 @@ fn demo(style: &str) -> StdioCommand {
         program: BIN.into(),
         args: vec!["demo-server".into(), "--style".into(), style.into()],
         env: std::collections::HashMap::default(),
+        cwd: None,
     }
 }
 

@@ -209,6 +209,47 @@ fn a_json_rpc_error_with_an_http_error_status_is_a_protocol_error() {
     assert_eq!(code, 3);
 }
 
+#[test]
+fn a_config_file_names_stdio_and_http_servers() {
+    let server = Server::demo("legacy");
+    let dir = std::env::temp_dir().join(format!("sightline-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    let config = serde_json::json!({"mcpServers": {
+        "local": {"command": BIN, "args": ["demo-server", "--style", "${STYLE}"]},
+        "remote": {"type": "http", "url": server.url, "headers": {"X-Demo": "${env:STYLE}"}},
+    }});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    for name in ["local", "remote"] {
+        let output = Command::new(BIN)
+            .args([
+                "call",
+                "book_flight",
+                r#"{"departureDate":"12/12/2024"}"#,
+                "--json",
+            ])
+            .args(["--config", &file, "--server", name])
+            .env("STYLE", "legacy")
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["outcome"]["code"], -32602, "{name}: {json}");
+        assert_eq!(output.status.code(), Some(3), "{name}");
+    }
+    let ambiguous = Command::new(BIN)
+        .args(["tools", "--config", &file])
+        .output()
+        .unwrap();
+    assert_eq!(ambiguous.status.code(), Some(2), "a usage error");
+    let message = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(
+        message.contains("2 servers (local, remote): pick one with --server NAME"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Servers built on the official SDKs, over their own Streamable HTTP transports (installed by
 /// `tests/peers/install.sh`): a past date is a tool error, in every era each speaks.
 #[test]

@@ -26,6 +26,7 @@ async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Ve
         program: env!("CARGO_BIN_EXE_sightline").into(),
         args: vec!["demo-server".into(), "--style".into(), style.into()],
         env: std::collections::HashMap::default(),
+        cwd: None,
     });
     let options = ClientOptions {
         era,

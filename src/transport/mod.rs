@@ -117,6 +117,9 @@ pub enum TransportError {
     BadHeader(String),
     #[error("cannot start the HTTP client: {0}")]
     Http(String),
+    /// An `--config` file that does not name a usable server.
+    #[error("{0}")]
+    Config(String),
 }
 
 /// A running connection to one server.

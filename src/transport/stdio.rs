@@ -33,6 +33,8 @@ pub struct StdioCommand {
     pub program: String,
     pub args: Vec<String>,
     pub env: HashMap<String, String>,
+    /// The directory to start it in (the current one when `None`).
+    pub cwd: Option<String>,
 }
 
 impl StdioCommand {
@@ -81,7 +83,11 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         program: command.program.clone(),
         source,
     };
-    let mut child = Command::new(&command.program)
+    let mut child = Command::new(&command.program);
+    if let Some(cwd) = &command.cwd {
+        child.current_dir(cwd);
+    }
+    let mut child = child
         .args(&command.args)
         .envs(&command.env)
         .stdin(Stdio::piped())

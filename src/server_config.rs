@@ -1,0 +1,278 @@
+//! Server entries of `mcp.json`-style files, pure: `mcpServers` (Claude Desktop, Cursor) and
+//! `servers` (VS Code), stdio or HTTP, `${VAR}` and `${env:VAR}` expanded. Every error names the
+//! file, the entry and what is wrong.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::transport::{HttpTarget, StdioCommand, Target};
+
+/// Where the user's tools keep their server lists, for `--config claude|cursor|vscode`.
+pub fn well_known(name: &str, home: &str) -> Option<String> {
+    let path = match name {
+        "claude" if cfg!(target_os = "macos") => {
+            format!("{home}/Library/Application Support/Claude/claude_desktop_config.json")
+        }
+        "claude" => format!("{home}/.config/Claude/claude_desktop_config.json"),
+        "cursor" => format!("{home}/.cursor/mcp.json"),
+        "vscode" => ".vscode/mcp.json".to_owned(),
+        _ => return None,
+    };
+    Some(path)
+}
+
+/// The server named `wanted` (or the only one) in the file `path` whose text is `text`.
+/// `env` answers `${VAR}` lookups.
+pub fn select(
+    path: &str,
+    text: &str,
+    wanted: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Target, String> {
+    let entries = entries(path, text)?;
+    let names = || {
+        entries
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (name, entry) = match wanted {
+        Some(wanted) => entries
+            .iter()
+            .find(|(name, _)| name == wanted)
+            .ok_or_else(|| format!("{path}: no server named '{wanted}' (it has: {})", names()))?,
+        None => match &entries[..] {
+            [only] => only,
+            [] => return Err(format!("{path}: no servers in it")),
+            _ => {
+                return Err(format!(
+                    "{path}: {} servers ({}): pick one with --server NAME",
+                    entries.len(),
+                    names()
+                ));
+            }
+        },
+    };
+    target(entry, &|value: &str| expand(value, env))
+        .map_err(|problem| format!("{path}: server '{name}': {problem}"))
+}
+
+/// A named server entry, as written.
+type Entry = (String, Map<String, Value>);
+
+/// The named entries, in the file's order.
+fn entries(path: &str, text: &str) -> Result<Vec<Entry>, String> {
+    let root: Value = serde_json::from_str(text).map_err(|error| {
+        format!(
+            "{path}: not JSON at line {} column {}: {}",
+            error.line(),
+            error.column(),
+            error
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+        )
+    })?;
+    let servers = root
+        .get("mcpServers")
+        .or_else(|| root.get("servers"))
+        .ok_or_else(|| format!("{path}: no `mcpServers` or `servers` object"))?;
+    let Value::Object(servers) = servers else {
+        return Err(format!("{path}: `mcpServers`/`servers` must be an object"));
+    };
+    servers
+        .iter()
+        .map(|(name, entry)| match entry {
+            Value::Object(entry) => Ok((name.clone(), entry.clone())),
+            _ => Err(format!("{path}: server '{name}' must be an object")),
+        })
+        .collect()
+}
+
+fn target(
+    entry: &Map<String, Value>,
+    expand: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Target, String> {
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match entry.get(key) {
+            None => Ok(None),
+            Some(Value::String(value)) => expand(value).map(Some),
+            Some(_) => Err(format!("`{key}` must be a string")),
+        }
+    };
+    let pairs = |key: &str| -> Result<Vec<(String, String)>, String> {
+        match entry.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Object(pairs)) => pairs
+                .iter()
+                .map(|(name, value)| match value {
+                    Value::String(value) => Ok((name.clone(), expand(value)?)),
+                    _ => Err(format!("`{key}.{name}` must be a string")),
+                })
+                .collect(),
+            Some(_) => Err(format!("`{key}` must be an object")),
+        }
+    };
+    let kind = text("type")?;
+    let http = match kind.as_deref() {
+        None => entry.contains_key("url") && !entry.contains_key("command"),
+        Some("stdio") => false,
+        Some("http" | "streamable-http" | "streamableHttp") => true,
+        Some("sse") => {
+            return Err(
+                "type 'sse' is the deprecated HTTP+SSE transport, which sightline does not speak yet"
+                    .into(),
+            );
+        }
+        Some(other) => {
+            return Err(format!(
+                "unknown type '{other}' (stdio, http or streamable-http)"
+            ));
+        }
+    };
+    if http {
+        let url = text("url")?.ok_or("an HTTP server needs a `url`")?;
+        return Ok(Target::Http(HttpTarget {
+            url,
+            headers: pairs("headers")?,
+        }));
+    }
+    let program = text("command")?.ok_or("a stdio server needs a `command` (or a `url`)")?;
+    let args = match entry.get("args") {
+        None => Vec::new(),
+        Some(Value::Array(args)) => args
+            .iter()
+            .map(|arg| match arg {
+                Value::String(arg) => expand(arg),
+                _ => Err("`args` must be strings".to_owned()),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`args` must be an array of strings".into()),
+    };
+    Ok(Target::Stdio(StdioCommand {
+        program,
+        args,
+        env: pairs("env")?.into_iter().collect::<HashMap<_, _>>(),
+        cwd: text("cwd")?,
+    }))
+}
+
+/// `${VAR}` and `${env:VAR}` replaced by the variable's value; an undefined one is an error.
+fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("'{value}': `${{` without its `}}`"))?;
+        let name = after[..end].strip_prefix("env:").unwrap_or(&after[..end]);
+        let found = env(name).ok_or_else(|| format!("the variable ${{{name}}} is not set"))?;
+        out.push_str(&found);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "s3cret".to_owned())
+    }
+
+    fn pick(text: &str, wanted: Option<&str>) -> Result<Target, String> {
+        select("mcp.json", text, wanted, &env)
+    }
+
+    #[test]
+    fn stdio_and_http_entries_of_each_tool() {
+        let claude = r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server", "${env:TOKEN}"], "env": {"KEY": "${TOKEN}"}, "cwd": "/tmp"}}}"#;
+        let Ok(Target::Stdio(command)) = pick(claude, None) else {
+            panic!()
+        };
+        assert_eq!(command.program, "npx");
+        assert_eq!(command.args, ["-y", "server", "s3cret"]);
+        assert_eq!(command.env["KEY"], "s3cret");
+        assert_eq!(command.cwd.as_deref(), Some("/tmp"));
+        let vscode = r#"{"servers": {"a": {"type": "stdio", "command": "x"}, "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}"#;
+        let Ok(Target::Http(http)) = pick(vscode, Some("remote")) else {
+            panic!()
+        };
+        assert_eq!(http.url, "https://example.com/mcp");
+        assert_eq!(
+            http.headers,
+            [("Authorization".into(), "Bearer s3cret".into())]
+        );
+        let cursor = r#"{"mcpServers": {"r": {"url": "http://localhost:3000/mcp"}}}"#;
+        assert!(matches!(pick(cursor, None), Ok(Target::Http(_))));
+    }
+
+    #[test]
+    fn every_error_names_the_file_the_entry_and_the_problem() {
+        let cases = [
+            (
+                "{\n  \"mcpServers\": {,}\n}",
+                None,
+                "mcp.json: not JSON at line 2 column 18: key must be a string",
+            ),
+            (
+                r#"{"other": {}}"#,
+                None,
+                "mcp.json: no `mcpServers` or `servers` object",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"args": []}}}"#,
+                None,
+                "mcp.json: server 'a': a stdio server needs a `command` (or a `url`)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"type": "ws", "url": "x"}}}"#,
+                None,
+                "mcp.json: server 'a': unknown type 'ws' (stdio, http or streamable-http)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOPE}"}}}}"#,
+                None,
+                "mcp.json: server 'a': the variable ${NOPE} is not set",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#,
+                None,
+                "mcp.json: 2 servers (a, b): pick one with --server NAME",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}}"#,
+                Some("z"),
+                "mcp.json: no server named 'z' (it has: a)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"type": "sse", "url": "x"}}}"#,
+                None,
+                "mcp.json: server 'a': type 'sse' is the deprecated HTTP+SSE transport, which sightline does not speak yet",
+            ),
+        ];
+        for (text, wanted, message) in cases {
+            assert_eq!(pick(text, wanted).unwrap_err(), message, "{text}");
+        }
+    }
+
+    #[test]
+    fn well_known_paths() {
+        assert_eq!(
+            well_known("cursor", "/home/u").as_deref(),
+            Some("/home/u/.cursor/mcp.json")
+        );
+        assert_eq!(
+            well_known("vscode", "/home/u").as_deref(),
+            Some(".vscode/mcp.json")
+        );
+        assert_eq!(well_known("nope", "/home/u"), None);
+    }
+}
