@@ -9,6 +9,9 @@
 //! target/debug/examples/rmcp_peer
 //! ```
 //!
+//! With `--http` it serves the same tools over rmcp's Streamable HTTP service on a loopback
+//! port, printing the URL first.
+//!
 //! It speaks newline-delimited JSON-RPC on stdin/stdout and serves **both**
 //! protocol eras from the same binary; rmcp picks the lifecycle from the first
 //! request it sees:
@@ -112,6 +115,9 @@ impl ServerHandler for Peer {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|arg| arg == "--http") {
+        return serve_http().await;
+    }
     let service = match Peer::new().serve(stdio()).await {
         Ok(service) => service,
         // stdin closed before any lifecycle was selected, e.g. a client that
@@ -121,4 +127,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     service.waiting().await?;
     Ok(())
+}
+
+/// With `--http`: the same tools over rmcp's own Streamable HTTP service (both eras, legacy
+/// sessions on), on a loopback port whose URL is printed first.
+async fn serve_http() -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let service = StreamableHttpService::new(
+        || Ok(Peer::new()),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("http://{}/mcp", listener.local_addr()?);
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let service = hyper_util::service::TowerToHyperService::new(service.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }

@@ -465,3 +465,47 @@ fn py_non_object_arguments_are_an_invalid_params_protocol_error_in_each_era() {
         assert_eq!(out["response"]["error"]["code"], -32602, "{out:#}");
     }
 }
+
+/// The same peer over rmcp's own Streamable HTTP service (`--http`): its event streams open
+/// with priming events, and the three classes come out as over stdio, in every era.
+#[test]
+fn the_rmcp_peer_over_streamable_http() {
+    use std::io::BufRead;
+    let mut peer = Command::new(&rmcp()[0])
+        .arg("--http")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the rmcp peer starts");
+    let mut url = String::new();
+    std::io::BufReader::new(peer.stdout.take().expect("its stdout"))
+        .read_line(&mut url)
+        .expect("it prints its URL");
+    let cases = [
+        (r#"{"a":1,"b":0}"#, "tool_error", Value::Null, 1),
+        (r#"{"a":"x"}"#, "protocol_error", Value::from(-32602), 3),
+        (r#"{"a":6,"b":3}"#, "success", Value::Null, 0),
+    ];
+    let mut failures = Vec::new();
+    for era in ["legacy", "modern", "auto"] {
+        for (arguments, class, code, exit) in &cases {
+            let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+                .args(["call", "divide", arguments, "--json", "--era", era])
+                .args(["--url", url.trim()])
+                .output()
+                .expect("sightline runs");
+            let json: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+            let got = (
+                &json["outcome"]["class"],
+                &json["outcome"]["code"],
+                output.status.code(),
+            );
+            if got != (&Value::from(*class), code, Some(*exit)) {
+                failures.push(format!("{era} {arguments}: {json}"));
+            }
+        }
+    }
+    let _ = peer.kill();
+    let _ = peer.wait();
+    assert!(failures.is_empty(), "{failures:#?}");
+}
