@@ -205,6 +205,8 @@ pub struct Client {
     progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.
     late_discover: Option<Json>,
+    /// The HTTP session ended (legacy era): the next request first initializes again.
+    session_expired: bool,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -233,6 +235,7 @@ impl Client {
             tools_changed: false,
             progress_tokens: 0,
             late_discover: None,
+            session_expired: false,
             sink,
             unsent: Vec::new(),
         }
@@ -583,6 +586,15 @@ impl Client {
         while let Some(event) = self.transport.try_recv() {
             self.ingest(event, None);
         }
+        if std::mem::take(&mut self.session_expired) && method != "initialize" {
+            // Legacy Streamable HTTP: a 404 ended the session; the client MUST start a new one
+            // with a new `initialize` before anything else.
+            self.note("starting a new HTTP session: initialize again".into());
+            match Box::pin(self.initialize()).await {
+                Ok(connection) => self.connection = Some(connection),
+                Err(error) => self.note(format!("the new session was refused: {error}")),
+            }
+        }
         let (id, frame) = self.session.start_request(method, params, now());
         if let Some(ended) = self
             .closed
@@ -694,6 +706,13 @@ impl Client {
             }
             TransportEvent::Note { text, at } => {
                 self.record_at(at, LogEvent::Note(text));
+                None
+            }
+            TransportEvent::SessionExpired { at } => {
+                let text = "the server ended the HTTP session (404 to a request with its \
+                            Mcp-Session-Id): the next request starts a new one";
+                self.record_at(at, LogEvent::Note(text.into()));
+                self.session_expired = true;
                 None
             }
             TransportEvent::Closed {

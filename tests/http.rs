@@ -332,3 +332,60 @@ fn the_demo_server_refuses_foreign_origins_and_offers_post_only() {
     );
     assert!(status_line(&server.url, &mismatch).contains(" 400 "));
 }
+
+/// A legacy session that expires (404 to a request with its id) is started again: the failed
+/// call says so, and the next one goes out after a new `initialize`, in a new session.
+#[tokio::test]
+async fn an_expired_session_is_started_again_with_initialize() {
+    use sightline::client::{self, ClientOptions};
+    use sightline::mcp::era::EraChoice;
+    use sightline::mcp::log::{LogEvent, SessionEvent};
+    use sightline::transport::{HttpTarget, Target};
+    use std::sync::{Arc, Mutex};
+
+    let server = Server::fault("expire");
+    let notes = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&notes);
+    let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
+        if let SessionEvent::Logged(entry) = event
+            && let LogEvent::Note(text) = &entry.event
+        {
+            seen.lock().unwrap().push(text.clone());
+        }
+    });
+    let target = Target::Http(HttpTarget {
+        url: server.url.clone(),
+        headers: Vec::new(),
+    });
+    let options = ClientOptions {
+        era: EraChoice::Legacy,
+        timeout: Duration::from_secs(5),
+        ..ClientOptions::default()
+    };
+    let mut client = client::connect(&target, options, sink).await.unwrap();
+    let first = client.call_tool("boom", serde_json::json!({})).await;
+    let outcome = sightline::classify::classify(&first);
+    assert!(
+        outcome.detail.contains("HTTP 404 Not Found"),
+        "{}",
+        outcome.detail
+    );
+    let second = client.call_tool("boom", serde_json::json!({})).await;
+    let text = second
+        .response()
+        .map(|frame| frame.raw.to_string())
+        .unwrap_or_default();
+    assert!(text.contains("called in session-2"), "{text}");
+    client.shutdown().await;
+    let notes = notes.lock().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|note| note.contains("the server ended the HTTP session (404")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|note| note.contains("initialize again")),
+        "{notes:?}"
+    );
+}

@@ -84,7 +84,8 @@ impl SseParser {
 
     fn push_started(&mut self, mut bytes: &[u8]) -> Vec<SseItem> {
         let mut items = Vec::new();
-        if self.after_cr {
+        // A CR ended the last read: an LF opening this one (not an empty read) ends nothing.
+        if self.after_cr && !bytes.is_empty() {
             self.after_cr = false;
             bytes = bytes.strip_prefix(b"\n").unwrap_or(bytes);
         }
@@ -230,7 +231,8 @@ mod tests {
     fn a_crlf_split_between_chunks_is_one_line_end() {
         let mut parser = SseParser::new(64);
         let mut items = parser.push(b"data: a\r");
-        items.extend(parser.push(b"\n\r\n"));
-        assert_eq!(items, [event("message", "a", None)]);
+        items.extend(parser.push(b""));
+        items.extend(parser.push(b"\ndata: b\r\n\r\n"));
+        assert_eq!(items, [event("message", "a\nb", None)]);
     }
 }

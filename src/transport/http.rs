@@ -220,12 +220,22 @@ impl Outgoing {
 impl Poster {
     async fn post(self, line: Arc<str>) {
         let outgoing = Outgoing::read(&line);
+        let carried_session =
+            outgoing.modern_version.is_none() && self.session_state().id.is_some();
         let request = self.request(&outgoing, &line);
         let response = match request.send().await {
             Ok(response) => response,
             Err(error) => return self.fail(&outgoing, words(&error)).await,
         };
         let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND && carried_session {
+            // The session is gone: forget it, so that the next `initialize` starts a new one.
+            *self.session_state() = SessionState::default();
+            let _ = self
+                .events
+                .send(TransportEvent::SessionExpired { at: now() })
+                .await;
+        }
         if outgoing.method.as_deref() == Some("initialize") && status.is_success() {
             let id = response
                 .headers()

@@ -53,6 +53,9 @@ pub enum TransportEvent {
     },
     /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
     Note { text: String, at: Timestamp },
+    /// The server ended the HTTP session (legacy era: a 404 to a request that carried its id);
+    /// the transport has forgotten the id, and the client must initialize again.
+    SessionExpired { at: Timestamp },
     /// The server's output ended; `status` says how the process ended, if it did, and
     /// `stderr_tail` holds the last lines of its stderr (stdio only).
     Closed {

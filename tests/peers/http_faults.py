@@ -8,6 +8,8 @@ properly, then answers tools/call with one fault, chosen by its first argument:
   sse-cut        200 event stream: a priming event, then the stream closes before the answer
   silent         never answers (holds the request)
   error-400      400 with a JSON-RPC error body for the request (a protocol error)
+  expire         a session id on initialize; the first tools/call gets 404 (the session has
+                 expired); after a new initialize, calls succeed
 
 It prints its URL on stdout, then serves until killed.
 """
@@ -17,6 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
+SESSIONS = {"next": 0, "expired": set()}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -52,7 +55,13 @@ class Handler(BaseHTTPRequestHandler):
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "http-faults", "version": MODE}}
-            return self.reply(ident, result, [("Mcp-Session-Id", "fault-session")])
+            SESSIONS["next"] += 1
+            return self.reply(ident, result, [("Mcp-Session-Id", "session-%d" % SESSIONS["next"])])
+        session = self.headers.get("Mcp-Session-Id")
+        if MODE == "expire" and method == "tools/call":
+            if session == "session-1":
+                return self.send(404, b"", "text/plain")
+            return self.reply(ident, {"content": [{"type": "text", "text": "called in " + str(session)}]})
         if method == "tools/list":
             tool = {"name": "boom", "inputSchema": {"type": "object"}}
             return self.reply(ident, {"tools": [tool]})
