@@ -207,6 +207,8 @@ pub struct Client {
     late_discover: Option<Json>,
     /// The HTTP session ended (legacy era): the next request first initializes again.
     session_expired: bool,
+    /// The current legacy HTTP session's id.
+    http_session: Option<String>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -236,6 +238,7 @@ impl Client {
             progress_tokens: 0,
             late_discover: None,
             session_expired: false,
+            http_session: None,
             sink,
             unsent: Vec::new(),
         }
@@ -339,6 +342,7 @@ impl Client {
             protocol_version: answered.to_owned(),
             server: ServerInfo::from_initialize(&result),
             capabilities: result.get("capabilities"),
+            http_session: self.http_session.clone(),
         })
     }
 
@@ -415,6 +419,7 @@ impl Client {
             protocol_version: version,
             server: result.map(ServerInfo::from_discover).unwrap_or_default(),
             capabilities: result.and_then(|result| result.get("capabilities")),
+            http_session: None,
         }
     }
 
@@ -708,11 +713,17 @@ impl Client {
                 self.record_at(at, LogEvent::Note(text));
                 None
             }
+            TransportEvent::SessionStarted { id, at } => {
+                self.record_at(at, LogEvent::Note(format!("HTTP session {id}")));
+                self.http_session = Some(id);
+                None
+            }
             TransportEvent::SessionExpired { at } => {
                 let text = "the server ended the HTTP session (404 to a request with its \
                             Mcp-Session-Id): the next request starts a new one";
                 self.record_at(at, LogEvent::Note(text.into()));
                 self.session_expired = true;
+                self.http_session = None;
                 None
             }
             TransportEvent::Closed {

@@ -392,6 +392,7 @@ fn server_json(connection: Option<&Connection>) -> Value {
             "version": c.server.version,
             "era": c.era,
             "protocol_version": c.protocol_version,
+            "http_session": c.http_session,
         }),
         None => Value::Null,
     }
@@ -454,8 +455,18 @@ fn server_line(connection: Option<&Connection>, transport: &str) -> String {
                 Era::Legacy => "legacy",
                 Era::Modern => "modern",
             };
+            let session = c
+                .http_session
+                .as_deref()
+                .map(|id| {
+                    format!(
+                        " · session {}",
+                        sanitize::text(&crate::app::describe::short_session(id))
+                    )
+                })
+                .unwrap_or_default();
             format!(
-                "server   {} {} · {era} era · protocol {} · {transport}",
+                "server   {} {} · {era} era · protocol {} · {transport}{session}",
                 sanitize::text(&c.server.name),
                 sanitize::text(&c.server.version),
                 c.protocol_version
@@ -669,6 +680,7 @@ mod tests {
 
     fn report_text(exchange: &Exchange, host: &HostProfile) -> String {
         let connection = Connection {
+            http_session: None,
             era: Era::Legacy,
             protocol_version: "2025-11-25".into(),
             server: ServerInfo {

@@ -388,4 +388,52 @@ async fn an_expired_session_is_started_again_with_initialize() {
         notes.iter().any(|note| note.contains("initialize again")),
         "{notes:?}"
     );
+    let sessions: Vec<&String> = notes
+        .iter()
+        .filter(|note| note.starts_with("HTTP session "))
+        .collect();
+    assert_eq!(
+        sessions,
+        ["HTTP session session-1", "HTTP session session-2"]
+    );
+}
+
+#[test]
+fn a_legacy_session_is_named_in_the_output() {
+    let server = Server::demo("sep1303");
+    let (json, _) = call(
+        "book_flight",
+        "{}",
+        &["--url", &server.url, "--era", "legacy"],
+    );
+    let session = json["server"]["http_session"].as_str().unwrap_or_default();
+    assert!(session.starts_with("demo-session-"), "{json}");
+    let (modern, _) = call(
+        "book_flight",
+        "{}",
+        &["--url", &server.url, "--era", "modern"],
+    );
+    assert_eq!(
+        modern["server"]["http_session"],
+        Value::Null,
+        "no sessions in 2026-07-28"
+    );
+    let human = Command::new(BIN)
+        .args([
+            "call",
+            "book_flight",
+            "{}",
+            "--era",
+            "legacy",
+            "--url",
+            &server.url,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&human.stdout);
+    let first = stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("· http: 127.0.0.1:") && first.contains("· session demo-ses…"),
+        "{first}"
+    );
 }

@@ -85,6 +85,14 @@ fn console_message(at: crate::mcp::Timestamp, params: Option<&Value>) -> Console
     }
 }
 
+/// A session id as the status line shows it: its first 8 characters.
+pub fn short_session(id: &str) -> String {
+    match id.char_indices().nth(8) {
+        Some((cut, _)) => format!("{}…", &id[..cut]),
+        None => id.to_owned(),
+    }
+}
+
 /// `#3`, or `2#3` for an id of a later connection (see [`super::state::AppState::session`]).
 pub fn id_label(session: u32, id: &Id) -> String {
     if session > 1 {
@@ -204,4 +212,17 @@ pub(super) fn clip_line(text: &str) -> String {
         safe.push('…');
     }
     safe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_session_ids_are_shortened_and_ids_of_later_connections_numbered() {
+        assert_eq!(short_session("3f2a9c1e-77b0-4c55"), "3f2a9c1e…");
+        assert_eq!(short_session("short"), "short");
+        assert_eq!(id_label(1, &Id::Number(3)), "#3");
+        assert_eq!(id_label(2, &Id::Number(3)), "2#3");
+    }
 }

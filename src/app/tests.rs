@@ -32,6 +32,7 @@ fn state() -> AppState {
             version: "1".into(),
         },
         capabilities: None,
+        http_session: None,
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let tools = crate::demo_server::tools::definitions()
@@ -653,6 +654,7 @@ fn the_era_probes_refusal_is_labelled_as_expected_once_the_server_is_legacy() {
         protocol_version: "2025-11-25".into(),
         server: ServerInfo::default(),
         capabilities: None,
+        http_session: None,
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let row = &state.log.lines[1];

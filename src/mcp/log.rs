@@ -70,6 +70,8 @@ pub struct Connection {
     pub protocol_version: String,
     pub server: ServerInfo,
     pub capabilities: Option<Json>,
+    /// The `Mcp-Session-Id` of a legacy Streamable HTTP session.
+    pub http_session: Option<String>,
 }
 
 /// What a frame we received meant.

@@ -240,8 +240,15 @@ impl Poster {
             let id = response
                 .headers()
                 .get("mcp-session-id")
-                .and_then(|id| id.to_str().ok());
-            self.session_state().id = id.map(str::to_owned);
+                .and_then(|id| id.to_str().ok())
+                .map(str::to_owned);
+            self.session_state().id.clone_from(&id);
+            if let Some(id) = id {
+                let _ = self
+                    .events
+                    .send(TransportEvent::SessionStarted { id, at: now() })
+                    .await;
+            }
         }
         let content_type = response
             .headers()

@@ -53,6 +53,8 @@ pub enum TransportEvent {
     },
     /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
     Note { text: String, at: Timestamp },
+    /// The server opened an HTTP session (legacy era: `Mcp-Session-Id` on `initialize`).
+    SessionStarted { id: String, at: Timestamp },
     /// The server ended the HTTP session (legacy era: a 404 to a request that carried its id);
     /// the transport has forgotten the id, and the client must initialize again.
     SessionExpired { at: Timestamp },

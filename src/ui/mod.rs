@@ -699,9 +699,19 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
         style: bar,
     });
     let transport = state.transport.split(':').next().unwrap_or_default();
+    let session = match &state.link {
+        Link::Connected(c) => c.http_session.as_deref().map(|id| {
+            format!(
+                " · session {}",
+                crate::sanitize::text(&crate::app::describe::short_session(id))
+            )
+        }),
+        _ => None,
+    }
+    .unwrap_or_default();
     segments.push(Segment {
         priority: 4,
-        text: format!("│ {server} · {transport} "),
+        text: format!("│ {server} · {transport}{session} "),
         short: short_server,
         style: bar,
     });

@@ -94,6 +94,7 @@ impl Session {
                 version: "0.1.0".into(),
             },
             capabilities: None,
+            http_session: None,
         })));
         let tools = tools
             .into_iter()
