@@ -548,9 +548,25 @@ impl Client {
         let meta = json!({"progressToken": self.progress_tokens});
         let params = json!({"name": name, "arguments": arguments, "_meta": meta});
         let timeout = self.options.timeout;
-        let exchange = self
-            .exchange_until("tools/call", Some(params), timeout, true, cancel)
+        let mut exchange = self
+            .exchange_until("tools/call", Some(params.clone()), timeout, true, cancel)
             .await;
+        let mismatch = matches!(
+            exchange.reply(),
+            Some(Reply::Error(error)) if error.code == era::HEADER_MISMATCH
+        );
+        if mismatch && self.meta.is_some() {
+            // 2026-07-28: the server read other values from the headers than the body holds;
+            // the client lists the tools again and retries once, under a new id.
+            self.note(
+                "HeaderMismatch (-32020): listing the tools again and retrying the call once"
+                    .into(),
+            );
+            let _ = self.list_tools().await;
+            exchange = self
+                .exchange_until("tools/call", Some(params), timeout, true, None)
+                .await;
+        }
         // After the reply's own log entry, so a consumer can link the two.
         self.emit(SessionEvent::CallFinished(Box::new(exchange.clone())))
             .await;

@@ -298,6 +298,24 @@ fn official_sdk_servers_over_http() {
     }
 }
 
+#[test]
+fn a_header_mismatch_lists_the_tools_again_and_retries_once() {
+    let server = Server::fault("mismatch");
+    let output = Command::new(BIN)
+        .args(["call", "boom", "{}", "--json", "-v", "--era", "modern"])
+        .args(["--url", &server.url])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["outcome"]["class"], "success", "{json}");
+    assert_eq!(json["model_view"]["text"], "done on try 2");
+    let log = String::from_utf8_lossy(&output.stderr);
+    let mismatch = log.find("-32020").unwrap_or(usize::MAX);
+    let note = log.find("retrying the call once").unwrap_or(usize::MAX);
+    let relisted = log[note.min(log.len())..].find("tools/list");
+    assert!(mismatch < note && relisted.is_some(), "{log}");
+}
+
 /// One raw HTTP/1.1 exchange: the status line of the answer.
 fn status_line(url: &str, request: &str) -> String {
     let address = url.trim_start_matches("http://").trim_end_matches("/mcp");

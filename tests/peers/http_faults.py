@@ -10,6 +10,8 @@ properly, then answers tools/call with one fault, chosen by its first argument:
   error-400      400 with a JSON-RPC error body for the request (a protocol error)
   expire         a session id on initialize; the first tools/call gets 404 (the session has
                  expired); after a new initialize, calls succeed
+  mismatch       the 2026-07-28 era: the first tools/call gets 400 with -32020 (HeaderMismatch),
+                 the next one succeeds
 
 It prints its URL on stdout, then serves until killed.
 """
@@ -19,7 +21,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
-SESSIONS = {"next": 0, "expired": set()}
+SESSIONS = {"next": 0, "calls": 0}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -52,6 +54,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(401, b"", headers=[("WWW-Authenticate", 'Bearer realm="mcp"')])
         if ident is None:
             return self.send(202)
+        if method == "server/discover":
+            if MODE != "mismatch":
+                return self.send(200, json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}}).encode())
+            info = {"io.modelcontextprotocol/serverInfo": {"name": "http-faults", "version": MODE}}
+            return self.reply(ident, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": info})
+        if MODE == "mismatch" and method == "tools/call":
+            SESSIONS["calls"] += 1
+            if SESSIONS["calls"] == 1:
+                error = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32020, "message": "Header mismatch: Mcp-Name"}}
+                return self.send(400, json.dumps(error).encode())
+            return self.reply(ident, {"content": [{"type": "text", "text": "done on try %d" % SESSIONS["calls"]}], "resultType": "complete"})
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "http-faults", "version": MODE}}
