@@ -660,10 +660,22 @@ impl Client {
         let Some(ended) = self.session.abandon(id, end, now()) else {
             return Self::missing_exchange(id);
         };
-        let params =
-            json!({"requestId": Value::from(id.clone()), "reason": "cancelled by the user"});
-        self.notify("notifications/cancelled", Some(params));
+        self.cancel_request(id, "cancelled by the user");
         ended
+    }
+
+    /// Tells the server to stop working on `id`: over Streamable HTTP in the 2026-07-28 era by
+    /// closing its stream (which the server MUST take as cancellation), else by
+    /// `notifications/cancelled`.
+    fn cancel_request(&mut self, id: &Id, reason: &str) {
+        if self.meta.is_some() && self.transport.close_stream(id) {
+            self.note(format!(
+                "closed the stream of #{id} ({reason}): the 2026-07-28 cancellation over HTTP"
+            ));
+        } else {
+            let params = json!({"requestId": Value::from(id.clone()), "reason": reason});
+            self.notify("notifications/cancelled", Some(params));
+        }
     }
 
     fn time_out(&mut self, id: &Id, timeout: Duration, cancel: bool) -> Exchange {
@@ -681,11 +693,7 @@ impl Client {
             },
         );
         if cancel {
-            let reason = format!("sightline timed out after {after_ms} ms");
-            self.notify(
-                "notifications/cancelled",
-                Some(json!({"requestId": Value::from(id.clone()), "reason": reason})),
-            );
+            self.cancel_request(id, &format!("sightline timed out after {after_ms} ms"));
         }
         ended
     }

@@ -455,3 +455,77 @@ fn a_legacy_session_is_named_in_the_output() {
         "{first}"
     );
 }
+
+/// In 2026-07-28, cancelling closes the request's own stream (the server MUST treat that as
+/// cancellation) instead of sending `notifications/cancelled`; the session goes on.
+#[tokio::test]
+async fn a_modern_cancellation_closes_the_stream() {
+    use sightline::client::{self, ClientOptions};
+    use sightline::mcp::era::EraChoice;
+    use sightline::mcp::log::{LogEvent, SessionEvent};
+    use sightline::transport::{HttpTarget, Target};
+    use std::sync::{Arc, Mutex};
+
+    let server = Server::demo("sep1303");
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&log);
+    let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
+        if let SessionEvent::Logged(entry) = event {
+            let line = match &entry.event {
+                LogEvent::Note(text) => format!("note: {text}"),
+                LogEvent::Sent(frame) => format!("sent: {}", frame.raw),
+                _ => return,
+            };
+            seen.lock().unwrap().push(line);
+        }
+    });
+    let target = Target::Http(HttpTarget {
+        url: server.url.clone(),
+        headers: Vec::new(),
+    });
+    let options = ClientOptions {
+        era: EraChoice::Modern,
+        timeout: Duration::from_secs(20),
+        ..ClientOptions::default()
+    };
+    let mut client = client::connect(&target, options, sink).await.unwrap();
+    let (cancel, cancelled) = tokio::sync::oneshot::channel();
+    let started = Instant::now();
+    let call =
+        client.call_tool_cancellable("slow_search", serde_json::json!({"seconds": 10}), cancelled);
+    let (exchange, ()) = tokio::join!(call, async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let _ = cancel.send(());
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "cancelled, not waited out"
+    );
+    assert_eq!(
+        sightline::classify::classify(&exchange).class,
+        sightline::classify::Class::TransportFailure
+    );
+    let after = client
+        .call_tool(
+            "book_flight",
+            serde_json::json!({"departureDate": "12/12/2099"}),
+        )
+        .await;
+    assert_eq!(
+        sightline::classify::classify(&after).class,
+        sightline::classify::Class::Success,
+        "the session goes on"
+    );
+    client.shutdown().await;
+    let log = log.lock().unwrap();
+    assert!(
+        log.iter()
+            .any(|line| line.contains("closed the stream of #")),
+        "{log:#?}"
+    );
+    assert!(
+        !log.iter()
+            .any(|line| line.starts_with("sent:") && line.contains("notifications/cancelled")),
+        "closing the stream is the cancellation: {log:#?}"
+    );
+}

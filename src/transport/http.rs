@@ -4,6 +4,7 @@
 //! `MCP-Protocol-Version`) and the modern era's per-request headers are kept here, read from
 //! the lines themselves.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -11,7 +12,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 
 use super::{EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now};
 use crate::mcp::era::{META_PROTOCOL_VERSION, MODERN_VERSIONS};
@@ -107,6 +108,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
     let (outgoing, lines) = mpsc::channel::<Arc<str>>(OUTGOING_CAPACITY);
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (stop, stopped) = oneshot::channel();
+    let (cancel, cancels) = mpsc::unbounded_channel();
     let poster = Poster {
         client,
         url,
@@ -115,12 +117,13 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         events: events_tx,
         max_frame_bytes,
     };
-    tokio::spawn(dispatch(poster, lines, stopped));
+    tokio::spawn(dispatch(poster, lines, cancels, stopped));
     Ok(Transport {
         outgoing: Some(outgoing),
         events,
         stop: Some(stop),
         group: None,
+        close_stream: Some(cancel),
         description: target.display(),
     })
 }
@@ -130,17 +133,30 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
 async fn dispatch(
     poster: Poster,
     mut lines: mpsc::Receiver<Arc<str>>,
+    mut cancels: mpsc::UnboundedReceiver<Id>,
     mut stopped: oneshot::Receiver<()>,
 ) {
     let mut running = JoinSet::new();
+    // The open POSTs of 2026-07-28 requests, by id: closing one is how that era cancels.
+    let mut modern: HashMap<Id, AbortHandle> = HashMap::new();
     loop {
         tokio::select! {
             line = lines.recv() => match line {
                 Some(line) => {
-                    running.spawn(poster.clone().post(line));
+                    let outgoing = Outgoing::read(&line);
+                    let post = running.spawn(poster.clone().post(line));
+                    if let (Some(id), Some(_)) = (outgoing.id, outgoing.modern_version) {
+                        modern.retain(|_, post| !post.is_finished());
+                        modern.insert(id, post);
+                    }
                 }
                 None => break,
             },
+            Some(id) = cancels.recv() => {
+                if let Some(post) = modern.remove(&id) {
+                    post.abort();
+                }
+            }
             _ = &mut stopped => break,
             Some(_) = running.join_next(), if !running.is_empty() => {}
         }

@@ -137,6 +137,8 @@ pub struct Transport {
     /// The server's process group, stopped on the spot if the transport is dropped before
     /// [`Transport::shutdown`] (an interrupted command), when no task may be left to do it.
     group: Option<stdio::ProcessGroup>,
+    /// HTTP: closes the stream of a request, by id (the 2026-07-28 cancellation).
+    close_stream: Option<mpsc::UnboundedSender<Id>>,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
     pub description: String,
 }
@@ -160,6 +162,14 @@ impl Transport {
             mpsc::error::TrySendError::Full(_) => NotSent::Full,
             mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
         })
+    }
+
+    /// Closes the stream of request `id`, when this transport cancels that way (Streamable
+    /// HTTP); `false` when it has no per-request stream to close (stdio).
+    pub fn close_stream(&self, id: &Id) -> bool {
+        self.close_stream
+            .as_ref()
+            .is_some_and(|close| close.send(id.clone()).is_ok())
     }
 
     /// An event that is ready now, without waiting.

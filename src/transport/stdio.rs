@@ -128,6 +128,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         events,
         stop: Some(stop),
         group: Some(group),
+        close_stream: None,
         description: format!("stdio: {}", command.display()),
     })
 }
@@ -155,6 +156,7 @@ where
         events,
         stop: None,
         group: None,
+        close_stream: None,
         description: "stdio".into(),
     }
 }
