@@ -254,24 +254,36 @@ fn inside(text: &str, open: u8) -> Option<usize> {
 #[derive(Debug, Clone, Copy)]
 pub struct Compact<'a>(pub &'a str);
 
+/// Follows JSON text byte by byte: which bytes are spacing between tokens (outside strings).
+#[derive(Default)]
+struct Spacing {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Spacing {
+    fn is_spacing(&mut self, byte: u8) -> bool {
+        if self.in_string {
+            match (self.escaped, byte) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.in_string = false,
+                (false, _) => {}
+            }
+            false
+        } else {
+            self.in_string = byte == b'"';
+            matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+        }
+    }
+}
+
 impl Compact<'_> {
     fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
-        let mut in_string = false;
-        let mut escaped = false;
-        self.0.bytes().filter(move |&byte| {
-            if in_string {
-                match (escaped, byte) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => in_string = false,
-                    (false, _) => {}
-                }
-                true
-            } else {
-                in_string = byte == b'"';
-                !matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
-            }
-        })
+        let mut spacing = Spacing::default();
+        self.0
+            .bytes()
+            .filter(move |&byte| !spacing.is_spacing(byte))
     }
 
     /// Its length in bytes.
@@ -286,23 +298,13 @@ impl Compact<'_> {
 
 impl fmt::Display for Compact<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Whitespace is ASCII, so every run between two removed bytes is whole UTF-8.
-        let mut in_string = false;
-        let mut escaped = false;
+        // Spacing is ASCII, so every run between two removed bytes is whole UTF-8.
+        let mut spacing = Spacing::default();
         let mut start = 0;
         for (i, byte) in self.0.bytes().enumerate() {
-            if in_string {
-                match (escaped, byte) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => in_string = false,
-                    (false, _) => {}
-                }
-            } else if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            if spacing.is_spacing(byte) {
                 f.write_str(&self.0[start..i])?;
                 start = i + 1;
-            } else {
-                in_string = byte == b'"';
             }
         }
         f.write_str(&self.0[start..])
