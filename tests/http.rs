@@ -10,6 +10,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use sightline::client::{self, Client, ClientOptions};
+use sightline::mcp::era::EraChoice;
+use sightline::mcp::log::{LogEvent, SessionEvent};
+use sightline::transport::{HttpTarget, Target};
+use std::sync::{Arc, Mutex};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sightline");
 
@@ -355,32 +360,8 @@ fn the_demo_server_refuses_foreign_origins_and_offers_post_only() {
 /// call says so, and the next one goes out after a new `initialize`, in a new session.
 #[tokio::test]
 async fn an_expired_session_is_started_again_with_initialize() {
-    use sightline::client::{self, ClientOptions};
-    use sightline::mcp::era::EraChoice;
-    use sightline::mcp::log::{LogEvent, SessionEvent};
-    use sightline::transport::{HttpTarget, Target};
-    use std::sync::{Arc, Mutex};
-
     let server = Server::fault("expire");
-    let notes = Arc::new(Mutex::new(Vec::<String>::new()));
-    let seen = Arc::clone(&notes);
-    let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
-        if let SessionEvent::Logged(entry) = event
-            && let LogEvent::Note(text) = &entry.event
-        {
-            seen.lock().unwrap().push(text.clone());
-        }
-    });
-    let target = Target::Http(HttpTarget {
-        url: server.url.clone(),
-        headers: Vec::new(),
-    });
-    let options = ClientOptions {
-        era: EraChoice::Legacy,
-        timeout: Duration::from_secs(5),
-        ..ClientOptions::default()
-    };
-    let mut client = client::connect(&target, options, sink).await.unwrap();
+    let (mut client, log) = http_client(&server.url, EraChoice::Legacy).await;
     let first = client.call_tool("boom", serde_json::json!({})).await;
     let outcome = sightline::classify::classify(&first);
     assert!(
@@ -395,7 +376,12 @@ async fn an_expired_session_is_started_again_with_initialize() {
         .unwrap_or_default();
     assert!(text.contains("called in session-2"), "{text}");
     client.shutdown().await;
-    let notes = notes.lock().unwrap();
+    let notes: Vec<String> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|line| line.strip_prefix("note: ").map(str::to_owned))
+        .collect();
     assert!(
         notes
             .iter()
@@ -460,35 +446,8 @@ fn a_legacy_session_is_named_in_the_output() {
 /// cancellation) instead of sending `notifications/cancelled`; the session goes on.
 #[tokio::test]
 async fn a_modern_cancellation_closes_the_stream() {
-    use sightline::client::{self, ClientOptions};
-    use sightline::mcp::era::EraChoice;
-    use sightline::mcp::log::{LogEvent, SessionEvent};
-    use sightline::transport::{HttpTarget, Target};
-    use std::sync::{Arc, Mutex};
-
     let server = Server::demo("sep1303");
-    let log = Arc::new(Mutex::new(Vec::<String>::new()));
-    let seen = Arc::clone(&log);
-    let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
-        if let SessionEvent::Logged(entry) = event {
-            let line = match &entry.event {
-                LogEvent::Note(text) => format!("note: {text}"),
-                LogEvent::Sent(frame) => format!("sent: {}", frame.raw),
-                _ => return,
-            };
-            seen.lock().unwrap().push(line);
-        }
-    });
-    let target = Target::Http(HttpTarget {
-        url: server.url.clone(),
-        headers: Vec::new(),
-    });
-    let options = ClientOptions {
-        era: EraChoice::Modern,
-        timeout: Duration::from_secs(20),
-        ..ClientOptions::default()
-    };
-    let mut client = client::connect(&target, options, sink).await.unwrap();
+    let (mut client, log) = http_client(&server.url, EraChoice::Modern).await;
     let (cancel, cancelled) = tokio::sync::oneshot::channel();
     let started = Instant::now();
     let call =
@@ -528,4 +487,30 @@ async fn a_modern_cancellation_closes_the_stream() {
             .any(|line| line.starts_with("sent:") && line.contains("notifications/cancelled")),
         "closing the stream is the cancellation: {log:#?}"
     );
+}
+
+/// A client over HTTP in `era`, and what its log records: `note: …` and `sent: <frame>` lines.
+async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String>>>) {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&log);
+    let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
+        if let SessionEvent::Logged(entry) = event {
+            let line = match &entry.event {
+                LogEvent::Note(text) => format!("note: {text}"),
+                LogEvent::Sent(frame) => format!("sent: {}", frame.raw),
+                _ => return,
+            };
+            seen.lock().unwrap().push(line);
+        }
+    });
+    let target = Target::Http(HttpTarget {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    });
+    let options = ClientOptions {
+        era,
+        timeout: Duration::from_secs(20),
+        ..ClientOptions::default()
+    };
+    (client::connect(&target, options, sink).await.unwrap(), log)
 }
