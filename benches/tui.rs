@@ -121,6 +121,7 @@ fn huge_result(c: &mut Criterion) {
         sent_at: Timestamp(0),
         end: sightline::mcp::session::End::Replied(response.clone()),
         ended_at: Timestamp(1),
+        http: None,
     };
     let theme = Theme::fallback();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a valid fixture");

@@ -68,7 +68,24 @@ pub fn view<'a>(
     } else {
         Cow::Borrowed(context.host)
     };
-    model_view(exchange, outcome, context.version, &host)
+    let mut view = model_view(exchange, outcome, context.version, &host);
+    if let Some((tool, reason)) = rejected_tool(exchange, context.catalog) {
+        view.dropped(tool, reason);
+    }
+    view
+}
+
+/// The called tool and why the host dropped it, when it did.
+fn rejected_tool<'a>(
+    exchange: &Exchange,
+    catalog: Option<&'a [Tool]>,
+) -> Option<(&'a str, &'a str)> {
+    if exchange.method != "tools/call" {
+        return None;
+    }
+    let name = exchange.params()?.get("name")?.as_str()?;
+    let tool = catalog?.iter().find(|tool| tool.name == name)?;
+    Some((tool.name.as_str(), tool.rejected.as_deref()?))
 }
 
 #[cfg(test)]

@@ -129,6 +129,10 @@ pub struct ServerArgs {
     /// With --url: add this header to every request (repeatable), `-H 'Name: value'`.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
     pub headers: Vec<(String, String)>,
+    /// Show secret header values (Authorization, Cookie, token-like names) wherever HTTP
+    /// details are shown, instead of masking them.
+    #[arg(long)]
+    pub show_secrets: bool,
     /// Add KEY=VALUE to the server's environment (repeatable).
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,

@@ -27,6 +27,10 @@ pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, St
 const MAX_TOOL_REFETCHES: usize = 3;
 /// Pages of one `tools/list` listing, at most: a server whose list never ends is stopped.
 const MAX_TOOL_PAGES: usize = 1000;
+/// Rejected tools named one by one in the log; past that, counted.
+const MAX_REJECTION_NOTES: usize = 20;
+/// Re-issues of a 2026-07-28 request whose stream was lost, at most.
+const MAX_REISSUES: u32 = 2;
 /// How long a shutdown waits for the transport to report the server gone, at most.
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(3);
 
@@ -209,6 +213,8 @@ pub struct Client {
     session_expired: bool,
     /// The current legacy HTTP session's id.
     http_session: Option<String>,
+    /// A 2026-07-28 request whose event stream broke before its response: re-issued.
+    lost_stream: Option<Id>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -239,6 +245,7 @@ impl Client {
             late_discover: None,
             session_expired: false,
             http_session: None,
+            lost_stream: None,
             sink,
             unsent: Vec::new(),
         }
@@ -469,12 +476,41 @@ impl Client {
         let mut refetches = 0;
         loop {
             self.tools_changed = false;
-            let tools = self.fetch_tool_pages().await?;
+            let mut tools = self.fetch_tool_pages().await?;
             if !self.tools_changed || refetches == MAX_TOOL_REFETCHES {
+                self.reject_bad_header_tools(&mut tools);
                 return Ok(tools.into());
             }
             refetches += 1;
             self.note("notifications/tools/list_changed arrived: fetching tools/list again".into());
+        }
+    }
+
+    /// 2026-07-28 over HTTP: a tool whose `x-mcp-header` breaks the constraints is one a
+    /// conforming client MUST drop from the listing, with a warning; sightline keeps it, marked
+    /// with the reason, so that it can still be inspected and called.
+    fn reject_bad_header_tools(&mut self, tools: &mut [Tool]) {
+        if self.meta.is_none() || !self.transport.is_http() {
+            return;
+        }
+        let mut rejected = 0;
+        for tool in tools {
+            if let Some(reason) = tool.header_problem() {
+                rejected += 1;
+                if rejected <= MAX_REJECTION_NOTES {
+                    self.note(format!(
+                        "tools/list: '{}' is rejected, as 2026-07-28 asks of HTTP clients \
+                         ({reason}); a conforming host drops it, sightline keeps it marked",
+                        tool.name
+                    ));
+                }
+                tool.rejected = Some(reason.into());
+            }
+        }
+        if rejected > MAX_REJECTION_NOTES {
+            self.note(format!(
+                "tools/list: {rejected} tools rejected for their x-mcp-header in all"
+            ));
         }
     }
 
@@ -590,6 +626,8 @@ impl Client {
             .await
     }
 
+    /// One request to its end; in the 2026-07-28 era a request whose stream was lost before
+    /// its response is re-issued under a new id, as that era asks, a bounded number of times.
     async fn exchange_until(
         &mut self,
         method: &str,
@@ -597,6 +635,38 @@ impl Client {
         timeout: Duration,
         cancel_on_timeout: bool,
         mut cancel: Option<oneshot::Receiver<()>>,
+    ) -> Exchange {
+        let mut reissued = 0;
+        loop {
+            let exchange = self
+                .exchange_once(
+                    method,
+                    params.clone(),
+                    timeout,
+                    cancel_on_timeout,
+                    &mut cancel,
+                )
+                .await;
+            let lost = self.lost_stream.take().as_ref() == Some(&exchange.id);
+            if !lost || self.meta.is_none() || reissued == MAX_REISSUES {
+                return exchange;
+            }
+            reissued += 1;
+            self.note(format!(
+                "the stream of #{} ({method}) was lost before its response: re-issuing the \
+                 request under a new id, as 2026-07-28 asks ({reissued} of {MAX_REISSUES})",
+                exchange.id
+            ));
+        }
+    }
+
+    async fn exchange_once(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        cancel_on_timeout: bool,
+        cancel: &mut Option<oneshot::Receiver<()>>,
     ) -> Exchange {
         let params = match &self.meta {
             Some(meta) => Some(era::with_meta(params, meta)),
@@ -733,8 +803,24 @@ impl Client {
                         .abandon(&id, End::Failed(Failure::Rejected { reason }), at);
                 ended.filter(|exchange| Some(&exchange.id) == waiting)
             }
+            TransportEvent::StreamLost { id, reason, at } => {
+                self.record_at(at, LogEvent::Note(format!("#{id}: {reason}")));
+                let failure = Failure::Rejected {
+                    reason: format!("{reason}; the request was lost with its stream"),
+                };
+                let ended = self.session.abandon(&id, End::Failed(failure), at)?;
+                self.lost_stream = Some(id);
+                (Some(&ended.id) == waiting).then_some(ended)
+            }
             TransportEvent::Note { text, at } => {
                 self.record_at(at, LogEvent::Note(text));
+                None
+            }
+            TransportEvent::Http { exchange, at } => {
+                if let Some(id) = &exchange.request_id {
+                    self.session.attach_http(id, Arc::clone(&exchange));
+                }
+                self.record_at(at, LogEvent::Http(exchange));
                 None
             }
             TransportEvent::SessionStarted { id, at } => {
@@ -929,6 +1015,7 @@ impl Client {
             sent_at: now(),
             end: End::Failed(Failure::SendFailed { reason }),
             ended_at: now(),
+            http: None,
         }
     }
 

@@ -68,6 +68,7 @@ pub async fn tools(server: &ServerArgs, as_json: bool, output: &OutputArgs) -> u
     let stopped = |outcome| ToolsJson {
         server: Value::Null,
         tools: None,
+        rejected: Vec::new(),
         outcome,
     };
     guarded(run, as_json, output.deadline, &stage, stopped).await
@@ -114,6 +115,7 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &
         outcome,
         findings: &[],
         model_view: None,
+        http: None,
     };
     guarded(run, as_json, output.deadline, &stage, stopped).await
 }
@@ -135,7 +137,11 @@ async fn call_tool(
         };
     let mut client = match connect(server, verbose, stage).await {
         Ok(client) => client,
-        Err(error) => return report_failure(&error, as_json, || CallJson::failed(&error)),
+        Err(error) => {
+            return report_failure(&error, as_json, || {
+                CallJson::failed(&error, server.show_secrets)
+            });
+        }
     };
     // The listing is the findings' catalog; a server without tools/list can still be called.
     let catalog = match client.list_tools().await {
@@ -157,7 +163,7 @@ async fn call_tool(
         call.forward_protocol_errors,
     );
     if as_json {
-        print_json(&report.to_json(call.payload));
+        print_json(&report.to_json(call.payload, server.show_secrets));
     } else {
         emit(|out| report.write_text(out));
     }
@@ -372,6 +378,7 @@ fn describe(event: &LogEvent) -> String {
         LogEvent::WriteFailed(reason) => format!("✗ write failed: {}", sanitize::text(reason)),
         LogEvent::Closed { status } => format!("■ server output closed ({status})"),
         LogEvent::Note(text) => format!("• {}", sanitize::text(text)),
+        LogEvent::Http(http) => format!("⇄ {}", sanitize::text(&http.summary())),
     }
 }
 
@@ -481,6 +488,9 @@ fn server_line(connection: Option<&Connection>, transport: &str) -> String {
 struct ToolsJson<'a> {
     server: Value,
     tools: Option<Vec<&'a Json>>,
+    /// Tools a conforming 2026-07-28 HTTP client drops, and why (listed above as received).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    rejected: Vec<Value>,
     outcome: Value,
 }
 
@@ -495,6 +505,13 @@ impl<'a> ToolsJson<'a> {
         Self {
             server: server_json(connection),
             tools: Some(tools.iter().map(|tool| &tool.raw).collect()),
+            rejected: tools
+                .iter()
+                .filter_map(|tool| {
+                    let reason = tool.rejected.as_deref()?;
+                    Some(json!({"name": tool.name.as_str(), "reason": reason}))
+                })
+                .collect(),
             outcome: outcome_json(&outcome, Stage::List),
         }
     }
@@ -503,6 +520,7 @@ impl<'a> ToolsJson<'a> {
         Self {
             server: server_json(connection),
             tools: None,
+            rejected: Vec::new(),
             outcome: outcome_json(&error.outcome(), error.stage()),
         }
     }
@@ -518,6 +536,13 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
             write!(out, " — {}", sanitize::text(&tool.display_name()))?;
         }
         writeln!(out)?;
+        if let Some(reason) = &tool.rejected {
+            writeln!(
+                out,
+                "  ✗ rejected: conforming HTTP clients drop it ({})",
+                sanitize::text(reason)
+            )?;
+        }
         if let Some(description) = tool.description() {
             writeln!(out, "  {}", sanitize::text(&description))?;
         }
@@ -539,6 +564,9 @@ struct CallJson<'a> {
     outcome: Value,
     findings: &'a [Finding],
     model_view: Option<ModelViewJson<'a, 'a>>,
+    /// The HTTP exchange that carried the call (Streamable HTTP), secrets masked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http: Option<Value>,
 }
 
 /// A frame's text as a JSON value, borrowed (checked, not parsed into a tree or copied).
@@ -548,7 +576,7 @@ fn wire(text: &str) -> Option<&RawValue> {
 
 impl<'a> CallJson<'a> {
     /// A call that never happened: connecting failed.
-    fn failed(error: &'a ClientError) -> Self {
+    fn failed(error: &'a ClientError, show_secrets: bool) -> Self {
         let exchange = error.exchange();
         Self {
             server: Value::Null,
@@ -559,6 +587,9 @@ impl<'a> CallJson<'a> {
             outcome: outcome_json(&error.outcome(), error.stage()),
             findings: &[],
             model_view: None,
+            http: exchange
+                .and_then(|e| e.http.as_ref())
+                .map(|http| http.to_json(show_secrets)),
         }
     }
 }
@@ -598,7 +629,7 @@ impl<'a> CallReport<'a> {
 
     /// The object of product.md §1. The result text appears twice at most: in the response
     /// (the wire bytes) and in the model's view; `payload` repeats it once more, on request.
-    fn to_json(&self, with_payload: bool) -> CallJson<'_> {
+    fn to_json(&self, with_payload: bool, show_secrets: bool) -> CallJson<'_> {
         CallJson {
             server: server_json(self.connection),
             request: wire(&self.exchange.request.raw),
@@ -606,6 +637,11 @@ impl<'a> CallReport<'a> {
             outcome: outcome_json(&self.analysis.outcome, Stage::Call),
             findings: &self.analysis.findings,
             model_view: Some(self.analysis.view.to_json(with_payload)),
+            http: self
+                .exchange
+                .http
+                .as_ref()
+                .map(|http| http.to_json(show_secrets)),
         }
     }
 
@@ -622,6 +658,9 @@ impl<'a> CallReport<'a> {
         match exchange.response() {
             Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
             None => writeln!(out, "← no response ({elapsed} ms)\n")?,
+        }
+        if let Some(http) = &exchange.http {
+            writeln!(out, "⇄ HTTP {}\n", sanitize::text(&http.summary()))?;
         }
         let outcome = &self.analysis.outcome;
         writeln!(

@@ -28,6 +28,7 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
             host,
             forward_protocol_errors: options.forward_protocol_errors,
             validation: options.validate,
+            show_secrets: server.show_secrets,
         };
         Ok((settings, theme, warnings))
     });

@@ -168,7 +168,7 @@ fn http_failures_are_transport_failures_said_in_words() {
         (
             "sse-cut",
             "call",
-            "the event stream ended before the response",
+            "the stream ended before the response; resuming failed: HTTP 405 Method Not Allowed",
         ),
         ("silent", "call", "timeout: no reply within 2 s"),
     ];
@@ -201,6 +201,10 @@ fn http_failures_are_transport_failures_said_in_words() {
         assert!(
             start.elapsed() < Duration::from_secs(4),
             "{mode}: within the timeout"
+        );
+        assert!(
+            json["http"].is_object() || mode == "silent",
+            "{mode}: {json}"
         );
     }
 }
@@ -513,4 +517,154 @@ async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String
         ..ClientOptions::default()
     };
     (client::connect(&target, options, sink).await.unwrap(), log)
+}
+
+/// The value of header `name` in an `http` member's header list.
+fn header<'a>(headers: &'a Value, name: &str) -> Option<&'a str> {
+    headers.as_array()?.iter().find(|pair| {
+        pair[0]
+            .as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })?[1]
+        .as_str()
+}
+
+#[test]
+fn a_broken_legacy_stream_is_resumed_with_last_event_id_after_the_retry_it_named() {
+    let server = Server::fault("sse-resume");
+    let (output, code) = call("boom", "{}", &["--url", &server.url, "--era", "legacy"]);
+    assert_eq!(code, 0, "{output}");
+    let text = output["model_view"]["text"].as_str().unwrap();
+    let waited: u64 = text
+        .rsplit(", ")
+        .next()
+        .and_then(|tail| tail.split(' ').next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(text.starts_with("resumed after event 8"), "{text}");
+    assert!(waited >= 300, "the retry of 300 ms was respected: {text}");
+    // The answer came on the resuming GET, and its details say so.
+    let http = &output["http"];
+    assert_eq!(http["method"], "GET");
+    assert_eq!(header(&http["request_headers"], "last-event-id"), Some("8"));
+    assert_eq!(
+        header(&http["request_headers"], "mcp-session-id"),
+        Some("session-1")
+    );
+    assert_eq!(http["event_ids"], serde_json::json!(["9"]));
+}
+
+#[test]
+fn a_lost_modern_stream_is_re_issued_under_a_new_id() {
+    let server = Server::fault("sse-lost");
+    let output = Command::new(BIN)
+        .args(["call", "boom", "{}", "--json", "-v", "--era", "modern"])
+        .args(["--url", &server.url])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["outcome"]["class"], "success", "{json}");
+    assert_eq!(
+        json["request"]["id"], 4,
+        "a new id for the re-issued request"
+    );
+    assert_eq!(json["model_view"]["text"], "answered on try 2, id 4");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains("the stream of #3 (tools/call) was lost before its response: re-issuing"),
+        "{log}"
+    );
+    assert!(!log.contains("notifications/cancelled"), "{log}");
+}
+
+#[test]
+fn a_400_without_a_session_sends_auto_back_to_initialize() {
+    let server = Server::fault("session-required");
+    let (output, code) = call("boom", "{}", &["--url", &server.url, "--era", "auto"]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(output["server"]["era"], "legacy");
+    assert_eq!(output["model_view"]["text"], "called in session-1");
+}
+
+#[test]
+fn http_findings_name_what_the_server_did_on_the_wire() {
+    let cases = [
+        ("sse-cut", "http.event-stream-without-response"),
+        ("stale-session", "http.stale-session-not-404"),
+    ];
+    for (mode, finding) in cases {
+        let server = Server::fault(mode);
+        let (output, _) = call("boom", "{}", &["--url", &server.url, "--era", "legacy"]);
+        let ids: Vec<&str> = output["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|finding| finding["id"].as_str())
+            .collect();
+        assert_eq!(ids, [finding], "{mode}: {output}");
+    }
+}
+
+#[test]
+fn secrets_in_http_details_are_masked_unless_asked_for() {
+    let server = Server::demo("sep1303");
+    let arguments = r#"{"departureDate":"12/12/2024"}"#;
+    let secret = [
+        "-H",
+        "Authorization: Bearer s3cr3t",
+        "-H",
+        "X-Api-Key: k3y",
+        "-H",
+        "X-Tenant: acme",
+    ];
+    let mut masked = vec!["--url", server.url.as_str()];
+    masked.extend(secret);
+    let (output, _) = call("book_flight", arguments, &masked);
+    let headers = &output["http"]["request_headers"];
+    assert_eq!(header(headers, "authorization"), Some("Bearer ****"));
+    assert_eq!(header(headers, "x-api-key"), Some("****"));
+    assert_eq!(header(headers, "x-tenant"), Some("acme"));
+    assert!(!output.to_string().contains("s3cr3t"));
+    masked.push("--show-secrets");
+    let (output, _) = call("book_flight", arguments, &masked);
+    let headers = &output["http"]["request_headers"];
+    assert_eq!(header(headers, "authorization"), Some("Bearer s3cr3t"));
+    assert_eq!(header(headers, "mcp-name"), Some("book_flight"));
+    assert_eq!(output["http"]["status"], 200);
+}
+
+#[test]
+fn tool_parameters_marked_x_mcp_header_are_mirrored_and_bad_annotations_rejected() {
+    let server = Server::fault("param-headers");
+    let url = ["--url", server.url.as_str(), "--era", "modern"];
+    // The server checks the header against the body: a mismatch would be 400 -32020.
+    let (output, code) = call("execute_sql", r#"{"region":"us-west1","query":"q"}"#, &url);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(
+        output["model_view"]["text"],
+        "Region header: us-west1 (sent as us-west1)"
+    );
+    let (output, _) = call(
+        "execute_sql",
+        r#"{"region":"Hello, 世界","query":"q"}"#,
+        &url,
+    );
+    assert_eq!(
+        output["model_view"]["text"],
+        "Region header: Hello, 世界 (sent as =?base64?SGVsbG8sIOS4lueVjA==?=)"
+    );
+    // A number cannot be mirrored: the tool is listed, marked, and out of the model's reach.
+    let listing = Command::new(BIN)
+        .args(["tools", "--json"])
+        .args(url)
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_slice(&listing.stdout).unwrap();
+    assert_eq!(listing["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(listing["rejected"][0]["name"], "bad_tool");
+    let (output, code) = call("bad_tool", r#"{"count":1}"#, &url);
+    assert_eq!(code, 0, "the server answered: {output}");
+    assert_eq!(output["findings"][0]["id"], "http.tool-rejected");
+    assert_eq!(output["model_view"]["forwarded"], false);
+    assert_eq!(output["model_view"]["rule"], "DROPPED");
 }

@@ -349,3 +349,51 @@ fn tiny_terminals_draw_without_panicking() {
         assert!(!drawn.is_empty(), "{width}x{height}");
     }
 }
+
+/// A legacy session over HTTP: the HTTP row between request and answer, its details (secrets
+/// masked) when selected, and a tool a conforming HTTP client rejects, marked in the list.
+#[test]
+fn http_details_and_a_rejected_tool() {
+    snapshot("http_details", |s| {
+        legacy_demo(s);
+        let mut tools = vec![json!({"name": "execute_sql", "inputSchema": {"type": "object"}})];
+        tools.push(json!({"name": "bad_tool", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}}));
+        let mut listed: Vec<sightline::mcp::messages::Tool> = tools
+            .iter()
+            .map(sightline::mcp::messages::Tool::from_value)
+            .collect();
+        listed[1].rejected = listed[1].header_problem().map(Into::into);
+        s.event(sightline::mcp::log::SessionEvent::ToolsListed(
+            listed.into(),
+        ));
+        let pair = |name: &str, value: &str| (name.to_owned(), value.to_owned());
+        let http = sightline::mcp::log::HttpExchange {
+            method: "POST".into(),
+            url: "http://127.0.0.1:8080/mcp".into(),
+            request_id: Some(sightline::mcp::jsonrpc::Id::Number(3)),
+            request_headers: vec![
+                pair("authorization", "Bearer s3cr3t"),
+                pair("mcp-session-id", "demo-session-1"),
+            ],
+            status: Some(200),
+            response_headers: vec![pair("content-type", "text/event-stream")],
+            headers_ms: Some(2),
+            took_ms: 9,
+            events: 2,
+            event_ids: vec!["7".into(), "8".into()],
+            error: None,
+        };
+        s.call_over_http(3, "execute_sql", &json!({}), PAST, http);
+        s.command(Command::FocusNext).command(Command::FocusNext);
+        assert_eq!(s.state.focus, Focus::Log);
+        // From the newest row (the answer) up to the HTTP row.
+        s.command(Command::SelectLast).command(Command::SelectPrev);
+        let detail = s.state.log.detail.join("\n");
+        assert!(
+            detail.starts_with("⇄ HTTP POST"),
+            "the row's own details: {detail}"
+        );
+        assert!(detail.contains("authorization: Bearer ****"), "{detail}");
+        assert!(!detail.contains("s3cr3t"), "{detail}");
+    });
+}

@@ -12,7 +12,7 @@ use crate::classify::{Class, Outcome};
 use crate::input::keymap::Mode;
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::{Frame, Id};
-use crate::mcp::log::Connection;
+use crate::mcp::log::{Connection, HttpExchange};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::Rule;
@@ -60,6 +60,8 @@ pub enum LineKind {
     Note,
     /// The era probe's refusal or silence, once the server is known to be legacy: expected.
     Probe,
+    /// An HTTP request and its response (Streamable HTTP).
+    Http,
 }
 
 /// A log line's text as it came off (or went on) the wire.
@@ -71,6 +73,8 @@ pub enum Raw {
     Line(Arc<str>),
     /// Consecutive lines of the server's stderr, kept in [`LogState::stderr`].
     Stderr { first: u32, count: u32 },
+    /// The details of an HTTP exchange.
+    Http(Arc<HttpExchange>),
 }
 
 impl Raw {
@@ -79,7 +83,7 @@ impl Raw {
         match self {
             Raw::Frame(frame) => &frame.raw,
             Raw::Line(line) => line,
-            Raw::Stderr { .. } => "",
+            Raw::Stderr { .. } | Raw::Http(_) => "",
         }
     }
 }
@@ -219,7 +223,15 @@ impl ToolRow {
         Self {
             name,
             title,
-            description: safe(&tool.description().unwrap_or_default()),
+            description: match &tool.rejected {
+                // Why first: it decides whether a host shows this tool at all.
+                Some(reason) => safe(&format!(
+                    "✗ rejected: conforming HTTP clients drop this tool from tools/list \
+                     ({reason}). {}",
+                    tool.description().unwrap_or_default()
+                )),
+                None => safe(&tool.description().unwrap_or_default()),
+            },
             annotations: safe(&annotations),
             schema: crate::sanitize::json(&schema)
                 .lines()
@@ -388,6 +400,8 @@ pub struct Settings {
     /// The MAY rule, on top of the profile's own setting.
     pub forward_protocol_errors: bool,
     pub validation: bool,
+    /// Show header values that are secrets (`--show-secrets`) instead of masking them.
+    pub show_secrets: bool,
 }
 
 impl Default for Settings {
@@ -398,6 +412,7 @@ impl Default for Settings {
             host: 0,
             forward_protocol_errors: false,
             validation: false,
+            show_secrets: false,
         }
     }
 }

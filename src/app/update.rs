@@ -20,7 +20,7 @@ use crate::classify::Class;
 use crate::input::keymap::{self, Mode};
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
-use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::log::{HttpExchange, LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
 use crate::model_view::{self, Block};
 use crate::sanitize;
@@ -679,8 +679,11 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
             && !matches!(line.kind, LineKind::ServerRequest)
         {
             line.exchange = Some(index);
-            // The call record holds these frames now; one copy is enough.
-            line.raw = None;
+            // The call record holds these frames now; one copy is enough. (An HTTP row keeps
+            // its details: a resumed call had several exchanges, the record only the last.)
+            if line.kind != LineKind::Http {
+                line.raw = None;
+            }
             if matches!(line.kind, LineKind::Response(_) | LineKind::Failure) {
                 line.flagged = flagged;
             }
@@ -821,6 +824,12 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             None,
         ),
         LogEvent::Note(text) => line(LineKind::Note, Some(format!("• {text}")), None, None),
+        LogEvent::Http(http) => {
+            let summary = format!("⇄ {}", http.summary());
+            // Linked to its call by the request's id, like the frames it carried.
+            let id = http.request_id.clone();
+            line(LineKind::Http, Some(summary), Some(Raw::Http(http)), id)
+        }
     };
     let mut new = new;
     new.exchange = answers_call;
@@ -856,6 +865,14 @@ fn refresh_detail(state: &mut AppState) {
         None => state.calls.last(),
     };
     state.log.detail = match (call, line) {
+        // An HTTP row shows its own details, also when it belongs to a call.
+        (
+            _,
+            Some(LogLine {
+                raw: Some(Raw::Http(http)),
+                ..
+            }),
+        ) => http_lines(http, state.settings.show_secrets),
         (Some(call), _) => {
             // The response first: it is what the user is looking for.
             let mut lines = match call.exchange.response() {
@@ -874,6 +891,9 @@ fn refresh_detail(state: &mut AppState) {
                 call.exchange.request.raw.len()
             ));
             lines.extend(pretty(&call.exchange.request.raw));
+            if let Some(http) = &call.exchange.http {
+                lines.extend(http_lines(http, state.settings.show_secrets));
+            }
             lines
         }
         (None, Some(line)) => match &line.raw {
@@ -891,11 +911,20 @@ fn refresh_detail(state: &mut AppState) {
                 lines.extend((start..first + count).map(|n| state.log.stderr.line(n).to_owned()));
                 lines
             }
+            Some(Raw::Http(http)) => http_lines(http, state.settings.show_secrets),
             Some(raw) => pretty(raw.as_str()),
             None => vec![state.log.summary(line).into_owned()],
         },
         (None, None) => Vec::new(),
     };
+}
+
+/// An HTTP exchange's details, terminal-safe.
+fn http_lines(http: &HttpExchange, show_secrets: bool) -> Vec<String> {
+    http.lines(show_secrets)
+        .iter()
+        .map(|line| sanitize::text(line).into_owned())
+        .collect()
 }
 
 fn negotiated_version(state: &AppState) -> &str {

@@ -8,7 +8,7 @@ use super::Outcome;
 use crate::mcp::json;
 use crate::mcp::jsonrpc::{Id, Reply};
 use crate::mcp::messages::{CallResult, Tool};
-use crate::mcp::session::Exchange;
+use crate::mcp::session::{End, Exchange, Failure};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -87,6 +87,9 @@ pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     tool_error_without_text,
     structured_without_text,
     method_not_found_wrong_code,
+    event_stream_without_response,
+    stale_session_not_404,
+    rejected_tool_called,
 ];
 
 /// Every finding for one exchange.
@@ -241,6 +244,86 @@ fn method_not_found_wrong_code(context: &Context) -> Option<Finding> {
         format!(
             "{}: '{method}' is not a method of this version, so JSON-RPC says -32601 (method not \
          found); the server answered {code}",
+            context.version
+        ),
+    ))
+}
+
+/// A request whose event stream ended, or whose resumption failed, without its response.
+fn event_stream_without_response(context: &Context) -> Option<Finding> {
+    let http = context.exchange.http.as_ref()?;
+    let streamed = http
+        .header("content-type")
+        .is_some_and(|kind| kind.to_ascii_lowercase().starts_with("text/event-stream"));
+    let resumed = http
+        .request_headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("last-event-id"));
+    let unanswered = matches!(context.exchange.end, End::Failed(Failure::Rejected { .. }));
+    if !(streamed || resumed) || !unanswered {
+        return None;
+    }
+    let how = match http.status {
+        Some(status) if resumed && !streamed => {
+            format!(", and resuming it with Last-Event-ID got HTTP {status}")
+        }
+        _ => String::new(),
+    };
+    Some(context.finding(
+        "http.event-stream-without-response",
+        Severity::Warning,
+        format!(
+            "{}: the event stream for #{} ended without its response{how}; a server that closes a \
+             stream before the response must let the client resume it (transports.mdx, \
+             Resumability), and a 2026-07-28 server sends the response on the stream",
+            context.version, context.exchange.id
+        ),
+    ))
+}
+
+/// A request carrying a session id, refused for its session with a status other than 404: the
+/// client cannot tell that it must start a new session.
+fn stale_session_not_404(context: &Context) -> Option<Finding> {
+    let http = context.exchange.http.as_ref()?;
+    let session = http
+        .request_headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id"))?;
+    let status = http
+        .status
+        .filter(|status| (400..500).contains(status) && *status != 404)?;
+    let said = match (&context.exchange.end, context.exchange.reply()) {
+        (_, Some(Reply::Error(error))) => error.message.clone(),
+        (End::Failed(Failure::Rejected { reason }), _) => reason.clone(),
+        _ => return None,
+    };
+    if !said.to_ascii_lowercase().contains("session") {
+        return None;
+    }
+    Some(context.finding(
+        "http.stale-session-not-404",
+        Severity::Warning,
+        format!(
+            "{}: a request with Mcp-Session-Id {} was refused with HTTP {status} (\"{said}\"); a \
+             server that no longer knows a session answers 404, the one status that tells clients \
+             to start a new session (transports.mdx, Session Management)",
+            context.version, session.1
+        ),
+    ))
+}
+
+/// A call of a tool that a conforming 2026-07-28 HTTP client drops from its listing.
+fn rejected_tool_called(context: &Context) -> Option<Finding> {
+    let (name, _) = context.tool_call()?;
+    let tool = context.catalog?.iter().find(|tool| tool.name == name)?;
+    let reason = tool.rejected.as_deref()?;
+    Some(context.finding(
+        "http.tool-rejected",
+        Severity::Warning,
+        format!(
+            "{}: '{name}' has an x-mcp-header that breaks the spec's constraints ({reason}); HTTP \
+             clients MUST drop such a tool from tools/list (streamable-http.mdx, Custom Headers \
+             from Tool Parameters), so no model can call it",
             context.version
         ),
     ))

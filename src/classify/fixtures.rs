@@ -33,6 +33,11 @@ pub fn request(method: &str) -> Call {
 }
 
 impl Call {
+    /// Ended as `end` says.
+    pub fn end_with(self, end: End) -> Exchange {
+        self.end(end)
+    }
+
     fn end(self, end: End) -> Exchange {
         let request = Frame::encode(Message::Request {
             id: Id::Number(7),
@@ -46,6 +51,7 @@ impl Call {
             sent_at: Timestamp(1_000),
             end,
             ended_at: Timestamp(1_012),
+            http: None,
         }
     }
 

@@ -197,6 +197,7 @@ mod class_tests {
             sent_at: Timestamp(0),
             end,
             ended_at: Timestamp(5),
+            http: None,
         }
     }
 

@@ -214,3 +214,98 @@ fn conformant_exchanges_of_every_class_raise_nothing() {
         }
     }
 }
+
+mod http {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::ids;
+    use crate::classify::findings::Severity;
+    use crate::classify::fixtures::call;
+    use crate::mcp::log::HttpExchange;
+    use crate::mcp::session::{End, Exchange, Failure};
+
+    fn over_http(mut exchange: Exchange, http: HttpExchange) -> Exchange {
+        exchange.http = Some(Arc::new(http));
+        exchange
+    }
+
+    fn rejected(reason: &str) -> End {
+        End::Failed(Failure::Rejected {
+            reason: reason.into(),
+        })
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn an_event_stream_that_ends_without_the_response_is_named() {
+        let exchange = call("book_flight", json!({}));
+        let streamed = HttpExchange {
+            status: Some(200),
+            response_headers: headers(&[("content-type", "text/event-stream")]),
+            events: 1,
+            ..HttpExchange::default()
+        };
+        let ended = over_http(
+            exchange.end_with(rejected("the stream ended")),
+            streamed.clone(),
+        );
+        let id = "http.event-stream-without-response";
+        assert_eq!(ids(&ended, "2026-07-28"), [(id, Severity::Warning)]);
+        // A JSON body that failed, or a stream whose answer came, is not this finding.
+        let json_body = HttpExchange {
+            response_headers: headers(&[("content-type", "application/json")]),
+            ..streamed.clone()
+        };
+        let exchange = call("book_flight", json!({}));
+        assert!(
+            ids(
+                &over_http(exchange.end_with(rejected("x")), json_body),
+                "2026-07-28"
+            )
+            .is_empty()
+        );
+        let answered = over_http(call("book_flight", json!({})).text("ok"), streamed);
+        assert!(ids(&answered, "2026-07-28").is_empty());
+        // A resumption refused is the same failure, said with its status.
+        let resumed = HttpExchange {
+            method: "GET".into(),
+            status: Some(405),
+            request_headers: headers(&[("Last-Event-ID", "7")]),
+            ..HttpExchange::default()
+        };
+        let exchange = over_http(
+            call("book_flight", json!({})).end_with(rejected("x")),
+            resumed,
+        );
+        let finding = &super::run(&exchange, "2025-11-25")[0];
+        assert!(
+            finding.message.contains("got HTTP 405"),
+            "{}",
+            finding.message
+        );
+    }
+
+    #[test]
+    fn a_session_refused_without_404_is_named_only_when_the_refusal_is_about_the_session() {
+        let with_session = |status| HttpExchange {
+            status: Some(status),
+            request_headers: headers(&[("mcp-session-id", "abc")]),
+            ..HttpExchange::default()
+        };
+        let id = "http.stale-session-not-404";
+        let refused = call("book_flight", json!({})).error(-32001, "Session not found");
+        let exchange = over_http(refused.clone(), with_session(400));
+        assert_eq!(ids(&exchange, "2025-11-25"), [(id, Severity::Warning)]);
+        assert!(ids(&over_http(refused, with_session(404)), "2025-11-25").is_empty());
+        let other = call("book_flight", json!({})).error(-32001, "Rate limited");
+        assert!(ids(&over_http(other, with_session(400)), "2025-11-25").is_empty());
+    }
+}

@@ -53,6 +53,9 @@ pub struct Tool {
     /// Inline up to 24 bytes: most names cost no allocation of their own.
     pub name: CompactString,
     pub raw: Json,
+    /// Why a conforming client drops this tool from the listing (2026-07-28 over HTTP: an
+    /// `x-mcp-header` that breaks the spec's constraints); sightline keeps it, marked.
+    pub rejected: Option<Box<str>>,
 }
 
 impl Tool {
@@ -62,7 +65,18 @@ impl Tool {
         Tool {
             name: name.into(),
             raw: Json::from_value(raw),
+            rejected: None,
         }
+    }
+
+    /// Why the tool's `x-mcp-header` annotations break the 2026-07-28 constraints, if they do;
+    /// schemas without the word are not parsed.
+    pub fn header_problem(&self) -> Option<String> {
+        if !self.raw.text().contains("x-mcp-header") {
+            return None;
+        }
+        let schema = self.input_schema().unwrap_or(Value::Null);
+        super::headers::header_params(&schema).err()
     }
 
     /// The input schema, parsed (a schema is small, and read only when a tool is used).
@@ -105,6 +119,7 @@ pub fn tools_page(result: &Json) -> Option<ToolsPage> {
         Some(Tool {
             name: name.map(CompactString::from).unwrap_or_default(),
             raw: result.part(raw)?,
+            rejected: None,
         })
     }));
     let next_cursor = result

@@ -3,6 +3,7 @@
 
 pub mod era;
 pub mod framing;
+pub mod headers;
 pub mod json;
 pub mod jsonrpc;
 pub mod log;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::Timestamp;
 use super::jsonrpc::{Frame, Id, Message, Reply};
+use super::log::HttpExchange;
 
 /// One request and how it ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +20,8 @@ pub struct Exchange {
     pub sent_at: Timestamp,
     pub end: End,
     pub ended_at: Timestamp,
+    /// The HTTP exchange that carried it (Streamable HTTP), when its details came first.
+    pub http: Option<Arc<HttpExchange>>,
 }
 
 impl Exchange {
@@ -101,6 +104,7 @@ struct Pending {
     method: String,
     request: Frame,
     sent_at: Timestamp,
+    http: Option<Arc<HttpExchange>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,9 +148,18 @@ impl Session {
             method: method.to_owned(),
             request: request.clone(),
             sent_at: at,
+            http: None,
         };
         self.pending.insert(id.clone(), pending);
         (id, request)
+    }
+
+    /// Keeps the HTTP details of a pending request, for its exchange; a request no longer
+    /// pending has nothing to keep them for.
+    pub fn attach_http(&mut self, id: &Id, http: Arc<HttpExchange>) {
+        if let Some(pending) = self.pending.get_mut(id) {
+            pending.http = Some(http);
+        }
     }
 
     /// The ids still waiting for an answer.
@@ -229,6 +242,7 @@ impl Session {
             sent_at: pending.sent_at,
             end,
             ended_at: at,
+            http: pending.http,
         })
     }
 }

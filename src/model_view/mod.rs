@@ -30,6 +30,9 @@ pub enum Rule {
     Result,
     /// No reply came; only the host can say something.
     NoReply,
+    /// The host dropped the tool from its listing (an invalid `x-mcp-header` over HTTP): the
+    /// model has no such tool to call.
+    Dropped,
 }
 
 impl Rule {
@@ -39,6 +42,7 @@ impl Rule {
             Rule::May => "MAY",
             Rule::Result => "result",
             Rule::NoReply => "no reply",
+            Rule::Dropped => "tool dropped",
         }
     }
 }
@@ -323,6 +327,22 @@ impl ModelView<'_> {
     }
 
     /// "forwarded (SHOULD)", "not forwarded (MAY, off)"…
+    /// The view of a call to a tool the host dropped from its listing: whatever the server
+    /// answered, no model could have made this call.
+    pub fn dropped(&mut self, tool: &str, reason: &str) {
+        self.forwarded = false;
+        self.rule = Rule::Dropped;
+        self.is_error = false;
+        self.less_likely_to_help = false;
+        self.blocks = vec![Block::Text {
+            text: format!("(no tool '{tool}': the host dropped it from tools/list)").into(),
+        }];
+        self.reason = format!(
+            "'{tool}' has an invalid x-mcp-header ({reason}): HTTP clients MUST drop it from \
+             tools/list (2026-07-28 streamable-http.mdx), so the model never sees this tool"
+        );
+    }
+
     pub fn verdict(&self) -> String {
         match (self.forwarded, self.rule) {
             (true, Rule::May) => "forwarded (MAY, on; less likely to help)".to_owned(),

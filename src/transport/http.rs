@@ -13,12 +13,16 @@ use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
+use tokio::time::Instant;
 
 use super::{EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now};
 use crate::mcp::era::{META_PROTOCOL_VERSION, MODERN_VERSIONS};
 use crate::mcp::framing::{Line, decode};
+use crate::mcp::headers::{HeaderParam, encode_value, header_params, param_headers};
 use crate::mcp::json;
 use crate::mcp::jsonrpc::{Id, Message, Reply};
+use crate::mcp::log::{HTTP_EVENT_IDS_KEPT, HttpExchange};
+use crate::mcp::messages::tools_page;
 use crate::mcp::sse::{SseItem, SseParser};
 
 /// How long connecting may take; an answer itself may take as long as the client waits.
@@ -27,6 +31,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const ERROR_BODY_BYTES: usize = 4096;
 /// How long the session's `DELETE` may take at shutdown.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long to wait before resuming a broken stream when the server named no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The longest `retry` honoured: a server asking for more is resumed after this.
+const MAX_RETRY: Duration = Duration::from_secs(30);
+/// Resumptions in a row that bring no event, after which the request fails.
+const MAX_FRUITLESS_RESUMPTIONS: u32 = 3;
 
 /// A Streamable HTTP endpoint and the headers to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +81,9 @@ struct Poster {
     url: reqwest::Url,
     headers: HeaderMap,
     session: Shared,
+    /// 2026-07-28: the `x-mcp-header` parameters of each listed tool that has any, learnt
+    /// from the answers to `tools/list`.
+    header_params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
     events: mpsc::Sender<TransportEvent>,
     max_frame_bytes: usize,
 }
@@ -114,6 +127,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         url,
         headers,
         session: Shared::default(),
+        header_params: Arc::default(),
         events: events_tx,
         max_frame_bytes,
     };
@@ -170,20 +184,7 @@ async fn dispatch(
         .id
         .clone();
     let status = match session {
-        Some(id) => {
-            let delete = poster
-                .client
-                .delete(poster.url.clone())
-                .headers(poster.headers.clone())
-                .header("Mcp-Session-Id", id)
-                .timeout(DELETE_TIMEOUT)
-                .send()
-                .await;
-            match delete {
-                Ok(response) => format!("session deleted: HTTP {}", response.status()),
-                Err(error) => format!("session not deleted: {}", words(&error)),
-            }
-        }
+        Some(id) => poster.delete_session(&id).await,
         None => "no session to end".to_owned(),
     };
     let closed = TransportEvent::Closed {
@@ -192,6 +193,100 @@ async fn dispatch(
         at: now(),
     };
     let _ = poster.events.send(closed).await;
+}
+
+/// Where reading a request's event streams has got to, across resumptions.
+#[derive(Debug)]
+struct Stream {
+    answered: bool,
+    last_event_id: Option<String>,
+    /// The server's `retry`, for the next resumption.
+    retry: Duration,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Self {
+            answered: false,
+            last_event_id: None,
+            retry: DEFAULT_RETRY,
+        }
+    }
+}
+
+/// The HTTP details of one exchange as they become known, handed over once.
+struct Record {
+    details: HttpExchange,
+    started: Instant,
+    handed_over: bool,
+}
+
+impl Record {
+    fn new(request: &reqwest::Request, request_id: Option<Id>) -> Self {
+        Self {
+            details: HttpExchange {
+                method: request.method().to_string(),
+                url: request.url().to_string(),
+                request_id,
+                request_headers: header_list(request.headers()),
+                ..HttpExchange::default()
+            },
+            started: Instant::now(),
+            handed_over: false,
+        }
+    }
+
+    fn response(&mut self, response: &reqwest::Response) {
+        self.details.status = Some(response.status().as_u16());
+        self.details.response_headers = header_list(response.headers());
+        self.details.headers_ms = Some(millis(self.started.elapsed()));
+    }
+
+    fn event(&mut self, id: Option<&str>) {
+        self.details.events += 1;
+        if let Some(id) = id {
+            self.saw_id(id);
+        }
+    }
+
+    fn saw_id(&mut self, id: &str) {
+        let ids = &mut self.details.event_ids;
+        if ids.last().map(String::as_str) != Some(id) && ids.len() < HTTP_EVENT_IDS_KEPT {
+            ids.push(id.to_owned());
+        }
+    }
+
+    /// The details so far, the first time only.
+    fn finish(&mut self, error: Option<String>) -> Option<Arc<HttpExchange>> {
+        if std::mem::replace(&mut self.handed_over, true) {
+            return None;
+        }
+        self.details.took_ms = millis(self.started.elapsed());
+        self.details.error = error;
+        Some(Arc::new(self.details.clone()))
+    }
+}
+
+fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            (name.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+fn millis(elapsed: Duration) -> u64 {
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|kind| kind.to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
 /// What a line we send says about itself, for the headers and for matching its answer.
@@ -205,6 +300,24 @@ struct Outgoing {
 }
 
 impl Outgoing {
+    /// No line: a stream the client did not ask for by a request.
+    fn none() -> Outgoing {
+        Outgoing {
+            method: None,
+            id: None,
+            name: None,
+            modern_version: None,
+        }
+    }
+
+    /// `#3 (tools/call): `, to open a line about this request.
+    fn label(&self) -> String {
+        match (&self.id, &self.method) {
+            (Some(id), Some(method)) => format!("#{id} ({method}): "),
+            _ => String::new(),
+        }
+    }
+
     fn read(line: &str) -> Outgoing {
         let member = |name| json::member(line, name);
         let method = member("method").and_then(json::string).map(Into::into);
@@ -238,11 +351,20 @@ impl Poster {
         let outgoing = Outgoing::read(&line);
         let carried_session =
             outgoing.modern_version.is_none() && self.session_state().id.is_some();
-        let request = self.request(&outgoing, &line);
-        let response = match request.send().await {
-            Ok(response) => response,
+        let request = match self.request(&outgoing, &line).build() {
+            Ok(request) => request,
             Err(error) => return self.fail(&outgoing, words(&error)).await,
         };
+        let mut record = Record::new(&request, outgoing.id.clone());
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                let reason = words(&error);
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                return self.fail(&outgoing, reason).await;
+            }
+        };
+        record.response(&response);
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && carried_session {
             // The session is gone: forget it, so that the next `initialize` starts a new one.
@@ -266,16 +388,15 @@ impl Poster {
                     .await;
             }
         }
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if status.is_success() && content_type.starts_with("text/event-stream") {
-            return self.read_stream(&outgoing, response).await;
+        if status.is_success() && is_event_stream(&response) {
+            return self.read_stream(&outgoing, response, record).await;
         }
         if status == reqwest::StatusCode::ACCEPTED && outgoing.id.is_none() {
+            self.emit_http(&mut record, None).await;
+            if outgoing.method.as_deref() == Some("notifications/initialized") {
+                // The legacy handshake is over: the server may now talk on its own stream.
+                self.listen().await;
+            }
             return;
         }
         let headers = response.headers().clone();
@@ -293,6 +414,7 @@ impl Poster {
         };
         match line {
             Some(Ok(frame)) if status.is_success() || is_response(&frame.message) => {
+                self.emit_http(&mut record, None).await;
                 if !status.is_success() {
                     self.note(format!(
                         "HTTP {status}: the server's JSON-RPC answer came with this status"
@@ -300,15 +422,17 @@ impl Poster {
                     .await;
                 }
                 self.remember_version(&outgoing, &frame.message);
+                self.learn_header_params(&outgoing, &frame.message);
                 self.deliver(vec![Ok(frame)]).await;
             }
             line => {
                 // No answer in the body: its own text is logged as the line it is (a 200 that
                 // is not JSON-RPC), and the request fails with the status in words.
+                let reason = describe_status(status, &headers, &text);
+                self.emit_http(&mut record, Some(reason.clone())).await;
                 if let Some(line @ Err(_)) = line.filter(|_| status.is_success()) {
                     self.deliver(vec![line]).await;
                 }
-                let reason = describe_status(status, &headers, &text);
                 self.fail(&outgoing, reason).await;
             }
         }
@@ -325,57 +449,311 @@ impl Poster {
             // 2026-07-28: no session; the version and the method on every request.
             request = request.header("MCP-Protocol-Version", version.as_str());
             if let Some(method) = &outgoing.method {
-                request = request.header("Mcp-Method", header_value(method));
+                request = request.header("Mcp-Method", encode_value(method));
             }
             if let Some(name) = &outgoing.name {
-                request = request.header("Mcp-Name", header_value(name));
+                request = request.header("Mcp-Name", encode_value(name));
+                if outgoing.method.as_deref() == Some("tools/call") {
+                    for (header, value) in self.param_headers(name, line) {
+                        request = request.header(header, value);
+                    }
+                }
             }
         } else {
-            let state = self.session_state();
-            if let Some(id) = &state.id {
-                request = request.header("Mcp-Session-Id", id.as_str());
-            }
-            if let Some(version) = &state.protocol_version {
-                request = request.header("MCP-Protocol-Version", version.as_str());
-            }
+            request = self.with_session(request);
         }
         request.body(line.to_string())
     }
 
-    /// An event stream: each event's data is a line, delivered as it comes. A stream that ends
-    /// before the answer to its request fails that request.
-    async fn read_stream(&self, outgoing: &Outgoing, response: reqwest::Response) {
+    /// `Mcp-Param-*` for a call of tool `name`, from the arguments in `line`.
+    fn param_headers(&self, name: &str, line: &str) -> Vec<(String, String)> {
+        let known = self
+            .header_params
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(params) = known.get(name) else {
+            return Vec::new();
+        };
+        let arguments = json::member(line, "params")
+            .and_then(|params| json::member(params, "arguments"))
+            .and_then(|arguments| serde_json::from_str(arguments).ok())
+            .unwrap_or(serde_json::Value::Null);
+        param_headers(params, &arguments)
+    }
+
+    /// Learns the `x-mcp-header` parameters of the tools in a `tools/list` answer; a tool whose
+    /// annotations are invalid gets none (the client marks it rejected).
+    fn learn_header_params(&self, outgoing: &Outgoing, message: &Message) {
+        let Message::Response {
+            reply: Reply::Result(result),
+            ..
+        } = message
+        else {
+            return;
+        };
+        if outgoing.method.as_deref() != Some("tools/list")
+            || outgoing.modern_version.is_none()
+            || !result.text().contains("x-mcp-header")
+        {
+            return;
+        }
+        let Some(page) = tools_page(result) else {
+            return;
+        };
+        let mut known = self
+            .header_params
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for tool in page.tools {
+            let params = tool
+                .input_schema()
+                .and_then(|schema| header_params(&schema).ok())
+                .filter(|params| !params.is_empty());
+            match params {
+                Some(params) => known.insert(tool.name.to_string(), params),
+                None => known.remove(tool.name.as_str()),
+            };
+        }
+    }
+
+    /// The legacy session's headers: its id and the negotiated version, once there are.
+    fn with_session(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let state = self.session_state();
+        if let Some(id) = &state.id {
+            request = request.header("Mcp-Session-Id", id.as_str());
+        }
+        if let Some(version) = &state.protocol_version {
+            request = request.header("MCP-Protocol-Version", version.as_str());
+        }
+        request
+    }
+
+    /// A GET for an event stream (legacy era): the server's own stream, or the resumption of a
+    /// broken one after `last_event_id`.
+    fn get_stream(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .get(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "text/event-stream");
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        self.with_session(request)
+    }
+
+    /// The legacy era's optional stream of server-initiated messages: opened once the handshake
+    /// is over, read until it ends. A 405 (no such stream) is an answer the spec allows.
+    async fn listen(&self) {
+        let request = match self.get_stream(None).build() {
+            Ok(request) => request,
+            Err(error) => return self.note(format!("no GET stream: {}", words(&error))).await,
+        };
+        let mut record = Record::new(&request, None);
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) => return self.emit_http(&mut record, Some(words(&error))).await,
+        };
+        record.response(&response);
+        let status = response.status();
+        if !(status.is_success() && is_event_stream(&response)) {
+            let reason = if status == reqwest::StatusCode::METHOD_NOT_ALLOWED {
+                "the server offers no stream of its own (405, as it may)".to_owned()
+            } else {
+                let headers = response.headers().clone();
+                let (body, _) = read_body(response, ERROR_BODY_BYTES).await;
+                describe_status(status, &headers, &String::from_utf8_lossy(&body))
+            };
+            return self.emit_http(&mut record, Some(reason)).await;
+        }
+        self.emit_http(&mut record, None).await;
+        let mut stream = Stream::default();
+        let outgoing = Outgoing::none();
+        let broke = self
+            .read_events(&outgoing, response, &mut record, &mut stream)
+            .await;
+        let why = broke.unwrap_or_else(|| "the server closed it".to_owned());
+        self.note(format!("the server's GET stream ended: {why}"))
+            .await;
+    }
+
+    /// An event stream: each event's data is a line, delivered as it comes. A legacy stream
+    /// that breaks before the answer is resumed with GET and `Last-Event-ID` after the `retry`
+    /// the server asked for; a modern one is lost, for the client to re-issue.
+    async fn read_stream(
+        &self,
+        outgoing: &Outgoing,
+        mut response: reqwest::Response,
+        mut record: Record,
+    ) {
+        let mut stream = Stream::default();
+        let mut fruitless = 0;
+        loop {
+            let events_before = record.details.events;
+            let broke = self
+                .read_events(outgoing, response, &mut record, &mut stream)
+                .await;
+            if stream.answered {
+                return;
+            }
+            let reason = broke.unwrap_or_else(|| "the stream ended before the response".into());
+            self.emit_http(&mut record, Some(reason.clone())).await;
+            let legacy = outgoing.modern_version.is_none();
+            fruitless = if record.details.events > events_before {
+                0
+            } else {
+                fruitless + 1
+            };
+            let resume_after = stream
+                .last_event_id
+                .clone()
+                .filter(|_| legacy && fruitless <= MAX_FRUITLESS_RESUMPTIONS);
+            let Some(last_event_id) = resume_after else {
+                return match (&outgoing.id, legacy) {
+                    (Some(id), false) => {
+                        let lost = TransportEvent::StreamLost {
+                            id: id.clone(),
+                            reason,
+                            at: now(),
+                        };
+                        let _ = self.events.send(lost).await;
+                    }
+                    _ => self.fail(outgoing, reason).await,
+                };
+            };
+            let wait = stream.retry;
+            self.note(format!(
+                "{}{reason}: resuming with GET and Last-Event-ID: {last_event_id} in {} ms",
+                outgoing.label(),
+                wait.as_millis()
+            ))
+            .await;
+            tokio::time::sleep(wait).await;
+            let request = match self.get_stream(Some(&last_event_id)).build() {
+                Ok(request) => request,
+                Err(error) => {
+                    let reason = format!("{reason}; resuming failed: {}", words(&error));
+                    return self.fail(outgoing, reason).await;
+                }
+            };
+            record = Record::new(&request, outgoing.id.clone());
+            response = match self.client.execute(request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    let reason = format!("{reason}; resuming failed: {}", words(&error));
+                    self.emit_http(&mut record, Some(reason.clone())).await;
+                    return self.fail(outgoing, reason).await;
+                }
+            };
+            record.response(&response);
+            let status = response.status();
+            if !(status.is_success() && is_event_stream(&response)) {
+                let headers = response.headers().clone();
+                let (body, _) = read_body(response, ERROR_BODY_BYTES).await;
+                let text = String::from_utf8_lossy(&body);
+                let status = describe_status(status, &headers, &text);
+                self.emit_http(&mut record, Some(status.clone())).await;
+                let reason = format!("{reason}; resuming failed: {status}");
+                return self.fail(outgoing, reason).await;
+            }
+        }
+    }
+
+    /// Reads one response's events to its end; the HTTP details go out just before the line
+    /// that answers `outgoing`. Returns why the stream broke, if it did.
+    async fn read_events(
+        &self,
+        outgoing: &Outgoing,
+        response: reqwest::Response,
+        record: &mut Record,
+        stream: &mut Stream,
+    ) -> Option<String> {
         let mut parser = SseParser::new(self.max_frame_bytes);
         let mut body = response.bytes_stream();
-        let mut answered = false;
         while let Some(chunk) = body.next().await {
             let chunk = match chunk {
                 Ok(chunk) => chunk,
-                Err(error) => {
-                    let reason = format!("the event stream broke: {}", words(&error));
-                    return self.fail_unless(answered, outgoing, reason).await;
-                }
+                Err(error) => return Some(format!("the event stream broke: {}", words(&error))),
             };
             let mut lines = Vec::new();
+            let mut answers_here = false;
             for item in parser.push(&chunk) {
                 let line = match item {
-                    SseItem::Event(event) => Line::Text(event.data.into()),
+                    SseItem::Event(event) => {
+                        record.event(event.id.as_deref());
+                        Line::Text(event.data.into())
+                    }
                     SseItem::Oversized(len) => Line::Oversized { len },
-                    SseItem::Retry(_) => continue,
+                    SseItem::Retry(ms) => {
+                        stream.retry = Duration::from_millis(ms).min(MAX_RETRY);
+                        continue;
+                    }
                 };
                 let line = decode(line, self.max_frame_bytes);
-                if let Ok(frame) = &line {
-                    answered |= answers(&frame.message, outgoing.id.as_ref());
+                if let Ok(frame) = &line
+                    && answers(&frame.message, outgoing.id.as_ref())
+                {
+                    answers_here = true;
                     self.remember_version(outgoing, &frame.message);
+                    self.learn_header_params(outgoing, &frame.message);
                 }
                 lines.push(line);
+            }
+            if let Some(id) = parser.last_event_id() {
+                // A priming event (an id and empty data) counts as a place to resume from.
+                record.saw_id(id);
+                if stream.last_event_id.as_deref() != Some(id) {
+                    stream.last_event_id = Some(id.to_owned());
+                }
+            }
+            if answers_here && !stream.answered {
+                stream.answered = true;
+                self.emit_http(record, None).await;
             }
             if !lines.is_empty() {
                 self.deliver(lines).await;
             }
         }
-        let reason = "the event stream ended before the response".to_owned();
-        self.fail_unless(answered, outgoing, reason).await;
+        None
+    }
+
+    async fn emit_http(&self, record: &mut Record, error: Option<String>) {
+        if let Some(exchange) = record.finish(error) {
+            let event = TransportEvent::Http {
+                exchange,
+                at: now(),
+            };
+            let _ = self.events.send(event).await;
+        }
+    }
+
+    /// Ends the legacy session with `DELETE` (a 405 is an answer the spec allows); says how it
+    /// went.
+    async fn delete_session(&self, id: &str) -> String {
+        let request = self
+            .client
+            .delete(self.url.clone())
+            .headers(self.headers.clone())
+            .header("Mcp-Session-Id", id)
+            .timeout(DELETE_TIMEOUT)
+            .build();
+        let request = match request {
+            Ok(request) => request,
+            Err(error) => return format!("session not deleted: {}", words(&error)),
+        };
+        let mut record = Record::new(&request, None);
+        match self.client.execute(request).await {
+            Ok(response) => {
+                record.response(&response);
+                self.emit_http(&mut record, None).await;
+                format!("session deleted: HTTP {}", response.status())
+            }
+            Err(error) => {
+                let reason = format!("session not deleted: {}", words(&error));
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                reason
+            }
+        }
     }
 
     /// The legacy era's version header follows what `initialize` negotiated.
@@ -416,12 +794,6 @@ impl Poster {
             .await;
     }
 
-    async fn fail_unless(&self, answered: bool, outgoing: &Outgoing, reason: String) {
-        if !answered {
-            self.fail(outgoing, reason).await;
-        }
-    }
-
     /// The request failed at the HTTP level: its own failure, or (a notification, an answer)
     /// a note in the log.
     async fn fail(&self, outgoing: &Outgoing, reason: String) {
@@ -447,36 +819,6 @@ fn is_response(message: &Message) -> bool {
 
 fn answers(message: &Message, id: Option<&Id>) -> bool {
     matches!(message, Message::Response { id: Some(answered), .. } if Some(answered) == id)
-}
-
-/// A header value as the modern era writes it: plain ASCII as is, anything else base64 in
-/// `=?base64?…?=`.
-fn header_value(value: &str) -> String {
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b)) && value.trim() == value;
-    if plain {
-        value.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64(value.as_bytes()))
-    }
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// The body, up to `limit` bytes, and whether that was all of it.
@@ -565,14 +907,6 @@ mod tests {
         assert_eq!(read.modern_version.as_deref(), Some("2026-07-28"));
         let legacy = Outgoing::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert!(legacy.id.is_none() && legacy.modern_version.is_none());
-    }
-
-    #[test]
-    fn header_values_outside_plain_ascii_are_base64() {
-        assert_eq!(header_value("book_flight"), "book_flight");
-        assert_eq!(header_value("réserver"), "=?base64?csOpc2VydmVy?=");
-        assert_eq!(base64(b"ab"), "YWI=");
-        assert_eq!(base64(b"abc"), "YWJj");
     }
 
     #[test]

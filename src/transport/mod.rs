@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::mcp::Timestamp;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{Frame, Id};
+use crate::mcp::log::HttpExchange;
 
 pub use http::HttpTarget;
 pub use stdio::StdioCommand;
@@ -51,8 +52,20 @@ pub enum TransportEvent {
         reason: String,
         at: Timestamp,
     },
+    /// The event stream of a 2026-07-28 request ended before its response: the request is
+    /// lost, and the client must re-issue it under a new id.
+    StreamLost {
+        id: Id,
+        reason: String,
+        at: Timestamp,
+    },
     /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
     Note { text: String, at: Timestamp },
+    /// An HTTP request and its response; for a request that gets an answer, before the answer.
+    Http {
+        exchange: Arc<HttpExchange>,
+        at: Timestamp,
+    },
     /// The server opened an HTTP session (legacy era: `Mcp-Session-Id` on `initialize`).
     SessionStarted { id: String, at: Timestamp },
     /// The server ended the HTTP session (legacy era: a 404 to a request that carried its id);
@@ -162,6 +175,11 @@ impl Transport {
             mpsc::error::TrySendError::Full(_) => NotSent::Full,
             mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
         })
+    }
+
+    /// Whether this is Streamable HTTP (where 2026-07-28 mirrors tool parameters into headers).
+    pub fn is_http(&self) -> bool {
+        self.close_stream.is_some()
     }
 
     /// Closes the stream of request `id`, when this transport cancels that way (Streamable

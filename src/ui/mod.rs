@@ -165,9 +165,14 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             let marker = if i == tools.selected { "▸ " } else { "  " };
             // Labels of the visible rows only, made as they are drawn.
             let (name, title) = ToolRow::label(tool);
+            let rejected = if tool.rejected.is_some() {
+                "  ✗ rejected"
+            } else {
+                ""
+            };
             let label = match title {
-                Some(title) => format!("{marker}{name} — {title}"),
-                None => format!("{marker}{name}"),
+                Some(title) => format!("{marker}{name} — {title}{rejected}"),
+                None => format!("{marker}{name}{rejected}"),
             };
             let line = Line::raw(fit(&label, width).into_owned());
             if i == tools.selected {
@@ -340,7 +345,7 @@ fn kind_style(kind: LineKind, theme: &Theme) -> Style {
         LineKind::Stderr => Meaning::LogStderr,
         LineKind::Invalid => Meaning::LogInvalid,
         LineKind::Failure => Meaning::OutcomeTransportFailure,
-        LineKind::Note | LineKind::Probe => Meaning::LogNote,
+        LineKind::Note | LineKind::Probe | LineKind::Http => Meaning::LogNote,
     })
 }
 

@@ -13,7 +13,7 @@ use sightline::client::{Connection, LogEntry, LogEvent, Role};
 use sightline::mcp::Timestamp;
 use sightline::mcp::era::Era;
 use sightline::mcp::jsonrpc::{Id, parse};
-use sightline::mcp::log::SessionEvent;
+use sightline::mcp::log::{HttpExchange, SessionEvent};
 use sightline::mcp::messages::{ServerInfo, Tool};
 use sightline::mcp::session::{End, Exchange};
 use sightline::theme::Theme;
@@ -123,7 +123,28 @@ impl Session {
         let sent_at = Timestamp(self.clock);
         self.received(&response, "tools/call");
         let end = End::Replied(parse(&response).unwrap());
-        self.finish(id, &request, sent_at, end)
+        self.finish(id, &request, sent_at, end, None)
+    }
+
+    /// One `tools/call` over Streamable HTTP, in the live order: the request, the HTTP details
+    /// (before the answer), the answer, the finished call carrying the details.
+    pub fn call_over_http(
+        &mut self,
+        id: i64,
+        tool: &str,
+        arguments: &Value,
+        reply: &str,
+        http: HttpExchange,
+    ) -> &mut Self {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}).to_string();
+        let response = format!(r#"{{"jsonrpc":"2.0","id":{id},{reply}}}"#);
+        self.sent(&request);
+        let sent_at = Timestamp(self.clock);
+        let http = std::sync::Arc::new(http);
+        self.log(LogEvent::Http(std::sync::Arc::clone(&http)));
+        self.received(&response, "tools/call");
+        let end = End::Replied(parse(&response).unwrap());
+        self.finish(id, &request, sent_at, end, Some(http))
     }
 
     /// One `tools/call` that timed out.
@@ -137,10 +158,23 @@ impl Session {
             after_ms: 30_000,
         });
         self.sent(&format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"timeout"}}}}"#));
-        self.finish(id, &request, sent_at, End::TimedOut { after_ms: 30_000 })
+        self.finish(
+            id,
+            &request,
+            sent_at,
+            End::TimedOut { after_ms: 30_000 },
+            None,
+        )
     }
 
-    fn finish(&mut self, id: i64, request: &str, sent_at: Timestamp, end: End) -> &mut Self {
+    fn finish(
+        &mut self,
+        id: i64,
+        request: &str,
+        sent_at: Timestamp,
+        end: End,
+        http: Option<std::sync::Arc<HttpExchange>>,
+    ) -> &mut Self {
         let ended_at = self.tick();
         let exchange = Exchange {
             id: Id::Number(id),
@@ -149,6 +183,7 @@ impl Session {
             sent_at,
             end,
             ended_at,
+            http,
         };
         self.state.pending_calls += 1;
         self.event(SessionEvent::CallFinished(Box::new(exchange)))

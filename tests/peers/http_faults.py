@@ -12,16 +12,29 @@ properly, then answers tools/call with one fault, chosen by its first argument:
                  expired); after a new initialize, calls succeed
   mismatch       the 2026-07-28 era: the first tools/call gets 400 with -32020 (HeaderMismatch),
                  the next one succeeds
+  sse-resume     tools/call: an event stream with `retry: 300`, a priming event (id 7) and a
+                 progress notification (id 8), closed before the answer; a GET with
+                 `Last-Event-ID: 8` gets the answer, which says how long the client waited
+  sse-lost       the 2026-07-28 era: the first tools/call's stream closes after a progress
+                 notification; the call re-issued under a new id is answered
+  param-headers  the 2026-07-28 era: `execute_sql` mirrors `region` into Mcp-Param-Region (checked:
+                 a missing or different header is 400 -32020); `bad_tool` puts x-mcp-header on
+                 a number, which clients must reject
+  session-required  any request but initialize without the session id: 400 with a JSON-RPC
+                 error (no id), as the official TypeScript SDK answers
+  stale-session  a session id on initialize; tools/call with it gets 400 "Session not found"
+                 (the spec asks for 404)
 
 It prints its URL on stdout, then serves until killed.
 """
+import base64
 import json
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
-SESSIONS = {"next": 0, "calls": 0}
+SESSIONS = {"next": 0, "calls": 0, "cut_at": 0.0, "cut_id": None}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -40,7 +53,27 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
+        last = self.headers.get("Last-Event-ID")
+        if MODE == "sse-resume" and last is not None and SESSIONS["cut_id"] is not None:
+            waited = int((time.monotonic() - SESSIONS["cut_at"]) * 1000)
+            text = "resumed after event %s, %d ms after the cut" % (last, waited)
+            answer = {"jsonrpc": "2.0", "id": SESSIONS["cut_id"],
+                      "result": {"content": [{"type": "text", "text": text}]}}
+            return self.events([("9", answer)])
         self.send(405, b"", "text/plain")
+
+    def events(self, events, retry=None):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if retry is not None:
+            self.wfile.write(b"retry: %d\n\n" % retry)
+        for ident, message in events:
+            data = b"" if message is None else json.dumps(message).encode()
+            self.wfile.write(b"id: " + ident.encode() + b"\ndata: " + data + b"\n\n")
+        self.wfile.flush()
+        self.close_connection = True
 
     def do_DELETE(self):
         self.send(405, b"", "text/plain")
@@ -54,8 +87,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(401, b"", headers=[("WWW-Authenticate", 'Bearer realm="mcp"')])
         if ident is None:
             return self.send(202)
+        session = self.headers.get("Mcp-Session-Id")
+        if MODE == "session-required" and method != "initialize" and session is None:
+            error = {"jsonrpc": "2.0", "id": None,
+                     "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}
+            return self.send(400, json.dumps(error).encode())
         if method == "server/discover":
-            if MODE != "mismatch":
+            if MODE not in ("mismatch", "sse-lost", "param-headers"):
                 return self.send(200, json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}}).encode())
             info = {"io.modelcontextprotocol/serverInfo": {"name": "http-faults", "version": MODE}}
             return self.reply(ident, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": info})
@@ -65,12 +103,43 @@ class Handler(BaseHTTPRequestHandler):
                 error = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32020, "message": "Header mismatch: Mcp-Name"}}
                 return self.send(400, json.dumps(error).encode())
             return self.reply(ident, {"content": [{"type": "text", "text": "done on try %d" % SESSIONS["calls"]}], "resultType": "complete"})
+        if MODE == "param-headers" and method == "tools/list":
+            sql = {"name": "execute_sql", "inputSchema": {"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"}}, "required": ["region", "query"]}}
+            bad = {"name": "bad_tool", "inputSchema": {"type": "object", "properties": {
+                "count": {"type": "number", "x-mcp-header": "Count"}}}}
+            return self.reply(ident, {"tools": [sql, bad], "resultType": "complete"})
+        if MODE == "param-headers" and method == "tools/call":
+            params = message.get("params", {})
+            if params.get("name") == "execute_sql":
+                header = self.headers.get("Mcp-Param-Region")
+                if header is not None and header.startswith("=?base64?") and header.endswith("?="):
+                    header = base64.b64decode(header[9:-2]).decode("utf-8")
+                region = params.get("arguments", {}).get("region")
+                if header != region:
+                    error = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32020,
+                             "message": "Header mismatch: Mcp-Param-Region %r, body %r" % (header, region)}}
+                    return self.send(400, json.dumps(error).encode())
+                text = "Region header: %s (sent as %s)" % (header, self.headers.get("Mcp-Param-Region"))
+                return self.reply(ident, {"content": [{"type": "text", "text": text}], "resultType": "complete"})
+            return self.reply(ident, {"content": [{"type": "text", "text": "ran"}], "resultType": "complete"})
+        if MODE == "sse-lost" and method == "tools/call":
+            SESSIONS["calls"] += 1
+            if SESSIONS["calls"] == 1:
+                progress = {"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": 1, "progress": 1}}
+                return self.events([("1", progress)])
+            text = "answered on try %d, id %s" % (SESSIONS["calls"], ident)
+            return self.reply(ident, {"content": [{"type": "text", "text": text}], "resultType": "complete"})
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "http-faults", "version": MODE}}
             SESSIONS["next"] += 1
             return self.reply(ident, result, [("Mcp-Session-Id", "session-%d" % SESSIONS["next"])])
-        session = self.headers.get("Mcp-Session-Id")
+        if MODE == "stale-session" and method == "tools/call":
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "Session not found"}}
+            return self.send(400, json.dumps(error).encode())
         if MODE == "expire" and method == "tools/call":
             if session == "session-1":
                 return self.send(404, b"", "text/plain")
@@ -98,9 +167,17 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
+        if MODE == "sse-resume":
+            progress = {"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": 1, "progress": 1}}
+            SESSIONS["cut_id"] = ident
+            self.events([("7", None), ("8", progress)], retry=300)
+            SESSIONS["cut_at"] = time.monotonic()
+            return
         if MODE == "silent":
             time.sleep(60)
             return
+        return self.reply(ident, {"content": [{"type": "text", "text": "called in " + str(session)}]})
 
     def reply(self, ident, result, headers=()):
         body = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
