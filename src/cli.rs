@@ -51,6 +51,10 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// 2026-07-28 over HTTP: also send one tools/list whose Mcp-Method header disagrees
+        /// with its body, to see whether the server rejects it as it must.
+        #[arg(long)]
+        check_headers: bool,
         #[command(flatten)]
         output: OutputArgs,
         #[command(flatten)]
@@ -178,15 +182,19 @@ impl ServerArgs {
 
     /// The entry `--server` names (or the only one) in the `--config` file.
     fn configured(&self, config: &str) -> Result<Target, String> {
-        let home = std::env::var("HOME").unwrap_or_default();
-        let path = match server_config::well_known(config, &home) {
-            Some(known) if !std::path::Path::new(config).exists() => known,
-            _ => config.to_owned(),
-        };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| format!("cannot read {path}: {error}"))?;
+        let (path, text) = read_config(config)?;
         let env = |name: &str| std::env::var(name).ok();
         server_config::select(&path, &text, self.server.as_deref(), &env)
+    }
+
+    /// The `--config` file and its entries, when it has several and `--server` names none:
+    /// what the TUI's server picker offers.
+    pub fn config_choices(&self) -> Option<(String, Vec<(String, String)>)> {
+        let config = self.config.as_ref().filter(|_| self.server.is_none())?;
+        let (path, text) = read_config(config).ok()?;
+        let env = |name: &str| std::env::var(name).ok();
+        let choices = server_config::choices(&path, &text, &env).ok()?;
+        (choices.len() > 1).then_some((path, choices))
     }
 
     /// The command to spawn: the given one, or this executable's demo server.
@@ -253,6 +261,18 @@ impl ServerArgs {
             max_frame_bytes: self.max_frame_bytes,
         }
     }
+}
+
+/// The path `--config` names (a file, or `claude`/`cursor`/`vscode`) and its text.
+fn read_config(config: &str) -> Result<(String, String), String> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let path = match server_config::well_known(config, &home) {
+        Some(known) if !std::path::Path::new(config).exists() => known,
+        _ => config.to_owned(),
+    };
+    let text =
+        std::fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    Ok((path, text))
 }
 
 fn parse_header(text: &str) -> Result<(String, String), String> {

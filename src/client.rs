@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep_until};
 
+use crate::classify::findings::{Direction, Finding, FrameRef, Severity};
 use crate::classify::{Class, Outcome, classify};
 use crate::mcp::Timestamp;
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
@@ -215,6 +216,8 @@ pub struct Client {
     http_session: Option<String>,
     /// A 2026-07-28 request whose event stream broke before its response: re-issued.
     lost_stream: Option<Id>,
+    /// Header values for the next request instead of the computed ones (a deliberate probe).
+    next_overrides: Option<Vec<(String, String)>>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -246,6 +249,7 @@ impl Client {
             session_expired: false,
             http_session: None,
             lost_stream: None,
+            next_overrides: None,
             sink,
             unsent: Vec::new(),
         }
@@ -373,6 +377,17 @@ impl Client {
                 (_, Some(reply)) => reply.clone(),
                 (End::TimedOut { .. }, None) if probe => {
                     self.fall_back("server/discover got no answer within the probe timeout");
+                    return Ok(None);
+                }
+                (End::Failed(Failure::Rejected { .. }), None)
+                    if probe && refused_without_modern_error(&exchange) =>
+                {
+                    // Over HTTP: 400, 404 or 405 with no JSON-RPC body is no modern server.
+                    let status = exchange.http.as_ref().and_then(|http| http.status);
+                    self.fall_back(&format!(
+                        "server/discover was refused with HTTP {} and no JSON-RPC error",
+                        status.unwrap_or_default()
+                    ));
                     return Ok(None);
                 }
                 _ => return Err(ClientError::Exchange(Box::new(exchange))),
@@ -558,6 +573,71 @@ impl Client {
         })
     }
 
+    /// 2026-07-28 over HTTP: sends one `tools/list` whose `Mcp-Method` header says
+    /// `prompts/list`, a mismatch the server MUST reject with 400 and -32020 (`HeaderMismatch`).
+    /// A finding when it does not; `None` when it does, or when there is nothing to check.
+    pub async fn check_header_validation(&mut self) -> Option<Finding> {
+        if self.meta.is_none() || !self.transport.is_http() {
+            self.note(
+                "header check skipped: only 2026-07-28 servers over HTTP mirror the body \
+                       in headers"
+                    .into(),
+            );
+            return None;
+        }
+        self.note(
+            "header check: tools/list sent with Mcp-Method: prompts/list, a mismatch the server \
+             MUST reject (400, -32020 HeaderMismatch)"
+                .into(),
+        );
+        self.next_overrides = Some(vec![("Mcp-Method".into(), "prompts/list".into())]);
+        let exchange = self.request("tools/list", None).await;
+        let status = exchange.http.as_ref().and_then(|http| http.status);
+        let answered = match exchange.reply() {
+            Some(Reply::Error(error)) if error.code == era::HEADER_MISMATCH => {
+                self.note("header check: rejected with -32020, as the spec asks".into());
+                return None;
+            }
+            None if status == Some(400) => {
+                self.note("header check: rejected with HTTP 400 (no JSON-RPC error)".into());
+                return None;
+            }
+            Some(Reply::Error(error)) => format!("with error {} {}", error.code, error.message),
+            Some(Reply::Result(_)) => "with the tools/list result, as if nothing were wrong".into(),
+            None => {
+                let detail = classify(&exchange).detail;
+                self.note(format!("header check: no answer to judge ({detail})"));
+                return None;
+            }
+        };
+        let http = status
+            .map(|status| format!("HTTP {status} "))
+            .unwrap_or_default();
+        let version = self
+            .connection
+            .as_ref()
+            .map_or("2026-07-28", |c| c.protocol_version.as_str());
+        let message = format!(
+            "{version}: a tools/list whose Mcp-Method header said prompts/list was answered \
+             {http}{answered}; servers MUST reject a header that does not match the body with \
+             400 and -32020 HeaderMismatch (streamable-http.mdx, Server Validation), or a proxy \
+             routing on headers can be steered past the server's checks"
+        );
+        let id = exchange.id.clone();
+        let frames = [Direction::Sent, Direction::Received]
+            .map(|direction| FrameRef {
+                direction,
+                id: id.clone(),
+            })
+            .to_vec();
+        Some(Finding {
+            id: "http.headers-not-checked",
+            severity: Severity::Warning,
+            message,
+            frames,
+        })
+    }
+
     /// Sends `tools/call` with `arguments` exactly as given (even when not an object), asking
     /// for progress notifications as hosts do.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Exchange {
@@ -687,6 +767,9 @@ impl Client {
             }
         }
         let (id, frame) = self.session.start_request(method, params, now());
+        if let Some(overrides) = self.next_overrides.take() {
+            self.transport.override_headers(&id, overrides);
+        }
         if let Some(ended) = self
             .closed
             .clone()
@@ -1051,6 +1134,16 @@ fn transport_ended() -> TransportEvent {
         stderr_tail: Vec::new(),
         at: now(),
     }
+}
+
+/// An HTTP 400, 404 or 405 without a JSON-RPC answer: the spec's sign to try the older
+/// handshake (a modern server says why in a JSON-RPC error).
+fn refused_without_modern_error(exchange: &Exchange) -> bool {
+    exchange
+        .http
+        .as_ref()
+        .and_then(|http| http.status)
+        .is_some_and(|status| matches!(status, 400 | 404 | 405))
 }
 
 fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {

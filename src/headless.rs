@@ -58,37 +58,61 @@ fn selection_problem(server: &ServerArgs) -> Option<String> {
 }
 
 /// `sightline tools`.
-pub async fn tools(server: &ServerArgs, as_json: bool, output: &OutputArgs) -> u8 {
+pub async fn tools(
+    server: &ServerArgs,
+    as_json: bool,
+    check_headers: bool,
+    output: &OutputArgs,
+) -> u8 {
     if let Some(problem) = selection_problem(server) {
         eprintln!("sightline: {}", sanitize::text(&problem));
         return exit::USAGE;
     }
     let stage = StageTracker::default();
-    let run = list(server, as_json, output.verbose, &stage);
+    let run = list(server, as_json, check_headers, output.verbose, &stage);
     let stopped = |outcome| ToolsJson {
         server: Value::Null,
         tools: None,
         rejected: Vec::new(),
+        findings: Vec::new(),
         outcome,
     };
     guarded(run, as_json, output.deadline, &stage, stopped).await
 }
 
-async fn list(server: &ServerArgs, as_json: bool, verbose: bool, stage: &StageTracker) -> u8 {
+async fn list(
+    server: &ServerArgs,
+    as_json: bool,
+    check_headers: bool,
+    verbose: bool,
+    stage: &StageTracker,
+) -> u8 {
     let mut client = match connect(server, verbose, stage).await {
         Ok(client) => client,
         Err(error) => return report_failure(&error, as_json, || ToolsJson::failed(&error, None)),
     };
     let listed = client.list_tools().await;
+    let findings: Vec<Finding> = match (&listed, check_headers) {
+        (Ok(_), true) => client.check_header_validation().await.into_iter().collect(),
+        _ => Vec::new(),
+    };
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
     let code = match &listed {
         Ok(tools) => {
             if as_json {
-                print_json(&ToolsJson::listed(connection.as_ref(), tools));
+                let mut listing = ToolsJson::listed(connection.as_ref(), tools);
+                listing.findings = findings;
+                print_json(&listing);
             } else {
                 let line = server_line(connection.as_ref(), &transport);
-                emit(|out| write_tools(out, &line, tools));
+                emit(|out| {
+                    write_tools(out, &line, tools)?;
+                    if check_headers {
+                        write_findings(out, &findings)?;
+                    }
+                    Ok(())
+                });
             }
             exit::SUCCESS
         }
@@ -491,6 +515,9 @@ struct ToolsJson<'a> {
     /// Tools a conforming 2026-07-28 HTTP client drops, and why (listed above as received).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     rejected: Vec<Value>,
+    /// With `--check-headers`: what the check found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    findings: Vec<Finding>,
     outcome: Value,
 }
 
@@ -512,6 +539,7 @@ impl<'a> ToolsJson<'a> {
                     Some(json!({"name": tool.name.as_str(), "reason": reason}))
                 })
                 .collect(),
+            findings: Vec::new(),
             outcome: outcome_json(&outcome, Stage::List),
         }
     }
@@ -521,6 +549,7 @@ impl<'a> ToolsJson<'a> {
             server: server_json(connection),
             tools: None,
             rejected: Vec::new(),
+            findings: Vec::new(),
             outcome: outcome_json(&error.outcome(), error.stage()),
         }
     }
@@ -551,6 +580,27 @@ pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> st
                 writeln!(out, "  {line}")?;
             }
         }
+    }
+    Ok(())
+}
+
+/// The findings section of the human outputs.
+fn write_findings(out: &mut dyn Write, findings: &[Finding]) -> std::io::Result<()> {
+    if findings.is_empty() {
+        return writeln!(out, "\n── findings ── none");
+    }
+    writeln!(out, "\n── findings ──")?;
+    for finding in findings {
+        let severity = match finding.severity {
+            Severity::Info => "info   ",
+            Severity::Warning => "warning",
+        };
+        writeln!(
+            out,
+            "{severity}  {}\n         {}",
+            finding.id,
+            sanitize::text(&finding.message)
+        )?;
     }
     Ok(())
 }
@@ -690,24 +740,7 @@ impl<'a> CallReport<'a> {
             write!(out, "… ({omitted} more bytes)")?;
         }
         writeln!(out, "\n  why: {}", sanitize::text(&view.reason))?;
-        if self.analysis.findings.is_empty() {
-            writeln!(out, "\n── findings ── none")?;
-        } else {
-            writeln!(out, "\n── findings ──")?;
-            for finding in &self.analysis.findings {
-                let severity = match finding.severity {
-                    Severity::Info => "info   ",
-                    Severity::Warning => "warning",
-                };
-                writeln!(
-                    out,
-                    "{severity}  {}\n         {}",
-                    finding.id,
-                    sanitize::text(&finding.message)
-                )?;
-            }
-        }
-        Ok(())
+        write_findings(out, &self.analysis.findings)
     }
 }
 

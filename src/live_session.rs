@@ -9,19 +9,29 @@ use crate::client::{self, Client, ClientOptions, SessionEvent, Stage};
 use crate::stream::EventSink;
 use crate::transport::Target;
 
+/// Resolves the name of a `--config` entry chosen in the server picker.
+pub type Pick = Box<dyn Fn(&str) -> Result<Target, String> + Send>;
+
+/// For a session with one fixed server: nothing to pick from.
+pub fn no_picker() -> Pick {
+    Box::new(|name: &str| Err(format!("no server list to pick '{name}' from")))
+}
+
 /// Starts the session task for `target` (or the reason there is none); its events go to `sink`.
 pub fn spawn(
     target: Result<Target, String>,
+    pick: Pick,
     options: ClientOptions,
     sink: EventSink,
 ) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
-    tokio::spawn(run(target, options, sink, commands));
+    tokio::spawn(run(target, pick, options, sink, commands));
     commands_tx
 }
 
 async fn run(
-    target: Result<Target, String>,
+    mut target: Result<Target, String>,
+    pick: Pick,
     options: ClientOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
@@ -40,10 +50,12 @@ async fn run(
             }
         };
         let Some(mut client) = connected else {
-            if wait_for_reconnect(&mut commands).await {
-                continue;
+            match wait_for_reconnect(&mut commands).await {
+                Some(Some(name)) => target = pick(&name),
+                Some(None) => {}
+                None => return,
             }
-            return;
+            continue;
         };
         // The list (or why there is none) is on the stream; calls work either way.
         let _ = client.list_tools().await;
@@ -56,15 +68,20 @@ async fn run(
     }
 }
 
-async fn wait_for_reconnect(commands: &mut mpsc::Receiver<SessionCommand>) -> bool {
+/// Waits for a reason to connect: `Some(None)` to try the same server again, `Some(Some(name))`
+/// for the picker's choice, `None` to end.
+async fn wait_for_reconnect(
+    commands: &mut mpsc::Receiver<SessionCommand>,
+) -> Option<Option<String>> {
     while let Some(command) = commands.recv().await {
         match command {
-            SessionCommand::Reconnect => return true,
-            SessionCommand::Shutdown => return false,
+            SessionCommand::Reconnect => return Some(None),
+            SessionCommand::Use(target) => return Some(Some(target)),
+            SessionCommand::Shutdown => return None,
             SessionCommand::Call { .. } | SessionCommand::CancelCall => {}
         }
     }
-    false
+    None
 }
 
 /// Serves commands until shutdown (`false`) or reconnect (`true`).
@@ -98,7 +115,8 @@ async fn serve(client: &mut Client, commands: &mut mpsc::Receiver<SessionCommand
                     return reconnect;
                 }
             }
-            Some(SessionCommand::CancelCall) => {}
+            // A server is connected: the picker is not open.
+            Some(SessionCommand::CancelCall | SessionCommand::Use(_)) => {}
             Some(SessionCommand::Reconnect) => return true,
             Some(SessionCommand::Shutdown) | None => return false,
         }
@@ -129,7 +147,7 @@ async fn call(
                         }
                     }
                     // The UI sends one call at a time; a second one cannot overtake the first.
-                    Some(SessionCommand::Call { .. }) => {}
+                    Some(SessionCommand::Call { .. } | SessionCommand::Use(_)) => {}
                     end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
                         ending = Some(end == Some(SessionCommand::Reconnect));
                         if let Some(cancel) = cancel.take() {

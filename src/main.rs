@@ -64,9 +64,10 @@ fn main() -> ExitCode {
         match cli.command {
             Some(Command::Tools {
                 json,
+                check_headers,
                 output,
                 server,
-            }) => headless::tools(&server, json, &output).await,
+            }) => headless::tools(&server, json, check_headers, &output).await,
             Some(Command::Call {
                 call,
                 json,

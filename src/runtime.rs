@@ -76,8 +76,30 @@ pub async fn run(
     warnings: Vec<String>,
 ) -> io::Result<()> {
     let (sink, mut events) = stream::channel();
-    let target = server.target().map_err(|error| error.to_string());
-    let commands = live_session::spawn(target, server.client_options(), sink);
+    let picker = server
+        .config_choices()
+        .map(|(file, choices)| crate::app::state::Picker {
+            file,
+            choices,
+            selected: 0,
+        });
+    let target = match &picker {
+        Some(picker) => Err(format!(
+            "{} servers in {}: pick one",
+            picker.choices.len(),
+            picker.file
+        )),
+        None => server.target().map_err(|error| error.to_string()),
+    };
+    let chooser = server.clone();
+    let pick = move |name: &str| {
+        let chosen = ServerArgs {
+            server: Some(name.to_owned()),
+            ..chooser.clone()
+        };
+        chosen.target().map_err(|error| error.to_string())
+    };
+    let commands = live_session::spawn(target, Box::new(pick), server.client_options(), sink);
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {
@@ -86,6 +108,7 @@ pub async fn run(
                 server.to_args(),
                 Rect::new(0, 0, size.width, size.height),
             );
+            state.picker = picker;
             if !warnings.is_empty() {
                 state.status = Some(Status {
                     tone: Tone::Error,

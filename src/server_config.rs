@@ -59,6 +59,25 @@ pub fn select(
         .map_err(|problem| format!("{path}: server '{name}': {problem}"))
 }
 
+/// Every entry of the file `path` with what it names (`stdio: node server.js`, `http: host`)
+/// or what is wrong with it, in the file's order: the choices of the TUI's server picker.
+pub fn choices(
+    path: &str,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<(String, String)>, String> {
+    Ok(entries(path, text)?
+        .into_iter()
+        .map(|(name, entry)| {
+            let described = match target(&entry, &|value: &str| expand(value, env)) {
+                Ok(target) => target.describe(),
+                Err(problem) => format!("✗ {problem}"),
+            };
+            (name, described)
+        })
+        .collect())
+}
+
 /// A named server entry, as written.
 type Entry = (String, Map<String, Value>);
 
@@ -120,16 +139,12 @@ fn target(
     let http = match kind.as_deref() {
         None => entry.contains_key("url") && !entry.contains_key("command"),
         Some("stdio") => false,
-        Some("http" | "streamable-http" | "streamableHttp") => true,
-        Some("sse") => {
-            return Err(
-                "type 'sse' is the deprecated HTTP+SSE transport, which sightline does not speak yet"
-                    .into(),
-            );
-        }
+        // `sse`: the deprecated HTTP+SSE transport, reached from its URL by the spec's
+        // fallback (a POST refused with 405, then the GET stream and its `endpoint`).
+        Some("http" | "streamable-http" | "streamableHttp" | "sse") => true,
         Some(other) => {
             return Err(format!(
-                "unknown type '{other}' (stdio, http or streamable-http)"
+                "unknown type '{other}' (stdio, http, streamable-http or sse)"
             ));
         }
     };
@@ -235,7 +250,7 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"type": "ws", "url": "x"}}}"#,
                 None,
-                "mcp.json: server 'a': unknown type 'ws' (stdio, http or streamable-http)",
+                "mcp.json: server 'a': unknown type 'ws' (stdio, http, streamable-http or sse)",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOPE}"}}}}"#,
@@ -252,15 +267,29 @@ mod tests {
                 Some("z"),
                 "mcp.json: no server named 'z' (it has: a)",
             ),
-            (
-                r#"{"mcpServers": {"a": {"type": "sse", "url": "x"}}}"#,
-                None,
-                "mcp.json: server 'a': type 'sse' is the deprecated HTTP+SSE transport, which sightline does not speak yet",
-            ),
         ];
         for (text, wanted, message) in cases {
             assert_eq!(pick(text, wanted).unwrap_err(), message, "{text}");
         }
+    }
+
+    #[test]
+    fn choices_describe_each_entry_or_say_what_is_wrong() {
+        let text = r#"{"servers": {"local": {"command": "node", "args": ["s.js"]}, "remote": {"type": "http", "url": "http://h:8/mcp"}, "broken": {"type": "ws"}}}"#;
+        let choices = choices("mcp.json", text, &env).unwrap();
+        let expected = [
+            ("local", "stdio: node s.js"),
+            ("remote", "http: h:8"),
+            (
+                "broken",
+                "✗ unknown type 'ws' (stdio, http, streamable-http or sse)",
+            ),
+        ];
+        assert_eq!(
+            choices,
+            expected.map(|(name, what)| (name.to_owned(), what.to_owned()))
+        );
+        assert!(super::choices("mcp.json", "{", &env).is_err());
     }
 
     #[test]

@@ -269,12 +269,19 @@ fn official_sdk_servers_over_http() {
         &format!("{peers}/.venv/bin/python"),
         &[&format!("{peers}/py_server.py"), "--http"],
     );
+    // The deprecated HTTP+SSE transport (2024-11-05), reached by the spec's fallback rule.
+    let python_sse = Server::start(
+        &format!("{peers}/.venv/bin/python"),
+        &[&format!("{peers}/py_server.py"), "--sse"],
+    );
     let cases = [
         (&typescript, "auto", "legacy"),
         (&typescript, "legacy", "legacy"),
         (&python, "auto", "modern"),
         (&python, "legacy", "legacy"),
         (&python, "modern", "modern"),
+        (&python_sse, "auto", "legacy"),
+        (&python_sse, "legacy", "legacy"),
     ];
     for (server, era, spoken) in cases {
         let started = Instant::now();
@@ -304,6 +311,10 @@ fn official_sdk_servers_over_http() {
             "the model reads why"
         );
         assert_eq!(code, 1);
+        if server.url.ends_with("/sse") {
+            let posted_to = output["http"]["url"].as_str().unwrap();
+            assert!(posted_to.contains("/messages/?session_id="), "{posted_to}");
+        }
     }
 }
 
@@ -667,4 +678,37 @@ fn tool_parameters_marked_x_mcp_header_are_mirrored_and_bad_annotations_rejected
     assert_eq!(output["findings"][0]["id"], "http.tool-rejected");
     assert_eq!(output["model_view"]["forwarded"], false);
     assert_eq!(output["model_view"]["rule"], "DROPPED");
+}
+
+#[test]
+fn check_headers_finds_a_modern_server_that_does_not_validate_them() {
+    let demo = Server::demo("sep1303");
+    let unchecked = Server::fault("unchecked");
+    for (server, expected) in [
+        (&demo, None),
+        (&unchecked, Some("http.headers-not-checked")),
+    ] {
+        let output = Command::new(BIN)
+            .args([
+                "tools",
+                "--json",
+                "--check-headers",
+                "--era",
+                "modern",
+                "-v",
+            ])
+            .args(["--url", &server.url])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["findings"][0]["id"].as_str(), expected, "{json}");
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            log.contains("mcp-method") || log.contains("Mcp-Method: prompts/list"),
+            "the probe is in the log: {log}"
+        );
+        if expected.is_none() {
+            assert!(log.contains("rejected with -32020"), "{log}");
+        }
+    }
 }

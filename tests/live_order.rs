@@ -34,7 +34,7 @@ async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Ve
         ..ClientOptions::default()
     };
     let (sink, mut events) = stream::channel();
-    let commands = live_session::spawn(Ok(target), options, sink);
+    let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
     let mut seen = Vec::new();
     while !matches!(
         next(&mut events, &mut seen).await,

@@ -118,4 +118,7 @@ pub enum SessionCommand {
     Reconnect,
     /// Shut the server down and end the task.
     Shutdown,
+    /// Connect to the `--config` file's server of this name, when none is connected: the
+    /// server picker's choice.
+    Use(String),
 }

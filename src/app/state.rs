@@ -290,6 +290,15 @@ impl EditorState {
     }
 }
 
+/// The server picker: the entries of a `--config` file, each with what it names or what is
+/// wrong with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Picker {
+    pub file: String,
+    pub choices: Vec<(String, String)>,
+    pub selected: usize,
+}
+
 /// The exchange log and its selection.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LogState {
@@ -484,11 +493,14 @@ pub struct AppState {
     pub screen: Rect,
     /// Server-selection arguments, for the copied command line.
     pub server_args: Vec<String>,
+    /// The `--config` file's servers to pick from, when it has several and none was named.
+    pub picker: Option<Picker>,
 }
 
 impl AppState {
     pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
         Self {
+            picker: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

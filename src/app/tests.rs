@@ -691,3 +691,58 @@ fn a_late_reply_row_belongs_to_its_call() {
     assert_eq!(state.log.lines.last().unwrap().exchange, Some(0));
     assert_eq!(state.model.as_ref().map(|model| model.call), Some(0));
 }
+
+#[test]
+fn the_server_picker_moves_picks_and_lets_quit_through() {
+    let mut state = AppState::new(
+        Settings::default(),
+        vec!["--config".into(), "mcp.json".into()],
+        Rect::new(0, 0, 80, 24),
+    );
+    let reason = "mcp.json: 2 servers (a, b): pick one with --server NAME".to_owned();
+    let failed = SessionEvent::ConnectFailed {
+        stage: crate::mcp::log::Stage::Spawn,
+        reason,
+    };
+    session(
+        &mut state,
+        SessionEvent::Connecting {
+            transport: "?".into(),
+        },
+    );
+    session(&mut state, failed);
+    state.picker = Some(super::state::Picker {
+        file: "mcp.json".into(),
+        choices: vec![
+            ("a".into(), "stdio: a".into()),
+            ("b".into(), "http: b".into()),
+        ],
+        selected: 0,
+    });
+    // Keys of the panes behind do nothing while it is open.
+    assert!(command(&mut state, Command::FocusNext).is_empty());
+    assert_eq!(state.focus, Focus::Tools);
+    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::SelectNext);
+    assert_eq!(
+        state.picker.as_ref().map(|p| p.selected),
+        Some(1),
+        "stops at the end"
+    );
+    let effects = command(&mut state, Command::OpenEditor);
+    assert_eq!(effects, [Effect::Session(SessionCommand::Use("b".into()))]);
+    assert!(state.picker.is_none());
+    assert!(state.status.is_none(), "'pick one' is answered");
+    assert_eq!(state.server_args, ["--config", "mcp.json", "--server", "b"]);
+    // The chosen server's connection is the first: no reconnect boundary.
+    session(
+        &mut state,
+        SessionEvent::Connecting {
+            transport: "http: b".into(),
+        },
+    );
+    assert_eq!(state.session, 1);
+    let mut quitting = state.clone();
+    quitting.picker = Some(super::state::Picker::default());
+    assert_eq!(command(&mut quitting, Command::Quit), [Effect::Quit]);
+}

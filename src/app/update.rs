@@ -83,6 +83,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let effects = if state.show_help {
         help_command(state, command)
+    } else if state.picker.is_some() {
+        picker_command(state, command)
     } else {
         apply_command(state, command)
     };
@@ -109,6 +111,38 @@ fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             state.show_help = false;
             return apply_command(state, command);
         }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// The server picker is modal: it moves, picks with Enter, and lets help and quit through.
+fn picker_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let Some(picker) = state.picker.as_mut() else {
+        return Vec::new();
+    };
+    let last = picker.choices.len().saturating_sub(1);
+    match command {
+        Command::SelectNext => picker.selected = (picker.selected + 1).min(last),
+        Command::SelectPrev => picker.selected = picker.selected.saturating_sub(1),
+        Command::SelectFirst | Command::PageUp => picker.selected = 0,
+        Command::SelectLast | Command::PageDown => picker.selected = last,
+        Command::OpenEditor | Command::SendRequest => {
+            let Some((name, _)) = picker.choices.get(picker.selected) else {
+                return Vec::new();
+            };
+            let name = name.clone();
+            state.picker = None;
+            // The first connection of this run: the refusal to guess a server was none.
+            state.link = Link::Starting;
+            // "Pick one" is answered.
+            state.status = None;
+            state
+                .server_args
+                .extend(["--server".to_owned(), name.clone()]);
+            return vec![Effect::Session(SessionCommand::Use(name))];
+        }
+        Command::Quit | Command::ToggleHelp => return apply_command(state, command),
         _ => {}
     }
     Vec::new()

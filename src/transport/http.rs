@@ -70,9 +70,15 @@ struct SessionState {
     id: Option<String>,
     /// The version `initialize` negotiated, sent as `MCP-Protocol-Version` (legacy era).
     protocol_version: Option<String>,
+    /// The deprecated HTTP+SSE transport (2024-11-05): where messages are posted, as the
+    /// server's `endpoint` event named it; answers come on the GET stream.
+    sse_endpoint: Option<reqwest::Url>,
 }
 
 type Shared = Arc<Mutex<SessionState>>;
+
+/// Header values to send with one request instead of the computed ones, by its id.
+pub type Overrides = Arc<Mutex<HashMap<Id, Vec<(String, String)>>>>;
 
 /// Everything a POST task needs.
 #[derive(Clone)]
@@ -84,6 +90,7 @@ struct Poster {
     /// 2026-07-28: the `x-mcp-header` parameters of each listed tool that has any, learnt
     /// from the answers to `tools/list`.
     header_params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
+    overrides: Overrides,
     events: mpsc::Sender<TransportEvent>,
     max_frame_bytes: usize,
 }
@@ -128,9 +135,11 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         headers,
         session: Shared::default(),
         header_params: Arc::default(),
+        overrides: Overrides::default(),
         events: events_tx,
         max_frame_bytes,
     };
+    let overrides = Arc::clone(&poster.overrides);
     tokio::spawn(dispatch(poster, lines, cancels, stopped));
     Ok(Transport {
         outgoing: Some(outgoing),
@@ -138,6 +147,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         stop: Some(stop),
         group: None,
         close_stream: Some(cancel),
+        header_overrides: Some(overrides),
         description: target.display(),
     })
 }
@@ -349,6 +359,10 @@ impl Outgoing {
 impl Poster {
     async fn post(self, line: Arc<str>) {
         let outgoing = Outgoing::read(&line);
+        let endpoint = self.session_state().sse_endpoint.clone();
+        if let Some(endpoint) = endpoint {
+            return self.post_deprecated(&outgoing, &line, endpoint).await;
+        }
         let carried_session =
             outgoing.modern_version.is_none() && self.session_state().id.is_some();
         let request = match self.request(&outgoing, &line).build() {
@@ -366,28 +380,8 @@ impl Poster {
         };
         record.response(&response);
         let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND && carried_session {
-            // The session is gone: forget it, so that the next `initialize` starts a new one.
-            *self.session_state() = SessionState::default();
-            let _ = self
-                .events
-                .send(TransportEvent::SessionExpired { at: now() })
-                .await;
-        }
-        if outgoing.method.as_deref() == Some("initialize") && status.is_success() {
-            let id = response
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|id| id.to_str().ok())
-                .map(str::to_owned);
-            self.session_state().id.clone_from(&id);
-            if let Some(id) = id {
-                let _ = self
-                    .events
-                    .send(TransportEvent::SessionStarted { id, at: now() })
-                    .await;
-            }
-        }
+        self.track_session(&outgoing, &response, carried_session)
+            .await;
         if status.is_success() && is_event_stream(&response) {
             return self.read_stream(&outgoing, response, record).await;
         }
@@ -407,12 +401,25 @@ impl Poster {
         };
         let (body, whole) = read_body(response, limit).await;
         let text = String::from_utf8_lossy(&body).into_owned();
-        let line = if whole && !text.trim().is_empty() {
+        let answer = if whole && !text.trim().is_empty() {
             Some(decode(Line::Text(text.trim().into()), self.max_frame_bytes))
         } else {
             None
         };
-        match line {
+        // The spec's fallback to the deprecated HTTP+SSE transport: `initialize` refused with
+        // 400, 404 or 405, and no modern JSON-RPC error in the body.
+        let refused = matches!(status.as_u16(), 400 | 404 | 405);
+        if refused
+            && outgoing.method.as_deref() == Some("initialize")
+            && !answer.as_ref().is_some_and(is_modern_error)
+        {
+            let reason = describe_status(status, &headers, &text);
+            self.emit_http(&mut record, Some(reason)).await;
+            if self.open_deprecated(&outgoing, &line).await {
+                return;
+            }
+        }
+        match answer {
             Some(Ok(frame)) if status.is_success() || is_response(&frame.message) => {
                 self.emit_http(&mut record, None).await;
                 if !status.is_success() {
@@ -434,6 +441,39 @@ impl Poster {
                     self.deliver(vec![line]).await;
                 }
                 self.fail(&outgoing, reason).await;
+            }
+        }
+    }
+
+    /// The legacy session as this response leaves it: expired by a 404 to a request that
+    /// carried its id, started by the id on an `initialize` answer.
+    async fn track_session(
+        &self,
+        outgoing: &Outgoing,
+        response: &reqwest::Response,
+        carried_session: bool,
+    ) {
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND && carried_session {
+            // The session is gone: forget it, so that the next `initialize` starts a new one.
+            *self.session_state() = SessionState::default();
+            let _ = self
+                .events
+                .send(TransportEvent::SessionExpired { at: now() })
+                .await;
+        }
+        if outgoing.method.as_deref() == Some("initialize") && status.is_success() {
+            let id = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|id| id.to_str().ok())
+                .map(str::to_owned);
+            self.session_state().id.clone_from(&id);
+            if let Some(id) = id {
+                let _ = self
+                    .events
+                    .send(TransportEvent::SessionStarted { id, at: now() })
+                    .await;
             }
         }
     }
@@ -462,7 +502,182 @@ impl Poster {
         } else {
             request = self.with_session(request);
         }
+        let overrides = outgoing.id.as_ref().and_then(|id| {
+            self.overrides
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(id)
+        });
+        if let Some(overrides) = overrides {
+            // `headers` replaces the values of the names it sets (`header` would append).
+            let mut replaced = HeaderMap::new();
+            for (name, value) in overrides {
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::try_from(name.as_str()),
+                    HeaderValue::try_from(value.as_str()),
+                ) {
+                    replaced.append(name, value);
+                }
+            }
+            request = request.headers(replaced);
+        }
         request.body(line.to_string())
+    }
+
+    /// Tries the deprecated HTTP+SSE transport (2024-11-05): a GET whose first event is
+    /// `endpoint`, then `initialize` posted there. On success this task goes on reading the
+    /// stream, where every answer comes, until it ends; `false` when the server offers no such
+    /// stream (the refusal of `initialize` then stands).
+    async fn open_deprecated(&self, outgoing: &Outgoing, line: &Arc<str>) -> bool {
+        let request = self
+            .client
+            .get(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .build();
+        let Ok(request) = request else {
+            return false;
+        };
+        let mut record = Record::new(&request, None);
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                self.emit_http(&mut record, Some(words(&error))).await;
+                return false;
+            }
+        };
+        record.response(&response);
+        if !(response.status().is_success() && is_event_stream(&response)) {
+            let reason = "no HTTP+SSE stream here either".to_owned();
+            self.emit_http(&mut record, Some(reason)).await;
+            return false;
+        }
+        self.emit_http(&mut record, None).await;
+        let mut parser = SseParser::new(self.max_frame_bytes);
+        let mut body = response.bytes_stream();
+        let mut pending = Vec::new();
+        let endpoint = loop {
+            if let Some(event) = pending.iter().find_map(|item| match item {
+                SseItem::Event(event) if event.kind == "endpoint" => Some(event.data.clone()),
+                _ => None,
+            }) {
+                break event;
+            }
+            if !pending.is_empty() {
+                self.note(
+                    "the GET stream did not open with an `endpoint` event: not the \
+                           HTTP+SSE transport"
+                        .into(),
+                )
+                .await;
+                return false;
+            }
+            match body.next().await {
+                Some(Ok(chunk)) => pending = parser.push(&chunk),
+                _ => return false,
+            }
+        };
+        let endpoint = match self.url.join(endpoint.trim()) {
+            Ok(url) if url.origin() == self.url.origin() => url,
+            Ok(url) => {
+                self.note(format!(
+                    "the HTTP+SSE endpoint {url} is on another origin than {}: not followed",
+                    self.url
+                ))
+                .await;
+                return false;
+            }
+            Err(error) => {
+                self.note(format!("the HTTP+SSE endpoint is not a URL: {error}"))
+                    .await;
+                return false;
+            }
+        };
+        self.note(format!(
+            "initialize was refused, and the server offers the deprecated HTTP+SSE transport \
+             (2024-11-05): messages go to {endpoint}, answers come on the GET stream"
+        ))
+        .await;
+        self.session_state().sse_endpoint = Some(endpoint.clone());
+        // Events after `endpoint` in the same read are answers too.
+        let rest = pending
+            .into_iter()
+            .skip_while(|item| !matches!(item, SseItem::Event(event) if event.kind == "endpoint"))
+            .skip(1)
+            .collect();
+        self.deliver_deprecated(rest).await;
+        // `initialize` again, to the endpoint, while its answer waits on the stream.
+        let posted = self.post_deprecated(outgoing, line, endpoint);
+        let read = async {
+            while let Some(chunk) = body.next().await {
+                let Ok(chunk) = chunk else { break };
+                self.deliver_deprecated(parser.push(&chunk)).await;
+            }
+        };
+        let ((), ()) = tokio::join!(posted, read);
+        let closed = TransportEvent::Closed {
+            status: "the server ended its HTTP+SSE event stream".into(),
+            stderr_tail: Vec::new(),
+            at: now(),
+        };
+        let _ = self.events.send(closed).await;
+        true
+    }
+
+    /// The `message` events of the HTTP+SSE stream, as lines.
+    async fn deliver_deprecated(&self, items: Vec<SseItem>) {
+        let lines: Vec<_> = items
+            .into_iter()
+            .filter_map(|item| match item {
+                SseItem::Event(event) if event.kind == "message" => {
+                    Some(decode(Line::Text(event.data.into()), self.max_frame_bytes))
+                }
+                SseItem::Oversized(len) => {
+                    Some(decode(Line::Oversized { len }, self.max_frame_bytes))
+                }
+                SseItem::Event(_) | SseItem::Retry(_) => None,
+            })
+            .collect();
+        if !lines.is_empty() {
+            self.deliver(lines).await;
+        }
+    }
+
+    /// A message for the HTTP+SSE transport: posted to its endpoint; any 2xx takes it, and
+    /// the answer comes on the stream.
+    async fn post_deprecated(&self, outgoing: &Outgoing, line: &Arc<str>, endpoint: reqwest::Url) {
+        let request = self
+            .client
+            .post(endpoint)
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(line.to_string())
+            .build();
+        let request = match request {
+            Ok(request) => request,
+            Err(error) => return self.fail(outgoing, words(&error)).await,
+        };
+        let mut record = Record::new(&request, outgoing.id.clone());
+        match self.client.execute(request).await {
+            Ok(response) if response.status().is_success() => {
+                record.response(&response);
+                self.emit_http(&mut record, None).await;
+            }
+            Ok(response) => {
+                record.response(&response);
+                let status = response.status();
+                let headers = response.headers().clone();
+                let (body, _) = read_body(response, ERROR_BODY_BYTES).await;
+                let reason = describe_status(status, &headers, &String::from_utf8_lossy(&body));
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                self.fail(outgoing, reason).await;
+            }
+            Err(error) => {
+                let reason = words(&error);
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                self.fail(outgoing, reason).await;
+            }
+        }
     }
 
     /// `Mcp-Param-*` for a call of tool `name`, from the arguments in `line`.
@@ -813,6 +1028,24 @@ impl Poster {
     }
 }
 
+/// A JSON-RPC error with one of the 2026-07-28 codes: a modern server refusing, not an old one.
+fn is_modern_error(
+    line: &Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>,
+) -> bool {
+    use crate::mcp::era::{
+        HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+    };
+    matches!(
+        line,
+        Ok(frame) if matches!(
+            &frame.message,
+            Message::Response { reply: Reply::Error(error), .. }
+                if [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION]
+                    .contains(&error.code)
+        )
+    )
+}
+
 fn is_response(message: &Message) -> bool {
     matches!(message, Message::Response { .. })
 }
@@ -907,6 +1140,19 @@ mod tests {
         assert_eq!(read.modern_version.as_deref(), Some("2026-07-28"));
         let legacy = Outgoing::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert!(legacy.id.is_none() && legacy.modern_version.is_none());
+    }
+
+    #[test]
+    fn only_the_2026_07_28_error_codes_keep_a_refused_initialize_from_the_sse_fallback() {
+        let answer = |code: i64| {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#);
+            decode(Line::Text(line.into()), 1024)
+        };
+        assert!(is_modern_error(&answer(-32022)));
+        assert!(is_modern_error(&answer(-32020)));
+        assert!(!is_modern_error(&answer(-32600)));
+        assert!(!is_modern_error(&decode(Line::Text("<html>".into()), 1024)));
     }
 
     #[test]

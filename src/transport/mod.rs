@@ -152,6 +152,8 @@ pub struct Transport {
     group: Option<stdio::ProcessGroup>,
     /// HTTP: closes the stream of a request, by id (the 2026-07-28 cancellation).
     close_stream: Option<mpsc::UnboundedSender<Id>>,
+    /// HTTP: header values to send instead of the computed ones, for one request by id.
+    header_overrides: Option<http::Overrides>,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
     pub description: String,
 }
@@ -175,6 +177,19 @@ impl Transport {
             mpsc::error::TrySendError::Full(_) => NotSent::Full,
             mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
         })
+    }
+
+    /// Sends these header values with request `id` instead of the ones read from its body
+    /// (a deliberate mismatch, to see whether the server checks); `false` on stdio.
+    pub fn override_headers(&self, id: &Id, headers: Vec<(String, String)>) -> bool {
+        let Some(overrides) = &self.header_overrides else {
+            return false;
+        };
+        overrides
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.clone(), headers);
+        true
     }
 
     /// Whether this is Streamable HTTP (where 2026-07-28 mirrors tool parameters into headers).

@@ -129,6 +129,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         stop: Some(stop),
         group: Some(group),
         close_stream: None,
+        header_overrides: None,
         description: format!("stdio: {}", command.display()),
     })
 }
@@ -157,6 +158,7 @@ where
         stop: None,
         group: None,
         close_stream: None,
+        header_overrides: None,
         description: "stdio".into(),
     }
 }

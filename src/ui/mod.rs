@@ -19,7 +19,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use crate::app::Command;
 use crate::app::describe::id_label;
 use crate::app::layout;
-use crate::app::state::{AppState, Focus, LineKind, Link, Tone, ToolRow};
+use crate::app::state::{AppState, Focus, LineKind, Link, Picker, Tone, ToolRow};
 use crate::app::update::keep_in_view;
 use crate::classify::Class;
 use crate::classify::findings::Severity;
@@ -48,6 +48,8 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     status_bar(panes.status, buf, state, theme);
     if state.show_help {
         help_overlay(area, buf, state, theme);
+    } else if let Some(picker) = &state.picker {
+        picker_overlay(area, buf, picker, theme);
     } else if let Some(cursor) = cursor {
         // The terminal's own cursor, where typing goes (the runtime makes it a blinking bar).
         frame.set_cursor_position(cursor);
@@ -745,6 +747,59 @@ fn fit_segments(mut segments: Vec<Segment>, width: usize) -> Vec<Segment> {
         }
     }
     segments
+}
+
+/// The server picker: each entry of the `--config` file and what it names; Enter connects.
+fn picker_overlay(area: Rect, buf: &mut Buffer, picker: &Picker, theme: &Theme) {
+    // The list, a blank row and the hint.
+    let popup = layout::help_popup(area, picker.choices.len() + 2);
+    let inner_width = usize::from(popup.width.saturating_sub(2));
+    let shown = usize::from(popup.height.saturating_sub(4)).max(1);
+    let start = keep_in_view(0, picker.selected, shown);
+    let name_width = picker
+        .choices
+        .iter()
+        .map(|(name, _)| crate::sanitize::text(name).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(inner_width / 2);
+    let mut rows: Vec<Line> = picker
+        .choices
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(shown)
+        .map(|(i, (name, what))| {
+            let marker = if i == picker.selected { "▸ " } else { "  " };
+            let name = crate::sanitize::text(name);
+            let text = format!(
+                "{marker}{name:<name_width$}  {}",
+                crate::sanitize::text(what)
+            );
+            let line = Line::raw(fit(&text, inner_width).into_owned());
+            if i == picker.selected {
+                line.style(theme.style(Meaning::Selection))
+            } else {
+                line
+            }
+        })
+        .collect();
+    rows.push(Line::raw(""));
+    rows.push(Line::styled(
+        "↑↓ choose · Enter connect · q quit",
+        theme.style(Meaning::TextMuted),
+    ));
+    Clear.render(popup, buf);
+    let title = format!(
+        "{} servers in {}: pick one",
+        picker.choices.len(),
+        crate::sanitize::text(&picker.file)
+    );
+    let block = pane(&title, true, theme);
+    Paragraph::new(rows)
+        .block(block)
+        .style(theme.style(Meaning::Text))
+        .render(popup, buf);
 }
 
 fn help_overlay(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {

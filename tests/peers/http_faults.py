@@ -20,6 +20,7 @@ properly, then answers tools/call with one fault, chosen by its first argument:
   param-headers  the 2026-07-28 era: `execute_sql` mirrors `region` into Mcp-Param-Region (checked:
                  a missing or different header is 400 -32020); `bad_tool` puts x-mcp-header on
                  a number, which clients must reject
+  unchecked      the 2026-07-28 era, answering whatever its headers say (it never checks them)
   session-required  any request but initialize without the session id: 400 with a JSON-RPC
                  error (no id), as the official TypeScript SDK answers
   stale-session  a session id on initialize; tools/call with it gets 400 "Session not found"
@@ -93,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
                      "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}
             return self.send(400, json.dumps(error).encode())
         if method == "server/discover":
-            if MODE not in ("mismatch", "sse-lost", "param-headers"):
+            if MODE not in ("mismatch", "sse-lost", "param-headers", "unchecked"):
                 return self.send(200, json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}}).encode())
             info = {"io.modelcontextprotocol/serverInfo": {"name": "http-faults", "version": MODE}}
             return self.reply(ident, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": info})

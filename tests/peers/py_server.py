@@ -1,6 +1,7 @@
 """Reference MCP server (official Python SDK, mcp 2.x) used as a peer in
 sightline's end-to-end tests. Speaks newline-delimited JSON-RPC on stdio, or with `--http`
-Streamable HTTP on a free loopback port, printing its URL first."""
+Streamable HTTP on a free loopback port, printing its URL first (`--sse`: the deprecated HTTP+SSE
+transport of 2024-11-05 instead)."""
 
 import re
 import socket
@@ -42,13 +43,22 @@ def book_flight(
     return f"Booked flight on {departureDate}"
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 if __name__ == "__main__":
     if "--http" in sys.argv:
         # Streamable HTTP on a free loopback port; the URL first, on stdout.
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         print(f"http://127.0.0.1:{port}/mcp", flush=True)
         mcp.run(transport="streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in sys.argv:
+        # The deprecated HTTP+SSE transport (2024-11-05): GET /sse, POST to the endpoint it names.
+        port = free_port()
+        print(f"http://127.0.0.1:{port}/sse", flush=True)
+        mcp.run(transport="sse", host="127.0.0.1", port=port)
     else:
         mcp.run()
