@@ -122,6 +122,7 @@ fn huge_result(c: &mut Criterion) {
         end: sightline::mcp::session::End::Replied(response.clone()),
         ended_at: Timestamp(1),
         http: None,
+        rounds: Vec::new(),
     };
     let theme = Theme::fallback();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a valid fixture");

@@ -8,6 +8,7 @@ use crate::client::ClientOptions;
 use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
+use crate::mcp::input::{Answers, Elicit};
 use crate::server_config;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
@@ -140,6 +141,16 @@ pub struct ServerArgs {
     /// Add KEY=VALUE to the server's environment (repeatable).
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
+    /// How to answer a server's elicitation: `accept` (the schema's defaults), `accept:JSON`
+    /// (this content), `decline` (the default) or `cancel`.
+    #[arg(long, value_name = "ANSWER", value_parser = parse_elicit)]
+    pub elicit: Option<Elicit>,
+    /// The reply to give a server's sampling request (refused without it).
+    #[arg(long, value_name = "TEXT")]
+    pub sample: Option<String>,
+    /// A root to give a server's roots/list (repeatable; refused without any).
+    #[arg(long = "root", value_name = "URI")]
+    pub roots: Vec<String>,
     /// Protocol era: probe with server/discover and fall back (auto), or force one.
     #[arg(long, value_enum, default_value_t)]
     pub era: EraChoice,
@@ -255,6 +266,11 @@ impl ServerArgs {
 
     pub fn client_options(&self) -> ClientOptions {
         ClientOptions {
+            answers: Answers {
+                elicit: self.elicit.clone().unwrap_or_default(),
+                sample: self.sample.clone(),
+                roots: self.roots.clone(),
+            },
             era: self.era,
             timeout: self.timeout,
             probe_timeout: self.probe_timeout,
@@ -273,6 +289,22 @@ fn read_config(config: &str) -> Result<(String, String), String> {
     let text =
         std::fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
     Ok((path, text))
+}
+
+fn parse_elicit(text: &str) -> Result<Elicit, String> {
+    match text.split_once(':') {
+        None if text == "accept" => Ok(Elicit::Accept(None)),
+        None if text == "decline" => Ok(Elicit::Decline),
+        None if text == "cancel" => Ok(Elicit::Cancel),
+        Some(("accept", content)) => match serde_json::from_str::<serde_json::Value>(content) {
+            Ok(serde_json::Value::Object(_)) => Ok(Elicit::Accept(Some(content.to_owned()))),
+            Ok(_) => Err("accept:JSON needs a JSON object".into()),
+            Err(error) => Err(format!("accept:JSON is not JSON: {error}")),
+        },
+        _ => Err(format!(
+            "'{text}' is not accept, accept:JSON, decline or cancel"
+        )),
+    }
 }
 
 fn parse_header(text: &str) -> Result<(String, String), String> {

@@ -15,6 +15,7 @@ use crate::classify::{Class, Outcome, classify};
 use crate::mcp::Timestamp;
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, InvalidLine};
+use crate::mcp::input::{self, Answer, Answers, InputRequest, ResultType, Round};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, Frame, FrameError, Id, Message, Reply};
 use crate::mcp::messages::{ServerInfo, Tool, tools_page};
@@ -41,6 +42,8 @@ pub struct ClientOptions {
     pub era: EraChoice,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// What to answer when a server asks for input (elicitation, sampling, roots).
+    pub answers: Answers,
     /// How long `auto` waits for a `server/discover` answer before assuming a legacy server.
     pub probe_timeout: Duration,
     /// Longest line accepted from the server; longer ones are reported and skipped.
@@ -52,6 +55,7 @@ impl Default for ClientOptions {
         Self {
             era: EraChoice::Auto,
             timeout: Duration::from_secs(30),
+            answers: Answers::default(),
             probe_timeout: Duration::from_secs(2),
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
         }
@@ -218,6 +222,8 @@ pub struct Client {
     lost_stream: Option<Id>,
     /// Header values for the next request instead of the computed ones (a deliberate probe).
     next_overrides: Option<Vec<(String, String)>>,
+    /// What the server asked during the current call, and the answers.
+    rounds: Vec<Round>,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -250,6 +256,7 @@ impl Client {
             http_session: None,
             lost_stream: None,
             next_overrides: None,
+            rounds: Vec::new(),
             sink,
             unsent: Vec::new(),
         }
@@ -299,6 +306,20 @@ impl Client {
         &self.transport
     }
 
+    /// The capabilities sightline can honour with its answers: elicitation always (declining
+    /// is an answer), sampling with a `--sample` reply, roots with a `--root`.
+    fn capabilities(&self) -> Value {
+        let answers = &self.options.answers;
+        let mut capabilities = json!({"elicitation": {"form": {}, "url": {}}});
+        if answers.sample.is_some() {
+            capabilities["sampling"] = json!({});
+        }
+        if !answers.roots.is_empty() {
+            capabilities["roots"] = json!({"listChanged": false});
+        }
+        capabilities
+    }
+
     fn client_info() -> Value {
         json!({"name": "sightline", "version": env!("CARGO_PKG_VERSION")})
     }
@@ -328,7 +349,7 @@ impl Client {
     async fn initialize(&mut self) -> Result<Connection, ClientError> {
         let params = json!({
             "protocolVersion": era::LEGACY_OFFER,
-            "capabilities": {},
+            "capabilities": self.capabilities(),
             "clientInfo": Self::client_info(),
         });
         // `initialize` must not be cancelled, so its timeout sends no cancellation.
@@ -362,7 +383,11 @@ impl Client {
         let mut version = era::MODERN_VERSIONS[0].to_owned();
         let mut retried = false;
         loop {
-            self.meta = Some(era::request_meta(&version, &Self::client_info()));
+            self.meta = Some(era::request_meta(
+                &version,
+                &Self::client_info(),
+                &self.capabilities(),
+            ));
             let timeout = if probe {
                 self.options.probe_timeout
             } else {
@@ -435,7 +460,11 @@ impl Client {
     }
 
     fn modern_connection(&mut self, version: String, result: Option<&Json>) -> Connection {
-        self.meta = Some(era::request_meta(&version, &Self::client_info()));
+        self.meta = Some(era::request_meta(
+            &version,
+            &Self::client_info(),
+            &self.capabilities(),
+        ));
         Connection {
             era: Era::Modern,
             protocol_version: version,
@@ -664,6 +693,7 @@ impl Client {
         let meta = json!({"progressToken": self.progress_tokens});
         let params = json!({"name": name, "arguments": arguments, "_meta": meta});
         let timeout = self.options.timeout;
+        self.rounds.clear();
         let mut exchange = self
             .exchange_until("tools/call", Some(params.clone()), timeout, true, cancel)
             .await;
@@ -680,12 +710,94 @@ impl Client {
             );
             let _ = self.list_tools().await;
             exchange = self
-                .exchange_until("tools/call", Some(params), timeout, true, None)
+                .exchange_until("tools/call", Some(params.clone()), timeout, true, None)
                 .await;
         }
+        let mut exchange = self.answer_input_required(exchange, params).await;
+        exchange
+            .rounds
+            .splice(0..0, std::mem::take(&mut self.rounds));
         // After the reply's own log entry, so a consumer can link the two.
         self.emit(SessionEvent::CallFinished(Box::new(exchange.clone())))
             .await;
+        exchange
+    }
+
+    /// 2026-07-28: while the call answers `input_required`, answers its input requests and
+    /// retries it with `inputResponses` and the `requestState` echoed, under a new id, up to
+    /// [`input::MAX_ROUNDS`] times. The exchange returned is the last; its `rounds` say what
+    /// was asked and answered on the way.
+    async fn answer_input_required(
+        &mut self,
+        mut exchange: Exchange,
+        mut params: Value,
+    ) -> Exchange {
+        let mut rounds = Vec::new();
+        let mut retries = 0;
+        while self.meta.is_some() {
+            let required = match exchange.reply() {
+                Some(Reply::Result(result))
+                    if input::result_type(result) == ResultType::InputRequired =>
+                {
+                    input::input_required(result)
+                }
+                _ => break,
+            };
+            if retries == input::MAX_ROUNDS {
+                self.note(format!(
+                    "#{} still answered input_required after {} rounds: sightline stopped \
+                     retrying",
+                    exchange.id,
+                    input::MAX_ROUNDS
+                ));
+                break;
+            }
+            let answered: Vec<(InputRequest, Answer)> = required
+                .requests
+                .iter()
+                .map(|request| {
+                    let answer = input::answer(request, &self.options.answers);
+                    (request.clone(), answer)
+                })
+                .collect();
+            for (request, answer) in &answered {
+                self.note(format!(
+                    "#{} needs input: {}",
+                    exchange.id,
+                    input::describe(request, answer)
+                ));
+            }
+            params = input::retry_params(&params, &required, &answered);
+            self.note(format!(
+                "retrying #{} with inputResponses and its requestState under a new id \
+                 (2026-07-28 multi round-trip)",
+                exchange.id
+            ));
+            let asked_by = exchange.id.clone();
+            rounds.extend(answered.into_iter().map(|(request, answer)| Round {
+                asked_by: Some(asked_by.clone()),
+                request,
+                answer,
+            }));
+            if required.requests.is_empty() {
+                // State only (load shedding): still one round of the call.
+                rounds.push(Round {
+                    asked_by: Some(asked_by),
+                    request: InputRequest {
+                        key: None,
+                        method: "(requestState only)".into(),
+                        params: Value::Null,
+                    },
+                    answer: Answer::Result(Value::Null),
+                });
+            }
+            retries += 1;
+            let timeout = self.options.timeout;
+            exchange = self
+                .exchange_until("tools/call", Some(params.clone()), timeout, true, None)
+                .await;
+        }
+        exchange.rounds = rounds;
         exchange
     }
 
@@ -1010,9 +1122,11 @@ impl Client {
             }
         };
         let server_request = match (&role, &frame.message) {
-            (Role::ServerRequest, Message::Request { id, method, .. }) => {
-                Some((id.clone(), method.clone()))
-            }
+            (Role::ServerRequest, Message::Request { id, method, params }) => Some((
+                id.clone(),
+                method.clone(),
+                params.clone().unwrap_or(Value::Null),
+            )),
             _ => None,
         };
         let unaddressed = role == Role::Unaddressed;
@@ -1023,14 +1137,15 @@ impl Client {
                 exchange.id, exchange.method
             ));
         }
-        if let Some((id, method)) = server_request {
-            self.answer_server_request(id, &method);
+        if let Some((id, method, params)) = server_request {
+            self.answer_server_request(id, &method, params);
         }
         ended.filter(|exchange| Some(&exchange.id) == waiting)
     }
 
-    /// Legacy servers may ask us things; we answer `ping` and decline the rest with -32601.
-    fn answer_server_request(&mut self, id: Id, method: &str) {
+    /// Legacy servers may ask us things: `ping`; elicitation, sampling and roots as the
+    /// answers given say (each kept as a round of the call); the rest -32601.
+    fn answer_server_request(&mut self, id: Id, method: &str, params: Value) {
         if self.meta.is_some() {
             self.note(format!(
                 "not answered: in 2026-07-28 servers must not send requests ('{method}') and \
@@ -1040,6 +1155,27 @@ impl Client {
         }
         let reply = if method == "ping" {
             Reply::Result(json!({}).into())
+        } else if input::INPUT_METHODS.contains(&method) {
+            let request = InputRequest {
+                key: None,
+                method: method.to_owned(),
+                params,
+            };
+            let answer = input::answer(&request, &self.options.answers);
+            self.note(format!(
+                "the server asked: {}",
+                input::describe(&request, &answer)
+            ));
+            let reply = match &answer {
+                Answer::Result(result) => Reply::Result(result.clone().into()),
+                Answer::Refused(error) => Reply::Error(error.clone()),
+            };
+            self.rounds.push(Round {
+                asked_by: None,
+                request,
+                answer,
+            });
+            reply
         } else {
             Reply::Error(ErrorObject {
                 code: -32601,
@@ -1099,6 +1235,7 @@ impl Client {
             end: End::Failed(Failure::SendFailed { reason }),
             ended_at: now(),
             http: None,
+            rounds: Vec::new(),
         }
     }
 

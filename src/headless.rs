@@ -17,6 +17,7 @@ use crate::cli::{CallArgs, OutputArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, Connection, LogEntry, LogEvent, Role, Stage};
 use crate::config;
 use crate::mcp::era::Era;
+use crate::mcp::input::Round;
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
@@ -139,6 +140,7 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &
         outcome,
         findings: &[],
         model_view: None,
+        rounds: Vec::new(),
         http: None,
     };
     guarded(run, as_json, output.deadline, &stage, stopped).await
@@ -614,6 +616,8 @@ struct CallJson<'a> {
     outcome: Value,
     findings: &'a [Finding],
     model_view: Option<ModelViewJson<'a, 'a>>,
+    /// What the server asked of the client during the call, and the answers given.
+    rounds: Vec<Value>,
     /// The HTTP exchange that carried the call (Streamable HTTP), secrets masked.
     #[serde(skip_serializing_if = "Option::is_none")]
     http: Option<Value>,
@@ -637,6 +641,7 @@ impl<'a> CallJson<'a> {
             outcome: outcome_json(&error.outcome(), error.stage()),
             findings: &[],
             model_view: None,
+            rounds: Vec::new(),
             http: exchange
                 .and_then(|e| e.http.as_ref())
                 .map(|http| http.to_json(show_secrets)),
@@ -687,6 +692,7 @@ impl<'a> CallReport<'a> {
             outcome: outcome_json(&self.analysis.outcome, Stage::Call),
             findings: &self.analysis.findings,
             model_view: Some(self.analysis.view.to_json(with_payload)),
+            rounds: self.exchange.rounds.iter().map(Round::to_json).collect(),
             http: self
                 .exchange
                 .http
@@ -711,6 +717,14 @@ impl<'a> CallReport<'a> {
         }
         if let Some(http) = &exchange.http {
             writeln!(out, "⇄ HTTP {}\n", sanitize::text(&http.summary()))?;
+        }
+        if !exchange.rounds.is_empty() {
+            writeln!(out, "── the server asked ──")?;
+            for round in &exchange.rounds {
+                let line = round.describe();
+                writeln!(out, "  {}", sanitize::text(&line))?;
+            }
+            writeln!(out)?;
         }
         let outcome = &self.analysis.outcome;
         writeln!(

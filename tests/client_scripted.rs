@@ -72,6 +72,7 @@ fn options(era: EraChoice) -> ClientOptions {
         timeout: Duration::from_secs(10),
         probe_timeout: Duration::from_millis(300),
         max_frame_bytes: 1 << 20,
+        ..ClientOptions::default()
     }
 }
 

@@ -375,13 +375,17 @@ fn ts_non_object_arguments_are_an_internal_error_protocol_error() {
 // Python SDK 2.x: answers `server/discover` (modern) and `initialize` (legacy).
 
 #[test]
-fn py_lists_both_tools_with_schemas_in_each_era() {
+fn py_lists_its_tools_with_schemas_in_each_era() {
     for era in BOTH_ERAS {
         let (code, out) = run(&["tools", "--era", era], &py());
         assert_eq!(code, 0, "{era}: {out:#}");
         assert_eq!(out["server"]["era"], era, "{out:#}");
         assert_eq!(out["server"]["name"], "sightline-py-peer", "{out:#}");
-        assert_eq!(tool_names(&out), ["echo", "book_flight"], "{out:#}");
+        assert_eq!(
+            tool_names(&out),
+            ["echo", "book_flight", "confirm_booking"],
+            "{out:#}"
+        );
         let schema = &out["tools"][1]["inputSchema"];
         assert_eq!(schema["required"], json!(["departureDate"]), "{out:#}");
         assert_eq!(schema["properties"]["departureDate"]["type"], "string");

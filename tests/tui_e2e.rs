@@ -169,8 +169,8 @@ impl Tmux {
     /// checks that the TUI has taken over the terminal, so the restoration checks mean something.
     fn wait_for_demo_server(&self) {
         self.wait_until(
-            "'Tools (4)' and 'sightline-demo' in the status bar",
-            |screen| screen.contains("Tools (4)") && status_bar(screen).contains("sightline-demo"),
+            "'Tools (8)' and 'sightline-demo' in the status bar",
+            |screen| screen.contains("Tools (8)") && status_bar(screen).contains("sightline-demo"),
         );
         let modes = self.display("#{alternate_on} #{mouse_any_flag}");
         assert_eq!(
@@ -215,7 +215,7 @@ impl Tmux {
             "the tty settings (raw mode) were not restored:\n{screen}"
         );
         assert!(
-            !screen.contains("Tools (4)") && !screen.contains('│') && !screen.contains('┃'),
+            !screen.contains("Tools (8)") && !screen.contains('│') && !screen.contains('┃'),
             "the TUI is still on the screen after exit:\n{screen}"
         );
         code
@@ -354,7 +354,7 @@ fn tool_error_is_forwarded_to_the_model_then_q_quits() {
         "x is a command outside the editor, never text:\n{screen}"
     );
     tmux.keys(&["Escape"]);
-    tmux.wait_for("┏ Tools (4)");
+    tmux.wait_for("┏ Tools (8)");
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
     assert_ends(server, "the demo server");
@@ -499,12 +499,13 @@ fn help_scrolls_to_its_end_at_80x24_and_closes_with_its_own_key() {
 
 /// The same flow against a server built on an official SDK (installed by `tests/peers/install.sh`):
 /// its `book_flight` takes only `departureDate` and throws on a past date.
-fn official_sdk_server_reports_a_tool_error(command: &[&str], server_name: &str) {
+fn official_sdk_server_reports_a_tool_error(command: &[&str], server_name: &str, tools: usize) {
     let mut args = vec!["--"];
     args.extend_from_slice(command);
     let tmux = Tmux::start(&args);
-    tmux.wait_until(&format!("'Tools (2)' and '{server_name}'"), |screen| {
-        screen.contains("Tools (2)") && status_bar(screen).contains(server_name)
+    let listed = format!("Tools ({tools})");
+    tmux.wait_until(&format!("'{listed}' and '{server_name}'"), |screen| {
+        screen.contains(&listed) && status_bar(screen).contains(server_name)
     });
     tmux.keys(&["Down", "Enter"]);
     tmux.wait_for("┏ Editing · book_flight");
@@ -519,14 +520,14 @@ fn official_sdk_server_reports_a_tool_error(command: &[&str], server_name: &str)
 #[test]
 fn the_typescript_sdk_server_works_the_same_way() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/ts_server.mjs");
-    official_sdk_server_reports_a_tool_error(&["node", script], "sightline-ts-peer");
+    official_sdk_server_reports_a_tool_error(&["node", script], "sightline-ts-peer", 2);
 }
 
 #[test]
 fn the_python_sdk_server_works_the_same_way() {
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/.venv/bin/python");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_server.py");
-    official_sdk_server_reports_a_tool_error(&[python, script], "sightline-py-peer");
+    official_sdk_server_reports_a_tool_error(&[python, script], "sightline-py-peer", 3);
 }
 
 /// `--config` with several entries and no `--server`: the picker lists them, with what each
@@ -549,7 +550,7 @@ fn a_config_with_several_servers_opens_the_picker_and_connects_to_the_choice() {
     tmux.keys(&["Down"]);
     tmux.wait_for("▸ legacy-demo");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("┏ Tools (4)");
+    let screen = tmux.wait_for("┏ Tools (8)");
     assert!(
         !screen.contains("servers in"),
         "the picker has closed:\n{screen}"

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::state::{ConsoleLine, LineKind, LogLine, LogState, Raw};
 use crate::classify::{Class, classify_reply};
+use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::jsonrpc::{self, Frame, Id, Message, Reply};
 use crate::mcp::log::Role;
 use crate::sanitize;
@@ -190,11 +191,23 @@ pub(super) fn describe_received(
             } else {
                 format!("{method} result")
             };
-            let summary = format!("← {id_text} {}{note} · {detail}", outcome.class.label());
+            let asks = matches!(reply, Reply::Result(result)
+                if result_type(result) == ResultType::InputRequired);
+            let summary = if asks {
+                // A round of a call, not its end: the retry follows.
+                format!("← {id_text} input required{note} · the server asks before it answers")
+            } else {
+                format!("← {id_text} {}{note} · {detail}", outcome.class.label())
+            };
             let linked = matches!(role, Role::Reply { .. })
                 .then(|| id.clone())
                 .flatten();
-            (LineKind::Response(outcome.class), summary, linked)
+            let kind = if asks {
+                LineKind::ServerRequest
+            } else {
+                LineKind::Response(outcome.class)
+            };
+            (kind, summary, linked)
         }
     }
 }

@@ -706,11 +706,19 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
     let flagged = !found.is_empty();
     // The call's lines are near the end of the log: mark them as part of this exchange.
     let session = state.session;
+    // The earlier rounds of a multi round-trip call are the same logical call.
+    let ids: Vec<&Id> = std::iter::once(&exchange.id)
+        .chain(
+            exchange
+                .rounds
+                .iter()
+                .filter_map(|round| round.asked_by.as_ref()),
+        )
+        .collect();
     for line in state.log.lines.iter_mut().rev().take(4096) {
-        if line.id.as_ref() == Some(&exchange.id)
+        if line.id.as_ref().is_some_and(|id| ids.contains(&id))
             && line.session == session
             && line.exchange.is_none()
-            && !matches!(line.kind, LineKind::ServerRequest)
         {
             line.exchange = Some(index);
             // The call record holds these frames now; one copy is enough. (An HTTP row keeps
@@ -925,6 +933,19 @@ fn refresh_detail(state: &mut AppState) {
                 call.exchange.request.raw.len()
             ));
             lines.extend(pretty(&call.exchange.request.raw));
+            if !call.exchange.rounds.is_empty() {
+                // Said before the HTTP details: it is part of what the call was.
+                lines.push(format!(
+                    "→ the server asked, and sightline answered ({})",
+                    call.exchange.rounds.len()
+                ));
+                lines.extend(
+                    call.exchange
+                        .rounds
+                        .iter()
+                        .map(|round| format!("  {}", sanitize::text(&round.describe()))),
+                );
+            }
             if let Some(http) = &call.exchange.http {
                 lines.extend(http_lines(http, state.settings.show_secrets));
             }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Outcome;
+use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::json;
 use crate::mcp::jsonrpc::{Id, Reply};
 use crate::mcp::messages::{CallResult, Tool};
@@ -90,6 +91,7 @@ pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     event_stream_without_response,
     stale_session_not_404,
     rejected_tool_called,
+    unknown_result_type,
 ];
 
 /// Every finding for one exchange.
@@ -324,6 +326,27 @@ fn rejected_tool_called(context: &Context) -> Option<Finding> {
             "{}: '{name}' has an x-mcp-header that breaks the spec's constraints ({reason}); HTTP \
              clients MUST drop such a tool from tools/list (streamable-http.mdx, Custom Headers \
              from Tool Parameters), so no model can call it",
+            context.version
+        ),
+    ))
+}
+
+/// A `resultType` the client never negotiated: the result is invalid, whatever it holds.
+fn unknown_result_type(context: &Context) -> Option<Finding> {
+    context.tool_call()?;
+    let Some(Reply::Result(result)) = context.exchange.reply() else {
+        return None;
+    };
+    let ResultType::Unknown(kind) = result_type(result) else {
+        return None;
+    };
+    Some(context.finding(
+        "spec.unknown-result-type",
+        Severity::Warning,
+        format!(
+            "{}: resultType '{kind}' is not one this client negotiated (complete, \
+             input_required); a client MUST treat such a result as invalid (schema.ts, Result), \
+             so nothing of it reaches the model",
             context.version
         ),
     ))

@@ -52,6 +52,7 @@ impl Call {
             end,
             ended_at: Timestamp(1_012),
             http: None,
+            rounds: Vec::new(),
         }
     }
 

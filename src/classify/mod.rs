@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::mcp::input::{ResultType, Round, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Reply, error_code_name};
 use crate::mcp::messages::CallResult;
@@ -64,8 +65,21 @@ impl Outcome {
     }
 }
 
-/// Classifies a finished exchange.
+/// Classifies a finished exchange; a call that needed input says so, with what was answered.
 pub fn classify(exchange: &Exchange) -> Outcome {
+    let mut outcome = classify_end(exchange);
+    if !exchange.rounds.is_empty() {
+        let asked: Vec<String> = exchange.rounds.iter().map(Round::describe).collect();
+        outcome.detail = format!(
+            "{} · the call needed input: {}",
+            outcome.detail,
+            asked.join("; ")
+        );
+    }
+    outcome
+}
+
+fn classify_end(exchange: &Exchange) -> Outcome {
     match &exchange.end {
         End::Replied(_) => match exchange.reply() {
             Some(reply) => classify_reply(&exchange.method, reply),
@@ -111,6 +125,28 @@ fn classify_result(method: &str, result: &Json) -> Outcome {
             code: None,
             detail: "result".to_owned(),
         };
+    }
+    match result_type(result) {
+        ResultType::Complete => {}
+        ResultType::InputRequired => {
+            return Outcome {
+                class: Class::TransportFailure,
+                code: None,
+                detail: "input_required: the call still needed input when sightline stopped \
+                         answering (nothing reached the model)"
+                    .to_owned(),
+            };
+        }
+        ResultType::Unknown(kind) => {
+            return Outcome {
+                class: Class::TransportFailure,
+                code: None,
+                detail: format!(
+                    "invalid result: resultType '{kind}' is not one this client knows, and \
+                     2026-07-28 says such a result MUST be treated as invalid"
+                ),
+            };
+        }
     }
     let call = CallResult::read(result);
     if call.is_error {
@@ -198,6 +234,7 @@ mod class_tests {
             end,
             ended_at: Timestamp(5),
             http: None,
+            rounds: Vec::new(),
         }
     }
 

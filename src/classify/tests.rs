@@ -309,3 +309,36 @@ mod http {
         assert!(ids(&over_http(other, with_session(400)), "2025-11-25").is_empty());
     }
 }
+
+#[test]
+fn input_required_and_unknown_result_types_are_never_a_success() {
+    let asks = call("confirm_booking", json!({})).result(json!({
+        "resultType": "input_required",
+        "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}},
+        "requestState": "s",
+    }));
+    let outcome = classify(&asks);
+    assert_eq!(outcome.class, super::Class::TransportFailure);
+    assert!(
+        outcome.detail.starts_with("input_required:"),
+        "{}",
+        outcome.detail
+    );
+    assert!(ids(&asks, "2026-07-28").is_empty());
+    let unknown =
+        call("book_flight", json!({})).result(json!({"resultType": "task", "content": []}));
+    let outcome = classify(&unknown);
+    assert_eq!(outcome.class, super::Class::TransportFailure);
+    assert!(
+        outcome.detail.contains("resultType 'task'"),
+        "{}",
+        outcome.detail
+    );
+    assert_eq!(
+        ids(&unknown, "2026-07-28"),
+        [("spec.unknown-result-type", Severity::Warning)]
+    );
+    let complete =
+        call("book_flight", json!({})).result(json!({"resultType": "complete", "content": []}));
+    assert_eq!(classify(&complete).class, super::Class::Success);
+}

@@ -21,7 +21,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::{DemoServer, Handled, NAME, Style, slow_search, today};
@@ -40,6 +40,9 @@ struct Shared {
     sessions: Arc<AtomicU64>,
     /// Slow searches running, for a legacy `notifications/cancelled`.
     running: Arc<Mutex<HashMap<Id, AbortHandle>>>,
+    /// Legacy calls waiting for the answer to the server's question, by the question's id.
+    asking: Arc<Mutex<HashMap<Id, oneshot::Sender<Reply>>>>,
+    questions: Arc<AtomicU64>,
 }
 
 /// Serves until the process ends; prints the endpoint's URL on stdout first.
@@ -54,6 +57,8 @@ pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> 
         server: DemoServer::new(style),
         sessions: Arc::new(AtomicU64::new(0)),
         running: Arc::default(),
+        asking: Arc::default(),
+        questions: Arc::new(AtomicU64::new(0)),
     };
     loop {
         let (stream, _) = listener.accept().await?;
@@ -98,6 +103,22 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
         return Ok(json(StatusCode::BAD_REQUEST, Some(&mismatch)));
     }
     let modern = is_modern(&frame.message);
+    if let Message::Response {
+        id: Some(question),
+        reply,
+    } = &frame.message
+    {
+        // The client's answer to a question on a call's stream: that stream goes on.
+        let waiting = shared
+            .asking
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(question);
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(reply.clone());
+        }
+        return Ok(empty(StatusCode::ACCEPTED));
+    }
     match shared.server.handle(frame.message.clone(), today()) {
         Handled::Send(message) => {
             let status = match &message {
@@ -134,33 +155,62 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
             }
             Ok(empty(StatusCode::ACCEPTED))
         }
+        Handled::Ask {
+            id,
+            name,
+            arguments,
+            ask,
+        } => Ok(ask_stream(&shared, id, name, arguments, ask)),
         Handled::Nothing => Ok(empty(StatusCode::ACCEPTED)),
     }
 }
 
-/// The slow search as an event stream: a priming event, progress, the result. Closing the
-/// stream (the modern era's cancellation) stops the search with it.
-fn slow_stream(
+/// How long a legacy call waits for the answer to its question.
+const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// A legacy call that asks the client: an event stream carrying the question; the client's
+/// answer comes in its own POST, and the call's reply follows on this stream.
+fn ask_stream(
     shared: &Shared,
     id: Id,
-    seconds: u64,
-    progress_token: Option<Value>,
-    modern: bool,
+    name: String,
+    arguments: serde_json::Map<String, Value>,
+    ask: super::tools::Ask,
 ) -> Response<Body> {
-    let (tx, mut rx) = mpsc::channel::<Message>(16);
-    let task = tokio::spawn(slow_search(
-        shared.server.clone(),
-        id.clone(),
-        seconds,
-        progress_token,
-        modern,
-        tx,
-    ));
+    let number = shared.questions.fetch_add(1, Ordering::Relaxed) + 1;
+    let question = Id::String(format!("demo-ask-{number}"));
+    let (answer_tx, answer_rx) = oneshot::channel();
     shared
-        .running
+        .asking
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(id, task.abort_handle());
+        .insert(question.clone(), answer_tx);
+    let (tx, rx) = mpsc::channel::<Message>(4);
+    let server = shared.server.clone();
+    tokio::spawn(async move {
+        let request = Message::Request {
+            id: question,
+            method: ask.method.to_owned(),
+            params: Some(ask.params),
+        };
+        if tx.send(request).await.is_err() {
+            return;
+        }
+        let reply = match tokio::time::timeout(ANSWER_WAIT, answer_rx).await {
+            Ok(Ok(reply)) => reply,
+            _ => Reply::Error(ErrorObject {
+                code: -32001,
+                message: "no answer to the server's question".into(),
+                data: None,
+            }),
+        };
+        let _ = tx.send(server.resume(id, &name, &arguments, &reply)).await;
+    });
+    event_stream(rx)
+}
+
+/// An event stream of these messages, after a priming event; it ends when the sender does.
+fn event_stream(mut rx: mpsc::Receiver<Message>) -> Response<Body> {
     let priming = futures_util::stream::once(async { Ok(event("id: 0\ndata:\n\n".to_owned())) });
     let messages = futures_util::stream::poll_fn(move |cx| {
         rx.poll_recv(cx).map(|message| {
@@ -176,6 +226,32 @@ fn slow_stream(
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     response
+}
+
+/// The slow search as an event stream: a priming event, progress, the result. Closing the
+/// stream (the modern era's cancellation) stops the search with it.
+fn slow_stream(
+    shared: &Shared,
+    id: Id,
+    seconds: u64,
+    progress_token: Option<Value>,
+    modern: bool,
+) -> Response<Body> {
+    let (tx, rx) = mpsc::channel::<Message>(16);
+    let task = tokio::spawn(slow_search(
+        shared.server.clone(),
+        id.clone(),
+        seconds,
+        progress_token,
+        modern,
+        tx,
+    ));
+    shared
+        .running
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, task.abort_handle());
+    event_stream(rx)
 }
 
 fn event(text: String) -> Frame<Bytes> {

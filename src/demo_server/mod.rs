@@ -47,6 +47,13 @@ pub enum Handled {
     },
     /// Stop the request with this id, without replying.
     Cancel(Id),
+    /// Ask the client (a legacy server request); answer `id` when the client has answered.
+    Ask {
+        id: Id,
+        name: String,
+        arguments: Map<String, Value>,
+        ask: tools::Ask,
+    },
     /// Nothing to do (notifications, stray responses).
     Nothing,
 }
@@ -220,14 +227,15 @@ impl DemoServer {
             ));
         }
         let reply = match tools::call(&name, &arguments, today) {
-            ToolOutcome::Done(result) => Ok(result),
-            ToolOutcome::Failed(message) => Ok(tool_error(&message)),
-            ToolOutcome::Invalid(message) => match self.style {
-                Style::Sep1303 => Ok(tool_error(&message)),
-                Style::Legacy => Err(invalid(format!(
-                    "Invalid arguments for tool {name}: {message}"
-                ))),
-            },
+            ToolOutcome::Ask(ask) if modern => self.ask_modern(&name, &arguments, params, &ask),
+            ToolOutcome::Ask(ask) => {
+                return Handled::Ask {
+                    id,
+                    name,
+                    arguments,
+                    ask,
+                };
+            }
             ToolOutcome::Slow { seconds } => {
                 let progress_token = params.pointer("/_meta/progressToken").cloned();
                 return Handled::StartSlow {
@@ -237,8 +245,84 @@ impl DemoServer {
                     modern,
                 };
             }
+            outcome => self.finish(&name, outcome),
         };
         Handled::Send(self.respond(id, reply, modern))
+    }
+
+    /// A tool's outcome on the wire, shaped by the style.
+    fn finish(&self, name: &str, outcome: ToolOutcome) -> Result<Value, ErrorObject> {
+        match outcome {
+            ToolOutcome::Done(result) => Ok(result),
+            ToolOutcome::Failed(message) => Ok(tool_error(&message)),
+            ToolOutcome::Invalid(message) => match self.style {
+                Style::Sep1303 => Ok(tool_error(&message)),
+                Style::Legacy => Err(ErrorObject {
+                    code: -32602,
+                    message: format!("Invalid arguments for tool {name}: {message}"),
+                    data: None,
+                }),
+            },
+            ToolOutcome::Slow { .. } | ToolOutcome::Ask(_) => {
+                Ok(tool_error(&format!("{name} cannot finish this way")))
+            }
+        }
+    }
+
+    /// 2026-07-28 multi round-trip: `input_required` with the question and a state bound to
+    /// this call; the retry carrying the answer (and that state) finishes the call. A retry
+    /// without the answer is taken as the client's refusal, so that a client that cannot
+    /// answer is not asked forever.
+    fn ask_modern(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        params: &Value,
+        ask: &tools::Ask,
+    ) -> Result<Value, ErrorObject> {
+        let state = request_state(name, arguments);
+        let given = params.get("requestState").and_then(Value::as_str);
+        let response = params.pointer(&format!("/inputResponses/{}", ask.key));
+        match (given, response) {
+            (Some(given), _) if given != state => Err(ErrorObject {
+                code: -32602,
+                message: "Invalid params: requestState does not belong to this call".into(),
+                data: None,
+            }),
+            (Some(_), Some(response)) => {
+                self.finish(name, tools::resume(name, arguments, Ok(response)))
+            }
+            (Some(_), None) => {
+                let refused = tools::resume(name, arguments, Err("no answer in inputResponses"));
+                self.finish(name, refused)
+            }
+            (None, _) => {
+                if let Some(missing) = missing_capability(params, ask) {
+                    return Err(missing);
+                }
+                let request = json!({"method": ask.method, "params": ask.params});
+                Ok(json!({
+                    "resultType": "input_required",
+                    "inputRequests": {ask.key: request},
+                    "requestState": state,
+                }))
+            }
+        }
+    }
+
+    /// A legacy call that asked the client, finished with the client's answer.
+    pub fn resume(
+        &self,
+        id: Id,
+        name: &str,
+        arguments: &Map<String, Value>,
+        answer: &Reply,
+    ) -> Message {
+        let answer = match answer {
+            Reply::Result(result) => tools::resume(name, arguments, Ok(&result.value())),
+            Reply::Error(error) => tools::resume(name, arguments, Err(&error.message)),
+        };
+        self.respond(id, self.finish(name, answer), false)
     }
 
     /// The final reply of a slow search.
@@ -261,6 +345,44 @@ fn error_response(id: Option<Id>, code: i64, message: String, data: Option<Value
             data: data.map(Json::from),
         }),
     }
+}
+
+/// The state a multi round-trip call carries: bound to the tool and its arguments, so that a
+/// state from another call is refused. (Tampering can only fail the call: no integrity needed.)
+fn request_state(name: &str, arguments: &Map<String, Value>) -> String {
+    let call = format!("{name} {}", Value::Object(arguments.clone()));
+    format!("demo1.{:016x}", tools::fnv(call.as_bytes()))
+}
+
+/// -32021 when the client did not declare what the question needs (2026-07-28 servers MUST NOT
+/// ask for it then).
+fn missing_capability(params: &Value, ask: &tools::Ask) -> Option<ErrorObject> {
+    let capabilities = params
+        .pointer("/_meta")
+        .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let url = ask.params.get("mode").and_then(Value::as_str) == Some("url");
+    let (declared, needed) = match ask.method {
+        "elicitation/create" if url => (
+            capabilities.pointer("/elicitation/url").is_some(),
+            json!({"elicitation": {"url": {}}}),
+        ),
+        "elicitation/create" => (
+            capabilities.get("elicitation").is_some(),
+            json!({"elicitation": {}}),
+        ),
+        "sampling/createMessage" => (
+            capabilities.get("sampling").is_some(),
+            json!({"sampling": {}}),
+        ),
+        _ => (capabilities.get("roots").is_some(), json!({"roots": {}})),
+    };
+    (!declared).then(|| ErrorObject {
+        code: era::MISSING_CLIENT_CAPABILITY,
+        message: format!("Missing required client capability for {}", ask.method),
+        data: Some(json!({"requiredCapabilities": needed}).into()),
+    })
 }
 
 fn missing_meta() -> ErrorObject {
@@ -313,6 +435,46 @@ fn today() -> Date {
     Date::from_unix_seconds(seconds)
 }
 
+/// Legacy calls waiting for the client's answer to the server's question, by the question's id.
+#[derive(Debug, Default)]
+pub struct Asking {
+    next: u64,
+    waiting: HashMap<Id, (Id, String, Map<String, Value>)>,
+}
+
+impl Asking {
+    /// The server request to send for call `id`, remembered until answered.
+    pub fn ask(
+        &mut self,
+        id: Id,
+        name: String,
+        arguments: Map<String, Value>,
+        ask: tools::Ask,
+    ) -> Message {
+        self.next += 1;
+        let question = Id::String(format!("demo-ask-{}", self.next));
+        self.waiting.insert(question.clone(), (id, name, arguments));
+        Message::Request {
+            id: question,
+            method: ask.method.to_owned(),
+            params: Some(ask.params),
+        }
+    }
+
+    /// The final reply of the call a client's response answers, if it answers one.
+    pub fn answered(&mut self, server: &DemoServer, message: &Message) -> Option<Message> {
+        let Message::Response {
+            id: Some(question),
+            reply,
+        } = message
+        else {
+            return None;
+        };
+        let (id, name, arguments) = self.waiting.remove(question)?;
+        Some(server.resume(id, &name, &arguments, reply))
+    }
+}
+
 /// Serves the demo server on stdin/stdout until stdin closes.
 pub async fn run_stdio(style: Style) -> std::io::Result<()> {
     let server = DemoServer::new(style);
@@ -332,6 +494,7 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
         server.server_info()["version"]
     );
     let mut running: HashMap<Id, AbortHandle> = HashMap::new();
+    let mut asking = Asking::default();
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
@@ -339,7 +502,10 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
         }
         running.retain(|_, task| !task.is_finished());
         let handled = match jsonrpc::parse(&line) {
-            Ok(frame) => server.handle(frame.message.clone(), today()),
+            Ok(frame) => match asking.answered(&server, &frame.message) {
+                Some(reply) => Handled::Send(reply),
+                None => server.handle(frame.message.clone(), today()),
+            },
             Err(error) => server
                 .handle_invalid(&error)
                 .map_or(Handled::Nothing, Handled::Send),
@@ -370,6 +536,17 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
                 if let Some(task) = running.remove(&id) {
                     task.abort();
                     eprintln!("{NAME}: request {id} cancelled by the client");
+                }
+            }
+            Handled::Ask {
+                id,
+                name,
+                arguments,
+                ask,
+            } => {
+                let question = asking.ask(id, name, arguments, ask);
+                if out_tx.send(question).await.is_err() {
+                    break;
                 }
             }
             Handled::Nothing => {}

@@ -16,6 +16,17 @@ pub enum ToolOutcome {
     Failed(String),
     /// Run the slow search for this many seconds, with progress.
     Slow { seconds: u64 },
+    /// Ask the client first (elicitation, sampling, roots); the call goes on with the answer.
+    Ask(Ask),
+}
+
+/// A question for the client: a legacy server request, or one entry of a 2026-07-28
+/// `inputRequests` map under `key`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    pub key: &'static str,
+    pub method: &'static str,
+    pub params: Value,
 }
 
 /// Bounds of `slow_search.seconds`.
@@ -23,7 +34,7 @@ pub const SLOW_SECONDS: std::ops::RangeInclusive<u64> = 1..=60;
 
 /// The tools, `book_flight` first, as `tools/list` returns them.
 pub fn definitions() -> Vec<Value> {
-    vec![
+    let mut tools = vec![
         json!({
             "name": "book_flight",
             "title": "Book a flight",
@@ -101,6 +112,62 @@ pub fn definitions() -> Vec<Value> {
             },
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
         }),
+    ];
+    tools.extend(input_tools());
+    tools
+}
+
+/// The tools that ask the client before they answer (elicitation, sampling, roots).
+fn input_tools() -> [Value; 4] {
+    [
+        json!({
+            "name": "confirm_booking",
+            "title": "Book after confirming",
+            "description": "Book a flight after asking the user to confirm (elicitation, form mode). The departure date must be in dd/mm/yyyy format and in the future.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "departureDate": {
+                        "type": "string",
+                        "description": "Departure date in dd/mm/yyyy format",
+                        "pattern": "^\\d{2}/\\d{2}/\\d{4}$"
+                    }
+                },
+                "required": ["departureDate"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}
+        }),
+        json!({
+            "name": "open_payment_page",
+            "title": "Pay on a web page",
+            "description": "Ask the user to pay for a booking on a payment page (elicitation, URL mode).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "bookingRef": {"type": "string", "description": "Booking reference, e.g. SL-1A2B3C"}
+                },
+                "required": ["bookingRef"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}
+        }),
+        json!({
+            "name": "summarise",
+            "title": "Summarise an itinerary",
+            "description": "Summarise a text in one sentence by asking the client's model (sampling).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"text": {"type": "string", "description": "The text to summarise"}},
+                "required": ["text"]
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
+        json!({
+            "name": "list_roots",
+            "title": "List the client's roots",
+            "description": "Ask the client which roots it shares (roots) and list them.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
     ]
 }
 
@@ -116,9 +183,148 @@ pub fn call(name: &str, arguments: &Map<String, Value>, today: Date) -> ToolOutc
         "get_flight_status" => flight_status(arguments),
         "cancel_booking" => cancel_booking(arguments),
         "slow_search" => slow_search(arguments),
+        "confirm_booking" => confirm_booking(arguments, today),
+        "open_payment_page" => {
+            required_string(arguments, "bookingRef", "a booking reference").map(|reference| {
+                ToolOutcome::Ask(Ask {
+                    key: "payment",
+                    method: "elicitation/create",
+                    params: json!({
+                        "mode": "url",
+                        "message": format!("Pay for booking {reference} on the payment page."),
+                        "url": format!("https://pay.example.com/checkout?ref={reference}"),
+                        "elicitationId": format!("pay-{reference}"),
+                    }),
+                })
+            })
+        }
+        "summarise" => required_string(arguments, "text", "text").map(|text| {
+            ToolOutcome::Ask(Ask {
+                key: "summary",
+                method: "sampling/createMessage",
+                params: json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": format!("Summarise in one sentence:\n{text}")}}],
+                    "systemPrompt": "You summarise flight itineraries.",
+                    "maxTokens": 100,
+                }),
+            })
+        }),
+        "list_roots" => Ok(ToolOutcome::Ask(Ask {
+            key: "roots",
+            method: "roots/list",
+            params: json!({}),
+        })),
         _ => Err(format!("Unknown tool: {name}")),
     };
     result.unwrap_or_else(ToolOutcome::Invalid)
+}
+
+/// Goes on with a call that asked the client: `answer` is the client's result, or the message
+/// of its error.
+pub fn resume(
+    name: &str,
+    arguments: &Map<String, Value>,
+    answer: Result<&Value, &str>,
+) -> ToolOutcome {
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(message) => {
+            return ToolOutcome::Failed(format!(
+                "The client did not answer {name}'s question: {message}"
+            ));
+        }
+    };
+    let action = answer.get("action").and_then(Value::as_str);
+    let text = |text: String| ToolOutcome::Done(text_result(&text));
+    match name {
+        "confirm_booking" => {
+            let date = arguments
+                .get("departureDate")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            let content = answer.get("content");
+            let confirmed = content
+                .and_then(|c| c.get("confirm"))
+                .and_then(Value::as_bool);
+            let seat = content
+                .and_then(|c| c.get("seat"))
+                .and_then(Value::as_str)
+                .unwrap_or("window");
+            match (action, confirmed) {
+                (Some("accept"), Some(true)) => text(format!(
+                    "Booked: one {seat} seat departing {date}. Booking reference SL-{:06X}.",
+                    fnv(date.as_bytes()) & 0xFF_FFFF
+                )),
+                (Some("accept"), _) => text("Not booked: the booking was not confirmed.".into()),
+                (Some("decline"), _) => text("Not booked: the user declined to confirm.".into()),
+                (Some("cancel"), _) => text("Not booked: the user dismissed the question.".into()),
+                _ => ToolOutcome::Failed(format!(
+                    "Not booked: an answer the server cannot read: {answer}"
+                )),
+            }
+        }
+        "open_payment_page" => {
+            let reference = arguments
+                .get("bookingRef")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            match action {
+                Some("accept") => text(format!(
+                    "Payment page opened for {reference}: the payment completes on that page."
+                )),
+                _ => text(format!("Payment not started for {reference}.")),
+            }
+        }
+        "summarise" => match answer.pointer("/content/text").and_then(Value::as_str) {
+            Some(summary) => {
+                let model = answer
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
+                text(format!("Summary: {summary} (written by {model})"))
+            }
+            None => ToolOutcome::Failed(format!("The client's sample has no text: {answer}")),
+        },
+        "list_roots" => match answer.get("roots").and_then(Value::as_array) {
+            Some(roots) if !roots.is_empty() => {
+                let uris: Vec<&str> = roots
+                    .iter()
+                    .filter_map(|root| root.get("uri")?.as_str())
+                    .collect();
+                text(format!("Roots: {}", uris.join(", ")))
+            }
+            _ => text("The client shares no roots.".into()),
+        },
+        _ => ToolOutcome::Failed(format!("{name} asked nothing")),
+    }
+}
+
+fn confirm_booking(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcome, String> {
+    let raw = required_string(arguments, "departureDate", "dd/mm/yyyy")?;
+    let date = Date::parse_dd_mm_yyyy(raw).ok_or_else(|| {
+        format!("Invalid departure date '{raw}': must be a real date in dd/mm/yyyy format.")
+    })?;
+    if date <= today {
+        return Err(format!(
+            "Invalid departure date: must be in the future. Current date is {today}."
+        ));
+    }
+    Ok(ToolOutcome::Ask(Ask {
+        key: "confirm",
+        method: "elicitation/create",
+        params: json!({
+            "mode": "form",
+            "message": format!("Book the flight on {date}?"),
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "confirm": {"type": "boolean", "title": "Book it", "default": false},
+                    "seat": {"type": "string", "title": "Seat", "enum": ["window", "aisle"], "default": "window"}
+                },
+                "required": ["confirm"]
+            }
+        }),
+    }))
 }
 
 /// A successful text result.
@@ -242,7 +448,8 @@ fn slow_search(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
 }
 
 /// FNV-1a: deterministic "random" details, so the same input always gets the same answer.
-fn fnv(bytes: &[u8]) -> u64 {
+/// FNV-1a: a stable digest for references and states.
+pub fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
     })

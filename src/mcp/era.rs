@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::json::{self, Json};
 use super::jsonrpc::{ErrorObject, Reply};
@@ -52,10 +52,14 @@ pub fn supports_legacy(version: &str) -> bool {
 }
 
 /// The `_meta` every modern request carries.
-pub fn request_meta(version: &str, client_info: &Value) -> Map<String, Value> {
+pub fn request_meta(
+    version: &str,
+    client_info: &Value,
+    capabilities: &Value,
+) -> Map<String, Value> {
     let mut meta = Map::new();
     meta.insert(META_PROTOCOL_VERSION.into(), version.into());
-    meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
+    meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
     meta.insert(META_CLIENT_INFO.into(), client_info.clone());
     meta
 }
@@ -147,6 +151,8 @@ fn string_list(value: Option<Json>) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn error(code: i64, data: Option<Value>) -> Reply {
@@ -208,7 +214,7 @@ mod tests {
 
     #[test]
     fn meta_is_merged_into_params() {
-        let meta = request_meta("2026-07-28", &json!({"name": "sightline"}));
+        let meta = request_meta("2026-07-28", &json!({"name": "sightline"}), &json!({}));
         let params = with_meta(
             Some(json!({"name": "t", "_meta": {"progressToken": 3}})),
             &meta,

@@ -4,6 +4,7 @@
 pub mod era;
 pub mod framing;
 pub mod headers;
+pub mod input;
 pub mod json;
 pub mod jsonrpc;
 pub mod log;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Timestamp;
+use super::input::Round;
 use super::jsonrpc::{Frame, Id, Message, Reply};
 use super::log::HttpExchange;
 
@@ -22,6 +23,8 @@ pub struct Exchange {
     pub ended_at: Timestamp,
     /// The HTTP exchange that carried it (Streamable HTTP), when its details came first.
     pub http: Option<Arc<HttpExchange>>,
+    /// What the server asked of the client on the way, and the answers (one logical call).
+    pub rounds: Vec<Round>,
 }
 
 impl Exchange {
@@ -243,6 +246,7 @@ impl Session {
             end,
             ended_at: at,
             http: pending.http,
+            rounds: Vec::new(),
         })
     }
 }

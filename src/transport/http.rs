@@ -331,7 +331,10 @@ impl Outgoing {
     fn read(line: &str) -> Outgoing {
         let member = |name| json::member(line, name);
         let method = member("method").and_then(json::string).map(Into::into);
-        let id = member("id").and_then(|id| serde_json::from_str::<Id>(id).ok());
+        // A response (no method) carries the id of the server's request, not one of ours.
+        let id = member("id")
+            .filter(|_| method.is_some())
+            .and_then(|id| serde_json::from_str::<Id>(id).ok());
         let params = member("params");
         let name = params.and_then(|params| {
             let key = match method.as_deref() {

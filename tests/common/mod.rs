@@ -184,6 +184,7 @@ impl Session {
             end,
             ended_at,
             http,
+            rounds: Vec::new(),
         };
         self.state.pending_calls += 1;
         self.event(SessionEvent::CallFinished(Box::new(exchange)))

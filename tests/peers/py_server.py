@@ -9,9 +9,10 @@ import sys
 from datetime import date
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 mcp = MCPServer("sightline-py-peer", version="0.1.0")
@@ -41,6 +42,22 @@ def book_flight(
             f"Invalid departure date: must be in the future. Current date is {today:%d/%m/%Y}."
         )
     return f"Booked flight on {departureDate}"
+
+
+class Confirmation(BaseModel):
+    confirm: bool = Field(default=False, description="Book it")
+
+
+@mcp.tool()
+async def confirm_booking(
+    departureDate: Annotated[str, Field(description="Departure date in dd/mm/yyyy format")],
+    ctx: Context,
+) -> str:
+    """Book a flight after asking the user to confirm (ctx.elicit)"""
+    answer = await ctx.elicit(f"Book the flight on {departureDate}?", schema=Confirmation)
+    if answer.action == "accept" and answer.data.confirm:
+        return f"Booked flight on {departureDate}"
+    return f"Not booked ({answer.action})"
 
 
 def free_port() -> int:

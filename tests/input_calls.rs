@@ -1,0 +1,251 @@
+//! Calls that need the client, end to end: the demo server's elicitation, sampling and roots
+//! tools in both eras and both styles, over stdio and Streamable HTTP, answered by the flags;
+//! and the official Python SDK's `ctx.elicit`.
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+const FUTURE: &str = r#"{"departureDate":"25/12/2099"}"#;
+
+/// `sightline call TOOL ARGS --json` with these extra arguments: the object and the exit code.
+fn call(tool: &str, arguments: &str, extra: &[&str]) -> (Value, i32) {
+    let output = Command::new(BIN)
+        .args(["call", tool, arguments, "--json", "--timeout", "10"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not JSON ({error}): {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (json, output.status.code().unwrap())
+}
+
+fn text(output: &Value) -> &str {
+    output["model_view"]["text"].as_str().unwrap_or_default()
+}
+
+struct HttpDemo(Child, String);
+
+impl HttpDemo {
+    fn start(style: &str) -> HttpDemo {
+        let mut child = Command::new(BIN)
+            .args(["demo-server", "--http", "--style", style])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        HttpDemo(child, url.trim().to_owned())
+    }
+}
+
+impl Drop for HttpDemo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Every transport × era × style the demo server speaks, as server arguments.
+fn servers(http: &[HttpDemo]) -> Vec<(String, Vec<String>)> {
+    let mut servers = Vec::new();
+    for era in ["legacy", "modern"] {
+        for (style, demo) in ["sep1303", "legacy"].iter().zip(http) {
+            let stdio = vec!["--demo".into(), (*style).into(), "--era".into(), era.into()];
+            servers.push((format!("stdio {style} {era}"), stdio));
+            let url = vec!["--url".into(), demo.1.clone(), "--era".into(), era.into()];
+            servers.push((format!("http {style} {era}"), url));
+        }
+    }
+    servers
+}
+
+#[test]
+fn confirm_booking_books_only_when_the_user_accepts_in_every_era_and_transport() {
+    let http = [HttpDemo::start("sep1303"), HttpDemo::start("legacy")];
+    for (name, server) in servers(&http) {
+        let with = |flags: &[&str]| {
+            let mut args: Vec<&str> = server.iter().map(String::as_str).collect();
+            args.extend(flags);
+            call("confirm_booking", FUTURE, &args)
+        };
+        let (booked, code) = with(&["--elicit", r#"accept:{"confirm":true}"#]);
+        assert_eq!(code, 0, "{name}: {booked}");
+        assert!(
+            text(&booked).starts_with("Booked: one window seat"),
+            "{name}: {booked}"
+        );
+        let round = &booked["rounds"][0];
+        assert_eq!(round["method"], "elicitation/create", "{name}");
+        assert_eq!(round["params"]["message"], "Book the flight on 25/12/2099?");
+        assert_eq!(
+            round["answer"],
+            serde_json::json!({"action": "accept", "content": {"confirm": true}})
+        );
+        // Without an answer the call says it needed input, and that it was declined.
+        let (declined, code) = with(&[]);
+        assert_eq!(code, 0, "{name}: {declined}");
+        let detail = declined["outcome"]["detail"].as_str().unwrap();
+        assert!(
+            detail.ends_with(
+                "the call needed input: elicitation \"Book the flight on 25/12/2099?\" → decline"
+            ),
+            "{name}: {detail}"
+        );
+        assert_eq!(text(&declined), "Not booked: the user declined to confirm.");
+        // `accept` alone takes the schema's defaults: confirm false.
+        let (defaults, _) = with(&["--elicit", "accept"]);
+        assert_eq!(
+            text(&defaults),
+            "Not booked: the booking was not confirmed.",
+            "{name}"
+        );
+        let (cancelled, _) = with(&["--elicit", "cancel"]);
+        assert_eq!(
+            text(&cancelled),
+            "Not booked: the user dismissed the question.",
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn url_elicitation_sampling_and_roots_are_answered_by_their_flags() {
+    let http = [HttpDemo::start("sep1303"), HttpDemo::start("legacy")];
+    for (name, server) in servers(&http) {
+        let with = |tool: &str, arguments: &str, flags: &[&str]| {
+            let mut args: Vec<&str> = server.iter().map(String::as_str).collect();
+            args.extend(flags);
+            call(tool, arguments, &args)
+        };
+        let (paid, _) = with(
+            "open_payment_page",
+            r#"{"bookingRef":"SL-1"}"#,
+            &["--elicit", "accept"],
+        );
+        assert_eq!(
+            text(&paid),
+            "Payment page opened for SL-1: the payment completes on that page.",
+            "{name}"
+        );
+        assert_eq!(
+            paid["rounds"][0]["params"]["url"],
+            "https://pay.example.com/checkout?ref=SL-1"
+        );
+        let (summary, _) = with(
+            "summarise",
+            r#"{"text":"LH123 to Lisbon"}"#,
+            &["--sample", "A flight to Lisbon."],
+        );
+        assert_eq!(
+            text(&summary),
+            "Summary: A flight to Lisbon. (written by sightline (--sample))",
+            "{name}"
+        );
+        let (roots, _) = with(
+            "list_roots",
+            "{}",
+            &["--root", "file:///work", "--root", "file:///tmp"],
+        );
+        assert_eq!(text(&roots), "Roots: file:///work, file:///tmp", "{name}");
+        // Without an answer: legacy servers hear a refusal; modern ones were never told that
+        // sightline could answer, and say which capability is missing (-32021).
+        let (refused, code) = with("summarise", r#"{"text":"x"}"#, &[]);
+        if name.ends_with("legacy") {
+            assert_eq!(
+                (refused["outcome"]["class"].as_str(), code),
+                (Some("tool_error"), 1),
+                "{name}"
+            );
+            assert_eq!(
+                refused["rounds"][0]["refused"]["message"],
+                "sampling declined: no --sample reply was given"
+            );
+        } else {
+            assert_eq!(refused["outcome"]["code"], -32021, "{name}: {refused}");
+            assert_eq!(code, 3);
+        }
+    }
+}
+
+#[test]
+fn a_modern_retry_echoes_the_request_state_under_a_new_id() {
+    let output = Command::new(BIN)
+        .args([
+            "call",
+            "confirm_booking",
+            FUTURE,
+            "-v",
+            "--era",
+            "modern",
+            "--elicit",
+            "accept",
+        ])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    let sent: Vec<Value> = log
+        .lines()
+        .filter_map(|line| line.split_once(" → ").map(|(_, frame)| frame))
+        .filter_map(|frame| serde_json::from_str::<Value>(frame).ok())
+        .filter(|frame| frame["method"] == "tools/call")
+        .collect();
+    let received: Vec<Value> = log
+        .lines()
+        .filter_map(|line| line.split_once(" ← ").map(|(_, frame)| frame))
+        .filter_map(|frame| serde_json::from_str::<Value>(frame).ok())
+        .collect();
+    let asked = received
+        .iter()
+        .find(|frame| frame["result"]["resultType"] == "input_required")
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(sent.len(), 2, "the call and its retry: {log}");
+    assert_ne!(sent[0]["id"], sent[1]["id"], "a new id");
+    assert_eq!(
+        sent[1]["params"]["requestState"],
+        asked["result"]["requestState"]
+    );
+    assert!(sent[0]["params"].get("requestState").is_none());
+    assert_eq!(
+        sent[1]["params"]["inputResponses"]["confirm"]["action"],
+        "accept"
+    );
+    assert!(log.contains("retrying #3 with inputResponses and its requestState under a new id"));
+}
+
+/// The official Python SDK's `ctx.elicit` (legacy era: a server request in the middle of the
+/// call), from `tests/peers/py_server.py`.
+#[test]
+fn the_python_sdk_elicits_and_books_only_when_confirmed() {
+    let peers = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers");
+    let python = format!("{peers}/.venv/bin/python");
+    let script = format!("{peers}/py_server.py");
+    let server = ["--era", "legacy", "--", python.as_str(), script.as_str()];
+    let mut confirmed: Vec<&str> = vec!["--elicit", r#"accept:{"confirm":true}"#];
+    confirmed.extend(server);
+    let (booked, code) = call("confirm_booking", FUTURE, &confirmed);
+    assert_eq!(code, 0, "{booked}");
+    assert!(
+        text(&booked).starts_with("Booked flight on 25/12/2099"),
+        "{booked}"
+    );
+    let (declined, _) = call("confirm_booking", FUTURE, &server);
+    assert!(
+        text(&declined).starts_with("Not booked (decline)"),
+        "{declined}"
+    );
+    assert!(declined["outcome"]["detail"].as_str().unwrap().contains(
+        "the call needed input: elicitation \"Book the flight on 25/12/2099?\" → decline"
+    ));
+}
