@@ -123,6 +123,7 @@ fn huge_result(c: &mut Criterion) {
         ended_at: Timestamp(1),
         http: None,
         rounds: Vec::new(),
+        task: None,
     };
     let theme = Theme::fallback();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a valid fixture");

@@ -151,6 +151,9 @@ pub struct ServerArgs {
     /// A root to give a server's roots/list (repeatable; refused without any).
     #[arg(long = "root", value_name = "URI")]
     pub roots: Vec<String>,
+    /// Declare the tasks extension (2026-07-28) and poll task handles to their end.
+    #[arg(long)]
+    pub tasks: bool,
     /// Protocol era: probe with server/discover and fall back (auto), or force one.
     #[arg(long, value_enum, default_value_t)]
     pub era: EraChoice,
@@ -271,6 +274,7 @@ impl ServerArgs {
                 sample: self.sample.clone(),
                 roots: self.roots.clone(),
             },
+            tasks: self.tasks,
             era: self.era,
             timeout: self.timeout,
             probe_timeout: self.probe_timeout,

@@ -19,7 +19,7 @@ use crate::mcp::input::{self, Answer, Answers, InputRequest, ResultType, Round};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, Frame, FrameError, Id, Message, Reply};
 use crate::mcp::messages::{ServerInfo, Tool, tools_page};
-use crate::mcp::session::{Correlation, End, Exchange, Failure, Session};
+use crate::mcp::session::{Correlation, End, Exchange, Failure, Session, TaskRun};
 use crate::stream::EventSink;
 use crate::transport::{self, Target, Transport, TransportError, TransportEvent, now};
 
@@ -31,6 +31,12 @@ const MAX_TOOL_REFETCHES: usize = 3;
 const MAX_TOOL_PAGES: usize = 1000;
 /// Rejected tools named one by one in the log; past that, counted.
 const MAX_REJECTION_NOTES: usize = 20;
+/// The tasks extension's identifier.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// `tasks/get` requests for one task, at most.
+const MAX_TASK_POLLS: u32 = 3600;
+/// The polling interval when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// Re-issues of a 2026-07-28 request whose stream was lost, at most.
 const MAX_REISSUES: u32 = 2;
 /// How long a shutdown waits for the transport to report the server gone, at most.
@@ -44,6 +50,8 @@ pub struct ClientOptions {
     pub timeout: Duration,
     /// What to answer when a server asks for input (elicitation, sampling, roots).
     pub answers: Answers,
+    /// Declare the tasks extension (2026-07-28) and follow task handles to their end.
+    pub tasks: bool,
     /// How long `auto` waits for a `server/discover` answer before assuming a legacy server.
     pub probe_timeout: Duration,
     /// Longest line accepted from the server; longer ones are reported and skipped.
@@ -56,6 +64,7 @@ impl Default for ClientOptions {
             era: EraChoice::Auto,
             timeout: Duration::from_secs(30),
             answers: Answers::default(),
+            tasks: false,
             probe_timeout: Duration::from_secs(2),
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
         }
@@ -316,6 +325,9 @@ impl Client {
         }
         if !answers.roots.is_empty() {
             capabilities["roots"] = json!({"listChanged": false});
+        }
+        if self.options.tasks {
+            capabilities["extensions"] = json!({TASKS_EXTENSION: {}});
         }
         capabilities
     }
@@ -687,7 +699,7 @@ impl Client {
         &mut self,
         name: &str,
         arguments: Value,
-        cancel: Option<oneshot::Receiver<()>>,
+        mut cancel: Option<oneshot::Receiver<()>>,
     ) -> Exchange {
         self.progress_tokens += 1;
         let meta = json!({"progressToken": self.progress_tokens});
@@ -695,7 +707,13 @@ impl Client {
         let timeout = self.options.timeout;
         self.rounds.clear();
         let mut exchange = self
-            .exchange_until("tools/call", Some(params.clone()), timeout, true, cancel)
+            .exchange_until(
+                "tools/call",
+                Some(params.clone()),
+                timeout,
+                true,
+                &mut cancel,
+            )
             .await;
         let mismatch = matches!(
             exchange.reply(),
@@ -710,10 +728,11 @@ impl Client {
             );
             let _ = self.list_tools().await;
             exchange = self
-                .exchange_until("tools/call", Some(params.clone()), timeout, true, None)
+                .exchange_until("tools/call", Some(params.clone()), timeout, true, &mut None)
                 .await;
         }
-        let mut exchange = self.answer_input_required(exchange, params).await;
+        let exchange = self.answer_input_required(exchange, params).await;
+        let mut exchange = self.follow_task(exchange, &mut cancel).await;
         exchange
             .rounds
             .splice(0..0, std::mem::take(&mut self.rounds));
@@ -794,11 +813,123 @@ impl Client {
             retries += 1;
             let timeout = self.options.timeout;
             exchange = self
-                .exchange_until("tools/call", Some(params.clone()), timeout, true, None)
+                .exchange_until("tools/call", Some(params.clone()), timeout, true, &mut None)
                 .await;
         }
         exchange.rounds = rounds;
         exchange
+    }
+
+    /// The tasks extension: a call answered with a task handle is followed with `tasks/get` at
+    /// the interval the server asks, input it needs given with `tasks/update`, until the task
+    /// ends; a cancellation then is `tasks/cancel` (cooperative: polling goes on to the end).
+    async fn follow_task(
+        &mut self,
+        mut exchange: Exchange,
+        cancel: &mut Option<oneshot::Receiver<()>>,
+    ) -> Exchange {
+        let handle = match exchange.reply() {
+            Some(Reply::Result(result)) if input::result_type(result) == ResultType::Task => {
+                result.clone()
+            }
+            _ => return exchange,
+        };
+        if !self.options.tasks || self.meta.is_none() {
+            return exchange;
+        }
+        let Some(id) = member_text(&handle, "taskId") else {
+            self.note("a task handle without a taskId: nothing to poll".into());
+            return exchange;
+        };
+        let mut run = TaskRun {
+            id: id.clone(),
+            status: member_text(&handle, "status").unwrap_or_else(|| "working".into()),
+            polls: 0,
+            reply: None,
+        };
+        let mut interval = poll_interval(&handle, DEFAULT_POLL);
+        self.note(format!(
+            "task {id} created ({}): polling tasks/get every {} ms",
+            run.status,
+            interval.as_millis()
+        ));
+        let mut said = String::new();
+        while run.polls < MAX_TASK_POLLS {
+            let cancelled = tokio::select! {
+                () = tokio::time::sleep(interval) => false,
+                true = fired(cancel) => true,
+            };
+            if cancelled {
+                *cancel = None;
+                let ack = self
+                    .request("tasks/cancel", Some(json!({"taskId": id})))
+                    .await;
+                self.note(format!(
+                    "cancelled by the user: tasks/cancel sent ({}); the server may still finish \
+                     the task (cancellation is cooperative)",
+                    classify(&ack).class.label()
+                ));
+            }
+            let polled = self.request("tasks/get", Some(json!({"taskId": id}))).await;
+            run.polls += 1;
+            let Some(Reply::Result(task)) = polled.reply() else {
+                self.note(format!(
+                    "tasks/get failed: {}; polling stopped",
+                    classify(&polled).detail
+                ));
+                break;
+            };
+            let task = task.clone();
+            run.status = member_text(&task, "status").unwrap_or_default();
+            interval = poll_interval(&task, interval);
+            let message = member_text(&task, "statusMessage").unwrap_or_default();
+            let now = format!("{} {message}", run.status);
+            if now != said {
+                self.note(format!("task {id}: {}", now.trim()));
+                said = now;
+            }
+            match run.status.as_str() {
+                "completed" => {
+                    run.reply = task.get("result").map(Reply::Result);
+                    break;
+                }
+                "failed" => {
+                    run.reply = task
+                        .get("error")
+                        .and_then(|error| serde_json::from_str::<ErrorObject>(error.text()).ok())
+                        .map(Reply::Error);
+                    break;
+                }
+                "cancelled" => break,
+                "input_required" => self.answer_task_input(&id, &task).await,
+                _ => {}
+            }
+        }
+        exchange.task = Some(Box::new(run));
+        exchange
+    }
+
+    /// A task that needs input: its `inputRequests` answered with `tasks/update`.
+    async fn answer_task_input(&mut self, id: &str, task: &Json) {
+        let required = input::input_required(task);
+        let mut responses = Map::new();
+        for request in required.requests {
+            let answer = input::answer(&request, &self.options.answers);
+            self.note(format!(
+                "task {id} needs input: {}",
+                input::describe(&request, &answer)
+            ));
+            if let (Some(key), Answer::Result(result)) = (&request.key, &answer) {
+                responses.insert(key.clone(), result.clone());
+            }
+            self.rounds.push(Round {
+                asked_by: None,
+                request,
+                answer,
+            });
+        }
+        let params = json!({"taskId": id, "inputResponses": responses});
+        let _ = self.request("tasks/update", Some(params)).await;
     }
 
     /// Sends one request and waits for its end, with the configured timeout.
@@ -814,7 +945,7 @@ impl Client {
         timeout: Duration,
         cancel_on_timeout: bool,
     ) -> Exchange {
-        self.exchange_until(method, params, timeout, cancel_on_timeout, None)
+        self.exchange_until(method, params, timeout, cancel_on_timeout, &mut None)
             .await
     }
 
@@ -826,18 +957,12 @@ impl Client {
         params: Option<Value>,
         timeout: Duration,
         cancel_on_timeout: bool,
-        mut cancel: Option<oneshot::Receiver<()>>,
+        cancel: &mut Option<oneshot::Receiver<()>>,
     ) -> Exchange {
         let mut reissued = 0;
         loop {
             let exchange = self
-                .exchange_once(
-                    method,
-                    params.clone(),
-                    timeout,
-                    cancel_on_timeout,
-                    &mut cancel,
-                )
+                .exchange_once(method, params.clone(), timeout, cancel_on_timeout, cancel)
                 .await;
             let lost = self.lost_stream.take().as_ref() == Some(&exchange.id);
             if !lost || self.meta.is_none() || reissued == MAX_REISSUES {
@@ -911,7 +1036,11 @@ impl Client {
             let event = tokio::select! {
                 event = self.transport.recv() => event,
                 () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout),
-                true = cancelled => return self.cancel_by_user(&id),
+                true = cancelled => {
+                    // Fired: a receiver is not awaited again.
+                    *cancel = None;
+                    return self.cancel_by_user(&id);
+                }
             };
             let event = event.unwrap_or_else(transport_ended);
             if let Some(ended) = self.ingest(event, Some(&id)) {
@@ -1236,6 +1365,7 @@ impl Client {
             ended_at: now(),
             http: None,
             rounds: Vec::new(),
+            task: None,
         }
     }
 
@@ -1281,6 +1411,28 @@ fn refused_without_modern_error(exchange: &Exchange) -> bool {
         .as_ref()
         .and_then(|http| http.status)
         .is_some_and(|status| matches!(status, 400 | 404 | 405))
+}
+
+/// A string member of a result, owned.
+fn member_text(json: &Json, name: &str) -> Option<String> {
+    json.get(name)
+        .and_then(|value| value.as_str().map(Cow::into_owned))
+}
+
+/// The task's `pollIntervalMs`, kept between 50 ms and 10 s; `otherwise` when it names none.
+fn poll_interval(task: &Json, otherwise: Duration) -> Duration {
+    task.get("pollIntervalMs")
+        .and_then(|ms| ms.as_i64())
+        .and_then(|ms| u64::try_from(ms).ok())
+        .map_or(otherwise, |ms| Duration::from_millis(ms.clamp(50, 10_000)))
+}
+
+/// Resolves when the user cancels (`true`); never when there is nothing to wait for.
+async fn fired(cancel: &mut Option<oneshot::Receiver<()>>) -> bool {
+    match cancel.as_mut() {
+        Some(cancel) => cancel.await.is_ok(),
+        None => std::future::pending().await,
+    }
 }
 
 fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {

@@ -344,6 +344,7 @@ fn tools_json_lists_the_demo_tools_with_schemas_book_flight_first() {
                 "confirm_booking",
                 "open_payment_page",
                 "summarise",
+                "long_booking",
                 "list_roots"
             ]
         );
@@ -372,7 +373,7 @@ fn human_output_shows_request_response_and_the_class_in_words() {
     let output = sightline(&["tools"]);
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
-        stdout.contains("8 tools") && stdout.contains("book_flight — Book a flight"),
+        stdout.contains("9 tools") && stdout.contains("book_flight — Book a flight"),
         "{stdout}"
     );
 }
@@ -575,7 +576,7 @@ async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
         assert_eq!(classify(&exchange).class, Class::TransportFailure);
         // One more request proves the server is still serving after the cancellation.
         let listed = client.list_tools().await.unwrap();
-        assert_eq!(listed.len(), 8);
+        assert_eq!(listed.len(), 9);
         client.shutdown().await;
         let log = collected.log();
         let progress = log.iter().filter(|e| matches!(&e.event, LogEvent::Received { frame, .. } if frame.message.method() == Some("notifications/progress"))).count();

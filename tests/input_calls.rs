@@ -249,3 +249,93 @@ fn the_python_sdk_elicits_and_books_only_when_confirmed() {
         "the call needed input: elicitation \"Book the flight on 25/12/2099?\" → decline"
     ));
 }
+
+#[test]
+fn a_task_is_polled_to_its_end_and_classified_by_what_it_carries() {
+    let http = HttpDemo::start("sep1303");
+    for server in [vec!["--demo", "sep1303"], vec!["--url", http.1.as_str()]] {
+        let with = |outcome: &str, flags: &[&str]| {
+            let arguments =
+                format!(r#"{{"departureDate":"25/12/2099","seconds":1,"outcome":"{outcome}"}}"#);
+            let mut args = server.clone();
+            args.extend(flags);
+            call("long_booking", &arguments, &args)
+        };
+        let (done, code) = with("complete", &["--tasks"]);
+        assert_eq!(code, 0, "{done}");
+        assert_eq!(
+            text(&done),
+            "Booked after a long search: one seat departing 25/12/2099."
+        );
+        assert!(
+            done["outcome"]["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("task task-")
+        );
+        let (failed, code) = with("fail", &["--tasks"]);
+        assert_eq!(
+            (failed["outcome"]["code"].as_i64(), code),
+            (Some(-32000), 3),
+            "{failed}"
+        );
+        // A failed task carries a JSON-RPC error: the input validation failure in it is the
+        // SEP-1303 finding, as it would be on the call itself.
+        let (invalid, _) = with("invalid", &["--tasks"]);
+        assert_eq!(invalid["outcome"]["code"], -32602);
+        assert_eq!(
+            invalid["findings"][0]["id"], "sep1303.validation-as-protocol-error",
+            "{invalid}"
+        );
+        // Without the extension declared, a task-only tool refuses: -32021.
+        let (refused, _) = with("complete", &[]);
+        assert_eq!(refused["outcome"]["code"], -32021, "{refused}");
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
+    use sightline::client::{Client, ClientOptions};
+    use sightline::mcp::era::EraChoice;
+    use sightline::stream::{Collector, EventSink};
+    use sightline::transport::{StdioCommand, stdio};
+
+    let command = StdioCommand {
+        program: BIN.into(),
+        args: vec!["demo-server".into(), "--style".into(), "sep1303".into()],
+        env: std::collections::HashMap::default(),
+        cwd: None,
+    };
+    let options = ClientOptions {
+        era: EraChoice::Modern,
+        tasks: true,
+        ..ClientOptions::default()
+    };
+    let collected = Collector::default();
+    let sink = EventSink::taps_only().with_tap(collected.tap());
+    let mut client = Client::new(stdio::spawn(&command, 1 << 20).unwrap(), options, sink);
+    client.negotiate().await.unwrap();
+    let (cancel, cancelled) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        let _ = cancel.send(());
+    });
+    let arguments = serde_json::json!({"departureDate": "25/12/2099", "seconds": 30});
+    let exchange = client
+        .call_tool_cancellable("long_booking", arguments, cancelled)
+        .await;
+    client.shutdown().await;
+    let task = exchange.task.as_ref().expect("followed as a task");
+    assert_eq!(task.status, "cancelled");
+    let outcome = sightline::classify::classify(&exchange);
+    assert_eq!(outcome.class, sightline::classify::Class::TransportFailure);
+    assert!(
+        outcome.detail.contains("was cancelled"),
+        "{}",
+        outcome.detail
+    );
+    let sent_cancel = collected.log().iter().any(|entry| {
+        matches!(&entry.event, sightline::client::LogEvent::Sent(frame) if frame.message.method() == Some("tasks/cancel"))
+    });
+    assert!(sent_cancel, "tasks/cancel went out");
+}

@@ -67,7 +67,7 @@ impl<'a> Context<'a> {
         version: &'a str,
         catalog: Option<&'a [Tool]>,
     ) -> Self {
-        let result = match exchange.reply() {
+        let result = match exchange.answer() {
             Some(Reply::Result(result)) => Some(CallResult::read(result)),
             Some(Reply::Error(_)) | None => None,
         };
@@ -121,7 +121,7 @@ impl Context<'_> {
     }
 
     fn error_code(&self) -> Option<i64> {
-        match self.exchange.reply()? {
+        match self.exchange.answer()? {
             Reply::Error(error) => Some(error.code),
             Reply::Result(_) => None,
         }
@@ -334,11 +334,14 @@ fn rejected_tool_called(context: &Context) -> Option<Finding> {
 /// A `resultType` the client never negotiated: the result is invalid, whatever it holds.
 fn unknown_result_type(context: &Context) -> Option<Finding> {
     context.tool_call()?;
-    let Some(Reply::Result(result)) = context.exchange.reply() else {
+    let Some(Reply::Result(result)) = context.exchange.answer() else {
         return None;
     };
-    let ResultType::Unknown(kind) = result_type(result) else {
-        return None;
+    // A task handle still here was never polled: the extension was not declared.
+    let kind = match result_type(result) {
+        ResultType::Unknown(kind) => kind,
+        ResultType::Task => "task".to_owned(),
+        ResultType::Complete | ResultType::InputRequired => return None,
     };
     Some(context.finding(
         "spec.unknown-result-type",

@@ -53,6 +53,7 @@ impl Call {
             ended_at: Timestamp(1_012),
             http: None,
             rounds: Vec::new(),
+            task: None,
         }
     }
 

@@ -16,7 +16,7 @@ use crate::mcp::input::{ResultType, Round, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Reply, error_code_name};
 use crate::mcp::messages::CallResult;
-use crate::mcp::session::{End, Exchange, Failure};
+use crate::mcp::session::{End, Exchange, Failure, TaskRun};
 
 /// How an exchange ended, from the client's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -80,6 +80,9 @@ pub fn classify(exchange: &Exchange) -> Outcome {
 }
 
 fn classify_end(exchange: &Exchange) -> Outcome {
+    if let Some(task) = &exchange.task {
+        return classify_task(task);
+    }
     match &exchange.end {
         End::Replied(_) => match exchange.reply() {
             Some(reply) => classify_reply(&exchange.method, reply),
@@ -99,6 +102,26 @@ fn classify_end(exchange: &Exchange) -> Outcome {
             detail: failure_detail(failure),
         },
     }
+}
+
+/// A task is classified by what it ended with: its result like any `tools/call` result, its
+/// JSON-RPC error as the protocol error it is.
+fn classify_task(task: &TaskRun) -> Outcome {
+    let Some(reply) = &task.reply else {
+        let why = if task.status == "cancelled" {
+            "was cancelled: no result".to_owned()
+        } else {
+            format!("was still {} when sightline stopped polling", task.status)
+        };
+        return Outcome {
+            class: Class::TransportFailure,
+            code: None,
+            detail: format!("task {} {why}", task.id),
+        };
+    };
+    let mut outcome = classify_reply("tools/call", reply);
+    outcome.detail = format!("task {} {}: {}", task.id, task.status, outcome.detail);
+    outcome
 }
 
 /// Classifies a reply to a request of `method`.
@@ -134,6 +157,16 @@ fn classify_result(method: &str, result: &Json) -> Outcome {
                 code: None,
                 detail: "input_required: the call still needed input when sightline stopped \
                          answering (nothing reached the model)"
+                    .to_owned(),
+            };
+        }
+        ResultType::Task => {
+            return Outcome {
+                class: Class::TransportFailure,
+                code: None,
+                detail: "a task handle (resultType 'task'), never polled: sightline declares the \
+                         tasks extension only with --tasks, and a server must not send a task \
+                         to a client that did not"
                     .to_owned(),
             };
         }
@@ -235,6 +268,7 @@ mod class_tests {
             ended_at: Timestamp(5),
             http: None,
             rounds: Vec::new(),
+            task: None,
         }
     }
 

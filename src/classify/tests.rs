@@ -325,12 +325,19 @@ fn input_required_and_unknown_result_types_are_never_a_success() {
         outcome.detail
     );
     assert!(ids(&asks, "2026-07-28").is_empty());
+    let handle =
+        call("book_flight", json!({})).result(json!({"resultType": "task", "taskId": "t"}));
+    assert!(classify(&handle).detail.contains("never polled"));
+    assert_eq!(
+        ids(&handle, "2026-07-28"),
+        [("spec.unknown-result-type", Severity::Warning)]
+    );
     let unknown =
-        call("book_flight", json!({})).result(json!({"resultType": "task", "content": []}));
+        call("book_flight", json!({})).result(json!({"resultType": "stream", "content": []}));
     let outcome = classify(&unknown);
     assert_eq!(outcome.class, super::Class::TransportFailure);
     assert!(
-        outcome.detail.contains("resultType 'task'"),
+        outcome.detail.contains("resultType 'stream'"),
         "{}",
         outcome.detail
     );

@@ -18,6 +18,12 @@ pub enum ToolOutcome {
     Slow { seconds: u64 },
     /// Ask the client first (elicitation, sampling, roots); the call goes on with the answer.
     Ask(Ask),
+    /// A long booking that ends as `outcome` says after `seconds` (a task in 2026-07-28).
+    Long {
+        seconds: u64,
+        outcome: String,
+        date: String,
+    },
 }
 
 /// A question for the client: a legacy server request, or one entry of a 2026-07-28
@@ -118,7 +124,7 @@ pub fn definitions() -> Vec<Value> {
 }
 
 /// The tools that ask the client before they answer (elicitation, sampling, roots).
-fn input_tools() -> [Value; 4] {
+fn input_tools() -> [Value; 5] {
     [
         json!({
             "name": "confirm_booking",
@@ -160,6 +166,21 @@ fn input_tools() -> [Value; 4] {
                 "required": ["text"]
             },
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
+        json!({
+            "name": "long_booking",
+            "title": "Book, slowly, as a task",
+            "description": "A booking that runs as a task (2026-07-28 with the tasks extension): it completes, fails with a JSON-RPC error, or is cancelled.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "departureDate": {"type": "string", "description": "Departure date in dd/mm/yyyy format"},
+                    "seconds": {"type": "integer", "minimum": 0, "maximum": 60, "default": 2},
+                    "outcome": {"type": "string", "enum": ["complete", "fail", "invalid"], "default": "complete"}
+                },
+                "required": ["departureDate"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}
         }),
         json!({
             "name": "list_roots",
@@ -209,6 +230,7 @@ pub fn call(name: &str, arguments: &Map<String, Value>, today: Date) -> ToolOutc
                 }),
             })
         }),
+        "long_booking" => long_booking(arguments),
         "list_roots" => Ok(ToolOutcome::Ask(Ask {
             key: "roots",
             method: "roots/list",
@@ -297,6 +319,29 @@ pub fn resume(
         },
         _ => ToolOutcome::Failed(format!("{name} asked nothing")),
     }
+}
+
+fn long_booking(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
+    let date = required_string(arguments, "departureDate", "dd/mm/yyyy")?.to_owned();
+    let seconds = match arguments.get("seconds") {
+        None => 2,
+        Some(value) => value
+            .as_u64()
+            .filter(|seconds| *seconds <= 60)
+            .ok_or_else(|| {
+                format!("Argument 'seconds' must be an integer from 0 to 60, got {value}.")
+            })?,
+    };
+    let outcome = match arguments.get("outcome").map(Value::as_str) {
+        None => "complete",
+        Some(Some(outcome @ ("complete" | "fail" | "invalid"))) => outcome,
+        Some(_) => return Err("Argument 'outcome' must be complete, fail or invalid.".into()),
+    };
+    Ok(ToolOutcome::Long {
+        seconds,
+        outcome: outcome.to_owned(),
+        date,
+    })
 }
 
 fn confirm_booking(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcome, String> {

@@ -102,6 +102,8 @@ pub enum ResultType {
     /// `complete`, or absent (servers of earlier versions).
     Complete,
     InputRequired,
+    /// A task handle (the tasks extension): the result comes by polling `tasks/get`.
+    Task,
     /// A type this client does not know: the result is invalid.
     Unknown(String),
 }
@@ -113,6 +115,7 @@ pub fn result_type(result: &Json) -> ResultType {
         Some(kind) => match kind.as_str().as_deref() {
             Some("complete") => ResultType::Complete,
             Some("input_required") => ResultType::InputRequired,
+            Some("task") => ResultType::Task,
             Some(other) => ResultType::Unknown(other.to_owned()),
             None => ResultType::Unknown(kind.text().to_owned()),
         },
@@ -286,9 +289,10 @@ mod tests {
             read(r#"{"resultType":"input_required"}"#),
             ResultType::InputRequired
         );
+        assert_eq!(read(r#"{"resultType":"task"}"#), ResultType::Task);
         assert_eq!(
-            read(r#"{"resultType":"task"}"#),
-            ResultType::Unknown("task".into())
+            read(r#"{"resultType":"stream"}"#),
+            ResultType::Unknown("stream".into())
         );
         assert_eq!(read(r#"{"resultType":7}"#), ResultType::Unknown("7".into()));
     }

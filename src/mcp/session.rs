@@ -25,6 +25,21 @@ pub struct Exchange {
     pub http: Option<Arc<HttpExchange>>,
     /// What the server asked of the client on the way, and the answers (one logical call).
     pub rounds: Vec<Round>,
+    /// The task the server answered with (the tasks extension), polled to its end.
+    pub task: Option<Box<TaskRun>>,
+}
+
+/// A task (the `io.modelcontextprotocol/tasks` extension) as sightline followed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRun {
+    pub id: String,
+    /// The last status seen: `working`, `input_required`, `completed`, `failed`, `cancelled`.
+    pub status: String,
+    /// `tasks/get` requests sent.
+    pub polls: u32,
+    /// What the task ended with: its `result` (completed) or its `error` (failed), as the last
+    /// `tasks/get` carried them; `None` while it runs, or when it was cancelled.
+    pub reply: Option<Reply>,
 }
 
 impl Exchange {
@@ -41,6 +56,14 @@ impl Exchange {
         match self.response().map(|frame| &frame.message) {
             Some(Message::Response { reply, .. }) => Some(reply),
             _ => None,
+        }
+    }
+
+    /// What the call answered: the reply, or for a task its final result or error.
+    pub fn answer(&self) -> Option<&Reply> {
+        match &self.task {
+            Some(task) => task.reply.as_ref(),
+            None => self.reply(),
         }
     }
 
@@ -247,6 +270,7 @@ impl Session {
             ended_at: at,
             http: pending.http,
             rounds: Vec::new(),
+            task: None,
         })
     }
 }

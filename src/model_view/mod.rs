@@ -139,7 +139,7 @@ pub fn model_view<'a>(
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
-    match (&outcome.class, exchange.reply()) {
+    match (&outcome.class, exchange.answer()) {
         (Class::Success, Some(Reply::Result(result))) => {
             view.blocks = project(result, host.structured);
             view.reason = format!(

@@ -185,6 +185,7 @@ impl Session {
             ended_at,
             http,
             rounds: Vec::new(),
+            task: None,
         };
         self.state.pending_calls += 1;
         self.event(SessionEvent::CallFinished(Box::new(exchange)))
