@@ -275,6 +275,7 @@ impl ServerArgs {
                 roots: self.roots.clone(),
             },
             tasks: self.tasks,
+            asker: None,
             era: self.era,
             timeout: self.timeout,
             probe_timeout: self.probe_timeout,

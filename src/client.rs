@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
 use crate::classify::findings::{Direction, Finding, FrameRef, Severity};
@@ -42,6 +42,9 @@ const MAX_REISSUES: u32 = 2;
 /// How long a shutdown waits for the transport to report the server gone, at most.
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(3);
 
+/// Where the client sends the number of a question and the channel for its answer.
+pub type Asker = mpsc::UnboundedSender<(u64, oneshot::Sender<Answer>)>;
+
 /// Client settings.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -52,6 +55,9 @@ pub struct ClientOptions {
     pub answers: Answers,
     /// Declare the tasks extension (2026-07-28) and follow task handles to their end.
     pub tasks: bool,
+    /// Ask someone (the TUI's user) instead of answering from `answers`: each question is
+    /// emitted as `SessionEvent::Asked`, and its answer awaited on the channel sent here.
+    pub asker: Option<Asker>,
     /// How long `auto` waits for a `server/discover` answer before assuming a legacy server.
     pub probe_timeout: Duration,
     /// Longest line accepted from the server; longer ones are reported and skipped.
@@ -65,6 +71,7 @@ impl Default for ClientOptions {
             timeout: Duration::from_secs(30),
             answers: Answers::default(),
             tasks: false,
+            asker: None,
             probe_timeout: Duration::from_secs(2),
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
         }
@@ -233,6 +240,10 @@ pub struct Client {
     next_overrides: Option<Vec<(String, String)>>,
     /// What the server asked during the current call, and the answers.
     rounds: Vec<Round>,
+    /// Legacy server requests waiting for the user's answer: (the request's id, what it asks).
+    questions: Vec<(Id, InputRequest)>,
+    /// Questions asked so far (their numbers).
+    questions_asked: u64,
     /// Where everything that happens goes, in order.
     sink: EventSink,
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
@@ -266,6 +277,8 @@ impl Client {
             lost_stream: None,
             next_overrides: None,
             rounds: Vec::new(),
+            questions: Vec::new(),
+            questions_asked: 0,
             sink,
             unsent: Vec::new(),
         }
@@ -302,6 +315,20 @@ impl Client {
         self.closed.is_none()
     }
 
+    /// Whether a legacy server asked something while no call was running, and waits.
+    pub fn has_questions(&self) -> bool {
+        !self.questions.is_empty()
+    }
+
+    /// Answers what a legacy server asked while no call was running (see
+    /// [`Client::has_questions`]); the answers come from whoever [`ClientOptions::asker`]
+    /// reaches, so the caller keeps serving them meanwhile.
+    pub async fn answer_idle_questions(&mut self) {
+        let mut no_deadline = Instant::now();
+        self.answer_questions(&mut no_deadline).await;
+        self.flush().await;
+    }
+
     /// Whether `notifications/tools/list_changed` arrived since the last check.
     pub fn take_tools_changed(&mut self) -> bool {
         std::mem::take(&mut self.tools_changed)
@@ -320,7 +347,8 @@ impl Client {
     fn capabilities(&self) -> Value {
         let answers = &self.options.answers;
         let mut capabilities = json!({"elicitation": {"form": {}, "url": {}}});
-        if answers.sample.is_some() {
+        // Someone to ask can write a sample.
+        if answers.sample.is_some() || self.options.asker.is_some() {
             capabilities["sampling"] = json!({});
         }
         if !answers.roots.is_empty() {
@@ -742,6 +770,60 @@ impl Client {
         exchange
     }
 
+    /// The answer to one question: from the user when there is someone to ask (the question
+    /// goes out on the session stream first), else from the answers given in advance.
+    async fn answer_for(&mut self, request: &InputRequest) -> Answer {
+        let fixed = input::answer(request, &self.options.answers);
+        let Some(asker) = self.options.asker.clone() else {
+            return fixed;
+        };
+        self.questions_asked += 1;
+        let number = self.questions_asked;
+        let (reply, answered) = oneshot::channel();
+        if asker.send((number, reply)).is_err() {
+            return fixed;
+        }
+        let question = SessionEvent::Asked {
+            number,
+            request: Box::new(request.clone()),
+        };
+        self.emit(question).await;
+        answered.await.unwrap_or(fixed)
+    }
+
+    /// Answers the legacy server requests that wait for the user, in order; the time spent
+    /// waiting for the user is not the server's, so `deadline` moves by it.
+    async fn answer_questions(&mut self, deadline: &mut Instant) {
+        while !self.questions.is_empty() {
+            let (id, request) = self.questions.remove(0);
+            let started = Instant::now();
+            let answer = self.answer_for(&request).await;
+            *deadline += started.elapsed();
+            self.reply_to_question(id, request, answer);
+        }
+    }
+
+    /// Sends the answer to a legacy server request and keeps it as a round of the call.
+    fn reply_to_question(&mut self, id: Id, request: InputRequest, answer: Answer) {
+        self.note(format!(
+            "the server asked: {}",
+            input::describe(&request, &answer)
+        ));
+        let reply = match &answer {
+            Answer::Result(result) => Reply::Result(result.clone().into()),
+            Answer::Refused(error) => Reply::Error(error.clone()),
+        };
+        self.rounds.push(Round {
+            asked_by: None,
+            request,
+            answer,
+        });
+        self.write(Frame::encode(Message::Response {
+            id: Some(id),
+            reply,
+        }));
+    }
+
     /// 2026-07-28: while the call answers `input_required`, answers its input requests and
     /// retries it with `inputResponses` and the `requestState` echoed, under a new id, up to
     /// [`input::MAX_ROUNDS`] times. The exchange returned is the last; its `rounds` say what
@@ -771,14 +853,11 @@ impl Client {
                 ));
                 break;
             }
-            let answered: Vec<(InputRequest, Answer)> = required
-                .requests
-                .iter()
-                .map(|request| {
-                    let answer = input::answer(request, &self.options.answers);
-                    (request.clone(), answer)
-                })
-                .collect();
+            let mut answered: Vec<(InputRequest, Answer)> = Vec::new();
+            for request in &required.requests {
+                let answer = self.answer_for(request).await;
+                answered.push((request.clone(), answer));
+            }
             for (request, answer) in &answered {
                 self.note(format!(
                     "#{} needs input: {}",
@@ -914,7 +993,7 @@ impl Client {
         let required = input::input_required(task);
         let mut responses = Map::new();
         for request in required.requests {
-            let answer = input::answer(&request, &self.options.answers);
+            let answer = self.answer_for(&request).await;
             self.note(format!(
                 "task {id} needs input: {}",
                 input::describe(&request, &answer)
@@ -1024,7 +1103,7 @@ impl Client {
                 return ended;
             }
         }
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
         loop {
             let cancelled = async {
                 match cancel.as_mut() {
@@ -1046,6 +1125,7 @@ impl Client {
             if let Some(ended) = self.ingest(event, Some(&id)) {
                 return ended;
             }
+            self.answer_questions(&mut deadline).await;
         }
     }
 
@@ -1290,21 +1370,14 @@ impl Client {
                 method: method.to_owned(),
                 params,
             };
-            let answer = input::answer(&request, &self.options.answers);
-            self.note(format!(
-                "the server asked: {}",
-                input::describe(&request, &answer)
-            ));
-            let reply = match &answer {
-                Answer::Result(result) => Reply::Result(result.clone().into()),
-                Answer::Refused(error) => Reply::Error(error.clone()),
-            };
-            self.rounds.push(Round {
-                asked_by: None,
-                request,
-                answer,
-            });
-            reply
+            if self.options.asker.is_some() {
+                // Answered once the user has, outside this read (see `answer_questions`).
+                self.questions.push((id, request));
+            } else {
+                let answer = input::answer(&request, &self.options.answers);
+                self.reply_to_question(id, request, answer);
+            }
+            return;
         } else {
             Reply::Error(ErrorObject {
                 code: -32601,

@@ -1,11 +1,14 @@
 //! The live session behind the TUI: a [`Client`] on its own task that takes commands and reports
 //! everything on one ordered session stream, so the UI never awaits I/O.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 pub use crate::app::action::SessionCommand;
 use crate::client::{self, Client, ClientOptions, SessionEvent, Stage};
+use crate::mcp::input::Answer;
 use crate::stream::EventSink;
 use crate::transport::Target;
 
@@ -18,15 +21,42 @@ pub fn no_picker() -> Pick {
 }
 
 /// Starts the session task for `target` (or the reason there is none); its events go to `sink`.
+/// Questions a server asks go to the user: each is a `SessionEvent::Asked`, answered by a
+/// `SessionCommand::Answer`.
 pub fn spawn(
     target: Result<Target, String>,
     pick: Pick,
-    options: ClientOptions,
+    mut options: ClientOptions,
     sink: EventSink,
 ) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
-    tokio::spawn(run(target, pick, options, sink, commands));
+    let (asker, questions_in) = mpsc::unbounded_channel();
+    options.asker = Some(asker);
+    let questions = Questions {
+        asked: questions_in,
+        waiting: HashMap::new(),
+    };
+    tokio::spawn(run(target, pick, options, sink, commands, questions));
     commands_tx
+}
+
+/// The questions the client waits on, by number, until the user's answer comes.
+struct Questions {
+    asked: mpsc::UnboundedReceiver<(u64, oneshot::Sender<Answer>)>,
+    waiting: HashMap<u64, oneshot::Sender<Answer>>,
+}
+
+impl Questions {
+    fn answer(&mut self, number: u64, answer: Answer) {
+        if let Some(waiting) = self.waiting.remove(&number) {
+            let _ = waiting.send(answer);
+        }
+    }
+
+    /// Whoever still waits gets the answers given in advance (the session is ending).
+    fn drop_all(&mut self) {
+        self.waiting.clear();
+    }
 }
 
 async fn run(
@@ -35,6 +65,7 @@ async fn run(
     options: ClientOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
+    mut questions: Questions,
 ) {
     loop {
         let connected = match &target {
@@ -59,7 +90,8 @@ async fn run(
         };
         // The list (or why there is none) is on the stream; calls work either way.
         let _ = client.list_tools().await;
-        let reconnect = serve(&mut client, &mut commands).await;
+        let reconnect = serve(&mut client, &mut commands, &mut questions).await;
+        questions.drop_all();
         client.shutdown().await;
         client.emit(SessionEvent::Disconnected).await;
         if !reconnect {
@@ -78,16 +110,27 @@ async fn wait_for_reconnect(
             SessionCommand::Reconnect => return Some(None),
             SessionCommand::Use(target) => return Some(Some(target)),
             SessionCommand::Shutdown => return None,
-            SessionCommand::Call { .. } | SessionCommand::CancelCall => {}
+            SessionCommand::Call { .. }
+            | SessionCommand::CancelCall
+            | SessionCommand::Answer { .. } => {}
         }
     }
     None
 }
 
 /// Serves commands until shutdown (`false`) or reconnect (`true`).
-async fn serve(client: &mut Client, commands: &mut mpsc::Receiver<SessionCommand>) -> bool {
+async fn serve(
+    client: &mut Client,
+    commands: &mut mpsc::Receiver<SessionCommand>,
+    questions: &mut Questions,
+) -> bool {
     let mut alive = true;
     loop {
+        if client.has_questions()
+            && let Some(reconnect) = answer_idle(client, commands, questions).await
+        {
+            return reconnect;
+        }
         if client.take_tools_changed() {
             let _ = client.list_tools().await;
         }
@@ -111,14 +154,43 @@ async fn serve(client: &mut Client, commands: &mut mpsc::Receiver<SessionCommand
         };
         match command {
             Some(SessionCommand::Call { tool, arguments }) => {
-                if let Some(reconnect) = call(client, &tool, arguments, commands).await {
+                if let Some(reconnect) = call(client, &tool, arguments, commands, questions).await {
                     return reconnect;
                 }
             }
+            Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
             // A server is connected: the picker is not open.
             Some(SessionCommand::CancelCall | SessionCommand::Use(_)) => {}
             Some(SessionCommand::Reconnect) => return true,
             Some(SessionCommand::Shutdown) | None => return false,
+        }
+    }
+}
+
+/// Answers what the server asked while no call ran, serving the user's answers meanwhile.
+/// `Some(reconnect)` when the session must end.
+async fn answer_idle(
+    client: &mut Client,
+    commands: &mut mpsc::Receiver<SessionCommand>,
+    questions: &mut Questions,
+) -> Option<bool> {
+    let mut ending = None;
+    let answering = client.answer_idle_questions();
+    tokio::pin!(answering);
+    loop {
+        tokio::select! {
+            () = &mut answering => return ending,
+            Some((number, waiting)) = questions.asked.recv() => {
+                questions.waiting.insert(number, waiting);
+            }
+            command = commands.recv() => match command {
+                Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
+                end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
+                    ending = Some(end == Some(SessionCommand::Reconnect));
+                    questions.drop_all();
+                }
+                Some(_) => {}
+            },
         }
     }
 }
@@ -130,6 +202,7 @@ async fn call(
     tool: &str,
     arguments: Value,
     commands: &mut mpsc::Receiver<SessionCommand>,
+    questions: &mut Questions,
 ) -> Option<bool> {
     let (cancel, cancelled) = oneshot::channel();
     let mut cancel = Some(cancel);
@@ -140,7 +213,11 @@ async fn call(
         loop {
             tokio::select! {
                 _ = &mut call => break,
+                Some((number, waiting)) = questions.asked.recv() => {
+                    questions.waiting.insert(number, waiting);
+                }
                 command = commands.recv() => match command {
+                    Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
                     Some(SessionCommand::CancelCall) => {
                         if let Some(cancel) = cancel.take() {
                             let _ = cancel.send(());
@@ -153,6 +230,9 @@ async fn call(
                         if let Some(cancel) = cancel.take() {
                             let _ = cancel.send(());
                         }
+                        // A question still open must not hold the call: its answer is the
+                        // one given in advance.
+                        questions.drop_all();
                     }
                 },
             }

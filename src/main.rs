@@ -29,6 +29,7 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
             forward_protocol_errors: options.forward_protocol_errors,
             validation: options.validate,
             show_secrets: server.show_secrets,
+            roots: server.roots.clone(),
         };
         Ok((settings, theme, warnings))
     });

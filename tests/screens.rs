@@ -428,3 +428,35 @@ fn the_server_picker() {
         });
     });
 }
+
+/// The server asks during a call: the form built from its schema, defaults filled in, the
+/// answer as it will be sent, over the screen.
+#[test]
+fn the_question_panel() {
+    snapshot("question_form", |s| {
+        demo(s);
+        let request = sightline::mcp::input::InputRequest {
+            key: Some("confirm".into()),
+            method: "elicitation/create".into(),
+            params: json!({
+                "mode": "form",
+                "message": "Book the flight on 25/12/2099?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "confirm": {"type": "boolean", "title": "Book it", "default": false},
+                    "seat": {"type": "string", "title": "Seat", "enum": ["window", "aisle"], "default": "window"},
+                    "note": {"type": "string", "title": "Note for the crew"},
+                }, "required": ["confirm"]},
+            }),
+        };
+        s.event(sightline::mcp::log::SessionEvent::Asked {
+            number: 1,
+            request: Box::new(request),
+        });
+        // Space on the first field: the boolean is on, and the preview says so.
+        s.state
+            .asking
+            .as_mut()
+            .unwrap()
+            .key(sightline::app::ask::PanelKey::Toggle);
+    });
+}

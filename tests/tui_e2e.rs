@@ -567,3 +567,39 @@ fn a_config_with_several_servers_opens_the_picker_and_connects_to_the_choice() {
     assert_eq!(tmux.wait_for_exit(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A tool that asks the user before it books: the question panel opens over the screen, and
+/// its answer (accept with the box ticked, decline, cancel) decides what the model reads.
+#[test]
+fn the_question_panel_accepts_declines_and_cancels() {
+    let tmux = Tmux::start(&[]);
+    tmux.wait_for_demo_server();
+    tmux.keys(&["Down", "Down", "Down", "Down"]);
+    tmux.wait_for("▸ confirm_booking");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("┏ Editing · confirm_booking");
+    tmux.type_text("25/12/2099");
+    tmux.wait_for(r#""departureDate": "25/12/2099""#);
+    let answers: [(&[&str], &str); 3] = [
+        (&["Space", "Enter"], "Booked: one window seat"),
+        (&["C-d"], "Not booked: the user declined to"),
+        (&["Escape"], "Not booked: the user dismissed"),
+    ];
+    for (keys, booked) in answers {
+        tmux.keys(&["C-s"]);
+        let panel = tmux.wait_for("The server asks · elicitation (form)");
+        assert!(panel.contains("Book the flight on 25/12/2099?"), "{panel}");
+        assert!(
+            panel.contains("[ ] no"),
+            "the default is shown first: {panel}"
+        );
+        for key in keys {
+            tmux.keys(&[key]);
+        }
+        tmux.wait_until(&format!("'{booked}' in the model pane"), |screen| {
+            !screen.contains("The server asks") && model_pane(screen, 120).contains(booked)
+        });
+    }
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_for_exit(), 0);
+}

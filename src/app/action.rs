@@ -38,6 +38,10 @@ pub enum Mouse {
 pub enum Command {
     /// Leave sightline.
     Quit,
+    /// Send the answer the question panel shows.
+    Accept,
+    /// Decline the server's question.
+    Decline,
     /// Move the focus to the next pane.
     FocusNext,
     /// Move the focus to the previous pane.
@@ -121,4 +125,9 @@ pub enum SessionCommand {
     /// Connect to the `--config` file's server of this name, when none is connected: the
     /// server picker's choice.
     Use(String),
+    /// The user's answer to question `number` (see `SessionEvent::Asked`).
+    Answer {
+        number: u64,
+        answer: crate::mcp::input::Answer,
+    },
 }

@@ -1,6 +1,7 @@
 //! The deterministic core of the TUI: state, actions and `update`. No async, no I/O, no clock.
 
 pub mod action;
+pub mod ask;
 pub mod describe;
 mod editor;
 pub mod layout;

@@ -411,6 +411,8 @@ pub struct Settings {
     pub validation: bool,
     /// Show header values that are secrets (`--show-secrets`) instead of masking them.
     pub show_secrets: bool,
+    /// The roots `--root` gave, shown when a server asks for them.
+    pub roots: Vec<String>,
 }
 
 impl Default for Settings {
@@ -422,6 +424,7 @@ impl Default for Settings {
             forward_protocol_errors: false,
             validation: false,
             show_secrets: false,
+            roots: Vec::new(),
         }
     }
 }
@@ -495,12 +498,15 @@ pub struct AppState {
     pub server_args: Vec<String>,
     /// The `--config` file's servers to pick from, when it has several and none was named.
     pub picker: Option<Picker>,
+    /// The server's question on screen, waiting for the user's answer.
+    pub asking: Option<super::ask::AskPanel>,
 }
 
 impl AppState {
     pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
         Self {
             picker: None,
+            asking: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),
@@ -529,6 +535,8 @@ impl AppState {
     pub fn key_mode(&self) -> Mode {
         if self.show_help {
             Mode::Help
+        } else if self.asking.is_some() {
+            Mode::Answering
         } else if self.editing && self.focus == Focus::Editor {
             Mode::Editing
         } else {

@@ -746,3 +746,72 @@ fn the_server_picker_moves_picks_and_lets_quit_through() {
     quitting.picker = Some(super::state::Picker::default());
     assert_eq!(command(&mut quitting, Command::Quit), [Effect::Quit]);
 }
+
+#[test]
+fn a_question_opens_the_panel_whose_keys_edit_the_answer_and_enter_sends_it() {
+    use crate::mcp::input::{Answer, InputRequest};
+    let mut state = state();
+    let request = InputRequest {
+        key: Some("confirm".into()),
+        method: "elicitation/create".into(),
+        params: json!({"message": "Book?", "requestedSchema": {"type": "object", "properties": {
+            "confirm": {"type": "boolean", "default": false}}}}),
+    };
+    session(
+        &mut state,
+        SessionEvent::Asked {
+            number: 7,
+            request: Box::new(request),
+        },
+    );
+    assert_eq!(
+        state.key_mode(),
+        super::super::input::keymap::Mode::Answering
+    );
+    // Space toggles the boolean: a key for the panel, not a command.
+    let space = KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE);
+    let action = crate::input::action_for(&crossterm::event::Event::Key(space), &state).unwrap();
+    assert!(update(&mut state, action).is_empty());
+    let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    let action = crate::input::action_for(&crossterm::event::Event::Key(enter), &state).unwrap();
+    let effects = update(&mut state, action);
+    assert_eq!(
+        effects,
+        [Effect::Session(SessionCommand::Answer {
+            number: 7,
+            answer: Answer::Result(json!({"action": "accept", "content": {"confirm": true}})),
+        })]
+    );
+    assert!(state.asking.is_none());
+    assert_eq!(
+        state.key_mode(),
+        super::super::input::keymap::Mode::Browsing
+    );
+}
+
+#[test]
+fn cancelling_the_call_dismisses_the_question_first() {
+    use crate::mcp::input::{Answer, InputRequest};
+    let mut state = state();
+    let request = InputRequest {
+        key: None,
+        method: "elicitation/create".into(),
+        params: json!({"mode": "url", "message": "Pay", "url": "https://pay.example.com/x"}),
+    };
+    session(
+        &mut state,
+        SessionEvent::Asked {
+            number: 1,
+            request: Box::new(request),
+        },
+    );
+    let effects = command(&mut state, Command::CancelCall);
+    assert_eq!(
+        effects[0],
+        Effect::Session(SessionCommand::Answer {
+            number: 1,
+            answer: Answer::Result(json!({"action": "cancel"})),
+        })
+    );
+    assert!(state.asking.is_none());
+}

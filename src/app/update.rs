@@ -6,6 +6,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
+use super::ask::{AskPanel, PanelKey};
 use super::describe::{clip_line, describe_received, describe_sent, id_label};
 use super::editor::{
     check_editor, jump_to_placeholder, parse_arguments, select_value_at_cursor, show_editor_cursor,
@@ -19,6 +20,7 @@ use crate::analysis::{self, CallContext, analyze};
 use crate::classify::Class;
 use crate::input::keymap::{self, Mode};
 use crate::mcp::era::Era;
+use crate::mcp::input::Answer;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
 use crate::mcp::log::{HttpExchange, LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
@@ -47,7 +49,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Command(command) => on_command(state, command),
         Action::EditorInput(input) => {
-            if state.key_mode() == Mode::Editing {
+            if let Some(panel) = state.asking.as_mut() {
+                if let Some(key) = panel_key(&input) {
+                    panel.key(key);
+                }
+            } else if state.key_mode() == Mode::Editing {
                 state.editor.textarea.input(input);
                 check_editor(state);
             }
@@ -83,6 +89,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let effects = if state.show_help {
         help_command(state, command)
+    } else if state.asking.is_some() {
+        ask_command(state, command)
     } else if state.picker.is_some() {
         picker_command(state, command)
     } else {
@@ -114,6 +122,79 @@ fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// The server's question is modal: the keys edit the answer, and Enter, Ctrl-D or Esc send
+/// it; help and quit get through, and cancelling the call dismisses the question first.
+fn ask_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let Some(panel) = state.asking.as_mut() else {
+        return Vec::new();
+    };
+    let answer = match command {
+        Command::SelectNext => {
+            panel.key(PanelKey::Down);
+            return Vec::new();
+        }
+        Command::SelectPrev => {
+            panel.key(PanelKey::Up);
+            return Vec::new();
+        }
+        Command::Accept | Command::SendRequest => panel.accept(),
+        Command::Decline => panel.decline(),
+        Command::Back => panel.cancel(),
+        Command::CancelCall => {
+            let mut effects = answer_panel(state, AskPanel::cancel);
+            effects.extend(apply_command(state, command));
+            return effects;
+        }
+        Command::Quit | Command::ToggleHelp => return apply_command(state, command),
+        _ => return Vec::new(),
+    };
+    let number = panel.number;
+    state.asking = None;
+    inform(state, format!("answered: {}", describe(&answer)));
+    vec![Effect::Session(SessionCommand::Answer { number, answer })]
+}
+
+/// Sends `choose(panel)` as the answer to the question on screen.
+fn answer_panel(state: &mut AppState, choose: impl Fn(&AskPanel) -> Answer) -> Vec<Effect> {
+    let Some(panel) = state.asking.take() else {
+        return Vec::new();
+    };
+    let answer = choose(&panel);
+    vec![Effect::Session(SessionCommand::Answer {
+        number: panel.number,
+        answer,
+    })]
+}
+
+/// An answer in a few words, for the status line.
+fn describe(answer: &Answer) -> String {
+    match answer {
+        Answer::Result(result) => match result.get("action").and_then(Value::as_str) {
+            Some(action) => action.to_owned(),
+            None => "sent".to_owned(),
+        },
+        Answer::Refused(error) => format!("refused ({})", error.message),
+    }
+}
+
+/// The panel's key for an editor-style input.
+fn panel_key(input: &tui_textarea::Input) -> Option<PanelKey> {
+    use tui_textarea::Key;
+    if input.ctrl || input.alt {
+        return None;
+    }
+    Some(match input.key {
+        Key::Up => PanelKey::Up,
+        Key::Down => PanelKey::Down,
+        Key::Left => PanelKey::Left,
+        Key::Right => PanelKey::Right,
+        Key::Char(' ') => PanelKey::Toggle,
+        Key::Char(c) => PanelKey::Char(c),
+        Key::Backspace => PanelKey::Backspace,
+        _ => return None,
+    })
 }
 
 /// The server picker is modal: it moves, picks with Enter, and lets help and quit through.
@@ -159,6 +240,8 @@ fn help_scroll_limit(state: &AppState) -> usize {
 
 fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
+        // Only the question panel answers; elsewhere these keys mean nothing.
+        Command::Accept | Command::Decline => {}
         Command::Quit => return vec![Effect::Quit],
         Command::FocusNext => cycle_focus(state, 1),
         Command::FocusPrev => cycle_focus(state, Focus::ORDER.len() - 1),
@@ -620,6 +703,10 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
         SessionEvent::CallFinished(exchange) => finish_call(state, *exchange),
+        SessionEvent::Asked { number, request } => {
+            let panel = AskPanel::new(number, *request, &state.settings.roots);
+            state.asking = Some(panel);
+        }
         SessionEvent::Disconnected => {
             state.link = Link::Disconnected;
             state.pending_calls = 0;

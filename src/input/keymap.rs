@@ -15,6 +15,8 @@ pub enum Scope {
     Editing,
     /// While the help is open.
     Help,
+    /// While the server's question is on screen, where letters are the answer.
+    Answering,
 }
 
 /// What the keys mean now.
@@ -23,6 +25,7 @@ pub enum Mode {
     Browsing,
     Editing,
     Help,
+    Answering,
 }
 
 impl Scope {
@@ -34,6 +37,7 @@ impl Scope {
                 | (Scope::Browsing, Mode::Browsing)
                 | (Scope::Editing, Mode::Editing)
                 | (Scope::Help, Mode::Help)
+                | (Scope::Answering, Mode::Answering)
         )
     }
 
@@ -44,6 +48,7 @@ impl Scope {
             Scope::Browsing => "Outside the editor",
             Scope::Editing => "While editing the request",
             Scope::Help => "In this help",
+            Scope::Answering => "When the server asks (elicitation, sampling, roots)",
         }
     }
 }
@@ -81,7 +86,7 @@ const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
 const ALT: KeyModifiers = KeyModifiers::ALT;
-use Scope::{Browsing, Editing, Global, Help};
+use Scope::{Answering, Browsing, Editing, Global, Help};
 
 /// Every binding, in the order the help lists them (grouped by scope there).
 #[rustfmt::skip]
@@ -126,6 +131,11 @@ pub const BINDINGS: &[Binding] = &[
     bind(KeyCode::Char('v'), ALT, "Alt-v", Command::ToggleValidation, Editing, "validation on / off"),
     bind(KeyCode::Char('m'), ALT, "Alt-m", Command::ToggleForwarding, Editing, "MAY rule on / off"),
     bind(KeyCode::Char('h'), ALT, "Alt-h", Command::CycleHost, Editing, "next host profile"),
+    bind(KeyCode::Enter, NONE, "Enter", Command::Accept, Answering, "accept: send the answer as shown"),
+    bind(KeyCode::Char('d'), CTRL, "Ctrl-D", Command::Decline, Answering, "decline"),
+    bind(KeyCode::Esc, NONE, "Esc", Command::Back, Answering, "cancel (a dismissed question)"),
+    bind(KeyCode::Down, NONE, "↓ / ↑  ← → Space", Command::SelectNext, Answering, "field · value · toggle; letters are typed"),
+    bind(KeyCode::Up, NONE, "", Command::SelectPrev, Answering, ""),
     bind(KeyCode::Down, NONE, "↓ / ↑", Command::SelectNext, Help, "scroll"),
     bind(KeyCode::Up, NONE, "", Command::SelectPrev, Help, ""),
     bind(KeyCode::Char('j'), NONE, "", Command::SelectNext, Help, ""),
@@ -165,7 +175,13 @@ pub fn help_rows(scope: Scope) -> impl Iterator<Item = &'static Binding> {
 }
 
 /// The scopes, in the order the help lists them.
-pub const SCOPES: [Scope; 4] = [Scope::Global, Scope::Browsing, Scope::Editing, Scope::Help];
+pub const SCOPES: [Scope; 5] = [
+    Scope::Global,
+    Scope::Browsing,
+    Scope::Editing,
+    Scope::Answering,
+    Scope::Help,
+];
 
 /// One row of the help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

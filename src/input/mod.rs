@@ -17,7 +17,8 @@ pub fn action_for(event: &Event, state: &AppState) -> Option<Action> {
                 return Some(Action::Command(command));
             }
             // In the editor every other key is text; elsewhere an unbound key does nothing.
-            (mode == Mode::Editing).then(|| Action::EditorInput((*key).into()))
+            matches!(mode, Mode::Editing | Mode::Answering)
+                .then(|| Action::EditorInput((*key).into()))
         }
         Event::Mouse(mouse) => {
             let (column, row) = (mouse.column, mouse.row);

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::Timestamp;
 use super::era::Era;
 use super::framing::InvalidLine;
+use super::input::InputRequest;
 use super::json::Json;
 use super::jsonrpc::{Frame, Id};
 use super::messages::{ServerInfo, Tool};
@@ -35,6 +36,11 @@ pub enum SessionEvent {
     CallFinished(Box<Exchange>),
     /// The server is gone; nothing more will happen until a reconnect.
     Disconnected,
+    /// The server asks the user something; the answer goes back under `number` (the TUI).
+    Asked {
+        number: u64,
+        request: Box<InputRequest>,
+    },
 }
 
 /// Where a run stopped: the step of the session that failed.

@@ -17,6 +17,7 @@ use ratatui::layout::Position;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::app::Command;
+use crate::app::ask::{AskKind, AskPanel, CANNED_REPLY};
 use crate::app::describe::id_label;
 use crate::app::layout;
 use crate::app::state::{AppState, Focus, LineKind, Link, Picker, Tone, ToolRow};
@@ -48,6 +49,8 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     status_bar(panes.status, buf, state, theme);
     if state.show_help {
         help_overlay(area, buf, state, theme);
+    } else if let Some(panel) = &state.asking {
+        ask_overlay(area, buf, panel, theme);
     } else if let Some(picker) = &state.picker {
         picker_overlay(area, buf, picker, theme);
     } else if let Some(cursor) = cursor {
@@ -668,6 +671,7 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
     let mode = match state.key_mode() {
         Mode::Editing => " EDITING · Esc stops ",
         Mode::Help => " HELP · Esc closes ",
+        Mode::Answering => " THE SERVER ASKS · Enter accept ",
         Mode::Browsing => " ? help ",
     };
     let mut segments = vec![Segment {
@@ -747,6 +751,108 @@ fn fit_segments(mut segments: Vec<Segment>, width: usize) -> Vec<Segment> {
         }
     }
     segments
+}
+
+/// The server's question: what it asks, the answer as it will be sent, and the keys.
+fn ask_overlay(area: Rect, buf: &mut Buffer, panel: &AskPanel, theme: &Theme) {
+    let safe = |text: &str| crate::sanitize::text(text).into_owned();
+    let muted = theme.style(Meaning::TextMuted);
+    let strong = theme.style(Meaning::TextTitle);
+    let mut lines: Vec<Line> = Vec::new();
+    let (what, hint) = match &panel.kind {
+        AskKind::Form { message, fields } => {
+            lines.push(Line::styled(safe(message), strong));
+            lines.push(Line::raw(""));
+            for (i, field) in fields.iter().enumerate() {
+                let marker = if i == panel.selected { "▸ " } else { "  " };
+                let required = if field.required { "*" } else { "" };
+                let text = format!(
+                    "{marker}{}{required}  {}",
+                    safe(&field.title),
+                    safe(&field.value.shown())
+                );
+                let line = Line::raw(text);
+                lines.push(if i == panel.selected {
+                    line.style(theme.style(Meaning::Selection))
+                } else {
+                    line
+                });
+            }
+            (
+                "elicitation (form)",
+                "↑↓ field · ←→ Space change · Enter accept · Ctrl-D decline · Esc cancel",
+            )
+        }
+        AskKind::Url { message, url, host } => {
+            lines.push(Line::styled(safe(message), strong));
+            lines.push(Line::raw(""));
+            lines.push(Line::from(vec![
+                Span::styled("goes to  ", muted),
+                Span::styled(safe(host), strong),
+            ]));
+            lines.push(Line::styled(safe(url), muted));
+            lines.push(Line::raw(""));
+            lines.push(Line::raw(
+                "sightline never opens it: accepting tells the server you will go there.",
+            ));
+            (
+                "elicitation (URL)",
+                "Enter accept · Ctrl-D decline · Esc cancel",
+            )
+        }
+        AskKind::Sample { messages, reply } => {
+            lines.extend(messages.iter().map(|message| Line::raw(safe(message))));
+            lines.push(Line::raw(""));
+            lines.push(Line::from(vec![
+                Span::styled("you, as the model: ", muted),
+                Span::raw(format!("{}▏", safe(reply))),
+            ]));
+            if reply.is_empty() {
+                lines.push(Line::styled(
+                    format!("(nothing typed: \"{CANNED_REPLY}\")"),
+                    muted,
+                ));
+            }
+            ("sampling", "type the reply · Enter send · Ctrl-D refuse")
+        }
+        AskKind::Roots { roots } => {
+            if roots.is_empty() {
+                lines.push(Line::raw("No --root was given: sending means refusing."));
+            }
+            lines.extend(roots.iter().map(|root| Line::raw(safe(root))));
+            ("roots", "Enter send · Ctrl-D refuse")
+        }
+    };
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("sends  ", muted),
+        Span::raw(safe(&panel.preview())),
+    ]));
+    lines.push(Line::styled(hint, muted));
+    let popup = layout::help_popup(area, lines.len());
+    let width = usize::from(popup.width.saturating_sub(2));
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|line| {
+            let style = line.style;
+            let text: String = line
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            if text.chars().count() > width {
+                Line::styled(fit(&text, width).into_owned(), style)
+            } else {
+                line
+            }
+        })
+        .collect();
+    Clear.render(popup, buf);
+    let title = format!("The server asks · {what}");
+    Paragraph::new(lines)
+        .block(pane(&title, true, theme))
+        .style(theme.style(Meaning::Text))
+        .render(popup, buf);
 }
 
 /// The server picker: each entry of the `--config` file and what it names; Enter connects.
