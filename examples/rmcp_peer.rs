@@ -37,9 +37,13 @@
 //!   error result (`isError: true`, text `division by zero`), a missing or
 //!   non-numeric `a`/`b` yields JSON-RPC error -32602 naming the field, and
 //!   otherwise the quotient is returned as text.
+//! * `confirm` — `{ "date": string }`; asks the client with `elicitation/create` (legacy era; a
+//!   2026-07-28 session gets rmcp's own refusal) and says whether the user confirmed.
+//! * `summarise` — `{ "text": string }`; asks the client's model with `sampling/createMessage`
+//!   and returns its text.
 
 use rmcp::{
-    ErrorData, ServerHandler, ServiceExt,
+    ErrorData, RoleServer, ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{
         CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
@@ -50,6 +54,20 @@ use rmcp::{
     transport::stdio,
 };
 use serde::Deserialize;
+
+/// Arguments of the `confirm` tool.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ConfirmArgs {
+    /// The date to confirm, as the user will see it.
+    date: String,
+}
+
+/// Arguments of the `summarise` tool.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct SummariseArgs {
+    /// The text to summarise.
+    text: String,
+}
 
 /// Arguments of the `echo` tool.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -74,6 +92,69 @@ impl Peer {
     #[tool(description = "Echo the given text back as a text content block.")]
     async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
         CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+
+    #[tool(description = "Ask the user to confirm a date (elicitation/create).")]
+    async fn confirm(
+        &self,
+        Parameters(ConfirmArgs { date }): Parameters<ConfirmArgs>,
+        peer: rmcp::Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let params = serde_json::from_value(serde_json::json!({
+            "mode": "form",
+            "message": format!("Confirm {date}?"),
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"confirm": {"type": "boolean", "default": false}},
+                "required": ["confirm"]
+            }
+        }))
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let answer = peer
+            .create_elicitation(params)
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let confirmed = answer
+            .content
+            .as_ref()
+            .and_then(|content| content.get("confirm"))
+            .and_then(serde_json::Value::as_bool)
+            == Some(true);
+        let text = if confirmed {
+            format!("Confirmed {date}")
+        } else {
+            format!("Not confirmed ({:?})", answer.action).to_lowercase()
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+
+    #[tool(description = "Summarise a text with the client's model (sampling/createMessage).")]
+    async fn summarise(
+        &self,
+        Parameters(SummariseArgs { text }): Parameters<SummariseArgs>,
+        peer: rmcp::Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let params = serde_json::from_value(serde_json::json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": format!("Summarise: {text}")}}],
+            "maxTokens": 50
+        }))
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        #[allow(deprecated)] // sampling is deprecated by SEP-2577, and still what servers send
+        let sampled = peer
+            .create_message(params)
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        // Read from the wire shape: the result's fields are deprecated in rmcp's types.
+        let reply = serde_json::to_value(&sampled)
+            .ok()
+            .and_then(|result| {
+                let text = result.pointer("/content/text")?;
+                text.as_str().map(str::to_owned)
+            })
+            .unwrap_or_default();
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "Summary: {reply}"
+        ))]))
     }
 
     #[tool(description = "Divide number `a` by number `b`.")]

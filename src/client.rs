@@ -315,6 +315,15 @@ impl Client {
         self.closed.is_none()
     }
 
+    /// Declares the tasks extension from the next request on, or stops declaring it.
+    pub fn set_tasks(&mut self, on: bool) {
+        self.options.tasks = on;
+        let capabilities = self.capabilities();
+        if let Some(meta) = &mut self.meta {
+            meta.insert(era::META_CLIENT_CAPABILITIES.into(), capabilities);
+        }
+    }
+
     /// Whether a legacy server asked something while no call was running, and waits.
     pub fn has_questions(&self) -> bool {
         !self.questions.is_empty()

@@ -62,7 +62,7 @@ impl Questions {
 async fn run(
     mut target: Result<Target, String>,
     pick: Pick,
-    options: ClientOptions,
+    mut options: ClientOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
     mut questions: Questions,
@@ -81,7 +81,7 @@ async fn run(
             }
         };
         let Some(mut client) = connected else {
-            match wait_for_reconnect(&mut commands).await {
+            match wait_for_reconnect(&mut commands, &mut options).await {
                 Some(Some(name)) => target = pick(&name),
                 Some(None) => {}
                 None => return,
@@ -90,7 +90,7 @@ async fn run(
         };
         // The list (or why there is none) is on the stream; calls work either way.
         let _ = client.list_tools().await;
-        let reconnect = serve(&mut client, &mut commands, &mut questions).await;
+        let reconnect = serve(&mut client, &mut commands, &mut questions, &mut options).await;
         questions.drop_all();
         client.shutdown().await;
         client.emit(SessionEvent::Disconnected).await;
@@ -104,9 +104,11 @@ async fn run(
 /// for the picker's choice, `None` to end.
 async fn wait_for_reconnect(
     commands: &mut mpsc::Receiver<SessionCommand>,
+    options: &mut ClientOptions,
 ) -> Option<Option<String>> {
     while let Some(command) = commands.recv().await {
         match command {
+            SessionCommand::SetTasks(on) => options.tasks = on,
             SessionCommand::Reconnect => return Some(None),
             SessionCommand::Use(target) => return Some(Some(target)),
             SessionCommand::Shutdown => return None,
@@ -123,6 +125,7 @@ async fn serve(
     client: &mut Client,
     commands: &mut mpsc::Receiver<SessionCommand>,
     questions: &mut Questions,
+    options: &mut ClientOptions,
 ) -> bool {
     let mut alive = true;
     loop {
@@ -154,11 +157,18 @@ async fn serve(
         };
         match command {
             Some(SessionCommand::Call { tool, arguments }) => {
-                if let Some(reconnect) = call(client, &tool, arguments, commands, questions).await {
+                if let Some(reconnect) =
+                    call(client, &tool, arguments, commands, questions, options).await
+                {
                     return reconnect;
                 }
             }
             Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
+            Some(SessionCommand::SetTasks(on)) => {
+                // For this connection and the next ones.
+                options.tasks = on;
+                client.set_tasks(on);
+            }
             // A server is connected: the picker is not open.
             Some(SessionCommand::CancelCall | SessionCommand::Use(_)) => {}
             Some(SessionCommand::Reconnect) => return true,
@@ -203,8 +213,11 @@ async fn call(
     arguments: Value,
     commands: &mut mpsc::Receiver<SessionCommand>,
     questions: &mut Questions,
+    options: &mut ClientOptions,
 ) -> Option<bool> {
     let (cancel, cancelled) = oneshot::channel();
+    // Changed during the call: applied once it ends (the call holds the client).
+    let mut tasks = None;
     let mut cancel = Some(cancel);
     let mut ending = None;
     {
@@ -218,6 +231,7 @@ async fn call(
                 }
                 command = commands.recv() => match command {
                     Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
+                    Some(SessionCommand::SetTasks(on)) => tasks = Some(on),
                     Some(SessionCommand::CancelCall) => {
                         if let Some(cancel) = cancel.take() {
                             let _ = cancel.send(());
@@ -237,6 +251,10 @@ async fn call(
                 },
             }
         }
+    }
+    if let Some(on) = tasks {
+        options.tasks = on;
+        client.set_tasks(on);
     }
     ending
 }

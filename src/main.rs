@@ -30,6 +30,7 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
             validation: options.validate,
             show_secrets: server.show_secrets,
             roots: server.roots.clone(),
+            tasks: server.tasks,
         };
         Ok((settings, theme, warnings))
     });

@@ -127,13 +127,17 @@ fn assert_call_from(out: &Value, era: &str, name: &str, arguments: &Value) {
 // rmcp (official Rust SDK): serves both eras from one binary.
 
 #[test]
-fn rmcp_lists_both_tools_with_schemas_in_each_era() {
+fn rmcp_lists_its_tools_with_schemas_in_each_era() {
     for era in BOTH_ERAS {
         let (code, out) = run(&["tools", "--era", era], &rmcp());
         assert_eq!(code, 0, "{era}: {out:#}");
         assert_eq!(out["server"]["era"], era, "{out:#}");
         assert_eq!(out["server"]["name"], "rmcp-peer", "{out:#}");
-        assert_eq!(tool_names(&out), ["divide", "echo"], "{out:#}");
+        assert_eq!(
+            tool_names(&out),
+            ["confirm", "divide", "echo", "summarise"],
+            "{out:#}"
+        );
         let tools = out["tools"].as_array().unwrap();
         assert!(
             tools
@@ -141,11 +145,49 @@ fn rmcp_lists_both_tools_with_schemas_in_each_era() {
                 .all(|tool| tool["inputSchema"]["type"] == "object")
         );
         assert_eq!(
-            tools[1]["inputSchema"]["required"],
+            tools[2]["inputSchema"]["required"],
             json!(["text"]),
             "{out:#}"
         );
     }
+}
+
+/// rmcp's `Peer::create_elicitation` and `create_message` (legacy era: requests in the middle
+/// of the call), answered by the flags and refused visibly without them.
+#[test]
+fn rmcp_asks_the_client_mid_call_and_gets_the_answers_given() {
+    let confirm = [
+        "call",
+        "confirm",
+        r#"{"date":"25/12/2099"}"#,
+        "--era",
+        "legacy",
+    ];
+    let mut accepted = confirm.to_vec();
+    accepted.extend(["--elicit", r#"accept:{"confirm":true}"#]);
+    let (code, out) = run(&accepted, &rmcp());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["model_view"]["text"], "Confirmed 25/12/2099");
+    assert_eq!(out["rounds"][0]["method"], "elicitation/create");
+    assert_eq!(out["rounds"][0]["params"]["message"], "Confirm 25/12/2099?");
+    let (_, declined) = run(&confirm, &rmcp());
+    assert_eq!(declined["model_view"]["text"], "not confirmed (decline)");
+    let summarise = [
+        "call",
+        "summarise",
+        r#"{"text":"LH123"}"#,
+        "--era",
+        "legacy",
+    ];
+    let mut sampled = summarise.to_vec();
+    sampled.extend(["--sample", "A flight."]);
+    let (code, out) = run(&sampled, &rmcp());
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["model_view"]["text"], "Summary: A flight.");
+    // Refused: rmcp turns the client's error into its own -32603, which sightline shows as is.
+    let (code, refused) = run(&summarise, &rmcp());
+    assert_eq!(code, 3, "{refused:#}");
+    assert_eq!(refused["rounds"][0]["refused"]["code"], -1);
 }
 
 #[test]
@@ -154,7 +196,11 @@ fn rmcp_auto_era_discovers_a_modern_server() {
     assert_eq!(code, 0, "{out:#}");
     assert_eq!(out["server"]["era"], "modern", "{out:#}");
     assert_eq!(out["server"]["name"], "rmcp-peer", "{out:#}");
-    assert_eq!(tool_names(&out), ["divide", "echo"], "{out:#}");
+    assert_eq!(
+        tool_names(&out),
+        ["confirm", "divide", "echo", "summarise"],
+        "{out:#}"
+    );
 }
 
 #[test]

@@ -40,6 +40,8 @@ pub enum Command {
     Quit,
     /// Send the answer the question panel shows.
     Accept,
+    /// Declare the tasks extension, or stop declaring it.
+    ToggleTasks,
     /// Decline the server's question.
     Decline,
     /// Move the focus to the next pane.
@@ -125,6 +127,8 @@ pub enum SessionCommand {
     /// Connect to the `--config` file's server of this name, when none is connected: the
     /// server picker's choice.
     Use(String),
+    /// Declare the tasks extension from now on (`true`), or stop.
+    SetTasks(bool),
     /// The user's answer to question `number` (see `SessionEvent::Asked`).
     Answer {
         number: u64,

@@ -402,6 +402,8 @@ impl Status {
 }
 
 /// Settings the user toggles.
+// Independent switches the user flips one by one, not states of one thing.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub hosts: Vec<HostProfile>,
@@ -413,6 +415,8 @@ pub struct Settings {
     pub show_secrets: bool,
     /// The roots `--root` gave, shown when a server asks for them.
     pub roots: Vec<String>,
+    /// Whether the tasks extension is declared (`--tasks`, `t`).
+    pub tasks: bool,
 }
 
 impl Default for Settings {
@@ -425,6 +429,7 @@ impl Default for Settings {
             validation: false,
             show_secrets: false,
             roots: Vec::new(),
+            tasks: false,
         }
     }
 }

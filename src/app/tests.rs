@@ -815,3 +815,19 @@ fn cancelling_the_call_dismisses_the_question_first() {
     );
     assert!(state.asking.is_none());
 }
+
+#[test]
+fn t_declares_the_tasks_extension_from_now_on() {
+    let mut state = state();
+    let key = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE);
+    let action = crate::input::action_for(&crossterm::event::Event::Key(key), &state).unwrap();
+    assert_eq!(
+        update(&mut state, action),
+        [Effect::Session(SessionCommand::SetTasks(true))]
+    );
+    assert!(state.settings.tasks);
+    assert_eq!(
+        command(&mut state, Command::ToggleTasks),
+        [Effect::Session(SessionCommand::SetTasks(false))]
+    );
+}

@@ -275,6 +275,7 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             state.tools.about_scroll = 0;
         }
         Command::ToggleConsole => state.log.show_console = !state.log.show_console,
+        Command::ToggleTasks => return toggle_tasks(state),
         Command::ToggleWrap
         | Command::ScrollLeft
         | Command::ScrollRight
@@ -319,6 +320,19 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// `t`: the tasks extension declared from the next request on, or no more.
+fn toggle_tasks(state: &mut AppState) -> Vec<Effect> {
+    state.settings.tasks = !state.settings.tasks;
+    let on = state.settings.tasks;
+    let text = if on {
+        "tasks extension on: declared on every 2026-07-28 request, task handles polled"
+    } else {
+        "tasks extension off: not declared"
+    };
+    inform(state, text.to_owned());
+    vec![Effect::Session(SessionCommand::SetTasks(on))]
 }
 
 /// The view and setting toggles, each saying what it did in the status line.

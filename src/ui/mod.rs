@@ -705,10 +705,16 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
     let host = &state.settings.host().name;
     let may = onoff(state.settings.forwards_protocol_errors());
     let validation = onoff(state.settings.validation);
+    // Said only when on: off is the default, and the line is short.
+    let tasks = if state.settings.tasks {
+        " · tasks on"
+    } else {
+        ""
+    };
     segments.push(Segment {
         priority: 3,
-        text: format!("│ host {host} · MAY {may} · validation {validation} "),
-        short: Some(format!("│ {host} · MAY {may} · val {validation} ")),
+        text: format!("│ host {host} · MAY {may} · validation {validation}{tasks} "),
+        short: Some(format!("│ {host} · MAY {may} · val {validation}{tasks} ")),
         style: bar,
     });
     let transport = state.transport.split(':').next().unwrap_or_default();
