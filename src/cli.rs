@@ -201,6 +201,22 @@ impl ServerArgs {
         server_config::select(&path, &text, self.server.as_deref(), &env)
     }
 
+    /// The roots to give `roots/list`: `--root`, else the chosen `--config` entry's `roots`.
+    pub fn roots(&self) -> Vec<String> {
+        if !self.roots.is_empty() {
+            return self.roots.clone();
+        }
+        let Some(config) = &self.config else {
+            return Vec::new();
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        read_config(config)
+            .and_then(|(path, text)| {
+                server_config::roots(&path, &text, self.server.as_deref(), &env)
+            })
+            .unwrap_or_default()
+    }
+
     /// The `--config` file and its entries, when it has several and `--server` names none:
     /// what the TUI's server picker offers.
     pub fn config_choices(&self) -> Option<(String, Vec<(String, String)>)> {
@@ -272,7 +288,7 @@ impl ServerArgs {
             answers: Answers {
                 elicit: self.elicit.clone().unwrap_or_default(),
                 sample: self.sample.clone(),
-                roots: self.roots.clone(),
+                roots: self.roots(),
             },
             tasks: self.tasks,
             asker: None,

@@ -31,6 +31,39 @@ pub fn select(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Target, String> {
     let entries = entries(path, text)?;
+    let (name, entry) = chosen(path, &entries, wanted)?;
+    target(entry, &|value: &str| expand(value, env))
+        .map_err(|problem| format!("{path}: server '{name}': {problem}"))
+}
+
+/// The roots the chosen entry lists under `roots` (strings, `${VAR}` expanded): what
+/// sightline gives a server's `roots/list` when no `--root` is given. (No client's file
+/// format defines roots; an entry may carry them for sightline.)
+pub fn roots(
+    path: &str,
+    text: &str,
+    wanted: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let entries = entries(path, text)?;
+    let (name, entry) = chosen(path, &entries, wanted)?;
+    let Some(roots) = entry.get("roots") else {
+        return Ok(Vec::new());
+    };
+    let wrong = || format!("{path}: server '{name}': `roots` must be a list of URIs");
+    roots
+        .as_array()
+        .ok_or_else(wrong)?
+        .iter()
+        .map(|root| {
+            let root = root.as_str().ok_or_else(wrong)?;
+            expand(root, env).map_err(|problem| format!("{path}: server '{name}': {problem}"))
+        })
+        .collect()
+}
+
+/// The entry `wanted` names, or the only one.
+fn chosen<'a>(path: &str, entries: &'a [Entry], wanted: Option<&str>) -> Result<&'a Entry, String> {
     let names = || {
         entries
             .iter()
@@ -38,25 +71,21 @@ pub fn select(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (name, entry) = match wanted {
+    match wanted {
         Some(wanted) => entries
             .iter()
             .find(|(name, _)| name == wanted)
-            .ok_or_else(|| format!("{path}: no server named '{wanted}' (it has: {})", names()))?,
-        None => match &entries[..] {
-            [only] => only,
-            [] => return Err(format!("{path}: no servers in it")),
-            _ => {
-                return Err(format!(
-                    "{path}: {} servers ({}): pick one with --server NAME",
-                    entries.len(),
-                    names()
-                ));
-            }
+            .ok_or_else(|| format!("{path}: no server named '{wanted}' (it has: {})", names())),
+        None => match entries {
+            [only] => Ok(only),
+            [] => Err(format!("{path}: no servers in it")),
+            _ => Err(format!(
+                "{path}: {} servers ({}): pick one with --server NAME",
+                entries.len(),
+                names()
+            )),
         },
-    };
-    target(entry, &|value: &str| expand(value, env))
-        .map_err(|problem| format!("{path}: server '{name}': {problem}"))
+    }
 }
 
 /// Every entry of the file `path` with what it names (`stdio: node server.js`, `http: host`)
@@ -290,6 +319,23 @@ mod tests {
             expected.map(|(name, what)| (name.to_owned(), what.to_owned()))
         );
         assert!(super::choices("mcp.json", "{", &env).is_err());
+    }
+
+    #[test]
+    fn an_entry_may_list_roots_for_roots_list() {
+        let text = r#"{"mcpServers": {"a": {"command": "x", "roots": ["file:///${TOKEN}", "file:///b"]}, "b": {"command": "y"}}}"#;
+        let roots = roots("mcp.json", text, Some("a"), &env).unwrap();
+        assert_eq!(roots, ["file:///s3cret", "file:///b"]);
+        assert!(
+            super::roots("mcp.json", text, Some("b"), &env)
+                .unwrap()
+                .is_empty()
+        );
+        let bad = r#"{"mcpServers": {"a": {"command": "x", "roots": "file:///a"}}}"#;
+        assert_eq!(
+            super::roots("mcp.json", bad, None, &env).unwrap_err(),
+            "mcp.json: server 'a': `roots` must be a list of URIs"
+        );
     }
 
     #[test]

@@ -339,3 +339,24 @@ async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
     });
     assert!(sent_cancel, "tasks/cancel went out");
 }
+
+#[test]
+fn roots_come_from_root_flags_else_from_the_config_entry() {
+    let dir = std::env::temp_dir().join(format!("sightline-roots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    let config = serde_json::json!({"mcpServers": {"demo": {
+        "command": BIN, "args": ["demo-server"], "roots": ["file:///from-config"],
+    }}});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let (listed, _) = call("list_roots", "{}", &["--config", &file]);
+    assert_eq!(text(&listed), "Roots: file:///from-config");
+    let (flagged, _) = call(
+        "list_roots",
+        "{}",
+        &["--config", &file, "--root", "file:///flag"],
+    );
+    assert_eq!(text(&flagged), "Roots: file:///flag");
+    let _ = std::fs::remove_dir_all(&dir);
+}
