@@ -103,12 +103,28 @@ fn large_replies() -> [(&'static str, String); 2] {
     ]
 }
 
+/// `book_flight` with a past date: a tool error, exit 1.
+const PAST_DATE: [&str; 2] = ["book_flight", r#"{"departureDate":"12/12/2024"}"#];
+
 fn headless_call(c: &mut Criterion) {
-    bench_call(c, "demo_server_book_flight", &[]);
+    bench_call(c, "demo_server_book_flight", PAST_DATE, &[], 1);
+    // A call that needs the user's answer: one question, answered by flag (legacy: a server
+    // request mid-call; 2026-07-28: input_required and a retry).
+    let confirm = ["confirm_booking", r#"{"departureDate":"25/12/2099"}"#];
+    for era in ["legacy", "modern"] {
+        let flags = ["--era", era, "--elicit", r#"accept:{"confirm":true}"#];
+        bench_call(
+            c,
+            &format!("demo_server_confirm_booking_{era}"),
+            confirm,
+            &flags,
+            0,
+        );
+    }
 }
 
-/// One `sightline call book_flight` with a past date, with these server arguments.
-fn bench_call(c: &mut Criterion, name: &str, server: &[&str]) {
+/// One `sightline call TOOL ARGS --json` with these server arguments, ending with `code`.
+fn bench_call(c: &mut Criterion, name: &str, call: [&str; 2], server: &[&str], code: i32) {
     let mut group = c.benchmark_group("call");
     group
         .sample_size(20)
@@ -116,16 +132,11 @@ fn bench_call(c: &mut Criterion, name: &str, server: &[&str]) {
     group.bench_function(name, |b| {
         b.iter(|| {
             let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-                .args([
-                    "call",
-                    "book_flight",
-                    r#"{"departureDate":"12/12/2024"}"#,
-                    "--json",
-                ])
+                .args(["call", call[0], call[1], "--json"])
                 .args(server)
                 .output()
                 .expect("sightline runs");
-            assert_eq!(output.status.code(), Some(1));
+            assert_eq!(output.status.code(), Some(code));
         });
     });
     group.finish();
@@ -173,7 +184,13 @@ fn http_call(c: &mut Criterion) {
         .read_line(&mut url)
         .expect("it prints its URL");
     let url = url.trim().to_owned();
-    bench_call(c, "demo_server_book_flight_over_http", &["--url", &url]);
+    bench_call(
+        c,
+        "demo_server_book_flight_over_http",
+        PAST_DATE,
+        &["--url", &url],
+        1,
+    );
     let _ = server.kill();
     let _ = server.wait();
 }
