@@ -862,11 +862,7 @@ impl Client {
                 ));
                 break;
             }
-            let mut answered: Vec<(InputRequest, Answer)> = Vec::new();
-            for request in &required.requests {
-                let answer = self.answer_for(request).await;
-                answered.push((request.clone(), answer));
-            }
+            let answered = self.answer_round(&required.requests).await;
             for (request, answer) in &answered {
                 self.note(format!(
                     "#{} needs input: {}",
@@ -997,12 +993,33 @@ impl Client {
         exchange
     }
 
+    /// One round of input requests answered: the first [`input::MAX_QUESTIONS`] by asking, the
+    /// rest refused (left out of `inputResponses`: the server may ask again).
+    async fn answer_round(&mut self, requests: &[InputRequest]) -> Vec<(InputRequest, Answer)> {
+        let mut answered = Vec::new();
+        for (n, request) in requests.iter().enumerate() {
+            let answer = if n < input::MAX_QUESTIONS {
+                self.answer_for(request).await
+            } else {
+                Answer::Refused(ErrorObject {
+                    code: -32603,
+                    message: format!(
+                        "more than {} input requests in one round: not asked",
+                        input::MAX_QUESTIONS
+                    ),
+                    data: None,
+                })
+            };
+            answered.push((request.clone(), answer));
+        }
+        answered
+    }
+
     /// A task that needs input: its `inputRequests` answered with `tasks/update`.
     async fn answer_task_input(&mut self, id: &str, task: &Json) {
         let required = input::input_required(task);
         let mut responses = Map::new();
-        for request in required.requests {
-            let answer = self.answer_for(&request).await;
+        for (request, answer) in self.answer_round(&required.requests).await {
             self.note(format!(
                 "task {id} needs input: {}",
                 input::describe(&request, &answer)
@@ -1379,9 +1396,20 @@ impl Client {
                 method: method.to_owned(),
                 params,
             };
-            if self.options.asker.is_some() {
+            if self.options.asker.is_some() && self.questions.len() < input::MAX_QUESTIONS {
                 // Answered once the user has, outside this read (see `answer_questions`).
                 self.questions.push((id, request));
+            } else if self.options.asker.is_some() {
+                // A server asking faster than anyone can answer: refused, not queued.
+                let refused = Answer::Refused(ErrorObject {
+                    code: -32603,
+                    message: format!(
+                        "{} questions already wait for the user: not asked",
+                        input::MAX_QUESTIONS
+                    ),
+                    data: None,
+                });
+                self.reply_to_question(id, request, refused);
             } else {
                 let answer = input::answer(&request, &self.options.answers);
                 self.reply_to_question(id, request, answer);

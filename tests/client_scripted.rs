@@ -594,3 +594,54 @@ async fn a_modern_server_slow_to_answer_the_probe_is_still_found_modern() {
             .any(|n| n.contains("answered after the probe timeout"))
     );
 }
+
+/// A hostile 2026-07-28 server: twenty questions in one round, and `input_required` forever.
+/// sightline answers the first sixteen, leaves the rest out, and stops after eight rounds.
+#[tokio::test]
+async fn input_required_rounds_and_questions_are_bounded() {
+    let (client, mut peer) = pair(EraChoice::Modern);
+    let task = negotiate(client);
+    let probe = peer.recv().await;
+    peer.reply(
+        &probe,
+        json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+    )
+    .await;
+    let (mut client, _) = task.await.unwrap();
+    let call = tokio::spawn(async move { client.call_tool("ask", json!({})).await });
+    let questions: serde_json::Map<String, Value> = (0..20)
+        .map(|n| {
+            let ask =
+                json!({"method": "elicitation/create", "params": {"message": format!("q{n}")}});
+            (format!("q{n:02}"), ask)
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for round in 0..=8 {
+        let request = peer.recv().await;
+        assert_eq!(request["method"], "tools/call");
+        ids.push(request["id"].clone());
+        if round > 0 {
+            let answered = request["params"]["inputResponses"].as_object().unwrap();
+            assert_eq!(answered.len(), 16, "the first sixteen, declined");
+            assert_eq!(request["params"]["requestState"], format!("s{}", round - 1));
+        }
+        let asks = json!({"resultType": "input_required", "inputRequests": questions, "requestState": format!("s{round}")});
+        peer.reply(&request, asks).await;
+    }
+    let exchange = call.await.unwrap();
+    ids.dedup();
+    assert_eq!(
+        ids.len(),
+        9,
+        "the call and eight retries, each under its own id"
+    );
+    assert_eq!(classify(&exchange).class, Class::TransportFailure);
+    assert!(
+        notes(&peer)
+            .iter()
+            .any(|note| note.contains("still answered input_required after 8 rounds")),
+        "{:?}",
+        notes(&peer)
+    );
+}

@@ -11,6 +11,10 @@ use super::jsonrpc::ErrorObject;
 /// Rounds of `input_required` one call may take before sightline stops retrying.
 pub const MAX_ROUNDS: usize = 8;
 
+/// Questions put to the user at once, at most (one round, or legacy requests waiting): a
+/// server asking more is refused, not queued.
+pub const MAX_QUESTIONS: usize = 16;
+
 /// The methods a server may ask the client, in either era.
 pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
