@@ -90,13 +90,7 @@ pub fn definitions() -> Vec<Value> {
             "name": "cancel_booking",
             "title": "Cancel a booking",
             "description": "Cancel a booking. Always fails with a business error: fares are non-refundable.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "bookingRef": {"type": "string", "description": "Booking reference, e.g. SL-1A2B3C"}
-                },
-                "required": ["bookingRef"]
-            },
+            "inputSchema": booking_ref_schema(),
             "annotations": {"readOnlyHint": false, "destructiveHint": true, "openWorldHint": false}
         }),
         json!({
@@ -147,13 +141,7 @@ fn input_tools() -> [Value; 5] {
             "name": "open_payment_page",
             "title": "Pay on a web page",
             "description": "Ask the user to pay for a booking on a payment page (elicitation, URL mode).",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "bookingRef": {"type": "string", "description": "Booking reference, e.g. SL-1A2B3C"}
-                },
-                "required": ["bookingRef"]
-            },
+            "inputSchema": booking_ref_schema(),
             "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}
         }),
         json!({
@@ -190,6 +178,17 @@ fn input_tools() -> [Value; 5] {
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
         }),
     ]
+}
+
+/// The input of the tools that take a booking reference.
+fn booking_ref_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "bookingRef": {"type": "string", "description": "Booking reference, e.g. SL-1A2B3C"}
+        },
+        "required": ["bookingRef"]
+    })
 }
 
 /// Whether the server lists a tool of this name.
