@@ -16,6 +16,8 @@ pub struct AskPanel {
     pub kind: AskKind,
     /// The field the keys act on (forms).
     pub selected: usize,
+    /// What accepting sends, compact, for review: made when the panel changes, not when drawn.
+    pub preview: String,
 }
 
 /// What is asked.
@@ -121,16 +123,24 @@ impl AskPanel {
                 roots: roots.to_vec(),
             },
         };
-        Self {
+        let mut panel = Self {
             number,
             request,
             kind,
             selected: 0,
-        }
+            preview: String::new(),
+        };
+        panel.preview = panel.describe_accept();
+        panel
     }
 
     /// Applies one key.
     pub fn key(&mut self, key: PanelKey) {
+        self.apply(key);
+        self.preview = self.describe_accept();
+    }
+
+    fn apply(&mut self, key: PanelKey) {
         match &mut self.kind {
             AskKind::Form { fields, .. } => {
                 let last = fields.len().saturating_sub(1);
@@ -204,8 +214,8 @@ impl AskPanel {
         }
     }
 
-    /// The fields' current content, compact, for review before sending.
-    pub fn preview(&self) -> String {
+    /// The answer accepting sends, compact.
+    fn describe_accept(&self) -> String {
         match self.accept() {
             Answer::Result(result) => result.to_string(),
             Answer::Refused(error) => format!("refused: {}", error.message),

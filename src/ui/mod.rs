@@ -832,7 +832,7 @@ fn ask_overlay(area: Rect, buf: &mut Buffer, panel: &AskPanel, theme: &Theme) {
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::styled("sends  ", muted),
-        Span::raw(safe(&panel.preview())),
+        Span::raw(safe(&panel.preview)),
     ]));
     lines.push(Line::styled(hint, muted));
     let popup = layout::help_popup(area, lines.len());
