@@ -430,11 +430,17 @@ fn the_server_picker() {
 }
 
 /// The server asks during a call: the form built from its schema, defaults filled in, the
-/// answer as it will be sent, over the screen.
+/// answer as it will be sent, over the screen. Events in the live order: the call, its
+/// `input_required` answer, then the question.
 #[test]
 fn the_question_panel() {
     snapshot("question_form", |s| {
         demo(s);
+        s.sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"confirm_booking","arguments":{"departureDate":"25/12/2099"}}}"#);
+        s.received(
+            r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create","params":{"message":"Book the flight on 25/12/2099?"}}},"requestState":"s"}}"#,
+            "tools/call",
+        );
         let request = sightline::mcp::input::InputRequest {
             key: Some("confirm".into()),
             method: "elicitation/create".into(),

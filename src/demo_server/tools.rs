@@ -48,11 +48,7 @@ pub fn definitions() -> Vec<Value> {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "departureDate": {
-                        "type": "string",
-                        "description": "Departure date in dd/mm/yyyy format",
-                        "pattern": "^\\d{2}/\\d{2}/\\d{4}$"
-                    },
+                    "departureDate": departure_date(),
                     "destination": {"type": "string", "description": "Destination city (optional)"}
                 },
                 "required": ["departureDate"]
@@ -127,11 +123,7 @@ fn input_tools() -> [Value; 5] {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "departureDate": {
-                        "type": "string",
-                        "description": "Departure date in dd/mm/yyyy format",
-                        "pattern": "^\\d{2}/\\d{2}/\\d{4}$"
-                    }
+                    "departureDate": departure_date()
                 },
                 "required": ["departureDate"]
             },
@@ -178,6 +170,15 @@ fn input_tools() -> [Value; 5] {
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
         }),
     ]
+}
+
+/// The `departureDate` property of the booking tools.
+fn departure_date() -> Value {
+    json!({
+        "type": "string",
+        "description": "Departure date in dd/mm/yyyy format",
+        "pattern": "^\\d{2}/\\d{2}/\\d{4}$"
+    })
 }
 
 /// The input of the tools that take a booking reference.
