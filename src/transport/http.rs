@@ -35,8 +35,13 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest `retry` honoured: a server asking for more is resumed after this.
 const MAX_RETRY: Duration = Duration::from_secs(30);
-/// Resumptions in a row that bring no event, after which the request fails.
+/// Resumptions in a row that bring no event and no new event id, after which the request
+/// fails. (A server that polls — closing each stream after a fresh priming id — goes on.)
 const MAX_FRUITLESS_RESUMPTIONS: u32 = 3;
+/// Resumptions of one request, at most, however lively the server.
+const MAX_RESUMPTIONS: u32 = 600;
+/// The shortest wait before resuming: a `retry: 0` must not become a busy loop.
+const MIN_RETRY: Duration = Duration::from_millis(100);
 
 /// A Streamable HTTP endpoint and the headers to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -806,8 +811,10 @@ impl Poster {
     ) {
         let mut stream = Stream::default();
         let mut fruitless = 0;
+        let mut resumptions = 0;
         loop {
             let events_before = record.details.events;
+            let id_before = stream.last_event_id.clone();
             let broke = self
                 .read_events(outgoing, response, &mut record, &mut stream)
                 .await;
@@ -817,15 +824,13 @@ impl Poster {
             let reason = broke.unwrap_or_else(|| "the stream ended before the response".into());
             self.emit_http(&mut record, Some(reason.clone())).await;
             let legacy = outgoing.modern_version.is_none();
-            fruitless = if record.details.events > events_before {
-                0
-            } else {
-                fruitless + 1
-            };
-            let resume_after = stream
-                .last_event_id
-                .clone()
-                .filter(|_| legacy && fruitless <= MAX_FRUITLESS_RESUMPTIONS);
+            let progressed =
+                record.details.events > events_before || stream.last_event_id != id_before;
+            fruitless = if progressed { 0 } else { fruitless + 1 };
+            resumptions += 1;
+            let resume_after = stream.last_event_id.clone().filter(|_| {
+                legacy && fruitless <= MAX_FRUITLESS_RESUMPTIONS && resumptions <= MAX_RESUMPTIONS
+            });
             let Some(last_event_id) = resume_after else {
                 return match (&outgoing.id, legacy) {
                     (Some(id), false) => {
@@ -839,7 +844,7 @@ impl Poster {
                     _ => self.fail(outgoing, reason).await,
                 };
             };
-            let wait = stream.retry;
+            let wait = stream.retry.max(MIN_RETRY);
             self.note(format!(
                 "{}{reason}: resuming with GET and Last-Event-ID: {last_event_id} in {} ms",
                 outgoing.label(),
