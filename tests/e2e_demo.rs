@@ -592,3 +592,29 @@ async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
         );
     }
 }
+
+/// The demo's LH404 answers a status its own `outputSchema` does not allow: sightline's local
+/// check names it, and the class stays what the wire says (success), in every style and era.
+#[test]
+fn a_result_that_breaks_its_output_schema_is_a_local_finding_not_a_class() {
+    for style in ["sep1303", "legacy"] {
+        for era in ["legacy", "modern"] {
+            let (code, value) = call_json(
+                style,
+                era,
+                "get_flight_status",
+                r#"{"flightNumber":"LH404"}"#,
+            );
+            assert_eq!(code, 0, "{style} {era}: {value}");
+            assert_eq!(value["outcome"]["class"], "success");
+            let finding = &value["findings"][0];
+            assert_eq!(finding["id"], "output-schema-violation", "{value}");
+            assert!(
+                finding["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("local check (sightline's, not the server's answer)")
+            );
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! Findings: observations on top of the outcome class, pure and spec-version-aware. Each rule is
 //! one small function in [`RULES`]; adding a finding is adding a function to that list.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -87,6 +89,8 @@ pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     unknown_tool_as_tool_error,
     tool_error_without_text,
     structured_without_text,
+    output_schema_violation,
+    success_reads_like_error,
     method_not_found_wrong_code,
     event_stream_without_response,
     stale_session_not_404,
@@ -217,18 +221,103 @@ fn tool_error_without_text(context: &Context) -> Option<Finding> {
     )))
 }
 
-/// `structuredContent` without its serialized JSON in a text block (a SHOULD since 2025-06-18).
+/// `structuredContent` without its serialized JSON in a text block (a SHOULD since
+/// 2025-06-18): a warning when there is no text at all (hosts that read only content show the
+/// model nothing), advice when other text stands in for it.
 fn structured_without_text(context: &Context) -> Option<Finding> {
     context.tool_call()?;
     let result = context.result()?;
     let structured = result.structured?;
-    let serialized = result.texts().any(|text| json::same(&text, structured));
-    if serialized {
+    if result.texts().any(|text| json::same(&text, structured)) {
         return None;
     }
-    Some(context.finding("structured-without-text", Severity::Warning, format!(
-        "{}: a tool returning structured content SHOULD also return the serialized JSON in a text \
-         block (tools.mdx); hosts that read only content show the model none of it",
+    if result.texts().next().is_none() {
+        return Some(context.finding("structured-without-text", Severity::Warning, format!(
+            "{}: structuredContent with no text block: a tool returning structured content SHOULD \
+             also return the serialized JSON in a text block (tools.mdx); hosts that read only \
+             content show the model nothing",
+            context.version
+        )));
+    }
+    Some(context.finding(
+        "structured-text-differs",
+        Severity::Info,
+        format!(
+            "{}: the text blocks are not the serialized JSON of structuredContent (a SHOULD, \
+         tools.mdx): hosts that read only content show the model the text, not the structured \
+         data",
+            context.version
+        ),
+    ))
+}
+
+/// Problems listed in a finding, at most; the rest are counted.
+const VIOLATIONS_SHOWN: usize = 3;
+
+/// sightline's own check of a result against the tool's `outputSchema`, as clients SHOULD
+/// make it: never the server's error, never a change of class. Skipped for `isError` results,
+/// as the SDKs skip them.
+fn output_schema_violation(context: &Context) -> Option<Finding> {
+    let (name, _) = context.tool_call()?;
+    let result = context.result()?;
+    if result.is_error {
+        return None;
+    }
+    let tool = context.catalog?.iter().find(|tool| tool.name == name)?;
+    let schema = tool.raw.get("outputSchema")?.value();
+    let Some(structured) = result.structured else {
+        return Some(context.finding("structured-missing", Severity::Warning, format!(
+            "local check (sightline's, not the server's answer): '{name}' declares an outputSchema \
+             but its result has no structuredContent; servers MUST provide structured results that \
+             conform to it ({} tools.mdx)",
+            context.version
+        )));
+    };
+    let instance = serde_json::from_str::<Value>(structured).ok()?;
+    let found = crate::schema::output_violations(&schema, &instance);
+    if found.is_empty() {
+        return None;
+    }
+    let more = found.len().saturating_sub(VIOLATIONS_SHOWN);
+    let mut listed = found
+        .iter()
+        .take(VIOLATIONS_SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if more > 0 {
+        let _ = write!(listed, "; and {more} more");
+    }
+    Some(context.finding("output-schema-violation", Severity::Warning, format!(
+        "local check (sightline's, not the server's answer): structuredContent breaks '{name}''s \
+         outputSchema: {listed}. Clients SHOULD validate it ({} tools.mdx); one SDK client turns \
+         this into a -32602 of its own that looks like the server's",
+        context.version
+    )))
+}
+
+/// Openings of a text that a reader takes for a failure.
+const ERROR_OPENINGS: [&str; 4] = ["error", "failed", "failure", "exception"];
+
+/// A success whose only text opens like an error: the host hands it to the model as a
+/// normal result, so a failure reported this way is one the model is not told of.
+fn success_reads_like_error(context: &Context) -> Option<Finding> {
+    context.tool_call()?;
+    let result = context.result()?;
+    if result.is_error || result.structured.is_some() {
+        return None;
+    }
+    let mut texts = result.texts();
+    let (Some(only), None) = (texts.next(), texts.next()) else {
+        return None;
+    };
+    let opening = only.trim_start().to_ascii_lowercase();
+    let word = ERROR_OPENINGS
+        .iter()
+        .find(|word| opening.starts_with(*word))?;
+    Some(context.finding("success-reads-like-error", Severity::Info, format!(
+        "{}: a success whose text opens with '{word}…': if the call failed, isError: true is how \
+         hosts learn it (tools.mdx); without it the host passes this on as a normal result",
         context.version
     )))
 }

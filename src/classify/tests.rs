@@ -135,12 +135,15 @@ fn structured_without_text_fires_unless_a_text_block_serializes_it() {
         .result(json!({"content": [], "structuredContent": structured}));
     let with_other_text = call("get_flight_status", json!({}))
         .result(json!({"content": [{"type": "text", "text": "LH123 is delayed"}], "structuredContent": structured}));
-    for exchange in [without, with_other_text] {
-        assert_eq!(
-            ids(&exchange, "2025-06-18"),
-            [("structured-without-text", Severity::Warning)]
-        );
-    }
+    assert_eq!(
+        ids(&without, "2025-06-18"),
+        [("structured-without-text", Severity::Warning)]
+    );
+    // Other text stands in for the JSON: advice, and the model does read that text.
+    assert_eq!(
+        ids(&with_other_text, "2025-06-18"),
+        [("structured-text-differs", Severity::Info)]
+    );
     // Serialized with other spacing and member order: still the same JSON value.
     let serialized = call("get_flight_status", json!({})).result(json!({
         "content": [{"type": "text", "text": "{ \"status\": \"delayed\", \"flightNumber\": \"LH123\" }"}],
@@ -201,7 +204,7 @@ fn conformant_exchanges_of_every_class_raise_nothing() {
             call("book_flight", json!({"departureDate": "12/12/2099"})).text("Booked"),
             call("book_flight", json!({}))
                 .tool_error("Invalid departure date: must be in the future."),
-            call("book_flight", json!({})).text("error: this text only mentions an error"),
+            call("book_flight", json!({})).text("Booked; no errors were found"),
             // The TS SDK 1.x wraps its own -32602 validation failures in a tool error.
             call("book_flight", json!({"departureDate": 5})).tool_error(
                 "MCP error -32602: Input validation error: Invalid arguments for tool book_flight",
@@ -348,4 +351,98 @@ fn input_required_and_unknown_result_types_are_never_a_success() {
     let complete =
         call("book_flight", json!({})).result(json!({"resultType": "complete", "content": []}));
     assert_eq!(classify(&complete).class, super::Class::Success);
+}
+
+mod output_schema {
+    use serde_json::{Value, json};
+
+    use super::classify;
+    use crate::classify::Class;
+    use crate::classify::findings::{Context, Finding, Severity, findings};
+    use crate::classify::fixtures::call;
+    use crate::mcp::messages::Tool;
+    use crate::mcp::session::Exchange;
+
+    fn run(exchange: &Exchange) -> Vec<Finding> {
+        let tool = Tool::from_value(&json!({
+            "name": "get_flight_status",
+            "outputSchema": {"type": "object", "properties": {
+                "status": {"type": "string", "enum": ["scheduled", "delayed"]},
+                "delayMinutes": {"type": "integer", "minimum": 0},
+            }, "required": ["status"]},
+        }));
+        let outcome = classify(exchange);
+        findings(&Context::new(
+            exchange,
+            &outcome,
+            "2026-07-28",
+            Some(&[tool]),
+        ))
+    }
+
+    fn structured(value: &Value) -> Exchange {
+        call("get_flight_status", json!({})).result(json!({
+            "content": [{"type": "text", "text": value.to_string()}],
+            "structuredContent": value,
+        }))
+    }
+
+    #[test]
+    fn a_result_that_breaks_the_output_schema_is_a_local_finding_and_stays_a_success() {
+        let broken = structured(&json!({"status": "lost", "delayMinutes": -5}));
+        assert_eq!(classify(&broken).class, Class::Success);
+        let found = run(&broken);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].id, found[0].severity),
+            ("output-schema-violation", Severity::Warning)
+        );
+        assert!(
+            found[0]
+                .message
+                .starts_with("local check (sightline's, not the server's answer)")
+        );
+        assert!(
+            found[0].message.contains("structuredContent/status"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("structuredContent/delayMinutes"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            run(&structured(
+                &json!({"status": "delayed", "delayMinutes": 5})
+            ))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_declared_output_schema_without_structured_content_is_named_unless_the_call_failed() {
+        let missing = call("get_flight_status", json!({})).text("LH123 is delayed");
+        let found = run(&missing);
+        assert_eq!(found[0].id, "structured-missing", "{found:?}");
+        let failed = call("get_flight_status", json!({})).tool_error("no such flight");
+        assert!(run(&failed).iter().all(|f| f.id != "structured-missing"));
+    }
+}
+
+#[test]
+fn a_success_that_reads_like_an_error_is_pointed_out() {
+    let looks_failed = call("book_flight", json!({})).text("Error: the date is in the past");
+    assert_eq!(
+        ids(&looks_failed, "2025-11-25"),
+        [("success-reads-like-error", Severity::Info)]
+    );
+    for fine in ["Booked.", "No errors found."] {
+        assert!(ids(&call("book_flight", json!({})).text(fine), "2025-11-25").is_empty());
+    }
+    let flagged = call("book_flight", json!({})).tool_error("Error: the date is in the past");
+    assert!(
+        ids(&flagged, "2025-11-25").is_empty(),
+        "isError says it already"
+    );
 }

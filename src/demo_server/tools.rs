@@ -58,7 +58,7 @@ pub fn definitions() -> Vec<Value> {
         json!({
             "name": "get_flight_status",
             "title": "Flight status",
-            "description": "Current status of a flight, as structured content with an output schema.",
+            "description": "Current status of a flight, as structured content with an output schema (LH404's breaks it).",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -445,7 +445,13 @@ fn flight_status(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> 
         ));
     }
     let hash = fnv(bytes);
-    let status = ["scheduled", "boarding", "delayed"][usize::try_from(hash % 3).unwrap_or(0)];
+    // LH404 is the flight the demo answers with a status its own outputSchema does not allow:
+    // a result for sightline's local output-schema check.
+    let status = if number == "LH404" {
+        "lost"
+    } else {
+        ["scheduled", "boarding", "delayed"][usize::try_from(hash % 3).unwrap_or(0)]
+    };
     let delay = if status == "delayed" {
         15 + hash % 90
     } else {

@@ -10,16 +10,28 @@ pub use skeleton::skeleton;
 /// Every way `arguments` breaks `schema`, one line each (`arguments/path: why`); empty when
 /// they conform. A schema that cannot be compiled is reported as a single problem.
 pub fn violations(schema: &Value, arguments: &Value) -> Vec<String> {
+    problems(schema, arguments, "arguments", "input")
+}
+
+/// Every way a result's `structuredContent` breaks the tool's `outputSchema`, one line each
+/// (`structuredContent/path: why`); a schema that cannot be compiled is one problem.
+pub fn output_violations(schema: &Value, structured: &Value) -> Vec<String> {
+    problems(schema, structured, "structuredContent", "output")
+}
+
+/// `instance` against `schema`: each problem under `root`'s name, or the `which` schema said
+/// to be unusable.
+fn problems(schema: &Value, instance: &Value, root: &str, which: &str) -> Vec<String> {
     match jsonschema::validator_for(schema) {
         Ok(validator) => validator
-            .iter_errors(arguments)
+            .iter_errors(instance)
             .map(|error| {
                 let path = error.instance_path().to_string();
-                format!("arguments{path}: {error}")
+                format!("{root}{path}: {error}")
             })
             .collect(),
         Err(error) => vec![format!(
-            "the input schema cannot be used for validation: {error}"
+            "the {which} schema cannot be used for validation: {error}"
         )],
     }
 }
