@@ -795,6 +795,7 @@ impl Client {
         let question = SessionEvent::Asked {
             number,
             request: Box::new(request.clone()),
+            proposed: Box::new(fixed.clone()),
         };
         self.emit(question).await;
         answered.await.unwrap_or(fixed)

@@ -13,7 +13,8 @@ use crate::stream::EventSink;
 use crate::transport::Target;
 
 /// Resolves the name of a `--config` entry chosen in the server picker.
-pub type Pick = Box<dyn Fn(&str) -> Result<Target, String> + Send>;
+/// It gives the entry's server and the roots it lists.
+pub type Pick = Box<dyn Fn(&str) -> Result<(Target, Vec<String>), String> + Send>;
 
 /// For a session with one fixed server: nothing to pick from.
 pub fn no_picker() -> Pick {
@@ -82,7 +83,15 @@ async fn run(
         };
         let Some(mut client) = connected else {
             match wait_for_reconnect(&mut commands, &mut options).await {
-                Some(Some(name)) => target = pick(&name),
+                Some(Some(name)) => {
+                    target = pick(&name).map(|(chosen, roots)| {
+                        // The chosen entry's roots, unless `--root` gave some.
+                        if options.answers.roots.is_empty() {
+                            options.answers.roots = roots;
+                        }
+                        chosen
+                    });
+                }
                 Some(None) => {}
                 None => return,
             }
@@ -130,7 +139,7 @@ async fn serve(
     let mut alive = true;
     loop {
         if client.has_questions()
-            && let Some(reconnect) = answer_idle(client, commands, questions).await
+            && let Some(reconnect) = answer_idle(client, commands, questions, options).await
         {
             return reconnect;
         }
@@ -183,26 +192,37 @@ async fn answer_idle(
     client: &mut Client,
     commands: &mut mpsc::Receiver<SessionCommand>,
     questions: &mut Questions,
+    options: &mut ClientOptions,
 ) -> Option<bool> {
     let mut ending = None;
-    let answering = client.answer_idle_questions();
-    tokio::pin!(answering);
-    loop {
-        tokio::select! {
-            () = &mut answering => return ending,
-            Some((number, waiting)) = questions.asked.recv() => {
-                questions.waiting.insert(number, waiting);
-            }
-            command = commands.recv() => match command {
-                Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
-                end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
-                    ending = Some(end == Some(SessionCommand::Reconnect));
-                    questions.drop_all();
+    // Changed while answering: applied once done (the answering holds the client).
+    let mut tasks = None;
+    {
+        let answering = client.answer_idle_questions();
+        tokio::pin!(answering);
+        loop {
+            tokio::select! {
+                () = &mut answering => break,
+                Some((number, waiting)) = questions.asked.recv() => {
+                    questions.waiting.insert(number, waiting);
                 }
-                Some(_) => {}
-            },
+                command = commands.recv() => match command {
+                    Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
+                    Some(SessionCommand::SetTasks(on)) => tasks = Some(on),
+                    end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
+                        ending = Some(end == Some(SessionCommand::Reconnect));
+                        questions.drop_all();
+                    }
+                    Some(_) => {}
+                },
+            }
         }
     }
+    if let Some(on) = tasks {
+        options.tasks = on;
+        client.set_tasks(on);
+    }
+    ending
 }
 
 /// Runs one call (its end is on the stream), still taking commands meanwhile.

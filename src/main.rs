@@ -29,7 +29,6 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
             forward_protocol_errors: options.forward_protocol_errors,
             validation: options.validate,
             show_secrets: server.show_secrets,
-            roots: server.roots(),
             tasks: server.tasks,
         };
         Ok((settings, theme, warnings))

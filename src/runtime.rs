@@ -97,7 +97,8 @@ pub async fn run(
             server: Some(name.to_owned()),
             ..chooser.clone()
         };
-        chosen.target().map_err(|error| error.to_string())
+        let target = chosen.target().map_err(|error| error.to_string())?;
+        Ok((target, chosen.roots()))
     };
     let commands = live_session::spawn(target, Box::new(pick), server.client_options(), sink);
     let mut terminal = terminal::init()?;

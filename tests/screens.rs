@@ -457,6 +457,9 @@ fn the_question_panel() {
         s.event(sightline::mcp::log::SessionEvent::Asked {
             number: 1,
             request: Box::new(request),
+            proposed: Box::new(sightline::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
         });
         // Space on the first field: the boolean is on, and the preview says so.
         s.state

@@ -91,8 +91,9 @@ pub enum PanelKey {
 }
 
 impl AskPanel {
-    /// The panel for `request`; `roots` are what `--root` gave.
-    pub fn new(number: u64, request: InputRequest, roots: &[String]) -> Self {
+    /// The panel for `request`; `proposed` is what sightline would answer without the user
+    /// (the roots it would give come from there).
+    pub fn new(number: u64, request: InputRequest, proposed: &Answer) -> Self {
         let params = &request.params;
         let message = params
             .get("message")
@@ -120,7 +121,7 @@ impl AskPanel {
                 reply: String::new(),
             },
             _ => AskKind::Roots {
-                roots: roots.to_vec(),
+                roots: proposed_roots(proposed),
             },
         };
         let mut panel = Self {
@@ -221,6 +222,20 @@ impl AskPanel {
             Answer::Refused(error) => format!("refused: {}", error.message),
         }
     }
+}
+
+/// The root URIs of a proposed `roots/list` answer.
+fn proposed_roots(proposed: &Answer) -> Vec<String> {
+    let Answer::Result(result) = proposed else {
+        return Vec::new();
+    };
+    result
+        .get("roots")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|root| Some(root.get("uri")?.as_str()?.to_owned()))
+        .collect()
 }
 
 /// The sampling reply sent when the user types none.
@@ -513,13 +528,18 @@ fn host_of(url: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Nothing given in advance.
+    fn none() -> Answer {
+        refusal(-32601, "nothing given")
+    }
+
     fn form(schema: &Value) -> AskPanel {
         let request = InputRequest {
             key: None,
             method: "elicitation/create".into(),
             params: json!({"message": "Book?", "requestedSchema": schema}),
         };
-        AskPanel::new(1, request, &[])
+        AskPanel::new(1, request, &none())
     }
 
     #[test]
@@ -592,7 +612,7 @@ mod tests {
             method: "elicitation/create".into(),
             params: json!({"mode": "url", "message": "Pay", "url": "https://user@pay.example.com:8443/checkout?ref=1"}),
         };
-        let panel = AskPanel::new(2, request, &[]);
+        let panel = AskPanel::new(2, request, &none());
         let AskKind::Url { host, .. } = &panel.kind else {
             panic!()
         };
@@ -607,7 +627,7 @@ mod tests {
             method: "sampling/createMessage".into(),
             params: json!({"systemPrompt": "Be brief.", "messages": [{"role": "user", "content": {"type": "text", "text": "Sum up"}}]}),
         };
-        let mut panel = AskPanel::new(3, request, &[]);
+        let mut panel = AskPanel::new(3, request, &none());
         let AskKind::Sample { messages, .. } = &panel.kind else {
             panic!()
         };
@@ -633,13 +653,14 @@ mod tests {
             method: "roots/list".into(),
             params: Value::Null,
         };
-        let given = AskPanel::new(4, request.clone(), &["file:///a".into()]);
+        let proposed = Answer::Result(json!({"roots": [{"uri": "file:///a"}]}));
+        let given = AskPanel::new(4, request.clone(), &proposed);
         assert_eq!(
             given.accept(),
             Answer::Result(json!({"roots": [{"uri": "file:///a"}]}))
         );
         assert!(matches!(
-            AskPanel::new(5, request, &[]).accept(),
+            AskPanel::new(5, request, &none()).accept(),
             Answer::Refused(_)
         ));
     }

@@ -413,8 +413,6 @@ pub struct Settings {
     pub validation: bool,
     /// Show header values that are secrets (`--show-secrets`) instead of masking them.
     pub show_secrets: bool,
-    /// The roots `--root` gave, shown when a server asks for them.
-    pub roots: Vec<String>,
     /// Whether the tasks extension is declared (`--tasks`, `t`).
     pub tasks: bool,
 }
@@ -428,7 +426,6 @@ impl Default for Settings {
             forward_protocol_errors: false,
             validation: false,
             show_secrets: false,
-            roots: Vec::new(),
             tasks: false,
         }
     }

@@ -762,6 +762,9 @@ fn a_question_opens_the_panel_whose_keys_edit_the_answer_and_enter_sends_it() {
         SessionEvent::Asked {
             number: 7,
             request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
         },
     );
     assert_eq!(
@@ -803,6 +806,9 @@ fn cancelling_the_call_dismisses_the_question_first() {
         SessionEvent::Asked {
             number: 1,
             request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
         },
     );
     let effects = command(&mut state, Command::CancelCall);

@@ -717,8 +717,12 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
         SessionEvent::CallFinished(exchange) => finish_call(state, *exchange),
-        SessionEvent::Asked { number, request } => {
-            let panel = AskPanel::new(number, *request, &state.settings.roots);
+        SessionEvent::Asked {
+            number,
+            request,
+            proposed,
+        } => {
+            let panel = AskPanel::new(number, *request, &proposed);
             state.asking = Some(panel);
         }
         SessionEvent::Disconnected => {

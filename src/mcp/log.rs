@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::Timestamp;
 use super::era::Era;
 use super::framing::InvalidLine;
-use super::input::InputRequest;
+use super::input::{Answer, InputRequest};
 use super::json::Json;
 use super::jsonrpc::{Frame, Id};
 use super::messages::{ServerInfo, Tool};
@@ -37,9 +37,12 @@ pub enum SessionEvent {
     /// The server is gone; nothing more will happen until a reconnect.
     Disconnected,
     /// The server asks the user something; the answer goes back under `number` (the TUI).
+    /// `proposed` is what sightline would answer without the user (from `--elicit`,
+    /// `--sample`, `--root` or the config).
     Asked {
         number: u64,
         request: Box<InputRequest>,
+        proposed: Box<Answer>,
     },
 }
 
