@@ -4,9 +4,9 @@
 
 #![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -16,49 +16,11 @@ use sightline::mcp::log::{LogEvent, SessionEvent};
 use sightline::transport::{HttpTarget, Target};
 use std::sync::{Arc, Mutex};
 
+mod common;
+
+use common::servers::Server;
+
 const BIN: &str = env!("CARGO_BIN_EXE_sightline");
-
-/// A server process printing its URL on the first line of stdout; killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(program: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
-        Server {
-            child,
-            url: url.trim().to_owned(),
-        }
-    }
-
-    fn demo(style: &str) -> Server {
-        Server::start(BIN, &["demo-server", "--http", "--style", style])
-    }
-
-    fn fault(mode: &str) -> Server {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/http_faults.py");
-        Server::start("python3", &[script, mode])
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `sightline call … --json` with these server arguments: the printed object and the exit code.
 fn call(tool: &str, arguments: &str, server: &[&str]) -> (Value, i32) {
@@ -704,8 +666,8 @@ fn check_headers_finds_a_modern_server_that_does_not_validate_them() {
         assert_eq!(json["findings"][0]["id"].as_str(), expected, "{json}");
         let log = String::from_utf8_lossy(&output.stderr);
         assert!(
-            log.contains("mcp-method") || log.contains("Mcp-Method: prompts/list"),
-            "the probe is in the log: {log}"
+            log.contains("header check: tools/list sent with Mcp-Method: prompts/list"),
+            "the probe is said in the log: {log}"
         );
         if expected.is_none() {
             assert!(log.contains("rejected with -32020"), "{log}");

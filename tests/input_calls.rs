@@ -3,10 +3,13 @@
 //! and the official Python SDK's `ctx.elicit`.
 #![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
+
+mod common;
+
+use common::servers::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sightline");
 const FUTURE: &str = r#"{"departureDate":"25/12/2099"}"#;
@@ -32,39 +35,14 @@ fn text(output: &Value) -> &str {
     output["model_view"]["text"].as_str().unwrap_or_default()
 }
 
-struct HttpDemo(Child, String);
-
-impl HttpDemo {
-    fn start(style: &str) -> HttpDemo {
-        let mut child = Command::new(BIN)
-            .args(["demo-server", "--http", "--style", style])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        HttpDemo(child, url.trim().to_owned())
-    }
-}
-
-impl Drop for HttpDemo {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Every transport × era × style the demo server speaks, as server arguments.
-fn servers(http: &[HttpDemo]) -> Vec<(String, Vec<String>)> {
+fn servers(http: &[Server]) -> Vec<(String, Vec<String>)> {
     let mut servers = Vec::new();
     for era in ["legacy", "modern"] {
         for (style, demo) in ["sep1303", "legacy"].iter().zip(http) {
             let stdio = vec!["--demo".into(), (*style).into(), "--era".into(), era.into()];
             servers.push((format!("stdio {style} {era}"), stdio));
-            let url = vec!["--url".into(), demo.1.clone(), "--era".into(), era.into()];
+            let url = vec!["--url".into(), demo.url.clone(), "--era".into(), era.into()];
             servers.push((format!("http {style} {era}"), url));
         }
     }
@@ -73,7 +51,7 @@ fn servers(http: &[HttpDemo]) -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn confirm_booking_books_only_when_the_user_accepts_in_every_era_and_transport() {
-    let http = [HttpDemo::start("sep1303"), HttpDemo::start("legacy")];
+    let http = [Server::demo("sep1303"), Server::demo("legacy")];
     for (name, server) in servers(&http) {
         let with = |flags: &[&str]| {
             let mut args: Vec<&str> = server.iter().map(String::as_str).collect();
@@ -122,7 +100,7 @@ fn confirm_booking_books_only_when_the_user_accepts_in_every_era_and_transport()
 
 #[test]
 fn url_elicitation_sampling_and_roots_are_answered_by_their_flags() {
-    let http = [HttpDemo::start("sep1303"), HttpDemo::start("legacy")];
+    let http = [Server::demo("sep1303"), Server::demo("legacy")];
     for (name, server) in servers(&http) {
         let with = |tool: &str, arguments: &str, flags: &[&str]| {
             let mut args: Vec<&str> = server.iter().map(String::as_str).collect();
@@ -252,8 +230,8 @@ fn the_python_sdk_elicits_and_books_only_when_confirmed() {
 
 #[test]
 fn a_task_is_polled_to_its_end_and_classified_by_what_it_carries() {
-    let http = HttpDemo::start("sep1303");
-    for server in [vec!["--demo", "sep1303"], vec!["--url", http.1.as_str()]] {
+    let http = Server::demo("sep1303");
+    for server in [vec!["--demo", "sep1303"], vec!["--url", http.url.as_str()]] {
         let with = |outcome: &str, flags: &[&str]| {
             let arguments =
                 format!(r#"{{"departureDate":"25/12/2099","seconds":1,"outcome":"{outcome}"}}"#);

@@ -346,14 +346,7 @@ fn long_booking(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
 
 fn confirm_booking(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcome, String> {
     let raw = required_string(arguments, "departureDate", "dd/mm/yyyy")?;
-    let date = Date::parse_dd_mm_yyyy(raw).ok_or_else(|| {
-        format!("Invalid departure date '{raw}': must be a real date in dd/mm/yyyy format.")
-    })?;
-    if date <= today {
-        return Err(format!(
-            "Invalid departure date: must be in the future. Current date is {today}."
-        ));
-    }
+    let date = future_date(raw, today)?;
     Ok(ToolOutcome::Ask(Ask {
         key: "confirm",
         method: "elicitation/create",
@@ -403,6 +396,19 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// A departure date: a real date in dd/mm/yyyy, after `today` (SEP-1303's example check).
+fn future_date(raw: &str, today: Date) -> Result<Date, String> {
+    let date = Date::parse_dd_mm_yyyy(raw).ok_or_else(|| {
+        format!("Invalid departure date '{raw}': must be a real date in dd/mm/yyyy format.")
+    })?;
+    if date <= today {
+        return Err(format!(
+            "Invalid departure date: must be in the future. Current date is {today}."
+        ));
+    }
+    Ok(date)
+}
+
 fn book_flight(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcome, String> {
     let raw = required_string(arguments, "departureDate", "dd/mm/yyyy")?;
     let destination = match arguments.get("destination") {
@@ -415,14 +421,7 @@ fn book_flight(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcom
             ));
         }
     };
-    let date = Date::parse_dd_mm_yyyy(raw).ok_or_else(|| {
-        format!("Invalid departure date '{raw}': must be a real date in dd/mm/yyyy format.")
-    })?;
-    if date <= today {
-        return Err(format!(
-            "Invalid departure date: must be in the future. Current date is {today}."
-        ));
-    }
+    let date = future_date(raw, today)?;
     let reference = format!("SL-{:06X}", fnv(raw.as_bytes()) & 0xFF_FFFF);
     let text = match destination {
         Some(city) => {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses part of the harness
 
+pub mod servers;
+
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
