@@ -1,7 +1,8 @@
 //! Benchmarks of the engine: frames framed, parsed, correlated and classified per second (the
 //! ingestion path of every frame), the same path for two large replies (one 50 MB text, a
 //! million empty blocks), server-sent events parsed per second, and one whole `sightline call`
-//! against the demo server, over stdio and over HTTP.
+//! against the demo server, over stdio and over HTTP; and what the model sees of the large
+//! replies, per host profile.
 //! Run: `cargo bench --bench engine`.
 
 use std::fmt::Write as _;
@@ -103,6 +104,48 @@ fn large_replies() -> [(&'static str, String); 2] {
     ]
 }
 
+/// What the model sees of each large reply, as the pane builds it (the view, then the first
+/// 4 KiB of its text), per host profile: `spec` passes the text whole, `codex` cuts it to its
+/// 12,000-byte limit, `openai-chat` turns a million empty blocks into one placeholder-free text.
+fn model_view(c: &mut Criterion) {
+    let mut group = c.benchmark_group("model_view");
+    group.sample_size(10);
+    for (name, reply) in large_replies() {
+        let mut session = Session::new();
+        session.start_request("tools/call", None, Timestamp(0));
+        let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
+        let line = framer
+            .push(reply.as_bytes())
+            .into_iter()
+            .next()
+            .expect("one line");
+        let frame = decode(line, DEFAULT_MAX_FRAME_BYTES).expect("a frame");
+        let Correlation::Completed(exchange) = session.on_frame(frame, Timestamp(1)) else {
+            panic!("the reply completes the call");
+        };
+        let outcome = classify(&exchange);
+        for host in ["spec", "codex", "openai-chat"] {
+            // A profile this build does not have is skipped (for before/after runs).
+            let Ok(host) = sightline::model_view::hosts::resolve(host, &[]) else {
+                continue;
+            };
+            let context = sightline::analysis::CallContext {
+                version: "2025-11-25",
+                catalog: None,
+                host: &host,
+                forward_protocol_errors: false,
+            };
+            group.bench_function(format!("{name}/{}", host.name), |b| {
+                b.iter(|| {
+                    let view = sightline::analysis::view(&exchange, &outcome, &context);
+                    black_box(view.text_within(4096))
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
 /// `book_flight` with a past date: a tool error, exit 1.
 const PAST_DATE: [&str; 2] = ["book_flight", r#"{"departureDate":"12/12/2024"}"#];
 
@@ -195,5 +238,12 @@ fn http_call(c: &mut Criterion) {
     let _ = server.wait();
 }
 
-criterion_group!(benches, ingestion, headless_call, sse, http_call);
+criterion_group!(
+    benches,
+    ingestion,
+    model_view,
+    headless_call,
+    sse,
+    http_call
+);
 criterion_main!(benches);

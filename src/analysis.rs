@@ -32,8 +32,9 @@ pub struct CallAnalysis<'a> {
 
 /// Classifies the exchange, looks for findings and builds what the model sees.
 pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAnalysis<'a> {
-    let (outcome, findings) = judge(exchange, context);
+    let (outcome, mut findings) = judge(exchange, context);
     let view = view(exchange, &outcome, context);
+    findings.extend(view.findings.iter().cloned());
     CallAnalysis {
         outcome,
         findings,

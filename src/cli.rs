@@ -73,6 +73,14 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// The host profiles (built-in and yours), with the source each was taken from.
+    Hosts {
+        #[command(subcommand)]
+        show: Option<HostsCommand>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the built-in demo server on stdio, or over Streamable HTTP with --http.
     DemoServer {
         /// How input validation failures are reported.
@@ -82,6 +90,15 @@ pub enum Command {
         /// on stdout). Loopback unless you name another address.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
         http: Option<std::net::SocketAddr>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HostsCommand {
+    /// Print one profile as a file to copy into ~/.config/sightline/hosts.toml.
+    Show {
+        /// The profile's name.
+        name: String,
     },
 }
 

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use sightline::app::state::Settings;
-use sightline::cli::{Cli, Command, ServerArgs, TuiArgs};
+use sightline::cli::{Cli, Command, HostsCommand, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
 use sightline::{config, runtime};
 
@@ -75,6 +75,10 @@ fn main() -> ExitCode {
                 output,
                 server,
             }) => headless::call(&server, &call, json, &output).await,
+            Some(Command::Hosts { show, json }) => {
+                let name = show.map(|HostsCommand::Show { name }| name);
+                headless::hosts(name.as_deref(), json)
+            }
             Some(Command::DemoServer { style, http }) => {
                 let served = match http {
                     Some(address) => sightline::demo_server::http::run_http(style, address).await,

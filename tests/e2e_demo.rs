@@ -233,6 +233,131 @@ fn host_profiles_decide_what_structured_content_the_model_reads() {
     );
 }
 
+/// The SEP-1303 call as real hosts pass it on: the issue's three sentences, by the real binary.
+#[test]
+fn real_host_profiles_forward_in_their_own_words() {
+    let run = |style: &str, host: &str| {
+        let args = [
+            "call",
+            "book_flight",
+            r#"{"departureDate":"12/12/2024"}"#,
+            "--demo",
+            style,
+            "--host",
+            host,
+            "--json",
+            "--payload",
+        ];
+        let output = sightline(&args);
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), value["model_view"].clone())
+    };
+    let (code, agents) = run("legacy", "openai-agents");
+    assert_eq!(code, Some(3), "a protocol error");
+    assert_eq!(agents["forwarded"], true);
+    let text = agents["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "An error occurred while running the tool. Please try again. Error: Invalid arguments"
+        ) && text.contains("must be in the future"),
+        "{text}"
+    );
+    let (_, anthropic) = run("legacy", "anthropic-messages");
+    assert_eq!(anthropic["forwarded"], false);
+    assert!(!anthropic["text"].as_str().unwrap().contains("future"));
+    assert_eq!(anthropic["payload"]["is_error"], true);
+    let (code, chat) = run("sep1303", "openai-chat");
+    assert_eq!(code, Some(1), "a tool error");
+    assert_eq!(
+        (&chat["forwarded"], &chat["is_error"]),
+        (&json!(true), &json!(false))
+    );
+    assert_eq!(chat["error_flag"], false);
+    assert_eq!(chat["payload"]["role"], "tool");
+    assert_eq!(chat["payload"]["content"], chat["text"]);
+    assert!(chat["payload"].get("is_error").is_none());
+    assert_eq!(
+        chat["notes"],
+        json!(["this host has no error flag: the model sees this text as an ordinary result"])
+    );
+    let output = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--demo",
+        "sep1303",
+        "--host",
+        "openai-chat",
+    ]);
+    let shown = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        shown.contains("── what the model sees ── host 'openai-chat' · forwarded (SHOULD)")
+            && shown.contains(
+                "  host: this host has no error flag: the model sees this text as an ordinary result"
+            ),
+        "{shown}"
+    );
+}
+
+#[test]
+fn hosts_lists_every_profile_and_shows_one_to_copy() {
+    let output = sightline(&["hosts"]);
+    assert_eq!(output.status.code(), Some(0));
+    let listed = String::from_utf8(output.stdout).unwrap();
+    for name in [
+        "spec",
+        "anthropic-messages",
+        "openai-chat",
+        "openai-responses",
+        "openai-agents",
+    ] {
+        assert!(
+            listed
+                .lines()
+                .any(|line| line.starts_with(&format!("{name} "))),
+            "{name}"
+        );
+    }
+    assert!(listed.contains("from anthropics/anthropic-sdk-typescript sdk-v0.120.0"));
+    let output = sightline(&["hosts", "--json"]);
+    let all: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let agents = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|host| host["name"] == "openai-agents")
+        .unwrap();
+    assert_eq!(agents["forward_protocol_errors"], true);
+    assert_eq!(
+        agents["source"]["repository"],
+        "openai/openai-agents-python"
+    );
+    // A profile shown is a file the user can copy: it loads as their own.
+    let output = sightline(&["hosts", "show", "openai-chat"]);
+    let file = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        file.starts_with('#') && file.contains("[hosts.openai-chat]"),
+        "{file}"
+    );
+    let config = std::env::temp_dir().join(format!("sightline-show-{}", std::process::id()));
+    std::fs::create_dir_all(config.join("sightline")).unwrap();
+    std::fs::write(
+        config.join("sightline/hosts.toml"),
+        file.replace("[hosts.openai-chat", "[hosts.my-chat"),
+    )
+    .unwrap();
+    let output = Command::new(BIN)
+        .args(["hosts"])
+        .env("XDG_CONFIG_HOME", &config)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(output.stdout).unwrap();
+    assert!(listed.contains("my-chat (yours)"), "{listed}");
+    std::fs::remove_dir_all(&config).unwrap();
+    let output = sightline(&["hosts", "show", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
 #[test]
 fn user_host_profiles_load_from_the_config_dir_and_bad_ones_are_named() {
     let config = std::env::temp_dir().join(format!("sightline-hosts-{}", std::process::id()));
@@ -345,7 +470,8 @@ fn tools_json_lists_the_demo_tools_with_schemas_book_flight_first() {
                 "open_payment_page",
                 "summarise",
                 "long_booking",
-                "list_roots"
+                "list_roots",
+                "boarding_pass"
             ]
         );
         assert_eq!(
@@ -373,7 +499,7 @@ fn human_output_shows_request_response_and_the_class_in_words() {
     let output = sightline(&["tools"]);
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
-        stdout.contains("9 tools") && stdout.contains("book_flight — Book a flight"),
+        stdout.contains("10 tools") && stdout.contains("book_flight — Book a flight"),
         "{stdout}"
     );
 }
@@ -576,7 +702,7 @@ async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
         assert_eq!(classify(&exchange).class, Class::TransportFailure);
         // One more request proves the server is still serving after the cancellation.
         let listed = client.list_tools().await.unwrap();
-        assert_eq!(listed.len(), 9);
+        assert_eq!(listed.len(), 10);
         client.shutdown().await;
         let log = collected.log();
         let progress = log.iter().filter(|e| matches!(&e.event, LogEvent::Received { frame, .. } if frame.message.method() == Some("notifications/progress"))).count();

@@ -205,6 +205,33 @@ fn success_with_structured_content_per_host_profile() {
     });
 }
 
+/// The SEP-1303 call in both demo styles, as two real hosts would pass it to their models.
+#[test]
+fn the_model_pane_per_real_host() {
+    for host in ["anthropic-messages", "openai-chat"] {
+        snapshot(&format!("host_{host}_tool_error"), |s| {
+            demo(s);
+            s.call(
+                3,
+                "book_flight",
+                &json!({"departureDate": "12/12/2024"}),
+                PAST,
+            );
+            s.host(host);
+        });
+        snapshot(&format!("host_{host}_protocol_error"), |s| {
+            legacy_demo(s);
+            s.call(
+                3,
+                "book_flight",
+                &json!({"departureDate": "12/12/2024"}),
+                PAST_AS_32602,
+            );
+            s.host(host);
+        });
+    }
+}
+
 #[test]
 fn a_timeout() {
     snapshot("timeout", |s| {

@@ -169,8 +169,8 @@ impl Tmux {
     /// checks that the TUI has taken over the terminal, so the restoration checks mean something.
     fn wait_for_demo_server(&self) {
         self.wait_until(
-            "'Tools (9)' and 'sightline-demo' in the status bar",
-            |screen| screen.contains("Tools (9)") && status_bar(screen).contains("sightline-demo"),
+            "'Tools (10)' and 'sightline-demo' in the status bar",
+            |screen| screen.contains("Tools (10)") && status_bar(screen).contains("sightline-demo"),
         );
         let modes = self.display("#{alternate_on} #{mouse_any_flag}");
         assert_eq!(
@@ -215,7 +215,7 @@ impl Tmux {
             "the tty settings (raw mode) were not restored:\n{screen}"
         );
         assert!(
-            !screen.contains("Tools (9)") && !screen.contains('│') && !screen.contains('┃'),
+            !screen.contains("Tools (10)") && !screen.contains('│') && !screen.contains('┃'),
             "the TUI is still on the screen after exit:\n{screen}"
         );
         code
@@ -354,7 +354,7 @@ fn tool_error_is_forwarded_to_the_model_then_q_quits() {
         "x is a command outside the editor, never text:\n{screen}"
     );
     tmux.keys(&["Escape"]);
-    tmux.wait_for("┏ Tools (9)");
+    tmux.wait_for("┏ Tools (10)");
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
     assert_ends(server, "the demo server");
@@ -550,7 +550,7 @@ fn a_config_with_several_servers_opens_the_picker_and_connects_to_the_choice() {
     tmux.keys(&["Down"]);
     tmux.wait_for("▸ legacy-demo");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("┏ Tools (9)");
+    let screen = tmux.wait_for("┏ Tools (10)");
     assert!(
         !screen.contains("servers in"),
         "the picker has closed:\n{screen}"

@@ -462,6 +462,10 @@ pub struct ModelPane {
     /// Terminal-safe, clipped, with a note of what was left out.
     pub text: String,
     pub reason: String,
+    /// What the host did that the model cannot tell (terminal-safe).
+    pub notes: Vec<String>,
+    /// Findings that depend on the host.
+    pub findings: Vec<crate::classify::findings::Finding>,
 }
 
 /// Everything the screen shows.

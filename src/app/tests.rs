@@ -328,8 +328,34 @@ fn cycling_the_host_profile_recomputes_the_view() {
     command(&mut state, Command::CycleHost);
     assert_eq!(state.model.as_ref().unwrap().host, "structured-first");
     assert_eq!(state.model.as_ref().unwrap().text, r#"{"a":1}"#);
+    let others = crate::model_view::hosts::builtins().len() - 3;
+    for _ in 0..others {
+        command(&mut state, Command::CycleHost);
+        assert_ne!(state.model.as_ref().unwrap().host, "spec");
+    }
     command(&mut state, Command::CycleHost);
     assert_eq!(state.model.as_ref().unwrap().host, "spec", "cycles around");
+}
+
+#[test]
+fn a_user_profile_named_with_escapes_is_shown_inert() {
+    let mut state = state();
+    let user = crate::model_view::hosts::parse(
+        "[hosts.\"\\u001b[2Jevil\"]\ndescription = \"\\u001b]0;title\\u0007x\"\n",
+        "hosts.toml",
+    )
+    .unwrap();
+    state.settings.hosts = crate::model_view::hosts::all(&user);
+    finish(&mut state, call("book_flight", json!({})).tool_error("no"));
+    while state.settings.host().name != "\u{1b}[2Jevil" {
+        command(&mut state, Command::CycleHost);
+    }
+    let status = &state.status.as_ref().unwrap().text;
+    assert!(
+        !status.contains('\u{1b}') && !status.contains('\u{7}'),
+        "{status:?}"
+    );
+    assert!(!state.model.as_ref().unwrap().host.contains('\u{1b}'));
 }
 
 #[test]

@@ -382,7 +382,11 @@ fn toggle(state: &mut AppState, command: Command) {
             let host = state.settings.host();
             inform(
                 state,
-                format!("host profile '{}': {}", host.name, host.description),
+                format!(
+                    "host profile '{}': {}",
+                    sanitize::text(&host.name),
+                    sanitize::text(&host.description)
+                ),
             );
         }
         _ => {}
@@ -1130,6 +1134,12 @@ fn refresh_model(state: &mut AppState) {
                 .any(|block| matches!(block, Block::Structured { .. })),
             text,
             reason: sanitize::text(&view.reason).into_owned(),
+            notes: view
+                .notes
+                .iter()
+                .map(|note| sanitize::text(note).into_owned())
+                .collect(),
+            findings: view.findings.clone(),
         }
     });
 }

@@ -110,6 +110,13 @@ pub fn definitions() -> Vec<Value> {
         }),
     ];
     tools.extend(input_tools());
+    tools.push(json!({
+        "name": "boarding_pass",
+        "title": "Boarding pass",
+        "description": "A boarding pass as text, a PNG code and a link to the pass file: content that hosts pass, drop or fail on (try the host profiles).",
+        "inputSchema": booking_ref_schema(),
+        "annotations": {"readOnlyHint": true, "openWorldHint": false}
+    }));
     tools
 }
 
@@ -231,6 +238,7 @@ pub fn call(name: &str, arguments: &Map<String, Value>, today: Date) -> ToolOutc
             })
         }),
         "long_booking" => long_booking(arguments),
+        "boarding_pass" => boarding_pass(arguments),
         "list_roots" => Ok(ToolOutcome::Ask(Ask {
             key: "roots",
             method: "roots/list",
@@ -430,6 +438,35 @@ fn book_flight(arguments: &Map<String, Value>, today: Date) -> Result<ToolOutcom
         None => format!("Booked: one seat departing {date}. Booking reference {reference}."),
     };
     Ok(ToolOutcome::Done(text_result(&text)))
+}
+
+/// A 1×1 PNG: the pass's code, as small as an image gets.
+const CODE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+fn boarding_pass(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {
+    let reference = required_string(arguments, "bookingRef", "e.g. SL-1A2B3C")?;
+    let valid = !reference.is_empty()
+        && reference.len() <= 16
+        && reference
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if !valid {
+        return Err(format!(
+            "Invalid booking reference '{reference}': letters, digits and '-', e.g. SL-1A2B3C."
+        ));
+    }
+    Ok(ToolOutcome::Done(json!({
+        "content": [
+            {"type": "text", "text": format!("Boarding pass for {reference}: flight LH123, seat 12A, gate B7, boarding 10:40.")},
+            {"type": "image", "mimeType": "image/png", "data": CODE_PNG},
+            {
+                "type": "resource_link",
+                "uri": format!("https://passes.example.com/{reference}.pkpass"),
+                "name": format!("{reference}.pkpass"),
+                "mimeType": "application/vnd.apple.pkpass"
+            }
+        ]
+    })))
 }
 
 fn flight_status(arguments: &Map<String, Value>) -> Result<ToolOutcome, String> {

@@ -1,8 +1,10 @@
-//! Host profiles as data: how a client builds the model's input from a tool result. Built-ins
-//! plus user profiles from a TOML file; a bad file is an error naming the file, line and key.
+//! Host profiles as data: how a host turns a tool result into its model's input. The built-ins
+//! are the files under `hosts/`, each citing the code it was read from; user profiles use the
+//! same schema, and a bad file is an error naming the file, line and key.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// What a host does with `structuredContent`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -15,19 +17,107 @@ pub enum Structured {
     Ignore,
     /// The structured value when present, else the content blocks.
     Prefer,
+    /// The structured value (as JSON text) only when `content` is empty.
+    WhenContentEmpty,
+    /// The structured value alone when present and the result is not an error.
+    PreferOnSuccess,
 }
 
 /// The shape of the message a host sends to its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
-    /// A neutral tool-result block: `{type, is_error, content: [...]}`.
+    /// A neutral tool-result block: `{type, is_error, content: [...]}` with the MCP blocks.
     #[default]
     Generic,
-    /// A `tool_result` content block with `is_error` (the Anthropic Messages API).
+    /// A `tool_result` content block (the Anthropic Messages API).
     AnthropicMessages,
-    /// A `role: tool` message with string content (the `OpenAI` Chat Completions API).
+    /// A `role: tool` message: a string or text parts (`OpenAI` Chat Completions).
     OpenaiChat,
+    /// A `function_call_output` item: a string or input parts (the `OpenAI` Responses API).
+    OpenaiResponses,
+}
+
+/// What a host does with one kind of content block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// Sent as what it is: text as text, an image as an image.
+    #[default]
+    Pass,
+    /// Sent as text holding the block's JSON.
+    Json,
+    /// Replaced by a short text the host writes.
+    Placeholder,
+    /// Left out.
+    Drop,
+    /// The host fails on it: the model sees the host's error, not the result.
+    Throw,
+}
+
+/// What a host does with each kind of content block.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Blocks {
+    #[serde(default)]
+    pub text: Action,
+    #[serde(default)]
+    pub image: Action,
+    #[serde(default)]
+    pub audio: Action,
+    #[serde(default)]
+    pub resource_link: Action,
+    /// Embedded resources.
+    #[serde(default)]
+    pub resource: Action,
+    /// The image MIME types a passed image may have; the host fails on others. Absent: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_types: Option<Vec<String>>,
+    /// The same for embedded resources: exact types, `text/*`-style prefixes, and `""` for a
+    /// resource without a MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_types: Option<Vec<String>>,
+}
+
+/// Which part of a too-long result a host keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    Head,
+    Tail,
+    /// The head and the tail; the middle is dropped.
+    #[default]
+    HeadAndTail,
+}
+
+/// A host's size limit on what the model reads of one result.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limit {
+    /// Bytes of the result's text kept, at most.
+    pub bytes: usize,
+    #[serde(default)]
+    pub keep: Keep,
+    /// What stands where text was cut; `{omitted}` is the number of bytes left out.
+    #[serde(default = "default_marker")]
+    pub marker: String,
+}
+
+fn default_marker() -> String {
+    "[… {omitted} bytes omitted …]".to_owned()
+}
+
+/// Where a profile was taken from.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub repository: String,
+    /// The files read, with their lines.
+    pub files: Vec<String>,
+    /// The release or commit read.
+    pub version: String,
+    /// The date the code was read.
+    pub checked: String,
 }
 
 const DEFAULT_FAILURE_TEXT: &str = "Error: the tool call failed.";
@@ -36,64 +126,185 @@ const DEFAULT_FAILURE_TEXT: &str = "Error: the tool call failed.";
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostProfile {
-    #[serde(skip_deserializing)]
+    #[serde(skip)]
     pub name: String,
     #[serde(default)]
     pub description: String,
     #[serde(default)]
+    pub shape: Shape,
+    /// Whether the host's message can mark a result as an error (`is_error`).
+    #[serde(default = "yes")]
+    pub error_flag: bool,
+    #[serde(default)]
     pub structured: Structured,
     #[serde(default)]
-    pub shape: Shape,
+    pub blocks: Blocks,
+    /// What the host sends when no block is left (none: an empty result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_text: Option<String>,
     /// The MAY rule: forward protocol errors to the model.
     #[serde(default)]
     pub forward_protocol_errors: bool,
+    /// The words a forwarded protocol error reaches the model in: `{code}`, `{message}` and
+    /// `{data}` (compact JSON, or nothing) are filled in.
+    #[serde(default = "default_protocol_error_text")]
+    pub protocol_error_text: String,
     /// What the host tells the model when nothing from the server is forwarded.
     #[serde(default = "default_failure_text")]
     pub failure_text: String,
+    /// What the model reads when the host itself fails on a result; `{error}` is its message.
+    #[serde(default = "default_host_error_text")]
+    pub host_error_text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_failure_text() -> String {
     DEFAULT_FAILURE_TEXT.to_owned()
 }
 
-impl HostProfile {
-    fn builtin(name: &str, description: &str, structured: Structured) -> Self {
-        Self {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            structured,
-            shape: Shape::Generic,
-            forward_protocol_errors: false,
-            failure_text: default_failure_text(),
-        }
-    }
+fn default_protocol_error_text() -> String {
+    "MCP error {code}: {message} {data}".to_owned()
 }
 
-/// The built-in profiles; `spec` is the default.
+fn default_host_error_text() -> String {
+    "Error: {error}".to_owned()
+}
+
+/// `template` with each `{key}` replaced once, left to right: a value holding `{code}` stays
+/// as it is. Unknown keys are kept; the result is trimmed at its end (an empty `{data}`).
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let key = &after[..close];
+            let (_, value) = values.iter().find(|(name, _)| *name == key)?;
+            Some((value, close))
+        });
+        if let Some((value, close)) = value {
+            out.push_str(value);
+            rest = &after[close + 1..];
+        } else {
+            out.push('{');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// The built-in profile files, in the order `h` cycles through them.
+const BUILTIN_FILES: [(&str, &str); 10] = [
+    ("hosts/spec.toml", include_str!("../../hosts/spec.toml")),
+    (
+        "hosts/content-only.toml",
+        include_str!("../../hosts/content-only.toml"),
+    ),
+    (
+        "hosts/structured-first.toml",
+        include_str!("../../hosts/structured-first.toml"),
+    ),
+    (
+        "hosts/anthropic-messages.toml",
+        include_str!("../../hosts/anthropic-messages.toml"),
+    ),
+    (
+        "hosts/anthropic-tool-runner.toml",
+        include_str!("../../hosts/anthropic-tool-runner.toml"),
+    ),
+    (
+        "hosts/openai-chat.toml",
+        include_str!("../../hosts/openai-chat.toml"),
+    ),
+    (
+        "hosts/openai-responses.toml",
+        include_str!("../../hosts/openai-responses.toml"),
+    ),
+    (
+        "hosts/openai-agents.toml",
+        include_str!("../../hosts/openai-agents.toml"),
+    ),
+    (
+        "hosts/openai-agents-structured.toml",
+        include_str!("../../hosts/openai-agents-structured.toml"),
+    ),
+    ("hosts/codex.toml", include_str!("../../hosts/codex.toml")),
+];
+
+/// The built-in profiles; `spec` is the default. Each file is checked by a test, so none is
+/// ever missing here.
 pub fn builtins() -> Vec<HostProfile> {
-    vec![
-        HostProfile::builtin(
-            "spec",
-            "the spec's rules: tool errors forwarded (SHOULD), protocol errors not (MAY, off)",
-            Structured::Alongside,
-        ),
-        HostProfile::builtin(
-            "content-only",
-            "ignores structuredContent",
-            Structured::Ignore,
-        ),
-        HostProfile::builtin(
-            "structured-first",
-            "uses structuredContent when present, else the text",
-            Structured::Prefer,
-        ),
-    ]
+    static BUILTINS: OnceLock<Vec<HostProfile>> = OnceLock::new();
+    BUILTINS
+        .get_or_init(|| {
+            BUILTIN_FILES
+                .iter()
+                .flat_map(|(file, text)| parse(text, file).unwrap_or_default())
+                .collect()
+        })
+        .clone()
+}
+
+/// The file a built-in profile comes from, as written (comments included).
+pub fn builtin_file(name: &str) -> Option<&'static str> {
+    BUILTIN_FILES
+        .iter()
+        .find(|(file, _)| {
+            file.strip_prefix("hosts/")
+                .and_then(|file| file.strip_suffix(".toml"))
+                == Some(name)
+        })
+        .map(|(_, text)| *text)
 }
 
 /// The `spec` profile, for when no other is at hand.
 pub fn spec() -> &'static HostProfile {
-    static SPEC: std::sync::OnceLock<HostProfile> = std::sync::OnceLock::new();
-    SPEC.get_or_init(|| builtins().remove(0))
+    static SPEC: OnceLock<HostProfile> = OnceLock::new();
+    SPEC.get_or_init(|| {
+        builtins()
+            .into_iter()
+            .find(|profile| profile.name == "spec")
+            .unwrap_or_else(|| HostProfile {
+                name: "spec".to_owned(),
+                description: String::new(),
+                shape: Shape::Generic,
+                error_flag: true,
+                structured: Structured::Alongside,
+                blocks: Blocks::default(),
+                empty_text: None,
+                forward_protocol_errors: false,
+                protocol_error_text: default_protocol_error_text(),
+                failure_text: default_failure_text(),
+                host_error_text: default_host_error_text(),
+                limit: None,
+                source: None,
+            })
+    })
+}
+
+/// A profile as a file a user can copy into `hosts.toml`.
+pub fn to_file(profile: &HostProfile) -> String {
+    #[derive(Serialize)]
+    struct One<'a> {
+        hosts: BTreeMap<&'a str, &'a HostProfile>,
+    }
+    if let Some(text) = builtin_file(&profile.name).filter(|_| builtins().contains(profile)) {
+        return text.to_owned();
+    }
+    let one = One {
+        hosts: BTreeMap::from([(profile.name.as_str(), profile)]),
+    };
+    toml::to_string(&one).unwrap_or_else(|error| format!("# cannot write this profile: {error}\n"))
 }
 
 /// A host profile file that cannot be used.
@@ -144,11 +355,17 @@ fn key_on_line(line: &str) -> Option<String> {
     (!key.is_empty()).then(|| key.trim_matches('"').to_owned())
 }
 
-/// Finds a profile by name; user profiles override built-ins of the same name.
-pub fn resolve(name: &str, user: &[HostProfile]) -> Result<HostProfile, String> {
+/// Built-ins overridden and extended by the user's profiles.
+pub fn all(user: &[HostProfile]) -> Vec<HostProfile> {
     let mut all = builtins();
     all.retain(|builtin| user.iter().all(|u| u.name != builtin.name));
     all.extend(user.iter().cloned());
+    all
+}
+
+/// Finds a profile by name; user profiles override built-ins of the same name.
+pub fn resolve(name: &str, user: &[HostProfile]) -> Result<HostProfile, String> {
+    let all = all(user);
     all.iter()
         .find(|profile| profile.name == name)
         .cloned()
@@ -166,6 +383,65 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_builtin_file_parses_to_one_profile_named_after_it() {
+        let builtins = builtins();
+        assert_eq!(builtins.len(), BUILTIN_FILES.len());
+        for ((file, text), profile) in BUILTIN_FILES.iter().zip(&builtins) {
+            let parsed = parse(text, file).unwrap();
+            assert_eq!(parsed.len(), 1, "{file}");
+            assert_eq!(
+                Some(profile.name.as_str()),
+                file.strip_prefix("hosts/")
+                    .and_then(|f| f.strip_suffix(".toml")),
+                "{file}"
+            );
+            assert!(!profile.description.is_empty(), "{file}");
+        }
+    }
+
+    #[test]
+    fn the_hosts_read_from_code_cite_their_source() {
+        for profile in builtins() {
+            let generic = ["spec", "content-only", "structured-first"];
+            if generic.contains(&profile.name.as_str()) {
+                continue;
+            }
+            let source = profile
+                .source
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}", profile.name));
+            assert!(source.repository.contains('/'), "{}", profile.name);
+            assert!(!source.files.is_empty() && !source.version.is_empty());
+            assert!(source.checked.starts_with("2026-"), "{}", profile.name);
+        }
+    }
+
+    #[test]
+    fn a_profile_printed_for_copying_reads_back_the_same() {
+        let user = parse(
+            "[hosts.mine]\ndescription = \"x\"\nerror_flag = false\n[hosts.mine.limit]\nbytes = 100\n",
+            "f",
+        )
+        .unwrap();
+        for profile in builtins().iter().chain(&user) {
+            let text = to_file(profile);
+            let back = parse(&text, "printed").unwrap();
+            assert_eq!(back, vec![profile.clone()], "{text}");
+        }
+        assert!(to_file(&resolve("openai-agents", &[]).unwrap()).starts_with('#'));
+    }
+
+    #[test]
+    fn fill_replaces_each_key_once_and_leaves_values_alone() {
+        let values = [("code", "-32602"), ("message", "bad {code}"), ("data", "")];
+        assert_eq!(
+            fill("MCP error {code}: {message} {data}", &values),
+            "MCP error -32602: bad {code}"
+        );
+        assert_eq!(fill("{nope} {code", &values), "{nope} {code");
+    }
+
+    #[test]
     fn a_profile_file_adds_and_overrides_profiles() {
         let text = r#"
 [hosts.claude-like]
@@ -179,7 +455,7 @@ structured = "ignore"
         let user = parse(text, "hosts.toml").unwrap();
         let claude = resolve("claude-like", &user).unwrap();
         assert_eq!(claude.shape, Shape::AnthropicMessages);
-        assert!(claude.forward_protocol_errors);
+        assert!(claude.forward_protocol_errors && claude.error_flag);
         assert_eq!(claude.failure_text, DEFAULT_FAILURE_TEXT);
         assert_eq!(
             resolve("spec", &user).unwrap().structured,
@@ -207,12 +483,17 @@ structured = "ignore"
             shown.contains("fax") || shown.contains("unknown variant"),
             "{shown}"
         );
+        let text = "[hosts.x]\n[hosts.x.blocks]\naudio = \"explode\"\n";
+        let error = parse(text, "f").unwrap_err();
+        assert_eq!((error.line, error.key.as_deref()), (3, Some("audio")));
     }
 
     #[test]
     fn an_unknown_key_and_broken_toml_are_errors_too() {
         let error = parse("[hosts.x]\nshapes = \"generic\"\n", "f").unwrap_err();
         assert_eq!((error.line, error.key.as_deref()), (2, Some("shapes")));
+        let error = parse("[hosts.x.limit]\nbytes = 10\nkeep = \"middle\"\n", "f").unwrap_err();
+        assert_eq!((error.line, error.key.as_deref()), (3, Some("keep")));
         let error = parse("[hosts.x\n", "f").unwrap_err();
         assert_eq!(error.line, 1);
     }
@@ -222,7 +503,9 @@ structured = "ignore"
         let error = resolve("nope", &[]).unwrap_err();
         assert_eq!(
             error,
-            "unknown host profile 'nope'; available: spec, content-only, structured-first"
+            "unknown host profile 'nope'; available: spec, content-only, structured-first, \
+             anthropic-messages, anthropic-tool-runner, openai-chat, openai-responses, \
+             openai-agents, openai-agents-structured, codex"
         );
     }
 }

@@ -3,20 +3,22 @@
 //! from the reply, never copied), the rule of the spec that decided it, and the payload a host
 //! would build.
 
+mod convert;
 pub mod hosts;
+mod payload;
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
+use crate::classify::findings::{Direction, Finding, FrameRef, Severity};
 use crate::classify::{Class, Outcome};
-use crate::mcp::json::{self, Compact, Json};
-use crate::mcp::jsonrpc::{Reply, error_code_name};
-use crate::mcp::messages::{CallResult, block_text};
+use crate::mcp::json::Compact;
+use crate::mcp::jsonrpc::{ErrorObject, Reply, error_code_name};
 use crate::mcp::session::Exchange;
-use hosts::{HostProfile, Shape, Structured};
+use convert::{Converted, convert};
+use hosts::{HostProfile, Keep, Limit, Shape, Structured};
 
 /// The rule of the spec that decided whether the server's answer reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -53,8 +55,18 @@ impl Rule {
 pub enum Block<'a> {
     /// Text, as the server or the host wrote it.
     Text { text: Cow<'a, str> },
-    /// A short stand-in for content a text model does not read (image, audio, resource).
+    /// An image, audio or embedded resource the host hands the model as it is, shown by a short
+    /// label (the payload carries the block itself).
+    Media {
+        label: String,
+        #[serde(skip)]
+        source: &'a str,
+    },
+    /// A short text standing in for content: the host's words, or sightline's for a block of
+    /// a type no host reads.
     Placeholder { text: String },
+    /// A content block the host sends as its JSON text.
+    Json { json: &'a str },
     /// The `structuredContent` value (its text as received), written compactly for the model.
     Structured { json: &'a str },
 }
@@ -64,8 +76,9 @@ impl fmt::Display for Block<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Block::Text { text } => f.write_str(text),
+            Block::Media { label, .. } => f.write_str(label),
             Block::Placeholder { text } => f.write_str(text),
-            Block::Structured { json } => write!(f, "{}", Compact(json)),
+            Block::Json { json } | Block::Structured { json } => write!(f, "{}", Compact(json)),
         }
     }
 }
@@ -75,8 +88,9 @@ impl Block<'_> {
     pub fn len(&self) -> usize {
         match self {
             Block::Text { text } => text.len(),
+            Block::Media { label, .. } => label.len(),
             Block::Placeholder { text } => text.len(),
-            Block::Structured { json } => Compact(json).len(),
+            Block::Json { json } | Block::Structured { json } => Compact(json).len(),
         }
     }
 
@@ -85,36 +99,163 @@ impl Block<'_> {
     }
 }
 
-/// The blocks as one text, one block per line, written as it is read (never built whole).
+/// A host's size limit at work: the text is `total` bytes, the host keeps `head` bytes from
+/// the start and `tail` from the end, and `marker` stands for the rest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Truncation {
+    pub total: usize,
+    pub head: usize,
+    pub tail: usize,
+    pub marker: String,
+}
+
+impl Truncation {
+    fn for_limit(total: usize, limit: &Limit) -> Option<Truncation> {
+        if total <= limit.bytes {
+            return None;
+        }
+        let (head, tail) = match limit.keep {
+            Keep::Head => (limit.bytes, 0),
+            Keep::Tail => (0, limit.bytes),
+            Keep::HeadAndTail => (limit.bytes / 2, limit.bytes - limit.bytes / 2),
+        };
+        let omitted = (total - head - tail).to_string();
+        Some(Truncation {
+            total,
+            head,
+            tail,
+            marker: hosts::fill(&limit.marker, &[("omitted", &omitted)]),
+        })
+    }
+
+    pub fn omitted(&self) -> usize {
+        self.total - self.head - self.tail
+    }
+
+    /// Where the cut is, in words.
+    pub fn describe(&self, limit: usize) -> String {
+        let what = match (self.head, self.tail) {
+            (_, 0) => "the end",
+            (0, _) => "the start",
+            _ => "the middle",
+        };
+        format!(
+            "this host keeps {limit} bytes of a result: {} of {} bytes are cut from {what} \
+             (bytes {}–{}), and \"{}\" stands in their place",
+            self.omitted(),
+            self.total,
+            self.head,
+            self.total - self.tail,
+            self.marker
+        )
+    }
+}
+
+/// The blocks as one text, one block per line, written as it is read (never built whole), cut
+/// as the host's size limit cuts it.
 #[derive(Debug, Clone, Copy)]
-pub struct Joined<'v, 'a>(pub &'v [Block<'a>]);
+pub struct Joined<'v, 'a> {
+    blocks: &'v [Block<'a>],
+    truncation: Option<&'v Truncation>,
+}
 
 impl fmt::Display for Joined<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, block) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_char('\n')?;
-            }
-            write!(f, "{block}")?;
+        let Some(truncation) = self.truncation else {
+            return write_blocks(self.blocks, f);
+        };
+        let mut window = Window {
+            out: f,
+            at: 0,
+            truncation,
+            head_done: false,
+            tail_started: false,
+        };
+        write_blocks(self.blocks, &mut window)?;
+        if !window.head_done {
+            window.out.write_str(&truncation.marker)?;
         }
         Ok(())
     }
 }
 
+fn write_blocks(blocks: &[Block], out: &mut dyn Write) -> fmt::Result {
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.write_char('\n')?;
+        }
+        write!(out, "{block}")?;
+    }
+    Ok(())
+}
+
+/// Passes the head and the tail of what is written through, and the marker between them.
+struct Window<'o, 't> {
+    out: &'o mut dyn Write,
+    at: usize,
+    truncation: &'t Truncation,
+    head_done: bool,
+    tail_started: bool,
+}
+
+impl Write for Window<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let start = self.at;
+        self.at += s.len();
+        if !self.head_done {
+            let room = self.truncation.head.saturating_sub(start);
+            let kept = clip(s, room);
+            self.out.write_str(kept)?;
+            if kept.len() < s.len() {
+                self.head_done = true;
+                self.out.write_str(&self.truncation.marker)?;
+            } else {
+                return Ok(());
+            }
+        }
+        let tail_from = self.truncation.total - self.truncation.tail;
+        if self.at <= tail_from {
+            return Ok(());
+        }
+        let mut from = tail_from.saturating_sub(start);
+        if self.tail_started {
+            from = 0;
+        }
+        while from < s.len() && !s.is_char_boundary(from) {
+            from += 1;
+        }
+        self.tail_started = true;
+        self.out.write_str(&s[from.min(s.len())..])
+    }
+}
+
 /// What the model's context window receives for one exchange.
+// Each flag is its own fact about the view (forwarded, marked, flag exists, MAY).
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelView<'a> {
     pub host: String,
     /// Whether anything the server said reaches the model.
     pub forwarded: bool,
     pub rule: Rule,
-    /// Whether the host marks it as an error.
+    /// Whether the host marks it as an error (never, for a host without an error flag).
     pub is_error: bool,
+    /// Whether the host's message has an error flag at all.
+    pub error_flag: bool,
     /// Forwarded under the MAY rule: "less likely to result in successful recovery".
     pub less_likely_to_help: bool,
     pub blocks: Vec<Block<'a>>,
     /// One line: why the view is what it is.
     pub reason: String,
+    /// What the host did that the model cannot tell: blocks dropped or replaced, text cut, no
+    /// error flag, the host failing on the result. Plain sentences.
+    pub notes: Vec<String>,
+    /// The host's own error, when it fails on the result.
+    pub thrown: Option<String>,
+    /// The host's size limit at work.
+    pub truncation: Option<Truncation>,
+    /// Findings that depend on the host (a block it cannot send).
+    pub findings: Vec<Finding>,
     shape: Shape,
 }
 
@@ -133,24 +274,28 @@ pub fn model_view<'a>(
         forwarded: true,
         rule: Rule::Result,
         is_error: false,
+        error_flag: host.error_flag,
         less_likely_to_help: false,
         blocks: Vec::new(),
         reason: String::new(),
+        notes: Vec::new(),
+        thrown: None,
+        truncation: None,
+        findings: Vec::new(),
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
     match (&outcome.class, exchange.answer()) {
         (Class::Success, Some(Reply::Result(result))) => {
-            view.blocks = project(result, host.structured);
             view.reason = format!(
                 "the result reaches the model ({})",
                 structured_note(host.structured)
             );
+            view.take(convert(result, host), exchange, host);
         }
         (Class::ToolError, Some(Reply::Result(result))) => {
             view.rule = Rule::Should;
             view.is_error = true;
-            view.blocks = project(result, host.structured);
             view.reason = if since_sep1303 {
                 format!(
                     "tool execution error: clients SHOULD provide it to the model to enable self-correction ({version} tools.mdx)"
@@ -160,39 +305,10 @@ pub fn model_view<'a>(
                     "tool execution error: isError results are meant for the model ({version}); the SHOULD came with SEP-1303 in {SEP_1303_VERSION}"
                 )
             };
+            view.take(convert(result, host), exchange, host);
         }
         (Class::ProtocolError, Some(Reply::Error(error))) => {
-            view.rule = Rule::May;
-            view.is_error = true;
-            let named = format!(
-                "protocol error {} ({})",
-                error.code,
-                error_code_name(error.code)
-            );
-            let may = if since_sep1303 {
-                "clients MAY provide protocol errors"
-            } else {
-                "the MAY rule of 2025-11-25"
-            };
-            if host.forward_protocol_errors {
-                view.less_likely_to_help = true;
-                let mut text = format!("MCP error {}: {}", error.code, error.message);
-                if let Some(data) = &error.data {
-                    let _ = write!(text, " {}", Compact(data.text()));
-                }
-                view.blocks = vec![Block::Text { text: text.into() }];
-                view.reason = format!(
-                    "{named}: forwarded because {may} (on), though it is less likely to help"
-                );
-            } else {
-                view.forwarded = false;
-                view.blocks = vec![Block::Text {
-                    text: host.failure_text.clone().into(),
-                }];
-                view.reason = format!(
-                    "{named}: handled by the client, not forwarded ({may}; off): the model learns that the call failed, not why"
-                );
-            }
+            view.protocol_error(error, since_sep1303, host);
         }
         // A class that disagrees with the reply cannot come from `classify`; shown as no reply.
         (Class::TransportFailure, _)
@@ -210,7 +326,128 @@ pub fn model_view<'a>(
             );
         }
     }
+    view.as_the_host_marks_and_cuts_it(host);
     view
+}
+
+impl<'a> ModelView<'a> {
+    /// A protocol error: the host's failure text, or (MAY, on) the error in the host's words.
+    fn protocol_error(&mut self, error: &ErrorObject, since_sep1303: bool, host: &HostProfile) {
+        self.rule = Rule::May;
+        self.is_error = true;
+        let named = format!(
+            "protocol error {} ({})",
+            error.code,
+            error_code_name(error.code)
+        );
+        let may = if since_sep1303 {
+            "clients MAY provide protocol errors"
+        } else {
+            "the MAY rule of 2025-11-25"
+        };
+        if host.forward_protocol_errors {
+            self.less_likely_to_help = true;
+            let code = error.code.to_string();
+            let data = error
+                .data
+                .as_ref()
+                .map(|data| Compact(data.text()).to_string())
+                .unwrap_or_default();
+            let text = hosts::fill(
+                &host.protocol_error_text,
+                &[
+                    ("code", &code),
+                    ("message", &error.message),
+                    ("data", &data),
+                ],
+            );
+            self.blocks = vec![Block::Text { text: text.into() }];
+            self.reason = format!(
+                "{named}: forwarded because {may} (on), in this host's words, though it is less likely to help"
+            );
+        } else {
+            self.forwarded = false;
+            self.blocks = vec![Block::Text {
+                text: host.failure_text.clone().into(),
+            }];
+            self.reason = format!(
+                "{named}: handled by the client, not forwarded ({may}; off): the model learns that the call failed, not why"
+            );
+        }
+    }
+
+    /// The host's last word: no error flag to mark an error with, and its size limit.
+    fn as_the_host_marks_and_cuts_it(&mut self, host: &HostProfile) {
+        if self.is_error && !host.error_flag {
+            self.is_error = false;
+            self.notes.push(
+                "this host has no error flag: the model sees this text as an ordinary result"
+                    .to_owned(),
+            );
+        }
+        if let Some(limit) = &host.limit {
+            let total = self.blocks.iter().map(Block::len).sum::<usize>()
+                + self.blocks.len().saturating_sub(1);
+            self.truncation = Truncation::for_limit(total, limit);
+            if let Some(truncation) = &self.truncation {
+                self.notes.push(truncation.describe(limit.bytes));
+            }
+        }
+    }
+
+    /// Takes in a result as the host converted it; a block the host fails on replaces the
+    /// result with the host's own error.
+    fn take(&mut self, converted: Converted<'a>, exchange: &Exchange, host: &HostProfile) {
+        self.blocks = converted.blocks;
+        self.notes = converted.notes;
+        let Some(thrown) = converted.thrown else {
+            return;
+        };
+        let block = match thrown.kind.as_str() {
+            "resource_link" => "a resource_link block".to_owned(),
+            "" => "a block without a type".to_owned(),
+            kind => format!("an {kind} block").replace("an resource", "a resource"),
+        };
+        self.notes.insert(
+            0,
+            format!(
+                "this host would throw on {block} (\"{}\"): the model sees the host's error, not the result",
+                thrown.message
+            ),
+        );
+        self.forwarded = false;
+        self.is_error = true;
+        self.reason = format!(
+            "this host cannot convert the result (it fails on {block}), so its model reads the \
+             host's error instead of what the server said"
+        );
+        self.blocks = vec![Block::Text {
+            text: hosts::fill(&host.host_error_text, &[("error", &thrown.message)]).into(),
+        }];
+        if matches!(thrown.kind.as_str(), "audio" | "resource_link") {
+            self.findings.push(Finding {
+                id: "audio-or-link-unsupported-by-host",
+                severity: Severity::Warning,
+                message: format!(
+                    "host '{}' fails on {block} (\"{}\"), so the whole result, text included, \
+                     never reaches its model; a link can travel as a URL in text or as an \
+                     embedded resource",
+                    host.name, thrown.message
+                ),
+                frames: vec![
+                    FrameRef {
+                        direction: Direction::Sent,
+                        id: exchange.id.clone(),
+                    },
+                    FrameRef {
+                        direction: Direction::Received,
+                        id: exchange.id.clone(),
+                    },
+                ],
+            });
+        }
+        self.thrown = Some(thrown.message);
+    }
 }
 
 fn structured_note(policy: Structured) -> &'static str {
@@ -220,85 +457,12 @@ fn structured_note(policy: Structured) -> &'static str {
         }
         Structured::Ignore => "content blocks only; structuredContent ignored",
         Structured::Prefer => "structuredContent when present, else content blocks",
-    }
-}
-
-/// The blocks a model reads from a result, per the host's structured-content policy.
-fn project(result: &Json, policy: Structured) -> Vec<Block<'_>> {
-    let call = CallResult::read(result);
-    let content = || {
-        call.blocks()
-            .map(|source| match block_text(source) {
-                Some(text) => Block::Text { text },
-                None => project_block(source),
-            })
-            .collect::<Vec<_>>()
-    };
-    match (policy, call.structured) {
-        (Structured::Prefer, Some(json)) => vec![Block::Structured { json }],
-        (Structured::Alongside, Some(json))
-            if !call.texts().any(|text| json::same(&text, json)) =>
-        {
-            let mut blocks = content();
-            blocks.push(Block::Structured { json });
-            blocks
+        Structured::WhenContentEmpty => {
+            "content blocks; structuredContent only when content is empty"
         }
-        (Structured::Prefer | Structured::Alongside | Structured::Ignore, _) => content(),
-    }
-}
-
-fn project_block(block: &str) -> Block<'static> {
-    let field = |key: &str| json::member(block, key).and_then(json::string);
-    let placeholder = |text: String| Block::Placeholder { text };
-    match field("type").as_deref() {
-        Some(kind @ ("image" | "audio")) => placeholder(format!(
-            "[{kind}: {}, {}]",
-            field("mimeType").unwrap_or("unknown type".into()),
-            human_size(base64_len(&field("data").unwrap_or_default()))
-        )),
-        Some("resource_link") => {
-            let mime = field("mimeType")
-                .map(|m| format!(", {m}"))
-                .unwrap_or_default();
-            placeholder(format!(
-                "[resource link: {} ({}{mime})]",
-                field("uri").unwrap_or("?".into()),
-                field("name").unwrap_or("unnamed".into())
-            ))
+        Structured::PreferOnSuccess => {
+            "structuredContent alone when present and not an error, else content blocks"
         }
-        Some("resource") => {
-            let resource = json::member(block, "resource").unwrap_or("null");
-            let inner = |key: &str| json::member(resource, key).and_then(json::string);
-            let size = match (inner("text"), inner("blob")) {
-                (Some(text), _) => text.len(),
-                (None, Some(blob)) => base64_len(&blob),
-                (None, None) => 0,
-            };
-            placeholder(format!(
-                "[embedded resource: {}, {}, {}]",
-                inner("uri").unwrap_or("?".into()),
-                inner("mimeType").unwrap_or("unknown type".into()),
-                human_size(size)
-            ))
-        }
-        Some(other) => placeholder(format!("[unsupported content type '{other}']")),
-        None => placeholder("[malformed content block]".to_owned()),
-    }
-}
-
-/// Decoded size of base64 text.
-fn base64_len(data: &str) -> usize {
-    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
-    (data.len() * 3 / 4).saturating_sub(padding)
-}
-
-fn human_size(bytes: usize) -> String {
-    #[allow(clippy::cast_precision_loss)] // a size label needs one decimal, not exactness
-    let value = bytes as f64;
-    match bytes {
-        0..1024 => format!("{bytes} B"),
-        1024..1_048_576 => format!("{:.1} KB", value / 1024.0),
-        _ => format!("{:.1} MB", value / 1_048_576.0),
     }
 }
 
@@ -311,7 +475,10 @@ impl ModelView<'_> {
 
     /// The text, written as it is read.
     pub fn joined(&self) -> Joined<'_, '_> {
-        Joined(&self.blocks)
+        Joined {
+            blocks: &self.blocks,
+            truncation: self.truncation.as_ref(),
+        }
     }
 
     /// The first `max` bytes of the text (cut on a character boundary), and how many bytes
@@ -326,7 +493,6 @@ impl ModelView<'_> {
         (out.text, out.omitted)
     }
 
-    /// "forwarded (SHOULD)", "not forwarded (MAY, off)"…
     /// The view of a call to a tool the host dropped from its listing: whatever the server
     /// answered, no model could have made this call.
     pub fn dropped(&mut self, tool: &str, reason: &str) {
@@ -334,6 +500,10 @@ impl ModelView<'_> {
         self.rule = Rule::Dropped;
         self.is_error = false;
         self.less_likely_to_help = false;
+        self.thrown = None;
+        self.truncation = None;
+        self.notes.clear();
+        self.findings.clear();
         self.blocks = vec![Block::Text {
             text: format!("(no tool '{tool}': the host dropped it from tools/list)").into(),
         }];
@@ -343,36 +513,14 @@ impl ModelView<'_> {
         );
     }
 
+    /// "forwarded (SHOULD)", "not forwarded (MAY, off)", "not forwarded (the host fails on it)"…
     pub fn verdict(&self) -> String {
         match (self.forwarded, self.rule) {
+            _ if self.thrown.is_some() => "not forwarded (the host fails on it)".to_owned(),
             (true, Rule::May) => "forwarded (MAY, on; less likely to help)".to_owned(),
             (true, rule) => format!("forwarded ({})", rule.label()),
             (false, Rule::May) => "not forwarded (MAY, off)".to_owned(),
             (false, rule) => format!("not forwarded ({})", rule.label()),
-        }
-    }
-
-    /// The message a host of this profile would send its model (it holds the text again).
-    pub fn payload(&self) -> Value {
-        let text_block = |block: &Block| json!({"type": "text", "text": block.to_string()});
-        match self.shape {
-            Shape::Generic => json!({
-                "type": "tool_result",
-                "is_error": self.is_error,
-                "content": self.blocks.iter().map(|block| match block {
-                    Block::Structured { json } => json!({"type": "json", "json": parsed(json)}),
-                    Block::Text { .. } | Block::Placeholder { .. } => text_block(block),
-                }).collect::<Vec<_>>(),
-            }),
-            Shape::AnthropicMessages => json!({
-                "type": "tool_result",
-                "tool_use_id": "toolu_sightline",
-                "is_error": self.is_error,
-                "content": self.blocks.iter().map(text_block).collect::<Vec<_>>(),
-            }),
-            Shape::OpenaiChat => {
-                json!({"role": "tool", "tool_call_id": "call_sightline", "content": self.text()})
-            }
         }
     }
 
@@ -385,11 +533,6 @@ impl ModelView<'_> {
             with_payload,
         }
     }
-}
-
-/// JSON text as a value (the payload repeats the text anyway; built only when asked for).
-fn parsed(json: &str) -> Value {
-    serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
 /// Collects at most `max` bytes, counting the rest.
@@ -424,10 +567,18 @@ impl Serialize for ModelViewJson<'_, '_> {
         map.serialize_entry("forwarded", &view.forwarded)?;
         map.serialize_entry("rule", &view.rule)?;
         map.serialize_entry("is_error", &view.is_error)?;
+        map.serialize_entry("error_flag", &view.error_flag)?;
         map.serialize_entry("less_likely_to_help", &view.less_likely_to_help)?;
         map.serialize_entry("text", &Streamed(view.joined()))?;
         map.serialize_entry("blocks", &Shapes(&view.blocks))?;
         map.serialize_entry("reason", &view.reason)?;
+        map.serialize_entry("notes", &view.notes)?;
+        if let Some(thrown) = &view.thrown {
+            map.serialize_entry("host_error", thrown)?;
+        }
+        if let Some(truncation) = &view.truncation {
+            map.serialize_entry("truncated", truncation)?;
+        }
         if self.with_payload {
             map.serialize_entry("payload", &view.payload())?;
         }
@@ -442,7 +593,9 @@ struct Shapes<'v, 'a>(&'v [Block<'a>]);
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum BlockShape<'v> {
     Text { bytes: usize },
+    Media { text: &'v str },
     Placeholder { text: &'v str },
+    Json { bytes: usize },
     Structured { bytes: usize },
 }
 
@@ -450,7 +603,9 @@ impl Serialize for Shapes<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(|block| match block {
             Block::Text { .. } => BlockShape::Text { bytes: block.len() },
+            Block::Media { label, .. } => BlockShape::Media { text: label },
             Block::Placeholder { text } => BlockShape::Placeholder { text },
+            Block::Json { .. } => BlockShape::Json { bytes: block.len() },
             Block::Structured { .. } => BlockShape::Structured { bytes: block.len() },
         }))
     }
@@ -479,3 +634,6 @@ pub fn clip(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod golden_tests;

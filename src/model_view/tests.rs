@@ -73,24 +73,31 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             );
                         }
                         Class::ToolError => {
-                            assert!(
-                                view.forwarded && view.is_error && !view.less_likely_to_help,
-                                "{label}"
-                            );
+                            assert!(view.forwarded && !view.less_likely_to_help, "{label}");
+                            assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::Should, "{label}");
                             assert_eq!(view.text(), PAST, "{label}");
                             assert_eq!(view.verdict(), "forwarded (SHOULD)", "{label}");
-                        }
-                        Class::ProtocolError if may => {
-                            assert!(
-                                view.forwarded && view.is_error && view.less_likely_to_help,
+                            assert_eq!(
+                                view.notes.iter().any(|note| note.contains("no error flag")),
+                                !host.error_flag,
                                 "{label}"
                             );
+                        }
+                        Class::ProtocolError if host.forward_protocol_errors => {
+                            assert!(view.forwarded && view.less_likely_to_help, "{label}");
+                            assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
-                            assert_eq!(view.text(), format!("MCP error -32602: {PAST}"), "{label}");
+                            let expected = super::hosts::fill(
+                                &host.protocol_error_text,
+                                &[("code", "-32602"), ("message", PAST), ("data", "")],
+                            );
+                            assert!(expected.contains(PAST), "{label}");
+                            assert_eq!(view.text(), expected, "{label}");
                         }
                         Class::ProtocolError => {
-                            assert!(!view.forwarded && view.is_error, "{label}");
+                            assert!(!view.forwarded, "{label}");
+                            assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
                             assert!(
                                 !view.text().contains("Current date"),
@@ -100,7 +107,8 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert_eq!(view.verdict(), "not forwarded (MAY, off)", "{label}");
                         }
                         Class::TransportFailure => {
-                            assert!(!view.forwarded && view.is_error, "{label}");
+                            assert!(!view.forwarded, "{label}");
+                            assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::NoReply, "{label}");
                             assert_eq!(view.text(), host.failure_text, "{label}");
                         }
@@ -326,8 +334,69 @@ fn the_json_text_is_the_joined_text_escaped_as_json() {
         value["blocks"],
         json!([
             {"kind": "text", "bytes": 15},
-            {"kind": "placeholder", "text": "[image: image/png, 0 B]"},
+            {"kind": "media", "text": "[image: image/png, 0 B]"},
             {"kind": "structured", "bytes": 7}
         ])
     );
+}
+
+fn limited(bytes: usize, keep: &str) -> HostProfile {
+    let text = format!(
+        "[hosts.small]\ndescription = \"x\"\n[hosts.small.limit]\nbytes = {bytes}\nkeep = \"{keep}\"\nmarker = \"[{{omitted}} cut]\"\n"
+    );
+    super::hosts::parse(&text, "t").unwrap().remove(0)
+}
+
+#[test]
+fn a_size_limit_keeps_the_head_the_tail_or_both_across_blocks() {
+    let result = json!({"content": [
+        {"type": "text", "text": "0123456789"},
+        {"type": "text", "text": "abcdefghij"}
+    ]});
+    let exchange = call("x", json!({})).result(result);
+    let text = |keep: &str| view(&exchange, "2025-11-25", &limited(8, keep)).text();
+    // 21 bytes: ten, a newline, ten.
+    assert_eq!(text("head"), "01234567[13 cut]");
+    assert_eq!(text("tail"), "[13 cut]cdefghij");
+    assert_eq!(text("head-and-tail"), "0123[13 cut]ghij");
+    let whole = view(&exchange, "2025-11-25", &limited(21, "head"));
+    assert_eq!(whole.truncation, None, "at the limit nothing is cut");
+    assert!(whole.notes.is_empty());
+}
+
+#[test]
+fn a_size_limit_cuts_on_character_boundaries_and_says_where() {
+    let exchange = call("x", json!({})).text("ééééé|ééééé");
+    let cut = view(&exchange, "2025-11-25", &limited(5, "head-and-tail"));
+    // 21 bytes; 2 kept from the head (one é), 3 from the tail (one é and a half, so one).
+    assert_eq!(cut.text(), "é[16 cut]é");
+    let note = cut.notes.last().unwrap();
+    assert!(
+        note.contains("16 of 21 bytes are cut from the middle (bytes 2–18)"),
+        "{note}"
+    );
+    let tail = view(&exchange, "2025-11-25", &limited(4, "tail"));
+    assert_eq!(tail.text(), "[17 cut]éé");
+    assert!(tail.notes.last().unwrap().contains("cut from the start"));
+}
+
+#[test]
+fn the_json_form_says_what_the_host_cut_and_threw() {
+    let exchange = call("x", json!({})).text(&"x".repeat(100));
+    let cut = view(&exchange, "2025-11-25", &limited(10, "head"));
+    let value = serde_json::to_value(cut.to_json(true)).unwrap();
+    assert_eq!(
+        value["truncated"],
+        json!({"total": 100, "head": 10, "tail": 0, "marker": "[90 cut]"})
+    );
+    assert_eq!(value["text"], format!("{}[90 cut]", "x".repeat(10)));
+    assert_eq!(value["payload"]["content"][0]["text"], value["text"]);
+    let audio = call("x", json!({})).result(json!({"content": [
+        {"type": "audio", "data": "", "mimeType": "audio/wav"}
+    ]}));
+    let thrown = view(&audio, "2025-11-25", &host("anthropic-messages"));
+    let value = serde_json::to_value(thrown.to_json(false)).unwrap();
+    assert_eq!(value["host_error"], "Unsupported MCP content type: audio");
+    assert_eq!(value["forwarded"], false);
+    assert_eq!(value["error_flag"], true);
 }

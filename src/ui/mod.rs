@@ -23,7 +23,7 @@ use crate::app::layout;
 use crate::app::state::{AppState, Focus, LineKind, Link, Picker, Tone, ToolRow};
 use crate::app::update::keep_in_view;
 use crate::classify::Class;
-use crate::classify::findings::Severity;
+use crate::classify::findings::{Finding, Severity};
 use crate::input::keymap::{HelpEntry, Mode, Scope, help_entries, help_rows};
 use crate::mcp::era::Era;
 use crate::model_view::Rule;
@@ -498,8 +498,17 @@ fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
 }
 
 fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let host = state.settings.host();
-    let title = format!("What the model sees · host '{}'", host.name);
+    let host = crate::sanitize::text(&state.settings.host().name);
+    // The host's name matters more than the pane's: the long title gives way first.
+    let room = usize::from(area.width.saturating_sub(4));
+    let title = [
+        format!("What the model sees · host '{host}'"),
+        format!("What the model sees · {host}"),
+        format!("Model · {host}"),
+    ]
+    .into_iter()
+    .find(|title| title.chars().count() <= room)
+    .unwrap_or_else(|| host.into_owned());
     let block = pane(&title, state.focus == Focus::Model, theme);
     let inner = block.inner(area);
     block.render(area, buf);
@@ -550,6 +559,12 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         (true, false, _) if structured => "includes structuredContent, serialized",
         (true, false, _) => "",
     };
+    for note in &view.notes {
+        lines.push(Line::styled(
+            format!("▸ {note}"),
+            theme.style(Meaning::FindingInfo),
+        ));
+    }
     if !marker.is_empty() {
         lines.push(Line::styled(marker, theme.style(Meaning::TextMuted)));
     }
@@ -564,28 +579,32 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         format!("why: {}", view.reason),
         theme.style(Meaning::TextMuted),
     ));
-    for finding in &call.findings {
-        let meaning = match finding.severity {
-            Severity::Warning if finding.id.starts_with("sep1303") => Meaning::FindingSep1303,
-            Severity::Warning => Meaning::FindingWarning,
-            Severity::Info => Meaning::FindingInfo,
-        };
-        let severity = match finding.severity {
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        };
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            format!("⚑ finding ({severity})"),
-            theme.style(meaning),
-        ));
-        lines.push(Line::styled(finding.id, theme.style(meaning)));
-        lines.push(Line::styled(
-            crate::sanitize::text(&finding.message).into_owned(),
-            theme.style(Meaning::Text),
-        ));
+    for finding in call.findings.iter().chain(&view.findings) {
+        lines.extend(finding_lines(finding, theme));
     }
     wrapped_or_cut(lines, state, state.model_scroll, inner, buf);
+}
+
+/// A finding in the model pane: a blank line, the flag, the id, the message.
+fn finding_lines<'a>(finding: &'a Finding, theme: &Theme) -> [Line<'a>; 4] {
+    let meaning = match finding.severity {
+        Severity::Warning if finding.id.starts_with("sep1303") => Meaning::FindingSep1303,
+        Severity::Warning => Meaning::FindingWarning,
+        Severity::Info => Meaning::FindingInfo,
+    };
+    let severity = match finding.severity {
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    };
+    [
+        Line::raw(""),
+        Line::styled(format!("⚑ finding ({severity})"), theme.style(meaning)),
+        Line::styled(finding.id, theme.style(meaning)),
+        Line::styled(
+            crate::sanitize::text(&finding.message).into_owned(),
+            theme.style(Meaning::Text),
+        ),
+    ]
 }
 
 /// Lines wrapped at the pane's edge, or (wrap off) cut there with `…` and scrolled sideways.
@@ -702,7 +721,7 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
         });
     }
     let onoff = |on: bool| if on { "on" } else { "off" };
-    let host = &state.settings.host().name;
+    let host = crate::sanitize::text(&state.settings.host().name);
     let may = onoff(state.settings.forwards_protocol_errors());
     let validation = onoff(state.settings.validation);
     // Said only when on: off is the default, and the line is short.

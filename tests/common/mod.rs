@@ -52,6 +52,17 @@ impl Session {
         self
     }
 
+    /// Presses `h` until the host profile is `name`, as a user would.
+    pub fn host(&mut self, name: &str) -> &mut Self {
+        for _ in 0..self.state.settings.hosts.len() {
+            if self.state.settings.host().name == name {
+                return self;
+            }
+            self.command(Command::CycleHost);
+        }
+        panic!("no host profile '{name}'");
+    }
+
     pub fn log(&mut self, event: LogEvent) -> &mut Self {
         let at = self.tick();
         self.event(SessionEvent::Logged(LogEntry { at, event }))

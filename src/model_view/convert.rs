@@ -1,0 +1,249 @@
+//! A result's blocks as one host converts them, pure: what passes, what becomes JSON text or a
+//! placeholder, what is dropped, and the block the host fails on.
+
+use std::borrow::Cow;
+
+use super::Block;
+use super::hosts::{Action, Blocks, HostProfile, Structured};
+use crate::mcp::json::{self, Json};
+use crate::mcp::messages::{CallResult, block_text};
+
+/// What a host makes of a result's blocks.
+#[derive(Debug, Default)]
+pub(super) struct Converted<'a> {
+    pub blocks: Vec<Block<'a>>,
+    /// Plain sentences: what was dropped or replaced, and why.
+    pub notes: Vec<String>,
+    /// The host's own error, when it fails on a block; `kind` is the block's type.
+    pub thrown: Option<Thrown>,
+}
+
+/// A host failing on a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Thrown {
+    pub kind: String,
+    /// The host's error message, in its words.
+    pub message: String,
+}
+
+/// The blocks a model reads from a result, as `host` builds them.
+pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a> {
+    let call = CallResult::read(result);
+    let mut converted = Converted::default();
+    let structured_alone = match (host.structured, call.structured) {
+        (Structured::Prefer, Some(json)) => Some(json),
+        (Structured::WhenContentEmpty, Some(json))
+            if !call.is_error && call.blocks().next().is_none() =>
+        {
+            Some(json)
+        }
+        (Structured::PreferOnSuccess, Some(json)) if !call.is_error => Some(json),
+        _ => None,
+    };
+    if let Some(json) = structured_alone {
+        converted.blocks.push(Block::Structured { json });
+        if call.blocks().next().is_some() && !call.texts().any(|text| json::same(&text, json)) {
+            converted.notes.push(
+                "this host sends structuredContent alone: the content blocks are left out"
+                    .to_owned(),
+            );
+        }
+        return converted;
+    }
+    for source in call.blocks() {
+        match convert_block(source, &host.blocks) {
+            Ok(Some(block)) => converted.blocks.push(block),
+            Ok(None) => converted.notes.push(format!(
+                "{} is dropped: this host does not send {}",
+                describe(source),
+                plural(source)
+            )),
+            Err(thrown) => {
+                converted.thrown = Some(thrown);
+                return converted;
+            }
+        }
+    }
+    let carried = |json: &str| call.texts().any(|text| json::same(&text, json));
+    match (host.structured, call.structured) {
+        (_, Some(json)) if carried(json) => {}
+        (Structured::Alongside, Some(json)) => converted.blocks.push(Block::Structured { json }),
+        (Structured::Ignore, Some(_)) => converted
+            .notes
+            .push("structuredContent is not sent: this host reads only content".to_owned()),
+        (Structured::WhenContentEmpty, Some(_)) if !call.is_error => converted.notes.push(
+            "structuredContent is not sent: this host uses it only when content is empty"
+                .to_owned(),
+        ),
+        _ => {}
+    }
+    if converted.blocks.is_empty()
+        && let Some(text) = &host.empty_text
+    {
+        converted
+            .blocks
+            .push(Block::Placeholder { text: text.clone() });
+        converted.notes.push(format!(
+            "nothing this host sends was left, so it writes \"{text}\" instead"
+        ));
+    }
+    converted
+}
+
+/// One block as the host converts it; `None` when it drops it.
+fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>>, Thrown> {
+    // Text first, in one pass over the block: a million of them must not cost two.
+    if rules.text == Action::Pass
+        && let Some(text) = block_text(source)
+    {
+        return Ok(Some(Block::Text { text }));
+    }
+    let field = |key: &str| json::member(source, key).and_then(json::string);
+    let kind = field("type").map(Cow::into_owned).unwrap_or_default();
+    let action = match kind.as_str() {
+        "text" => rules.text,
+        "image" => rules.image,
+        "audio" => rules.audio,
+        "resource" => rules.resource,
+        // Other types fare as links do: both are references a text model cannot open.
+        _ => rules.resource_link,
+    };
+    let throw = |message: String| Thrown {
+        kind: kind.clone(),
+        message,
+    };
+    Ok(Some(match action {
+        Action::Pass => match kind.as_str() {
+            "text" => Block::Text {
+                text: block_text(source).unwrap_or_default(),
+            },
+            "image" => {
+                let mime = field("mimeType").unwrap_or_default();
+                if !allowed(rules.image_types.as_deref(), &mime) {
+                    return Err(throw(format!("Unsupported image MIME type: {mime}")));
+                }
+                Block::Media {
+                    label: label(source),
+                    source,
+                }
+            }
+            "audio" => Block::Media {
+                label: label(source),
+                source,
+            },
+            "resource" => {
+                let resource = json::member(source, "resource").unwrap_or("null");
+                let inner = |key: &str| json::member(resource, key).and_then(json::string);
+                let mime = inner("mimeType").unwrap_or_default();
+                if !allowed(rules.resource_types.as_deref(), &mime) {
+                    return Err(throw(format!(
+                        "Unsupported MIME type \"{mime}\" for resource: {}",
+                        inner("uri").unwrap_or_default()
+                    )));
+                }
+                Block::Media {
+                    label: label(source),
+                    source,
+                }
+            }
+            _ => Block::Placeholder {
+                text: label(source),
+            },
+        },
+        Action::Json => Block::Json { json: source },
+        Action::Placeholder => Block::Placeholder {
+            text: label(source),
+        },
+        Action::Drop => return Ok(None),
+        Action::Throw => return Err(throw(format!("Unsupported MCP content type: {kind}"))),
+    }))
+}
+
+/// Whether a MIME type is in a host's list: exact types, prefixes ending in `/`, `""` for none.
+fn allowed(list: Option<&[String]>, mime: &str) -> bool {
+    list.is_none_or(|list| {
+        list.iter().any(|entry| {
+            entry == mime || (entry.ends_with('/') && !mime.is_empty() && mime.starts_with(entry))
+        })
+    })
+}
+
+/// "an image/png image", "a block of type 'audio'": a block named in a note.
+pub(super) fn describe(source: &str) -> String {
+    let field = |key: &str| json::member(source, key).and_then(json::string);
+    match (field("type").as_deref(), field("mimeType")) {
+        (Some("image"), Some(mime)) => format!("an {mime} image"),
+        (Some(kind), _) => format!("a block of type '{kind}'"),
+        (None, _) => "a malformed block".to_owned(),
+    }
+}
+
+/// "images", "audio", "resource links"…: what a host does not send, in a note.
+fn plural(source: &str) -> &'static str {
+    match json::member(source, "type")
+        .and_then(json::string)
+        .as_deref()
+    {
+        Some("text") => "text",
+        Some("image") => "images",
+        Some("audio") => "audio",
+        Some("resource") => "embedded resources",
+        Some("resource_link") => "resource links",
+        _ => "blocks of this type",
+    }
+}
+
+/// The short stand-in shown for a block a text reader cannot show: type, name and size.
+pub(super) fn label(block: &str) -> String {
+    let field = |key: &str| json::member(block, key).and_then(json::string);
+    match field("type").as_deref() {
+        Some(kind @ ("image" | "audio")) => format!(
+            "[{kind}: {}, {}]",
+            field("mimeType").unwrap_or("unknown type".into()),
+            human_size(base64_len(&field("data").unwrap_or_default()))
+        ),
+        Some("resource_link") => {
+            let mime = field("mimeType")
+                .map(|m| format!(", {m}"))
+                .unwrap_or_default();
+            format!(
+                "[resource link: {} ({}{mime})]",
+                field("uri").unwrap_or("?".into()),
+                field("name").unwrap_or("unnamed".into())
+            )
+        }
+        Some("resource") => {
+            let resource = json::member(block, "resource").unwrap_or("null");
+            let inner = |key: &str| json::member(resource, key).and_then(json::string);
+            let size = match (inner("text"), inner("blob")) {
+                (Some(text), _) => text.len(),
+                (None, Some(blob)) => base64_len(&blob),
+                (None, None) => 0,
+            };
+            format!(
+                "[embedded resource: {}, {}, {}]",
+                inner("uri").unwrap_or("?".into()),
+                inner("mimeType").unwrap_or("unknown type".into()),
+                human_size(size)
+            )
+        }
+        Some(other) => format!("[unsupported content type '{other}']"),
+        None => "[malformed content block]".to_owned(),
+    }
+}
+
+/// Decoded size of base64 text.
+fn base64_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
+    (data.len() * 3 / 4).saturating_sub(padding)
+}
+
+pub(super) fn human_size(bytes: usize) -> String {
+    #[allow(clippy::cast_precision_loss)] // a size label needs one decimal, not exactness
+    let value = bytes as f64;
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.1} KB", value / 1024.0),
+        _ => format!("{:.1} MB", value / 1_048_576.0),
+    }
+}
