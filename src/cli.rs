@@ -10,6 +10,8 @@ use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
 use crate::mcp::input::{Answers, Elicit};
 use crate::server_config;
+use crate::transcript::Redactor;
+use crate::transcript::recorder::Recorder;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 #[derive(Debug, Parser)]
@@ -26,6 +28,58 @@ pub struct Cli {
     pub server: ServerArgs,
     #[command(flatten)]
     pub tui: TuiArgs,
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+/// The arguments with a `--record FILE`/`--no-redact` given before a command's name moved after
+/// it, where the command reads them: `sightline --record s.jsonl call …` reads as the README
+/// writes it (clap lets options before a command belong to the TUI only).
+pub fn record_args_after_command(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    const COMMANDS: [&str; 6] = ["tools", "call", "hosts", "demo-server", "replay", "diff"];
+    let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let Some(command) = args.iter().position(|arg| {
+        arg.to_str()
+            .is_some_and(|arg| COMMANDS.contains(&arg) || arg == "--")
+    }) else {
+        return args;
+    };
+    if args[command] == "--" {
+        return args;
+    }
+    let mut moved = Vec::new();
+    let mut i = 1;
+    let mut end = command;
+    while i < end {
+        let arg = args[i].to_str().unwrap_or_default();
+        let taken = match arg {
+            "--record" if i + 1 < end => 2,
+            "--no-redact" => 1,
+            _ if arg.starts_with("--record=") => 1,
+            _ => 0,
+        };
+        if taken == 0 {
+            i += 1;
+        } else {
+            moved.extend(args.drain(i..i + taken));
+            end -= taken;
+        }
+    }
+    args.splice((end + 1)..=end, moved);
+    args
+}
+
+/// `--record`, for every command that talks to a server (before or after the command's name).
+#[derive(Debug, Clone, Default, Args)]
+pub struct RecordArgs {
+    /// Record the session to this transcript (JSON lines, written as it happens).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub record: Option<String>,
+    /// With --record: keep secrets (header values, secret-named -e values) in the transcript.
+    #[arg(long, global = true)]
+    pub no_redact: bool,
 }
 
 /// Options of the TUI (`sightline` without a subcommand).
@@ -72,6 +126,20 @@ pub enum Command {
         output: OutputArgs,
         #[command(flatten)]
         server: ServerArgs,
+    },
+    /// Open a transcript written by --record: the TUI as it was (read-only), or with --json
+    /// each call's outcome, findings and model view, judged again by this sightline.
+    Replay {
+        /// The transcript.
+        file: String,
+        /// Print one JSON object instead of opening the TUI.
+        #[arg(long)]
+        json: bool,
+        /// With --json: add each `model_view.payload`.
+        #[arg(long)]
+        payload: bool,
+        #[command(flatten)]
+        tui: TuiArgs,
     },
     /// The host profiles (built-in and yours), with the source each was taken from.
     Hosts {
@@ -189,6 +257,24 @@ pub struct ServerArgs {
 }
 
 impl ServerArgs {
+    /// The recorder `--record` asks for (none without it), its header naming `command`.
+    pub fn recorder(&self, record: &RecordArgs, command: &str) -> Result<Option<Recorder>, String> {
+        let Some(path) = &record.record else {
+            return Ok(None);
+        };
+        let (transport, headers, env) = match self.target() {
+            Ok(Target::Http(target)) => (target.display(), target.headers, Vec::new()),
+            Ok(Target::Stdio(command)) => {
+                let env: Vec<(String, String)> = command.env.clone().into_iter().collect();
+                (format!("stdio: {}", command.display()), Vec::new(), env)
+            }
+            // The run reports the problem itself; the transcript still says what was tried.
+            Err(error) => (error.to_string(), self.headers.clone(), self.env.clone()),
+        };
+        let redactor = Redactor::new(!record.no_redact, &headers, &env);
+        Recorder::create(path, command, &transport, redactor).map(Some)
+    }
+
     /// The server these arguments select.
     pub fn target(&self) -> Result<Target, TransportError> {
         if let Some(config) = &self.config {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::analysis::{CallAnalysis, CallContext, analyze};
 use crate::classify::findings::{Finding, Severity};
 use crate::classify::{Class, Outcome};
-use crate::cli::{CallArgs, OutputArgs, ServerArgs};
+use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, Connection, LogEntry, LogEvent, Role, Stage};
 use crate::config;
 use crate::mcp::era::Era;
@@ -27,6 +27,7 @@ use crate::model_view::hosts::{self, HostProfile};
 use crate::model_view::{self, ModelViewJson};
 use crate::sanitize;
 use crate::stream::EventSink;
+use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
 
 /// Exit codes of the headless commands.
@@ -61,6 +62,7 @@ fn selection_problem(server: &ServerArgs) -> Option<String> {
 /// `sightline tools`.
 pub async fn tools(
     server: &ServerArgs,
+    record: &RecordArgs,
     as_json: bool,
     check_headers: bool,
     output: &OutputArgs,
@@ -69,8 +71,22 @@ pub async fn tools(
         eprintln!("sightline: {}", sanitize::text(&problem));
         return exit::USAGE;
     }
+    let recorder = match server.recorder(record, "tools") {
+        Ok(recorder) => recorder,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
     let stage = StageTracker::default();
-    let run = list(server, as_json, check_headers, output.verbose, &stage);
+    let run = list(
+        server,
+        as_json,
+        check_headers,
+        output.verbose,
+        &stage,
+        recorder.as_ref(),
+    );
     let stopped = |outcome| ToolsJson {
         server: Value::Null,
         tools: None,
@@ -78,7 +94,16 @@ pub async fn tools(
         findings: Vec::new(),
         outcome,
     };
-    guarded(run, as_json, output.deadline, &stage, stopped).await
+    let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
+    recording_ended(recorder.as_ref());
+    code
+}
+
+/// Says so when a recording stopped before the run did.
+fn recording_ended(recorder: Option<&Recorder>) {
+    if let Some(failure) = recorder.and_then(Recorder::failure) {
+        eprintln!("sightline: {}", sanitize::text(&failure));
+    }
 }
 
 async fn list(
@@ -87,8 +112,9 @@ async fn list(
     check_headers: bool,
     verbose: bool,
     stage: &StageTracker,
+    recorder: Option<&Recorder>,
 ) -> u8 {
-    let mut client = match connect(server, verbose, stage).await {
+    let mut client = match connect(server, verbose, stage, recorder).await {
         Ok(client) => client,
         Err(error) => return report_failure(&error, as_json, || ToolsJson::failed(&error, None)),
     };
@@ -126,13 +152,33 @@ async fn list(
 }
 
 /// `sightline call TOOL [ARGS_JSON]`.
-pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &OutputArgs) -> u8 {
+pub async fn call(
+    server: &ServerArgs,
+    record: &RecordArgs,
+    call: &CallArgs,
+    as_json: bool,
+    output: &OutputArgs,
+) -> u8 {
     if let Some(problem) = selection_problem(server) {
         eprintln!("sightline: {}", sanitize::text(&problem));
         return exit::USAGE;
     }
+    let recorder = match server.recorder(record, "call") {
+        Ok(recorder) => recorder,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
     let stage = StageTracker::default();
-    let run = call_tool(server, call, as_json, output.verbose, &stage);
+    let run = call_tool(
+        server,
+        call,
+        as_json,
+        output.verbose,
+        &stage,
+        recorder.as_ref(),
+    );
     let stopped = |outcome| CallJson {
         server: Value::Null,
         request: None,
@@ -143,7 +189,9 @@ pub async fn call(server: &ServerArgs, call: &CallArgs, as_json: bool, output: &
         rounds: Vec::new(),
         http: None,
     };
-    guarded(run, as_json, output.deadline, &stage, stopped).await
+    let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
+    recording_ended(recorder.as_ref());
+    code
 }
 
 async fn call_tool(
@@ -152,6 +200,7 @@ async fn call_tool(
     as_json: bool,
     verbose: bool,
     stage: &StageTracker,
+    recorder: Option<&Recorder>,
 ) -> u8 {
     let (arguments, host) =
         match read_arguments(&call.args).and_then(|a| Ok((a, host_profile(call)?))) {
@@ -161,7 +210,7 @@ async fn call_tool(
                 return exit::USAGE;
             }
         };
-    let mut client = match connect(server, verbose, stage).await {
+    let mut client = match connect(server, verbose, stage, recorder).await {
         Ok(client) => client,
         Err(error) => {
             return report_failure(&error, as_json, || {
@@ -267,6 +316,63 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
     exit::SUCCESS
 }
 
+/// `sightline replay FILE --json`: every `tools/call` of a transcript, judged again by today's
+/// rules, in the shape of `call --json`. A line that cannot be read ends the transcript there:
+/// what came before is printed, `stopped` says why, and the exit code is 2.
+pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bool) -> u8 {
+    let host = match config::user_host_profiles().and_then(|user| hosts::resolve(host, &user)) {
+        Ok(host) => host,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let reader = match crate::transcript::open(file) {
+        Ok(reader) => reader,
+        Err(error) => {
+            eprintln!("sightline: {}", sanitize::text(&error.to_string()));
+            return exit::USAGE;
+        }
+    };
+    let header = reader.header.clone();
+    let mut transport = header.transport.clone();
+    let mut connection = None;
+    let mut catalog: Option<Arc<Vec<Tool>>> = None;
+    let mut calls = Vec::new();
+    let mut stopped = None;
+    for event in reader {
+        match event {
+            Ok(SessionEvent::Connecting { transport: named }) => transport = named,
+            Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
+            Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
+            Ok(SessionEvent::CallFinished(exchange)) if exchange.method == "tools/call" => {
+                let report = CallReport::new(
+                    connection.as_ref(),
+                    &transport,
+                    &exchange,
+                    catalog.as_ref().map(|tools| tools.as_slice()),
+                    &host,
+                    forward_protocol_errors,
+                );
+                calls
+                    .push(serde_json::to_value(report.to_json(payload, false)).unwrap_or_default());
+            }
+            Ok(_) => {}
+            Err(error) => stopped = Some(error.to_string()),
+        }
+    }
+    print_json(&serde_json::json!({
+        "transcript": header,
+        "calls": calls,
+        "stopped": stopped,
+    }));
+    if stopped.is_some() {
+        exit::USAGE
+    } else {
+        exit::SUCCESS
+    }
+}
+
 /// One profile in `hosts --json`.
 #[derive(serde::Serialize)]
 struct HostJson<'a> {
@@ -322,13 +428,16 @@ async fn connect(
     server: &ServerArgs,
     verbose: bool,
     stage: &StageTracker,
+    recorder: Option<&Recorder>,
 ) -> Result<Client, ClientError> {
-    let sink = EventSink::taps_only().with_tap(stage.tap());
-    let sink = if verbose {
-        sink.with_tap(print_log_entry)
-    } else {
-        sink
-    };
+    let mut sink = EventSink::taps_only().with_tap(stage.tap());
+    // Recorded before shown: whatever `-v` printed is already on disk.
+    if let Some(recorder) = recorder {
+        sink = sink.with_tap(recorder.tap());
+    }
+    if verbose {
+        sink = sink.with_tap(print_log_entry);
+    }
     let target = server.target().map_err(ClientError::Transport)?;
     client::connect(&target, server.client_options(), sink).await
 }

@@ -7,7 +7,9 @@
 //! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
 //! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
-//! - [`headless`]: the `tools` and `call` commands.
+//! - [`headless`]: the `tools`, `call`, `replay --json` and `hosts` commands.
+//! - [`transcript`]: sessions on disk (`--record`, `replay`): written as they happen, read
+//!   back into the same events.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
 //! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
 //!   [`input`] (keymap), [`live_session`] (the client on its own task), [`runtime`] and
@@ -32,5 +34,6 @@ pub mod server_config;
 pub mod stream;
 pub mod terminal;
 pub mod theme;
+pub mod transcript;
 pub mod transport;
 pub mod ui;

@@ -4,43 +4,87 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use sightline::app::state::Settings;
-use sightline::cli::{Cli, Command, HostsCommand, ServerArgs, TuiArgs};
+use sightline::cli::{Cli, Command, HostsCommand, RecordArgs, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
+use sightline::transcript::recorder::Recorder;
 use sightline::{config, runtime};
 
+/// The TUI's settings and theme from its options; a problem is a message for a usage error.
+fn prepare(
+    options: &TuiArgs,
+    server: Option<&ServerArgs>,
+) -> Result<(Settings, sightline::theme::Theme, Vec<String>), String> {
+    let hosts = config::all_host_profiles()?;
+    let host = hosts
+        .iter()
+        .position(|h| h.name == options.host)
+        .ok_or_else(|| {
+            let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+            format!(
+                "unknown host profile '{}'; available: {}",
+                options.host,
+                names.join(", ")
+            )
+        })?;
+    let (theme, warnings) = sightline::theme::for_terminal(&options.theme)?;
+    let settings = Settings {
+        hosts,
+        host,
+        forward_protocol_errors: options.forward_protocol_errors,
+        validation: options.validate,
+        show_secrets: server.is_some_and(|server| server.show_secrets),
+        tasks: server.is_some_and(|server| server.tasks),
+    };
+    Ok((settings, theme, warnings))
+}
+
+/// A transcript in the TUI, or (`--json`) each of its calls analysed again.
+async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 {
+    if json {
+        return headless::replay(
+            file,
+            &options.host,
+            options.forward_protocol_errors,
+            payload,
+        );
+    }
+    let (settings, theme) = match prepare(options, None) {
+        Ok((settings, theme, _)) => (settings, theme),
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    match runtime::replay(file, settings, &theme).await {
+        Ok(()) => exit::SUCCESS,
+        Err(error) if error.kind() == std::io::ErrorKind::Other => {
+            eprintln!("sightline: {error}");
+            exit::USAGE
+        }
+        Err(error) => {
+            eprintln!("sightline: terminal error: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}
+
 /// The TUI; configuration problems are usage errors reported before the screen changes.
-async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
-    let prepared = config::all_host_profiles().and_then(|hosts| {
-        let host = hosts
-            .iter()
-            .position(|h| h.name == options.host)
-            .ok_or_else(|| {
-                let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
-                format!(
-                    "unknown host profile '{}'; available: {}",
-                    options.host,
-                    names.join(", ")
-                )
-            })?;
-        let (theme, warnings) = sightline::theme::for_terminal(&options.theme)?;
-        let settings = Settings {
-            hosts,
-            host,
-            forward_protocol_errors: options.forward_protocol_errors,
-            validation: options.validate,
-            show_secrets: server.show_secrets,
-            tasks: server.tasks,
-        };
-        Ok((settings, theme, warnings))
+async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
+    let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {
+        Ok((settings, theme, warnings, server.recorder(record, "tui")?))
     });
-    let (settings, theme, warnings) = match prepared {
+    let (settings, theme, warnings, recorder) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("sightline: {message}");
             return exit::USAGE;
         }
     };
-    match runtime::run(server, settings, &theme, warnings).await {
+    let result = runtime::run(server, settings, &theme, warnings, recorder.clone()).await;
+    if let Some(failure) = recorder.as_ref().and_then(Recorder::failure) {
+        eprintln!("sightline: {failure}");
+    }
+    match result {
         Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
@@ -50,7 +94,9 @@ async fn tui(server: &ServerArgs, options: &TuiArgs) -> u8 {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(sightline::cli::record_args_after_command(
+        std::env::args_os(),
+    ));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -68,13 +114,19 @@ fn main() -> ExitCode {
                 check_headers,
                 output,
                 server,
-            }) => headless::tools(&server, json, check_headers, &output).await,
+            }) => headless::tools(&server, &cli.record, json, check_headers, &output).await,
             Some(Command::Call {
                 call,
                 json,
                 output,
                 server,
-            }) => headless::call(&server, &call, json, &output).await,
+            }) => headless::call(&server, &cli.record, &call, json, &output).await,
+            Some(Command::Replay {
+                file,
+                json,
+                payload,
+                tui,
+            }) => replay(&file, json, payload, &tui).await,
             Some(Command::Hosts { show, json }) => {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)
@@ -92,7 +144,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            None => tui(&cli.server, &cli.tui).await,
+            None => tui(&cli.server, &cli.record, &cli.tui).await,
         }
     });
     // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe).

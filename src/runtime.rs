@@ -18,6 +18,7 @@ use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
 use crate::stream::EventReceiver;
 use crate::theme::Theme;
+use crate::transcript::recorder::Recorder;
 use crate::{input, stream, terminal, ui};
 
 /// Session events applied before a redraw, at most: bursts are batched, keys stay prompt.
@@ -74,8 +75,12 @@ pub async fn run(
     settings: Settings,
     theme: &Theme,
     warnings: Vec<String>,
+    recorder: Option<Recorder>,
 ) -> io::Result<()> {
-    let (sink, mut events) = stream::channel();
+    let (mut sink, mut events) = stream::channel();
+    if let Some(recorder) = &recorder {
+        sink = sink.with_tap(recorder.tap());
+    }
     let picker = server
         .config_choices()
         .map(|(file, choices)| crate::app::state::Picker {
@@ -129,6 +134,55 @@ pub async fn run(
     })
     .await;
     result
+}
+
+/// The TUI on a transcript: its events, in their order, through the same `update` as a live
+/// session; nothing is sent. A line that cannot be read ends the replay there, said in the log.
+pub async fn replay(path: &str, settings: Settings, theme: &Theme) -> io::Result<()> {
+    let reader = crate::transcript::open(path).map_err(io::Error::other)?;
+    let (sink, mut events) = stream::channel();
+    let file = path.to_owned();
+    tokio::task::spawn_blocking(move || feed(reader, &sink));
+    // Nothing answers commands: the app refuses to send in a replay.
+    let (commands, _unanswered) = mpsc::channel(1);
+    let mut terminal = terminal::init()?;
+    let result = match terminal.size() {
+        Ok(size) => {
+            let mut state = AppState::new(
+                settings,
+                vec!["replay".into(), file.clone()],
+                Rect::new(0, 0, size.width, size.height),
+            );
+            state.replay = Some(file);
+            event_loop(&mut terminal, state, theme, &commands, &mut events).await
+        }
+        Err(error) => Err(error),
+    };
+    terminal::restore();
+    result
+}
+
+/// Emits a transcript's events in order; a bad line becomes a note in the log, and the end.
+fn feed<R: io::BufRead>(reader: crate::transcript::Reader<R>, sink: &stream::EventSink) {
+    let mut at = crate::mcp::Timestamp(reader.header.started_ms);
+    let mut batch = Vec::new();
+    for event in reader {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => crate::mcp::log::SessionEvent::Logged(crate::mcp::log::LogEntry {
+                at,
+                event: crate::mcp::log::LogEvent::Note(error.to_string()),
+            }),
+        };
+        if let crate::mcp::log::SessionEvent::Logged(entry) = &event {
+            at = entry.at;
+        }
+        batch.push(event);
+        if batch.len() >= 256 {
+            tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
+        }
+    }
+    tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
 }
 
 async fn event_loop(

@@ -17,11 +17,23 @@ use sightline::mcp::era::EraChoice;
 use sightline::mcp::jsonrpc::{Id, Message};
 use sightline::stream;
 use sightline::theme::Theme;
+use sightline::transcript::Redactor;
+use sightline::transcript::recorder::Recorder;
 use sightline::transport::{StdioCommand, Target};
 
 /// Runs the live session against `sightline demo-server --style STYLE`, sends `calls` one at a
 /// time, and returns every event in the order the stream delivered it.
 async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Vec<SessionEvent> {
+    capture_recorded(style, era, calls, None).await
+}
+
+/// The same, recording the session to `transcript` as `--record` does.
+async fn capture_recorded(
+    style: &str,
+    era: EraChoice,
+    calls: &[serde_json::Value],
+    transcript: Option<&std::path::Path>,
+) -> Vec<SessionEvent> {
     let target = Target::Stdio(StdioCommand {
         program: env!("CARGO_BIN_EXE_sightline").into(),
         args: vec!["demo-server".into(), "--style".into(), style.into()],
@@ -33,7 +45,17 @@ async fn capture(style: &str, era: EraChoice, calls: &[serde_json::Value]) -> Ve
         timeout: Duration::from_secs(10),
         ..ClientOptions::default()
     };
-    let (sink, mut events) = stream::channel();
+    let (mut sink, mut events) = stream::channel();
+    if let Some(path) = transcript {
+        let recorder = Recorder::create(
+            path.to_str().unwrap(),
+            "tui",
+            "stdio: demo",
+            Redactor::default(),
+        )
+        .unwrap();
+        sink = sink.with_tap(recorder.tap());
+    }
     let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
     let mut seen = Vec::new();
     while !matches!(
@@ -167,4 +189,36 @@ async fn the_live_order_flags_the_reply_row_and_links_it_to_its_call() {
         "sep1303.validation-as-protocol-error"
     );
     assert_eq!(state.model.as_ref().map(|pane| pane.call), Some(0));
+}
+
+/// `sightline replay` shows the screens the live session showed: the transcript reads back into
+/// the very events the live stream delivered, and each step draws the same screen.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_session_replays_into_the_same_events_and_screens() {
+    let path = std::env::temp_dir().join(format!("sightline-replay-{}.jsonl", std::process::id()));
+    let live = capture_recorded("legacy", EraChoice::Auto, &[past(), future()], Some(&path)).await;
+    let replayed: Vec<SessionEvent> = sightline::transcript::open(path.to_str().unwrap())
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    std::fs::remove_file(&path).unwrap();
+    let facts: Vec<&SessionEvent> = live
+        .iter()
+        .filter(|event| !matches!(event, SessionEvent::Asked { .. }))
+        .collect();
+    assert_eq!(replayed.iter().collect::<Vec<_>>(), facts);
+    for (width, height) in [(120, 40), (80, 24)] {
+        let mut from_live = common::Session::new(width, height);
+        let mut from_file = common::Session::new(width, height);
+        for (live, replayed) in live.iter().zip(&replayed) {
+            update(&mut from_live.state, Action::Session(live.clone()));
+            update(&mut from_file.state, Action::Session(replayed.clone()));
+            assert_eq!(
+                common::screen(&from_file.state, &Theme::fallback()),
+                common::screen(&from_live.state, &Theme::fallback())
+            );
+        }
+        let screen = common::screen(&from_file.state, &Theme::fallback());
+        assert!(screen.contains("⚑ ← #3 protocol error"), "{screen}");
+    }
 }

@@ -496,3 +496,36 @@ fn the_question_panel() {
             .key(sightline::app::ask::PanelKey::Toggle);
     });
 }
+
+/// Applies a recorded transcript (`tests/fixtures/NAME.jsonl`) to the session, event by event,
+/// in the order the live session produced them.
+fn replay(session: &mut Session, name: &str) {
+    let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    for event in sightline::transcript::open(&path).expect("the fixture opens") {
+        let event = event.expect("every line of the fixture reads");
+        sightline::app::update(&mut session.state, sightline::app::Action::Session(event));
+    }
+}
+
+/// Screens from recorded sessions against the demo server: one per class and finding it shows,
+/// and one per real host on content hosts treat differently.
+#[test]
+fn recorded_sessions() {
+    for name in [
+        "sep1303_tool_error",
+        "legacy_protocol_error",
+        "legacy_unknown_tool",
+        "success_structured",
+        "output_schema_violation",
+        "timeout",
+        "boarding_pass",
+    ] {
+        snapshot(&format!("fixture_{name}"), |s| replay(s, name));
+    }
+    for host in ["anthropic-messages", "openai-chat"] {
+        snapshot(&format!("fixture_boarding_pass_{host}"), |s| {
+            replay(s, "boarding_pass");
+            s.host(host);
+        });
+    }
+}

@@ -504,6 +504,8 @@ pub struct AppState {
     pub server_args: Vec<String>,
     /// The `--config` file's servers to pick from, when it has several and none was named.
     pub picker: Option<Picker>,
+    /// The transcript on screen, when this is a replay: nothing is ever sent.
+    pub replay: Option<String>,
     /// The server's question on screen, waiting for the user's answer.
     pub asking: Option<super::ask::AskPanel>,
 }
@@ -512,6 +514,7 @@ impl AppState {
     pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
         Self {
             picker: None,
+            replay: None,
             asking: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),

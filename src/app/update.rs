@@ -87,6 +87,18 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 }
 
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let sends = matches!(
+        command,
+        Command::SendRequest | Command::Reconnect | Command::CancelCall | Command::ToggleTasks
+    );
+    if sends && let Some(file) = &state.replay {
+        let text = format!(
+            "a replay of {} is read-only: nothing is sent",
+            sanitize::text(file)
+        );
+        complain(state, text);
+        return Vec::new();
+    }
     let effects = if state.show_help {
         help_command(state, command)
     } else if state.asking.is_some() {

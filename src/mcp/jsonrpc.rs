@@ -195,7 +195,8 @@ impl Frame {
 }
 
 /// Why a line from the peer is not a JSON-RPC message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FrameError {
     /// The bytes are not UTF-8, which MCP requires.
     #[error("not UTF-8 at byte {valid_up_to}")]

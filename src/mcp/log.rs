@@ -47,7 +47,7 @@ pub enum SessionEvent {
 }
 
 /// Where a run stopped: the step of the session that failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// Starting the server (or reaching it).
@@ -141,7 +141,7 @@ pub struct LogEntry {
 
 /// One HTTP request and its response, as the wire had them: what the Detail pane, `--json`'s
 /// `http` member and the `-v` log show. Secrets are kept here and masked where shown.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct HttpExchange {
     /// `POST`, `GET` or `DELETE`.
     pub method: String,

@@ -699,6 +699,14 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
         short: None,
         style: bar.patch(theme.style(Meaning::StatusKey)),
     }];
+    if state.replay.is_some() {
+        segments.push(Segment {
+            priority: 1,
+            text: " REPLAY · read-only ".to_owned(),
+            short: None,
+            style: bar.patch(theme.style(Meaning::StatusKey)),
+        });
+    }
     if state.pending_calls > 0 {
         let plural = if state.pending_calls == 1 { "" } else { "s" };
         segments.push(Segment {

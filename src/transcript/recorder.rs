@@ -1,0 +1,155 @@
+//! The recorder: a tap on the session stream that writes each event to a transcript as it
+//! happens, one flushed line at a time, so a killed sightline loses nothing it had received.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::{Header, Judged, Record, Redactor, VERSION};
+use crate::analysis::{CallContext, judge};
+use crate::demo_server::date::Date;
+use crate::mcp::log::SessionEvent;
+use crate::mcp::messages::Tool;
+
+/// Writes a transcript; clones share the file.
+#[derive(Clone)]
+pub struct Recorder(Arc<Mutex<Inner>>);
+
+struct Inner {
+    path: String,
+    out: BufWriter<File>,
+    redactor: Redactor,
+    /// What the class and findings of a call depend on, followed from the stream.
+    version: String,
+    catalog: Option<Arc<Vec<Tool>>>,
+    /// The first write that failed; nothing more is written after it.
+    failed: Option<String>,
+}
+
+impl Recorder {
+    /// Creates (or truncates) `path` and writes the header.
+    pub fn create(
+        path: &str,
+        command: &str,
+        transport: &str,
+        redactor: Redactor,
+    ) -> Result<Self, String> {
+        let file = File::create(path)
+            .map_err(|error| format!("cannot write the transcript '{path}': {error}"))?;
+        let started_ms = crate::transport::now().0;
+        let header = Header {
+            sightline_transcript: VERSION,
+            sightline: env!("CARGO_PKG_VERSION").to_owned(),
+            started: rfc3339(started_ms),
+            started_ms,
+            command: command.to_owned(),
+            transport: redactor.text(transport).into_owned(),
+            redacted: redactor.on,
+        };
+        let mut inner = Inner {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(1 << 16, file),
+            redactor,
+            version: "unknown".to_owned(),
+            catalog: None,
+            failed: None,
+        };
+        inner.write(&header);
+        match inner.failed.take() {
+            Some(error) => Err(error),
+            None => Ok(Self(Arc::new(Mutex::new(inner)))),
+        }
+    }
+
+    /// The tap that records every event.
+    pub fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
+        let inner = Arc::clone(&self.0);
+        move |event| {
+            inner
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .record(event);
+        }
+    }
+
+    /// Why recording stopped early, if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .failed
+            .clone()
+    }
+}
+
+impl Inner {
+    fn record(&mut self, event: &SessionEvent) {
+        if self.failed.is_some() {
+            return;
+        }
+        let judged = match event {
+            SessionEvent::Connected(connection) => {
+                self.version.clone_from(&connection.protocol_version);
+                None
+            }
+            SessionEvent::ToolsListed(tools) => {
+                self.catalog = Some(Arc::clone(tools));
+                None
+            }
+            SessionEvent::CallFinished(exchange) => {
+                let context = CallContext {
+                    version: &self.version,
+                    catalog: self.catalog.as_ref().map(|tools| tools.as_slice()),
+                    host: crate::model_view::hosts::spec(),
+                    forward_protocol_errors: false,
+                };
+                let (outcome, findings) = judge(exchange, &context);
+                Some(Judged::of(&outcome, &findings))
+            }
+            _ => None,
+        };
+        if let Some(record) = Record::of(event, &self.redactor, judged) {
+            self.write(&record);
+        }
+    }
+
+    /// One line, flushed: what was received is on disk before the next event.
+    fn write(&mut self, value: &impl serde::Serialize) {
+        let written = serde_json::to_writer(&mut self.out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"))
+            .and_then(|()| self.out.flush());
+        if let Err(error) = written {
+            self.failed = Some(format!("recording to '{}' stopped: {error}", self.path));
+        }
+    }
+}
+
+/// Unix milliseconds as RFC 3339 UTC (`2026-11-30T10:00:00.000Z`).
+pub fn rfc3339(ms: u64) -> String {
+    let seconds = ms / 1000;
+    let date = Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
+    let of_day = seconds % 86_400;
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        date.year,
+        date.month,
+        date.day,
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+
+    #[test]
+    fn rfc3339_dates_are_utc_civil_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_795_946_400_123), "2026-11-29T10:00:00.123Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+}

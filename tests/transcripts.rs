@@ -1,0 +1,287 @@
+//! Transcripts end to end, by the real binary: `--record` then `replay --json` gives the live
+//! analysis back; a SIGKILL loses nothing received; secrets stay out; broken files are named.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+
+fn sightline(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// A fresh path in the temp dir, removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> Self {
+        Self(std::env::temp_dir().join(format!("sightline-{name}-{}.jsonl", std::process::id())))
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+
+    fn text(&self) -> String {
+        std::fs::read_to_string(&self.0).unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not JSON ({error}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn record_then_replay_json_reproduces_the_live_outcome_findings_and_model_view() {
+    for style in ["legacy", "sep1303"] {
+        let file = TempFile::new(&format!("call-{style}"));
+        // The issue's own command line: --record before the command's name.
+        let live = sightline(&[
+            "--record",
+            file.path(),
+            "call",
+            "book_flight",
+            r#"{"departureDate":"12/12/2024"}"#,
+            "--demo",
+            style,
+            "--json",
+        ]);
+        let live = json(&live);
+        let replayed = sightline(&["replay", file.path(), "--json"]);
+        assert_eq!(replayed.status.code(), Some(0), "{style}");
+        let replayed = json(&replayed);
+        assert_eq!(replayed["stopped"], Value::Null);
+        assert_eq!(replayed["transcript"]["command"], "call");
+        let call = &replayed["calls"][0];
+        for member in [
+            "request",
+            "response",
+            "outcome",
+            "findings",
+            "model_view",
+            "server",
+        ] {
+            assert_eq!(call[member], live[member], "{style}: {member}");
+        }
+        let class = if style == "legacy" {
+            "protocol_error"
+        } else {
+            "tool_error"
+        };
+        assert_eq!(call["outcome"]["class"], class);
+        // Another host, chosen at replay time, judges the same recorded frames.
+        let agents = json(&sightline(&[
+            "replay",
+            file.path(),
+            "--json",
+            "--host",
+            "openai-agents",
+        ]));
+        assert_eq!(agents["calls"][0]["model_view"]["host"], "openai-agents");
+        assert_eq!(agents["calls"][0]["model_view"]["forwarded"], true);
+    }
+}
+
+#[test]
+fn a_transcript_holds_every_frame_received_before_a_sigkill() {
+    let file = TempFile::new("killed");
+    let mut child = Command::new(BIN)
+        .args([
+            "call",
+            "slow_search",
+            r#"{"seconds":30}"#,
+            "-v",
+            "--record",
+            file.path(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `-v` shows each frame after it was recorded: wait for two progress notifications.
+    let mut shown = Vec::new();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let start = Instant::now();
+    while shown
+        .iter()
+        .filter(|line: &&String| line.contains("notifications/progress"))
+        .count()
+        < 2
+    {
+        assert!(start.elapsed() < Duration::from_secs(20), "{shown:?}");
+        let mut line = String::new();
+        let read = stderr.read_line(&mut line).unwrap();
+        assert!(read > 0, "sightline ended early: {shown:?}");
+        shown.push(line);
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = file.text();
+    let received = text
+        .lines()
+        .filter(|line| line.contains(r#""type":"received""#))
+        .count();
+    let shown_received = shown.iter().filter(|line| line.contains(" ← ")).count();
+    assert!(
+        received >= shown_received && shown_received >= 4,
+        "{received} received lines recorded, {shown_received} shown:\n{text}"
+    );
+    assert!(
+        text.contains(r#"\"method\":\"tools/call\""#),
+        "the call was recorded as sent"
+    );
+    for (number, line) in text.lines().enumerate() {
+        serde_json::from_str::<Value>(line)
+            .unwrap_or_else(|error| panic!("line {}: {error}: {line}", number + 1));
+    }
+    let replayed = sightline(&["replay", file.path(), "--json"]);
+    assert_eq!(replayed.status.code(), Some(0));
+    assert_eq!(
+        json(&replayed)["calls"],
+        Value::Array(Vec::new()),
+        "no call finished"
+    );
+}
+
+#[test]
+fn secrets_never_reach_the_file_unless_no_redact() {
+    let server = common::servers::Server::demo("sep1303");
+    let record = |file: &TempFile, redact: bool| {
+        let mut args = vec![
+            "call",
+            "book_flight",
+            r#"{"departureDate":"12/12/2099"}"#,
+            "--url",
+            &server.url,
+            "-H",
+            "Authorization: Bearer sk-live-abcdef123",
+            "-H",
+            "X-Tenant: tenant-778899",
+            "--record",
+            file.path(),
+        ];
+        if !redact {
+            args.push("--no-redact");
+        }
+        assert_eq!(sightline(&args).status.code(), Some(0));
+        file.text()
+    };
+    let redacted = record(&TempFile::new("redacted-http"), true);
+    for secret in ["sk-live-abcdef123", "tenant-778899"] {
+        assert!(!redacted.contains(secret), "{secret} leaked");
+    }
+    assert!(
+        redacted.contains(r#"["authorization","Bearer ****"]"#),
+        "{redacted}"
+    );
+    assert!(redacted.contains(r#""redacted":true"#));
+    let kept = record(&TempFile::new("kept-http"), false);
+    assert!(kept.contains("sk-live-abcdef123") && kept.contains(r#""redacted":false"#));
+
+    // A secret-named -e value, even where the server prints it.
+    let file = TempFile::new("redacted-env");
+    let output = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2099"}"#,
+        "-e",
+        "FLIGHTS_API_KEY=key-5566778899",
+        "--record",
+        file.path(),
+        "--",
+        "sh",
+        "-c",
+        &format!("echo \"starting with $FLIGHTS_API_KEY\" >&2; exec {BIN} demo-server"),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = file.text();
+    assert!(!text.contains("key-5566778899"), "{text}");
+    assert!(text.contains("starting with ****"), "{text}");
+}
+
+#[test]
+fn broken_transcripts_are_named_with_their_line() {
+    let file = TempFile::new("broken");
+    let run = |content: &str| {
+        std::fs::write(&file.0, content).unwrap();
+        let output = sightline(&["replay", file.path(), "--json"]);
+        (output.status.code(), output)
+    };
+    let (code, output) = run("");
+    assert_eq!(code, Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("transcript '{}', line 1: empty", file.path())),
+        "{stderr}"
+    );
+    let (code, output) = run("{\"sightline_transcript\":9}\n");
+    assert_eq!(code, Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("version 9 is newer"));
+    // A good recording with its last line cut: the calls before it are still there.
+    let good = TempFile::new("good");
+    sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--record",
+        good.path(),
+    ]);
+    let text = good.text();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = format!("{}\n{}", lines.join("\n"), &lines[2][..20]);
+    let (code, output) = run(&cut);
+    assert_eq!(code, Some(2));
+    let value = json(&output);
+    assert_eq!(value["calls"].as_array().unwrap().len(), 1);
+    let stopped = value["stopped"].as_str().unwrap();
+    assert!(
+        stopped.ends_with(&format!("line {}: cut short: the recording stopped in the middle of this line; everything before it is shown", lines.len() + 1)),
+        "{stopped}"
+    );
+    let (_, output) = run(&format!("{}\n{{not json\n", lines[..4].join("\n")));
+    assert!(
+        json(&output)["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("line 5: not JSON")
+    );
+    let (code, output) = run("just text\n");
+    assert_eq!(code, Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("line 1: not a sightline transcript"));
+}
+
+#[test]
+fn a_transcript_that_cannot_be_written_is_a_usage_error() {
+    let output = sightline(&[
+        "call",
+        "book_flight",
+        "{}",
+        "--record",
+        "/nonexistent-dir/s.jsonl",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("cannot write the transcript '/nonexistent-dir/s.jsonl'")
+    );
+}
