@@ -2,7 +2,7 @@
 //! ingestion path of every frame), the same path for two large replies (one 50 MB text, a
 //! million empty blocks), server-sent events parsed per second, and one whole `sightline call`
 //! against the demo server, over stdio and over HTTP; and what the model sees of the large
-//! replies, per host profile.
+//! replies, per host profile; and frames written to a transcript (`--record`).
 //! Run: `cargo bench --bench engine`.
 
 use std::fmt::Write as _;
@@ -14,7 +14,10 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use sightline::classify::classify;
 use sightline::mcp::Timestamp;
 use sightline::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
+use sightline::mcp::log::{LogEntry, LogEvent, Role, SessionEvent};
 use sightline::mcp::session::{Correlation, Session};
+use sightline::transcript::Redactor;
+use sightline::transcript::recorder::Recorder;
 
 const FRAMES: usize = 10_000;
 
@@ -146,6 +149,51 @@ fn model_view(c: &mut Criterion) {
     group.finish();
 }
 
+/// Frames written to a transcript per second: the recorder's tap alone (serialize, mask, write,
+/// flush each line), over the received frames of the ingest workload.
+fn record(c: &mut Criterion) {
+    let (mut session, wire) = workload();
+    let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
+    let events: Vec<SessionEvent> = framer
+        .push(&wire)
+        .into_iter()
+        .filter_map(|line| decode(line, DEFAULT_MAX_FRAME_BYTES).ok())
+        .map(|frame| {
+            let _ = session.on_frame(frame.clone(), Timestamp(1));
+            SessionEvent::Logged(LogEntry {
+                at: Timestamp(1),
+                event: LogEvent::Received {
+                    frame,
+                    role: Role::Reply {
+                        method: "tools/call".into(),
+                    },
+                },
+            })
+        })
+        .collect();
+    let path = std::env::temp_dir().join(format!("sightline-record-{}.jsonl", std::process::id()));
+    let path = path.to_str().unwrap_or_default().to_owned();
+    let mut group = c.benchmark_group("record");
+    group.throughput(Throughput::Elements(events.len() as u64));
+    group.bench_function("frames_written", |b| {
+        b.iter_batched(
+            || {
+                Recorder::create(&path, "bench", "stdio: bench", Redactor::default())
+                    .expect("a writable temp dir")
+                    .tap()
+            },
+            |tap| {
+                for event in &events {
+                    tap(event);
+                }
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+    let _ = std::fs::remove_file(&path);
+}
+
 /// `book_flight` with a past date: a tool error, exit 1.
 const PAST_DATE: [&str; 2] = ["book_flight", r#"{"departureDate":"12/12/2024"}"#];
 
@@ -242,6 +290,7 @@ criterion_group!(
     benches,
     ingestion,
     model_view,
+    record,
     headless_call,
     sse,
     http_call

@@ -1,5 +1,6 @@
 //! Benchmarks of the TUI core: drawing a frame with 100,000 log entries, ingesting frames into
-//! the app state, and handling a key right after a 50 MB tool result arrived.
+//! the app state (with and without `--record`), and handling a key right after a 50 MB tool
+//! result arrived.
 //! Run: `cargo bench --bench tui`.
 
 use std::hint::black_box;
@@ -19,6 +20,8 @@ use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::Tool;
 use sightline::mcp::session::{Correlation, Session};
 use sightline::theme::Theme;
+use sightline::transcript::Redactor;
+use sightline::transcript::recorder::Recorder;
 
 fn fresh_state() -> AppState {
     let settings = Settings::default();
@@ -84,28 +87,57 @@ fn ingest(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("ingest");
     group.throughput(Throughput::Elements(FRAMES as u64));
-    group.bench_function("frames_into_the_app_state", |b| {
-        b.iter_batched(
-            setup,
-            |(mut session, mut state)| {
-                let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
-                for line in framer.push(&wire) {
-                    let Ok(frame) = decode(line, DEFAULT_MAX_FRAME_BYTES) else {
-                        continue;
-                    };
-                    let role = match session.on_frame(frame.clone(), Timestamp(1)) {
-                        Correlation::Completed(exchange) => Role::Reply {
-                            method: exchange.method,
-                        },
-                        _ => Role::UnknownId,
-                    };
-                    update(&mut state, logged(frame, role));
-                }
-                state
-            },
-            BatchSize::LargeInput,
-        );
-    });
+    // The same frames without and with `--record` (a recorder tap writing each event to a
+    // transcript, flushed line by line, before the app sees it).
+    let transcript =
+        std::env::temp_dir().join(format!("sightline-bench-{}.jsonl", std::process::id()));
+    for recording in [false, true] {
+        let name = if recording {
+            "frames_into_the_app_state_recorded"
+        } else {
+            "frames_into_the_app_state"
+        };
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let recorder = recording.then(|| {
+                        Recorder::create(
+                            transcript.to_str().unwrap_or_default(),
+                            "bench",
+                            "stdio: bench",
+                            Redactor::default(),
+                        )
+                        .expect("a writable temp dir")
+                    });
+                    (setup(), recorder.map(|recorder| recorder.tap()))
+                },
+                |((mut session, mut state), tap)| {
+                    let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
+                    for line in framer.push(&wire) {
+                        let Ok(frame) = decode(line, DEFAULT_MAX_FRAME_BYTES) else {
+                            continue;
+                        };
+                        let role = match session.on_frame(frame.clone(), Timestamp(1)) {
+                            Correlation::Completed(exchange) => Role::Reply {
+                                method: exchange.method,
+                            },
+                            _ => Role::UnknownId,
+                        };
+                        let Action::Session(event) = logged(frame, role) else {
+                            continue;
+                        };
+                        if let Some(tap) = &tap {
+                            tap(&event);
+                        }
+                        update(&mut state, Action::Session(event));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    let _ = std::fs::remove_file(&transcript);
     group.finish();
 }
 

@@ -138,8 +138,29 @@ pub enum Command {
         /// With --json: add each `model_view.payload`.
         #[arg(long)]
         payload: bool,
+        /// Be the server instead: answer each request with the reply recorded for it, on stdio
+        /// (or over Streamable HTTP with --http).
+        #[arg(long, conflicts_with = "json")]
+        serve: bool,
+        /// With --serve: serve HTTP on this address (port 0 picks one; the URL is printed).
+        #[arg(long, value_name = "ADDR", requires = "serve", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+        http: Option<std::net::SocketAddr>,
         #[command(flatten)]
         tui: TuiArgs,
+    },
+    /// What changed between two recordings: tools added, removed or changed, and the same
+    /// calls judged differently. Exit 1 when anything changed.
+    Diff {
+        /// The recording before (a transcript written by --record).
+        before: String,
+        /// The recording after.
+        after: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Judge what the model sees as this host would.
+        #[arg(long, value_name = "PROFILE", default_value = "spec")]
+        host: String,
     },
     /// The host profiles (built-in and yours), with the source each was taken from.
     Hosts {

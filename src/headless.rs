@@ -327,42 +327,31 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
             return exit::USAGE;
         }
     };
-    let reader = match crate::transcript::open(file) {
-        Ok(reader) => reader,
+    let loaded = match crate::transcript::load(file) {
+        Ok(loaded) => loaded,
         Err(error) => {
             eprintln!("sightline: {}", sanitize::text(&error.to_string()));
             return exit::USAGE;
         }
     };
-    let header = reader.header.clone();
-    let mut transport = header.transport.clone();
-    let mut connection = None;
-    let mut catalog: Option<Arc<Vec<Tool>>> = None;
-    let mut calls = Vec::new();
-    let mut stopped = None;
-    for event in reader {
-        match event {
-            Ok(SessionEvent::Connecting { transport: named }) => transport = named,
-            Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
-            Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
-            Ok(SessionEvent::CallFinished(exchange)) if exchange.method == "tools/call" => {
-                let report = CallReport::new(
-                    connection.as_ref(),
-                    &transport,
-                    &exchange,
-                    catalog.as_ref().map(|tools| tools.as_slice()),
-                    &host,
-                    forward_protocol_errors,
-                );
-                calls
-                    .push(serde_json::to_value(report.to_json(payload, false)).unwrap_or_default());
-            }
-            Ok(_) => {}
-            Err(error) => stopped = Some(error.to_string()),
-        }
-    }
+    let calls: Vec<Value> = loaded
+        .calls
+        .iter()
+        .map(|call| {
+            let report = CallReport::new(
+                call.connection.as_ref(),
+                &call.transport,
+                &call.exchange,
+                call.catalog.as_ref().map(|tools| tools.as_slice()),
+                &host,
+                forward_protocol_errors,
+            );
+            serde_json::to_value(report.to_json(payload, false)).unwrap_or_default()
+        })
+        .collect();
+    let stopped = loaded.stopped.as_ref().map(ToString::to_string);
     print_json(&serde_json::json!({
-        "transcript": header,
+        "transcript": loaded.header,
         "calls": calls,
         "stopped": stopped,
     }));
@@ -370,6 +359,73 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
         exit::USAGE
     } else {
         exit::SUCCESS
+    }
+}
+
+/// `sightline replay FILE --serve [--http ADDR]`: the recording as a server.
+pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
+    let loaded = match crate::transcript::load(file) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("sightline: {}", sanitize::text(&error.to_string()));
+            return exit::USAGE;
+        }
+    };
+    if let Some(stopped) = &loaded.stopped {
+        eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
+    }
+    let recorded = crate::transcript::serve::Recorded::new(&loaded, file);
+    let served = match http {
+        Some(address) => crate::transcript::serve::serve_http(recorded, address).await,
+        None => crate::transcript::serve::serve_stdio(recorded),
+    };
+    match served {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline replay --serve: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}
+
+/// `sightline diff A B`: exit 0 when nothing changed, 1 when something did, 2 when a
+/// recording cannot be read to its end.
+pub fn diff(before: &str, after: &str, host: &str, as_json: bool) -> u8 {
+    let host = match config::user_host_profiles().and_then(|user| hosts::resolve(host, &user)) {
+        Ok(host) => host,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let loaded = crate::transcript::load(before)
+        .and_then(|before| Ok((before, crate::transcript::load(after)?)));
+    let (before, after) = match loaded {
+        Ok(both) => both,
+        Err(error) => {
+            eprintln!("sightline: {}", sanitize::text(&error.to_string()));
+            return exit::USAGE;
+        }
+    };
+    for stopped in [&before.stopped, &after.stopped].into_iter().flatten() {
+        eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
+    }
+    let diff = crate::diff::diff(&before, &after, &host);
+    if as_json {
+        print_json(&serde_json::json!({
+            "changed": diff.changed(),
+            "diff": diff,
+        }));
+    } else {
+        emit(|out| out.write_all(diff.text().as_bytes()));
+    }
+    match (
+        before.stopped.is_some() || after.stopped.is_some(),
+        diff.changed(),
+    ) {
+        (true, _) => exit::USAGE,
+        (false, true) => exit::TOOL_ERROR,
+        (false, false) => exit::SUCCESS,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod demo_server;
+pub mod diff;
 pub mod headless;
 pub mod input;
 pub mod live_session;

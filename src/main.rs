@@ -123,10 +123,23 @@ fn main() -> ExitCode {
             }) => headless::call(&server, &cli.record, &call, json, &output).await,
             Some(Command::Replay {
                 file,
+                serve: true,
+                http,
+                ..
+            }) => headless::serve(&file, http).await,
+            Some(Command::Replay {
+                file,
                 json,
                 payload,
                 tui,
+                ..
             }) => replay(&file, json, payload, &tui).await,
+            Some(Command::Diff {
+                before,
+                after,
+                json,
+                host,
+            }) => headless::diff(&before, &after, &host, json),
             Some(Command::Hosts { show, json }) => {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)

@@ -245,6 +245,12 @@ async fn event_loop(
                     let _ = commands.send(command).await;
                 }
                 Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,
+                Effect::Save { path, text } => {
+                    let result = std::fs::write(&path, &text)
+                        .map(|()| text.len())
+                        .map_err(|error| error.to_string());
+                    update(&mut state, Action::Saved { path, result });
+                }
             }
         }
         if redraw.changed(urgent, Instant::now()) {

@@ -222,3 +222,58 @@ async fn a_recorded_session_replays_into_the_same_events_and_screens() {
         assert!(screen.contains("⚑ ← #3 protocol error"), "{screen}");
     }
 }
+
+/// `E` saves the selected call as a transcript that replays it and, as a server, answers it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_saved_call_replays_and_serves_its_answers_again() {
+    let events = capture("legacy", EraChoice::Auto, &[past(), future()]).await;
+    let mut session = common::Session::new(120, 40);
+    for event in events {
+        update(&mut session.state, Action::Session(event));
+    }
+    let state = &mut session.state;
+    let effects = update(state, Action::Command(Command::SaveCall));
+    let [sightline::app::Effect::Save { path, text }] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(path, "sightline-book_flight-4.jsonl", "the latest call");
+    let file = std::env::temp_dir().join(format!("sightline-saved-{}.jsonl", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let loaded = sightline::transcript::load(file.to_str().unwrap()).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert!(loaded.stopped.is_none());
+    assert_eq!(loaded.calls.len(), 1);
+    assert_eq!(loaded.calls[0].exchange, state.calls[1].exchange);
+    assert_eq!(
+        loaded.calls[0].version(),
+        "2026-07-28",
+        "auto negotiated the modern era"
+    );
+    assert_eq!(loaded.tools.as_ref().map(|tools| tools.len()), Some(10));
+    let mut served = sightline::transcript::serve::Recorded::new(&loaded, "saved");
+    let discover = served
+        .answer(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#)
+        .unwrap();
+    assert!(discover.contains("supportedVersions"), "{discover}");
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{}}}}}"#,
+        future()
+    );
+    let answer: serde_json::Value = serde_json::from_str(&served.answer(&call).unwrap()).unwrap();
+    assert_eq!(answer["id"], 7);
+    let booked = answer["result"]["content"][0]["text"].as_str();
+    assert!(
+        booked.is_some_and(|text| text.contains("Booked")),
+        "{answer}"
+    );
+    let update_saved = Action::Saved {
+        path: path.clone(),
+        result: Ok(text.len()),
+    };
+    update(state, update_saved);
+    let status = &state.status.as_ref().unwrap().text;
+    assert!(
+        status.contains("sightline replay sightline-book_flight-4.jsonl"),
+        "{status}"
+    );
+}

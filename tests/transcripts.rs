@@ -285,3 +285,115 @@ fn a_transcript_that_cannot_be_written_is_a_usage_error() {
             .contains("cannot write the transcript '/nonexistent-dir/s.jsonl'")
     );
 }
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_recording_stands_in_for_its_server_on_stdio_and_over_http() {
+    // The issue's own line: a call answered by `replay --serve` gives the recorded outcome.
+    let legacy = fixture("legacy_protocol_error");
+    let served = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--json",
+        "--",
+        BIN,
+        "replay",
+        &legacy,
+        "--serve",
+    ]);
+    assert_eq!(served.status.code(), Some(3));
+    let served = json(&served);
+    let recorded = json(&sightline(&["replay", &legacy, "--json"]));
+    for member in ["outcome", "findings", "model_view"] {
+        assert_eq!(served[member], recorded["calls"][0][member], "{member}");
+    }
+    // A request that was not recorded is told so, in the protocol's words.
+    let other = json(&sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"01/01/2024"}"#,
+        "--json",
+        "--",
+        BIN,
+        "replay",
+        &legacy,
+        "--serve",
+    ]));
+    assert_eq!(other["outcome"]["code"], -32602);
+    assert!(
+        other["outcome"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not with these params")
+    );
+    // Over HTTP, a modern-era recording.
+    let http_server = common::servers::Server::start(
+        BIN,
+        &[
+            "replay",
+            &fixture("sep1303_tool_error"),
+            "--serve",
+            "--http",
+        ],
+    );
+    let over_http = json(&sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--json",
+        "--url",
+        &http_server.url,
+    ]));
+    assert_eq!(over_http["outcome"]["class"], "tool_error");
+    assert_eq!(over_http["server"]["name"], "sightline-demo");
+}
+
+#[test]
+fn diff_names_every_call_whose_class_changed_and_every_tool_change() {
+    let before = fixture("legacy_protocol_error");
+    let after = fixture("sep1303_tool_error");
+    let output = sightline(&["diff", &before, &after]);
+    assert_eq!(output.status.code(), Some(1), "something changed");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(
+            "  book_flight {\"departureDate\":\"12/12/2024\"}\n    before: protocol error -32602 · not forwarded (MAY, off): the model does not see why\n    after:  tool error · forwarded (SHOULD)\n    finding gone: sep1303.validation-as-protocol-error"
+        ),
+        "{text}"
+    );
+    let same = sightline(&["diff", &before, &before]);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(
+        String::from_utf8(same.stdout)
+            .unwrap()
+            .contains("0 judged differently, 1 the same")
+    );
+    // A tool whose schema changed, one removed, one added: a copy of the recording edited.
+    let edited = TempFile::new("edited");
+    let text = std::fs::read_to_string(&after).unwrap().replace(
+        r#""pattern":"^\\d{2}/\\d{2}/\\d{4}$"},"destination""#,
+        r#""pattern":"^\\d{4}-\\d{2}-\\d{2}$"},"destination""#,
+    );
+    let text = text.replace(
+        r#"{"tool":{"name":"list_roots""#,
+        r#"{"tool":{"name":"list_roots_v2""#,
+    );
+    std::fs::write(&edited.0, text).unwrap();
+    let output = sightline(&["diff", &after, edited.path(), "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let value = json(&output);
+    let tools = &value["diff"]["tools"];
+    assert_eq!(tools["added"], serde_json::json!(["list_roots_v2"]));
+    assert_eq!(tools["removed"], serde_json::json!(["list_roots"]));
+    let changes = tools["changed"].as_array().unwrap();
+    assert!(
+        changes.iter().any(|tool| tool["name"] == "book_flight"
+            && tool["changes"][0]["path"] == "inputSchema.properties.departureDate.pattern"),
+        "{changes:?}"
+    );
+    assert_eq!(value["changed"], true);
+}

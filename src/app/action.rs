@@ -20,6 +20,11 @@ pub enum Action {
     Resized { width: u16, height: u16 },
     /// A second passed (messages in the status line expire).
     Tick,
+    /// A file asked for by [`Effect::Save`] was written (its size), or why not.
+    Saved {
+        path: String,
+        result: Result<usize, String>,
+    },
 }
 
 /// Mouse input, in screen cells.
@@ -86,6 +91,8 @@ pub enum Command {
     CopyModelView,
     /// Copy the equivalent `sightline call …` command line.
     CopyCommandLine,
+    /// Save the selected call as a transcript.
+    SaveCall,
     /// Restart the server and connect again.
     Reconnect,
     /// Cancel the pending call.
@@ -109,6 +116,9 @@ pub enum Effect {
     Session(SessionCommand),
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Write a file (relative to the current directory); the outcome comes back as
+    /// [`Action::Saved`].
+    Save { path: String, text: String },
     /// Restore the terminal and exit.
     Quit,
 }

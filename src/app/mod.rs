@@ -4,6 +4,7 @@ pub mod action;
 pub mod ask;
 pub mod describe;
 mod editor;
+mod export;
 pub mod layout;
 pub mod placeholders;
 pub mod state;

@@ -504,6 +504,8 @@ pub struct AppState {
     pub server_args: Vec<String>,
     /// The `--config` file's servers to pick from, when it has several and none was named.
     pub picker: Option<Picker>,
+    /// What the latest connection negotiated, and its number: kept after it ends.
+    pub negotiated: Option<(u32, Connection)>,
     /// The transcript on screen, when this is a replay: nothing is ever sent.
     pub replay: Option<String>,
     /// The server's question on screen, waiting for the user's answer.
@@ -515,6 +517,7 @@ impl AppState {
         Self {
             picker: None,
             replay: None,
+            negotiated: None,
             asking: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),

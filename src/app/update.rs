@@ -72,6 +72,17 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.screen = ratatui::layout::Rect::new(0, 0, width, height);
             Vec::new()
         }
+        Action::Saved { path, result } => {
+            let path = sanitize::text(&path).into_owned();
+            match result {
+                Ok(bytes) => inform(
+                    state,
+                    format!("saved the call to {path} ({bytes} bytes): sightline replay {path}"),
+                ),
+                Err(error) => complain(state, format!("could not save {path}: {error}")),
+            }
+            Vec::new()
+        }
         Action::Tick => {
             state.ticks += 1;
             if state
@@ -318,6 +329,16 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::CopyCommandLine => {
             let line = command_line(state);
             return copy_text(state, line, "command line");
+        }
+        Command::SaveCall => {
+            let saved = state
+                .current_call_index()
+                .and_then(|index| super::export::call_transcript(state, index));
+            let Some((path, text)) = saved else {
+                complain(state, "no call to save yet".into());
+                return Vec::new();
+            };
+            return vec![Effect::Save { path, text }];
         }
         Command::Reconnect => {
             inform(state, "reconnecting…".into());
@@ -703,6 +724,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.transport = sanitize::text(&transport).into_owned();
         }
         SessionEvent::Connected(connection) => {
+            state.negotiated = Some((state.session, (*connection).clone()));
             if connection.era == Era::Legacy {
                 label_probe_answers(state);
             }

@@ -45,13 +45,20 @@ struct Shared {
     questions: Arc<AtomicU64>,
 }
 
-/// Serves until the process ends; prints the endpoint's URL on stdout first.
-pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> {
+/// Listens on `address` and prints the endpoint's URL (`http://HOST:PORT/mcp`) on stdout, for
+/// whoever started this server to read.
+pub async fn listen(address: SocketAddr) -> std::io::Result<(TcpListener, String)> {
     let listener = TcpListener::bind(address).await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let mut stdout = tokio::io::stdout();
     stdout.write_all(format!("{url}\n").as_bytes()).await?;
     stdout.flush().await?;
+    Ok((listener, url))
+}
+
+/// Serves until the process ends; prints the endpoint's URL on stdout first.
+pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> {
+    let (listener, url) = listen(address).await?;
     eprintln!("{NAME}: serving Streamable HTTP on {url}");
     let shared = Shared {
         server: DemoServer::new(style),

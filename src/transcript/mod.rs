@@ -2,6 +2,7 @@
 //! as it happens and read back into the same events (format version 1, in the README).
 
 pub mod recorder;
+pub mod serve;
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -853,6 +854,116 @@ impl<R: BufRead> Iterator for Reader<R> {
         };
         Some(record.into_event().map_err(|message| self.error(message)))
     }
+}
+
+/// A whole transcript as text: the header, then one line per event (for exports and tests;
+/// a live session is written line by line by the recorder).
+pub fn to_text(
+    header: &Header,
+    events: &[(SessionEvent, Option<Judged>)],
+    redactor: &Redactor,
+) -> String {
+    let mut text = serde_json::to_string(header).unwrap_or_default();
+    text.push('\n');
+    for (event, judged) in events {
+        if let Some(record) = Record::of(event, redactor, judged.clone()) {
+            text.push_str(&serde_json::to_string(&record).unwrap_or_default());
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// A finished `tools/call` of a transcript, with what its analysis depends on at that point.
+#[derive(Debug, Clone)]
+pub struct RecordedCall {
+    pub exchange: Exchange,
+    pub transport: String,
+    pub connection: Option<Connection>,
+    pub catalog: Option<Arc<Vec<Tool>>>,
+}
+
+impl RecordedCall {
+    /// The negotiated version the call was made under.
+    pub fn version(&self) -> &str {
+        self.connection
+            .as_ref()
+            .map_or("unknown", |connection| connection.protocol_version.as_str())
+    }
+}
+
+/// What `replay --json`, `diff` and `--serve` need of a transcript, read whole.
+#[derive(Debug)]
+pub struct Loaded {
+    pub header: Header,
+    /// The last tool listing.
+    pub tools: Option<Arc<Vec<Tool>>>,
+    pub calls: Vec<RecordedCall>,
+    /// Every request sightline sent that got a reply, with the reply, in order.
+    pub replies: Vec<(jsonrpc::Frame, jsonrpc::Frame)>,
+    /// Why reading stopped before the end, if it did.
+    pub stopped: Option<TranscriptError>,
+}
+
+/// Reads a whole transcript; a bad line stops it there (`stopped`).
+pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
+    let reader = open(path)?;
+    let mut loaded = Loaded {
+        header: reader.header.clone(),
+        tools: None,
+        calls: Vec::new(),
+        replies: Vec::new(),
+        stopped: None,
+    };
+    let mut transport = loaded.header.transport.clone();
+    let mut connection = None;
+    let mut pending: std::collections::HashMap<Id, jsonrpc::Frame> =
+        std::collections::HashMap::new();
+    for event in reader {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                loaded.stopped = Some(error);
+                break;
+            }
+        };
+        match event {
+            SessionEvent::Connecting { transport: named } => transport = named,
+            SessionEvent::Connected(connected) => connection = Some(*connected),
+            SessionEvent::ToolsListed(tools) => loaded.tools = Some(tools),
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(frame),
+                ..
+            }) => {
+                if let jsonrpc::Message::Request { id, .. } = &frame.message {
+                    pending.insert(id.clone(), frame.clone());
+                }
+            }
+            SessionEvent::Logged(LogEntry {
+                event:
+                    LogEvent::Received {
+                        frame,
+                        role: Role::Reply { .. } | Role::Late { .. },
+                    },
+                ..
+            }) => {
+                let request = jsonrpc::scan_id(&frame.raw).and_then(|id| pending.remove(&id));
+                if let Some(request) = request {
+                    loaded.replies.push((request, frame));
+                }
+            }
+            SessionEvent::CallFinished(exchange) if exchange.method == "tools/call" => {
+                loaded.calls.push(RecordedCall {
+                    exchange: *exchange,
+                    transport: transport.clone(),
+                    connection: connection.clone(),
+                    catalog: loaded.tools.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(loaded)
 }
 
 /// Opens a transcript file.

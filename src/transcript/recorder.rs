@@ -62,7 +62,7 @@ impl Recorder {
     }
 
     /// The tap that records every event.
-    pub fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
+    pub fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static + use<> {
         let inner = Arc::clone(&self.0);
         move |event| {
             inner
