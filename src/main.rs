@@ -55,12 +55,15 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
-    match runtime::replay(file, settings, &theme).await {
-        Ok(()) => exit::SUCCESS,
-        Err(error) if error.kind() == std::io::ErrorKind::Other => {
+    let reader = match sightline::transcript::open(file) {
+        Ok(reader) => reader,
+        Err(error) => {
             eprintln!("sightline: {error}");
-            exit::USAGE
+            return exit::USAGE;
         }
+    };
+    match runtime::replay(file, reader, settings, &theme).await {
+        Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
             exit::TRANSPORT_FAILURE

@@ -138,8 +138,12 @@ pub async fn run(
 
 /// The TUI on a transcript: its events, in their order, through the same `update` as a live
 /// session; nothing is sent. A line that cannot be read ends the replay there, said in the log.
-pub async fn replay(path: &str, settings: Settings, theme: &Theme) -> io::Result<()> {
-    let reader = crate::transcript::open(path).map_err(io::Error::other)?;
+pub async fn replay(
+    path: &str,
+    reader: crate::transcript::Reader<io::BufReader<std::fs::File>>,
+    settings: Settings,
+    theme: &Theme,
+) -> io::Result<()> {
     let (sink, mut events) = stream::channel();
     let file = path.to_owned();
     tokio::task::spawn_blocking(move || feed(reader, &sink));

@@ -272,8 +272,8 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
     };
     update(state, update_saved);
     let status = &state.status.as_ref().unwrap().text;
-    assert!(
-        status.contains("sightline replay sightline-book_flight-4.jsonl"),
-        "{status}"
+    assert_eq!(
+        status,
+        "saved sightline-book_flight-4.jsonl: `sightline replay` opens it"
     );
 }

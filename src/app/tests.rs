@@ -338,6 +338,25 @@ fn cycling_the_host_profile_recomputes_the_view() {
 }
 
 #[test]
+fn a_replay_sends_nothing_whatever_the_key() {
+    let mut state = state();
+    state.replay = Some("s.jsonl".into());
+    for key in [
+        Command::SendRequest,
+        Command::Reconnect,
+        Command::CancelCall,
+        Command::ToggleTasks,
+    ] {
+        assert!(command(&mut state, key).is_empty(), "{key:?}");
+        assert_eq!(
+            state.status.as_ref().unwrap().text,
+            "a replay sends nothing"
+        );
+    }
+    assert_eq!(state.pending_calls, 0);
+}
+
+#[test]
 fn a_user_profile_named_with_escapes_is_shown_inert() {
     let mut state = state();
     let user = crate::model_view::hosts::parse(

@@ -75,10 +75,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Saved { path, result } => {
             let path = sanitize::text(&path).into_owned();
             match result {
-                Ok(bytes) => inform(
-                    state,
-                    format!("saved the call to {path} ({bytes} bytes): sightline replay {path}"),
-                ),
+                // Short enough for 80 columns: the name is what the user needs.
+                Ok(_) => inform(state, format!("saved {path}: `sightline replay` opens it")),
                 Err(error) => complain(state, format!("could not save {path}: {error}")),
             }
             Vec::new()
@@ -102,12 +100,9 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         command,
         Command::SendRequest | Command::Reconnect | Command::CancelCall | Command::ToggleTasks
     );
-    if sends && let Some(file) = &state.replay {
-        let text = format!(
-            "a replay of {} is read-only: nothing is sent",
-            sanitize::text(file)
-        );
-        complain(state, text);
+    if sends && state.replay.is_some() {
+        // Short: the status line already says REPLAY, and 80 columns must hold it.
+        complain(state, "a replay sends nothing".into());
         return Vec::new();
     }
     let effects = if state.show_help {
