@@ -2,6 +2,7 @@
 //! one JSON object (also when the run fails before the call), and return the exit code of
 //! product.md §1. With `-v` the session stream is printed to stderr as it happens.
 
+use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -327,38 +328,86 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
             return exit::USAGE;
         }
     };
-    let loaded = match crate::transcript::load(file) {
-        Ok(loaded) => loaded,
+    let reader = match crate::transcript::open(file) {
+        Ok(reader) => reader,
         Err(error) => {
             eprintln!("sightline: {}", sanitize::text(&error.to_string()));
             return exit::USAGE;
         }
     };
-    let calls: Vec<Value> = loaded
-        .calls
-        .iter()
-        .map(|call| {
-            let report = CallReport::new(
-                call.connection.as_ref(),
-                &call.transport,
-                &call.exchange,
-                call.catalog.as_ref().map(|tools| tools.as_slice()),
-                &host,
-                forward_protocol_errors,
-            );
-            serde_json::to_value(report.to_json(payload, false)).unwrap_or_default()
-        })
-        .collect();
-    let stopped = loaded.stopped.as_ref().map(ToString::to_string);
-    print_json(&serde_json::json!({
-        "transcript": loaded.header,
-        "calls": calls,
-        "stopped": stopped,
-    }));
-    if stopped.is_some() {
+    let replayed = Replayed {
+        header: reader.header.clone(),
+        reader: RefCell::new(Some(reader)),
+        host: &host,
+        forward_protocol_errors,
+        payload,
+        stopped: RefCell::new(None),
+    };
+    print_json(&replayed);
+    if replayed.stopped.borrow().is_some() {
         exit::USAGE
     } else {
         exit::SUCCESS
+    }
+}
+
+/// `replay --json`: the calls are read from the transcript while they are written out, so a
+/// long recording is never held whole.
+struct Replayed<'h> {
+    header: crate::transcript::Header,
+    reader: RefCell<Option<crate::transcript::Reader<std::io::BufReader<std::fs::File>>>>,
+    host: &'h HostProfile,
+    forward_protocol_errors: bool,
+    payload: bool,
+    /// Why reading stopped early; known once `calls` is written.
+    stopped: RefCell<Option<String>>,
+}
+
+impl Serialize for Replayed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("transcript", &self.header)?;
+        map.serialize_entry("calls", &ReplayedCalls(self))?;
+        map.serialize_entry("stopped", &*self.stopped.borrow())?;
+        map.end()
+    }
+}
+
+struct ReplayedCalls<'r, 'h>(&'r Replayed<'h>);
+
+impl Serialize for ReplayedCalls<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let replayed = self.0;
+        let mut seq = serializer.serialize_seq(None)?;
+        let Some(reader) = replayed.reader.borrow_mut().take() else {
+            return seq.end();
+        };
+        let mut transport = replayed.header.transport.clone();
+        let mut connection = None;
+        let mut catalog: Option<Arc<Vec<Tool>>> = None;
+        for event in reader {
+            match event {
+                Ok(SessionEvent::Connecting { transport: named }) => transport = named,
+                Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
+                Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
+                Ok(SessionEvent::CallFinished(exchange)) if exchange.method == "tools/call" => {
+                    let report = CallReport::new(
+                        connection.as_ref(),
+                        &transport,
+                        &exchange,
+                        catalog.as_ref().map(|tools| tools.as_slice()),
+                        replayed.host,
+                        replayed.forward_protocol_errors,
+                    );
+                    seq.serialize_element(&report.to_json(replayed.payload, false))?;
+                }
+                Ok(_) => {}
+                Err(error) => *replayed.stopped.borrow_mut() = Some(error.to_string()),
+            }
+        }
+        seq.end()
     }
 }
 

@@ -266,6 +266,27 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         booked.is_some_and(|text| text.contains("Booked")),
         "{answer}"
     );
+    // J: the same call as pretty JSON, with the model's side under the current host.
+    let effects = update(state, Action::Command(Command::CycleHost));
+    assert!(effects.is_empty());
+    let effects = update(state, Action::Command(Command::SaveCallJson));
+    let [
+        sightline::app::Effect::Save {
+            path: json_path,
+            text: json_text,
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(json_path, "sightline-book_flight-4.json");
+    let document: serde_json::Value = serde_json::from_str(json_text).unwrap();
+    assert_eq!(document["request"]["params"]["name"], "book_flight");
+    assert_eq!(document["response"]["id"], 4);
+    assert_eq!(document["outcome"]["class"], "success");
+    assert_eq!(document["model_view"]["host"], "content-only");
+    assert_eq!(document["model_view"]["payload"]["type"], "tool_result");
+    assert!(json_text.contains("\n  \"request\": {"), "pretty");
     let update_saved = Action::Saved {
         path: path.clone(),
         result: Ok(text.len()),

@@ -93,6 +93,8 @@ pub enum Command {
     CopyCommandLine,
     /// Save the selected call as a transcript.
     SaveCall,
+    /// Save the selected call as pretty JSON, with what the model sees.
+    SaveCallJson,
     /// Restart the server and connect again.
     Reconnect,
     /// Cancel the pending call.

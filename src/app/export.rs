@@ -1,12 +1,16 @@
-//! The selected call saved as a transcript, pure: the connection's negotiation and tool listing
-//! as the log has them, then the call, so that `replay` shows it and `replay --serve` answers
-//! its requests again.
+//! The selected call saved, pure: as a transcript (the connection's negotiation and tool
+//! listing as the log has them, then the call, so that `replay` shows it and `replay --serve`
+//! answers it again), or as pretty JSON with what the model sees and the host's payload.
 
 use std::collections::HashMap;
 
-use super::state::{AppState, LineKind, Raw};
+use serde_json::{Value, json};
+
+use super::state::{AppState, CallRecord, LineKind, Raw};
+use crate::classify::findings::Finding;
 use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
+use crate::model_view::ModelView;
 use crate::transcript::recorder::rfc3339;
 use crate::transcript::{Header, Judged, Redactor, VERSION, to_text};
 
@@ -59,12 +63,38 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
         on: true,
         ..Redactor::default()
     };
-    let name = format!(
-        "sightline-{}-{}.jsonl",
+    Some((
+        file_name(call, "jsonl"),
+        to_text(&header, &events, &redactor),
+    ))
+}
+
+/// The file name and pretty JSON of call `index`: the request and response as they were, the
+/// class, the findings, and what the model sees under `view`'s host with that host's payload
+/// (the model's side of the conversation).
+pub fn call_json(state: &AppState, index: usize, view: &ModelView) -> Option<(String, String)> {
+    let call = state.calls.get(index)?;
+    let exchange = &call.exchange;
+    let frame = |raw: &str| serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
+    let findings: Vec<&Finding> = call.findings.iter().chain(&view.findings).collect();
+    let document = json!({
+        "request": frame(&exchange.request.raw),
+        "response": exchange.response().map(|response| frame(&response.raw)),
+        "outcome": call.outcome.to_json(),
+        "findings": findings,
+        "model_view": view.to_json(true),
+    });
+    let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    Some((file_name(call, "json"), text + "\n"))
+}
+
+/// `sightline-TOOL-ID.EXT`, from the server's words made safe.
+fn file_name(call: &CallRecord, extension: &str) -> String {
+    format!(
+        "sightline-{}-{}.{extension}",
         safe(&call.tool),
         safe(&call.exchange.id.to_string())
-    );
-    Some((name, to_text(&header, &events, &redactor)))
+    )
 }
 
 /// The connection's setup as the log has it: the transport, negotiation and tool listing.

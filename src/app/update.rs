@@ -325,10 +325,15 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             let line = command_line(state);
             return copy_text(state, line, "command line");
         }
-        Command::SaveCall => {
-            let saved = state
-                .current_call_index()
-                .and_then(|index| super::export::call_transcript(state, index));
+        Command::SaveCall | Command::SaveCallJson => {
+            let saved = state.current_call_index().and_then(|index| {
+                if command == Command::SaveCall {
+                    return super::export::call_transcript(state, index);
+                }
+                let record = state.calls.get(index)?;
+                let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
+                super::export::call_json(state, index, &view)
+            });
             let Some((path, text)) = saved else {
                 complain(state, "no call to save yet".into());
                 return Vec::new();

@@ -440,6 +440,13 @@ impl<'a> Record<'a> {
 
     /// The event this record stands for.
     pub fn into_event(self) -> Result<SessionEvent, String> {
+        self.into_event_sharing(&mut Frames::default())
+    }
+
+    /// The same, sharing the text of a frame read moments ago (a call's line repeats its
+    /// frames: read back, they are one copy in memory, as in the live session).
+    pub fn into_event_sharing(self, recent: &mut Frames) -> Result<SessionEvent, String> {
+        let mut frame = |raw: &str| recent.frame(raw);
         let logged = |at: u64, event: LogEvent| {
             SessionEvent::Logged(LogEntry {
                 at: Timestamp(at),
@@ -514,16 +521,36 @@ impl<'a> Record<'a> {
                     .collect(),
             )),
             Record::ToolsFailed { reason } => SessionEvent::ToolsFailed(reason),
-            Record::Call(call) => SessionEvent::CallFinished(Box::new(call.into_exchange()?)),
+            Record::Call(call) => {
+                SessionEvent::CallFinished(Box::new(call.into_exchange(&mut frame)?))
+            }
             Record::Disconnected => SessionEvent::Disconnected,
         })
     }
 }
 
-/// A frame from its recorded text (it parsed when it was recorded, so it parses again).
-fn frame(raw: &str) -> Result<jsonrpc::Frame, String> {
-    jsonrpc::parse_line(Arc::from(raw))
-        .map_err(|(_, error)| format!("a recorded frame does not parse: {error}"))
+/// The frames read last, to share with the `call` line that repeats them.
+#[derive(Debug, Default)]
+pub struct Frames(std::collections::VecDeque<jsonrpc::Frame>);
+
+/// Frames remembered: a call's request and reply are among the last few read.
+const RECENT_FRAMES: usize = 8;
+
+impl Frames {
+    /// A frame from its recorded text (it parsed when it was recorded, so it parses again),
+    /// the one read moments ago when the text is the same.
+    fn frame(&mut self, raw: &str) -> Result<jsonrpc::Frame, String> {
+        if let Some(seen) = self.0.iter().find(|seen| &*seen.raw == raw) {
+            return Ok(seen.clone());
+        }
+        let frame = jsonrpc::parse_line(Arc::from(raw))
+            .map_err(|(_, error)| format!("a recorded frame does not parse: {error}"))?;
+        if self.0.len() == RECENT_FRAMES {
+            self.0.pop_front();
+        }
+        self.0.push_back(frame.clone());
+        Ok(frame)
+    }
 }
 
 impl RoleRecord {
@@ -605,7 +632,10 @@ impl<'a> CallRecord<'a> {
         }
     }
 
-    fn into_exchange(self) -> Result<Exchange, String> {
+    fn into_exchange(
+        self,
+        frame: &mut impl FnMut(&str) -> Result<jsonrpc::Frame, String>,
+    ) -> Result<Exchange, String> {
         let end = match self.end {
             EndRecord::Replied { raw } => End::Replied(frame(&raw)?),
             EndRecord::TimedOut { after_ms } => End::TimedOut { after_ms },
@@ -764,6 +794,7 @@ pub struct Reader<R> {
     line: usize,
     pub header: Header,
     done: bool,
+    recent: Frames,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -803,6 +834,7 @@ impl<R: BufRead> Reader<R> {
             line: 1,
             header,
             done: false,
+            recent: Frames::default(),
         })
     }
 
@@ -852,7 +884,8 @@ impl<R: BufRead> Iterator for Reader<R> {
                 ));
             }
         };
-        Some(record.into_event().map_err(|message| self.error(message)))
+        let event = record.into_event_sharing(&mut self.recent);
+        Some(event.map_err(|message| self.error(message)))
     }
 }
 

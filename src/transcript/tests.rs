@@ -288,3 +288,44 @@ fn a_broken_transcript_is_read_up_to_the_line_that_breaks_and_names_it() {
         )
     );
 }
+
+#[test]
+fn a_call_read_back_shares_its_frames_with_the_lines_before_it() {
+    let call = call("x", json!({})).text("one copy");
+    let sent = entry(1, LogEvent::Sent(call.request.clone()));
+    let received = entry(
+        2,
+        LogEvent::Received {
+            frame: call.response().unwrap().clone(),
+            role: Role::Reply {
+                method: "tools/call".into(),
+            },
+        },
+    );
+    let finished = SessionEvent::CallFinished(Box::new(call));
+    let text = write(&[sent, received, finished], &Redactor::default());
+    let back: Vec<SessionEvent> = read(&text)
+        .unwrap()
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let (
+        SessionEvent::Logged(sent),
+        SessionEvent::Logged(received),
+        SessionEvent::CallFinished(call),
+    ) = (&back[0], &back[1], &back[2])
+    else {
+        panic!("{back:?}");
+    };
+    let (
+        LogEvent::Sent(sent),
+        LogEvent::Received {
+            frame: received, ..
+        },
+    ) = (&sent.event, &received.event)
+    else {
+        panic!();
+    };
+    assert!(Arc::ptr_eq(&sent.raw, &call.request.raw));
+    assert!(Arc::ptr_eq(&received.raw, &call.response().unwrap().raw));
+}
