@@ -16,6 +16,8 @@ use crate::app::state::{Settings, Status, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
+use crate::mcp::Timestamp;
+use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
 use crate::stream::EventReceiver;
 use crate::theme::Theme;
 use crate::transcript::recorder::Recorder;
@@ -152,9 +154,11 @@ pub async fn replay(
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {
+            // `C` then copies a line that calls the recording, served, in the server's place.
+            let server = ["--", "sightline", "replay", &file, "--serve"];
             let mut state = AppState::new(
                 settings,
-                vec!["replay".into(), file.clone()],
+                server.iter().map(|arg| (*arg).to_owned()).collect(),
                 Rect::new(0, 0, size.width, size.height),
             );
             state.replay = Some(file);
@@ -168,17 +172,17 @@ pub async fn replay(
 
 /// Emits a transcript's events in order; a bad line becomes a note in the log, and the end.
 fn feed<R: io::BufRead>(reader: crate::transcript::Reader<R>, sink: &stream::EventSink) {
-    let mut at = crate::mcp::Timestamp(reader.header.started_ms);
+    let mut at = Timestamp(reader.header.started_ms);
     let mut batch = Vec::new();
     for event in reader {
         let event = match event {
             Ok(event) => event,
-            Err(error) => crate::mcp::log::SessionEvent::Logged(crate::mcp::log::LogEntry {
+            Err(error) => SessionEvent::Logged(LogEntry {
                 at,
-                event: crate::mcp::log::LogEvent::Note(error.to_string()),
+                event: LogEvent::Note(error.to_string()),
             }),
         };
-        if let crate::mcp::log::SessionEvent::Logged(entry) = &event {
+        if let SessionEvent::Logged(entry) = &event {
             at = entry.at;
         }
         batch.push(event);
