@@ -166,8 +166,8 @@ pub enum Command {
     Hosts {
         #[command(subcommand)]
         show: Option<HostsCommand>,
-        /// Print JSON instead of text.
-        #[arg(long)]
+        /// Print JSON instead of text (before or after `show NAME`).
+        #[arg(long, global = true)]
         json: bool,
     },
     /// Run the built-in demo server on stdio, or over Streamable HTTP with --http.

@@ -354,6 +354,9 @@ fn hosts_lists_every_profile_and_shows_one_to_copy() {
     let listed = String::from_utf8(output.stdout).unwrap();
     assert!(listed.contains("my-chat (yours)"), "{listed}");
     std::fs::remove_dir_all(&config).unwrap();
+    let shown: Value =
+        serde_json::from_slice(&sightline(&["hosts", "show", "codex", "--json"]).stdout).unwrap();
+    assert_eq!(shown["limit"]["bytes"], 12000);
     let output = sightline(&["hosts", "show", "nope"]);
     assert_eq!(output.status.code(), Some(2));
 }
