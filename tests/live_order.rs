@@ -298,3 +298,64 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         "saved sightline-book_flight-4.jsonl: `sightline replay` opens it"
     );
 }
+
+/// `L` saves the whole log: every frame and every call, reloadable as a transcript.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_whole_log_saved_reloads_with_every_frame_and_call() {
+    let events = capture("sep1303", EraChoice::Modern, &[past(), future()]).await;
+    let count = |events: &[SessionEvent], sent: bool| {
+        events
+            .iter()
+            .filter(|event| match event {
+                SessionEvent::Logged(entry) => match &entry.event {
+                    LogEvent::Sent(_) => sent,
+                    LogEvent::Received { .. } => !sent,
+                    _ => false,
+                },
+                _ => false,
+            })
+            .count()
+    };
+    let (sent, received) = (count(&events, true), count(&events, false));
+    let mut session = common::Session::new(120, 40);
+    for event in events {
+        update(&mut session.state, Action::Session(event));
+    }
+    let state = &mut session.state;
+    let effects = update(state, Action::Command(Command::SaveLog));
+    let [sightline::app::Effect::Save { path, text }] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert!(
+        path.strip_prefix("sightline-log-")
+            .is_some_and(|rest| rest.split_once('.').map(|(_, ext)| ext) == Some("jsonl")),
+        "{path}"
+    );
+    let file = std::env::temp_dir().join(format!("sightline-log-{}.jsonl", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let loaded = sightline::transcript::load(file.to_str().unwrap()).unwrap();
+    let replayed: Vec<SessionEvent> = sightline::transcript::open(file.to_str().unwrap())
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    std::fs::remove_file(&file).unwrap();
+    assert!(loaded.stopped.is_none());
+    let exchanges: Vec<_> = loaded.calls.iter().map(|call| &call.exchange).collect();
+    let live: Vec<_> = state.calls.iter().map(|call| &call.exchange).collect();
+    assert_eq!(exchanges, live);
+    assert_eq!(loaded.calls[0].version(), "2026-07-28");
+    assert_eq!(
+        count(&replayed, true),
+        sent,
+        "every frame sent is in the saved log"
+    );
+    assert_eq!(
+        count(&replayed, false),
+        received,
+        "and every frame received"
+    );
+    assert!(
+        text.contains(r#""type":"stderr""#),
+        "the server's stderr too"
+    );
+}

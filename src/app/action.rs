@@ -95,6 +95,8 @@ pub enum Command {
     SaveCall,
     /// Save the selected call as pretty JSON, with what the model sees.
     SaveCallJson,
+    /// Save the whole log as a transcript.
+    SaveLog,
     /// Restart the server and connect again.
     Reconnect,
     /// Cancel the pending call.

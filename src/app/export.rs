@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::state::{AppState, CallRecord, LineKind, Raw};
 use crate::classify::findings::Finding;
+use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::model_view::ModelView;
@@ -50,23 +51,8 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
         SessionEvent::CallFinished(Box::new(call.exchange.clone())),
         Some(judged),
     ));
-    let header = Header {
-        sightline_transcript: VERSION,
-        sightline: env!("CARGO_PKG_VERSION").to_owned(),
-        started: rfc3339(call.exchange.sent_at.0),
-        started_ms: call.exchange.sent_at.0,
-        command: "tui export".to_owned(),
-        transport: state.transport.clone(),
-        redacted: true,
-    };
-    let redactor = Redactor {
-        on: true,
-        ..Redactor::default()
-    };
-    Some((
-        file_name(call, "jsonl"),
-        to_text(&header, &events, &redactor),
-    ))
+    let text = transcript_text(state, call.exchange.sent_at.0, &events);
+    Some((file_name(call, "jsonl"), text))
 }
 
 /// The file name and pretty JSON of call `index`: the request and response as they were, the
@@ -158,6 +144,130 @@ fn setup_events(
         }
     }
     events
+}
+
+/// The whole log as a transcript, rebuilt from what the log keeps: every frame exactly (the
+/// calls' from their exchanges), stderr, HTTP details, and each call where it finished;
+/// sightline's own lines (timeouts, exits, notes) become notes in their words on screen.
+pub fn log_transcript(state: &AppState) -> Option<(String, String)> {
+    let first = state.log.lines.first()?;
+    let mut events: Vec<(SessionEvent, Option<Judged>)> = vec![(
+        SessionEvent::Connecting {
+            transport: state.transport.clone(),
+        },
+        None,
+    )];
+    let mut methods: HashMap<(u32, Id), String> = HashMap::new();
+    let mut finished = vec![false; state.calls.len()];
+    for line in &state.log.lines {
+        let logged = |event| (SessionEvent::Logged(LogEntry { at: line.at, event }), None);
+        let call = line
+            .exchange
+            .and_then(|index| Some((index, state.calls.get(index)?)));
+        let frame = frame_of(line.raw.as_ref()).or_else(|| {
+            let (_, call) = call?;
+            match line.kind {
+                LineKind::Outgoing => Some(call.exchange.request.clone()),
+                _ => call.exchange.response().cloned(),
+            }
+        });
+        match (&line.kind, frame) {
+            (LineKind::Outgoing, Some(frame)) => {
+                if let Message::Request { id, method, .. } = &frame.message {
+                    methods.insert((line.session, id.clone()), method.clone());
+                }
+                events.push(logged(LogEvent::Sent(frame)));
+            }
+            (LineKind::Response(_) | LineKind::Probe, Some(frame)) => {
+                let method = line
+                    .id
+                    .clone()
+                    .and_then(|id| methods.remove(&(line.session, id)))
+                    .unwrap_or_default();
+                let setup = method == "initialize" || method == "server/discover";
+                let listed = method == "tools/list";
+                let role = Role::Reply { method };
+                events.push(logged(LogEvent::Received { frame, role }));
+                let negotiated = state
+                    .negotiated
+                    .as_ref()
+                    .filter(|(session, _)| setup && *session == line.session);
+                if let Some((_, connection)) = negotiated {
+                    events.push((SessionEvent::Connected(Box::new(connection.clone())), None));
+                }
+                if listed {
+                    let tools = SessionEvent::ToolsListed(state.tools.tools.clone());
+                    events.push((tools, None));
+                }
+            }
+            (LineKind::Notification, Some(frame)) => events.push(logged(LogEvent::Received {
+                frame,
+                role: Role::Notification,
+            })),
+            (LineKind::ServerRequest, Some(frame)) => events.push(logged(LogEvent::Received {
+                frame,
+                role: Role::ServerRequest,
+            })),
+            (LineKind::Stderr, _) => {
+                if let Some(Raw::Stderr { first, count }) = line.raw {
+                    let text: Vec<&str> = (first..first + count)
+                        .map(|number| state.log.stderr.line(number))
+                        .collect();
+                    events.push(logged(LogEvent::Stderr(text.join("\n"))));
+                }
+            }
+            (LineKind::Http, _) => {
+                if let Some(Raw::Http(exchange)) = &line.raw {
+                    events.push(logged(LogEvent::Http(exchange.clone())));
+                }
+            }
+            (LineKind::Invalid, _) => {
+                let raw = line.raw.as_ref().map_or("", Raw::as_str);
+                if let Err(error) = jsonrpc::parse(raw) {
+                    let raw = raw.into();
+                    events.push(logged(LogEvent::Invalid(InvalidLine { raw, error })));
+                }
+            }
+            (_, _) => {
+                let text = line.summary.as_deref().unwrap_or_default().to_owned();
+                events.push(logged(LogEvent::Note(text)));
+            }
+        }
+        if let Some((index, call)) = call
+            && !finished[index]
+            && !matches!(line.kind, LineKind::Outgoing)
+        {
+            finished[index] = true;
+            let judged = Judged::of(&call.outcome, &call.findings);
+            let exchange = SessionEvent::CallFinished(Box::new(call.exchange.clone()));
+            events.push((exchange, Some(judged)));
+        }
+    }
+    let name = format!("sightline-log-{}.jsonl", first.at.0);
+    Some((name, transcript_text(state, first.at.0, &events)))
+}
+
+/// A transcript of exported events: secret-named headers masked (the values a user gave on
+/// the command line are not known here).
+fn transcript_text(
+    state: &AppState,
+    started_ms: u64,
+    events: &[(SessionEvent, Option<Judged>)],
+) -> String {
+    let header = Header {
+        sightline_transcript: VERSION,
+        sightline: env!("CARGO_PKG_VERSION").to_owned(),
+        started: rfc3339(started_ms),
+        started_ms,
+        command: "tui export".to_owned(),
+        transport: state.transport.clone(),
+        redacted: true,
+    };
+    let redactor = Redactor {
+        on: true,
+        ..Redactor::default()
+    };
+    to_text(&header, events, &redactor)
 }
 
 /// Part of a file name from the server's words: nothing that could leave the directory.

@@ -325,20 +325,8 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             let line = command_line(state);
             return copy_text(state, line, "command line");
         }
-        Command::SaveCall | Command::SaveCallJson => {
-            let saved = state.current_call_index().and_then(|index| {
-                if command == Command::SaveCall {
-                    return super::export::call_transcript(state, index);
-                }
-                let record = state.calls.get(index)?;
-                let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
-                super::export::call_json(state, index, &view)
-            });
-            let Some((path, text)) = saved else {
-                complain(state, "no call to save yet".into());
-                return Vec::new();
-            };
-            return vec![Effect::Save { path, text }];
+        Command::SaveLog | Command::SaveCall | Command::SaveCallJson => {
+            return save(state, command);
         }
         Command::Reconnect => {
             inform(state, "reconnecting…".into());
@@ -353,6 +341,26 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// `L`, `E`, `J`: the log or the selected call, as a file the runtime writes.
+fn save(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let saved = match command {
+        Command::SaveLog => super::export::log_transcript(state),
+        Command::SaveCall => state
+            .current_call_index()
+            .and_then(|index| super::export::call_transcript(state, index)),
+        _ => state.current_call_index().and_then(|index| {
+            let record = state.calls.get(index)?;
+            let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
+            super::export::call_json(state, index, &view)
+        }),
+    };
+    let Some((path, text)) = saved else {
+        complain(state, "nothing to save yet".into());
+        return Vec::new();
+    };
+    vec![Effect::Save { path, text }]
 }
 
 /// `t`: the tasks extension declared from the next request on, or no more.

@@ -123,6 +123,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(KeyCode::Char('C'), SHIFT, "C", Command::CopyCommandLine, Browsing, "copy the `sightline call` command line"),
     bind(KeyCode::Char('E'), SHIFT, "E", Command::SaveCall, Browsing, "save the selected call as a transcript (for replay)"),
     bind(KeyCode::Char('J'), SHIFT, "J", Command::SaveCallJson, Browsing, "save the selected call as JSON, with what the model sees"),
+    bind(KeyCode::Char('L'), SHIFT, "L", Command::SaveLog, Browsing, "save the whole log as a transcript"),
     bind(KeyCode::Char('x'), NONE, "x", Command::CancelCall, Browsing, "cancel the pending call"),
     bind(KeyCode::Char('r'), NONE, "r", Command::Reconnect, Browsing, "restart the server and reconnect"),
     bind(KeyCode::Char('?'), NONE, "?", Command::ToggleHelp, Browsing, "this help"),
