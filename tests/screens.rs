@@ -507,8 +507,9 @@ fn replay(session: &mut Session, name: &str) {
     }
 }
 
-/// Screens from recorded sessions against the demo server: one per class and finding it shows,
-/// and one per real host on content hosts treat differently.
+/// Screens from recorded sessions: the demo server (one per class and finding it shows, and
+/// one per real host on content hosts treat differently) and the hostile server (escapes,
+/// garbage lines, a crash), whose transcripts must replay as inertly as they were shown.
 #[test]
 fn recorded_sessions() {
     for name in [
@@ -519,6 +520,9 @@ fn recorded_sessions() {
         "output_schema_violation",
         "timeout",
         "boarding_pass",
+        "hostile_escape",
+        "hostile_garbage",
+        "hostile_crash",
     ] {
         snapshot(&format!("fixture_{name}"), |s| replay(s, name));
     }

@@ -397,3 +397,22 @@ fn diff_names_every_call_whose_class_changed_and_every_tool_change() {
     );
     assert_eq!(value["changed"], true);
 }
+
+/// A transcript of a hostile server is safe to `cat`: every control character a server sent
+/// is written as a JSON escape, and the file reads back.
+#[test]
+fn recorded_escapes_and_garbage_stay_escaped_on_disk() {
+    for name in ["hostile_escape", "hostile_garbage", "hostile_crash"] {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        let unsafe_char =
+            |c: char| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c);
+        assert!(
+            !text.chars().any(unsafe_char),
+            "{name}: a control or bidi character on disk"
+        );
+        let replayed = json(&sightline(&["replay", &fixture(name), "--json"]));
+        assert_eq!(replayed["stopped"], Value::Null, "{name}");
+    }
+    let escape = std::fs::read_to_string(fixture("hostile_escape")).unwrap();
+    assert!(escape.contains(r"\u001b[2J"), "the escape is kept, escaped");
+}

@@ -896,12 +896,11 @@ pub fn to_text(
     events: &[(SessionEvent, Option<Judged>)],
     redactor: &Redactor,
 ) -> String {
-    let mut text = serde_json::to_string(header).unwrap_or_default();
-    text.push('\n');
+    let line = |value: String| crate::sanitize::json(&value).into_owned() + "\n";
+    let mut text = line(serde_json::to_string(header).unwrap_or_default());
     for (event, judged) in events {
         if let Some(record) = Record::of(event, redactor, judged.clone()) {
-            text.push_str(&serde_json::to_string(&record).unwrap_or_default());
-            text.push('\n');
+            text.push_str(&line(serde_json::to_string(&record).unwrap_or_default()));
         }
     }
     text

@@ -10,6 +10,10 @@ use crate::analysis::{CallContext, judge};
 use crate::demo_server::date::Date;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
+use crate::sanitize;
+
+/// The line buffer kept between events, at most.
+const LINE_KEPT: usize = 1 << 20;
 
 /// Writes a transcript; clones share the file.
 #[derive(Clone)]
@@ -18,6 +22,8 @@ pub struct Recorder(Arc<Mutex<Inner>>);
 struct Inner {
     path: String,
     out: BufWriter<File>,
+    /// The line being written (one serialization, then one screen for unsafe characters).
+    line: Vec<u8>,
     redactor: Redactor,
     /// What the class and findings of a call depend on, followed from the stream.
     version: String,
@@ -49,6 +55,7 @@ impl Recorder {
         let mut inner = Inner {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
+            line: Vec::new(),
             redactor,
             version: "unknown".to_owned(),
             catalog: None,
@@ -113,12 +120,26 @@ impl Inner {
         }
     }
 
-    /// One line, flushed: what was received is on disk before the next event.
+    /// One line, flushed: what was received is on disk before the next event. Control and
+    /// bidi characters are written as JSON escapes, so the file is safe to `cat`.
     fn write(&mut self, value: &impl serde::Serialize) {
-        let written = serde_json::to_writer(&mut self.out, value)
+        self.line.clear();
+        let written = serde_json::to_writer(&mut self.line, value)
             .map_err(std::io::Error::from)
+            .and_then(|()| {
+                // serde_json escapes what is below 0x20; the rest to screen is DEL or not ASCII.
+                if self.line.iter().all(|byte| *byte < 0x7f) {
+                    return self.out.write_all(&self.line);
+                }
+                let text = String::from_utf8_lossy(&self.line);
+                self.out.write_all(sanitize::json(&text).as_bytes())
+            })
             .and_then(|()| self.out.write_all(b"\n"))
             .and_then(|()| self.out.flush());
+        // A huge reply's line is not kept for the rest of the session.
+        if self.line.capacity() > LINE_KEPT {
+            self.line = Vec::new();
+        }
         if let Err(error) = written {
             self.failed = Some(format!("recording to '{}' stopped: {error}", self.path));
         }
