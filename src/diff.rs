@@ -267,7 +267,7 @@ fn judge(call: &RecordedCall, host: &HostProfile) -> Judgement {
         .collect();
     findings.sort();
     Judgement {
-        class: class_name(analysis.outcome.class).to_owned(),
+        class: class_name(analysis.outcome.class),
         code: analysis.outcome.code,
         findings,
         model_view: analysis.view.verdict(),

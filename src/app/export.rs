@@ -12,8 +12,7 @@ use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::model_view::ModelView;
-use crate::transcript::recorder::rfc3339;
-use crate::transcript::{Header, Judged, Redactor, VERSION, to_text};
+use crate::transcript::{Header, Judged, Redactor, VERSION, rfc3339, to_text};
 
 /// Requests of the connection kept with the call: what a replayed server must answer first.
 const SETUP: [&str; 3] = ["initialize", "server/discover", "tools/list"];

@@ -438,14 +438,9 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The event this record stands for.
-    pub fn into_event(self) -> Result<SessionEvent, String> {
-        self.into_event_sharing(&mut Frames::default())
-    }
-
-    /// The same, sharing the text of a frame read moments ago (a call's line repeats its
-    /// frames: read back, they are one copy in memory, as in the live session).
-    pub fn into_event_sharing(self, recent: &mut Frames) -> Result<SessionEvent, String> {
+    /// The event this record stands for, sharing the text of a frame read moments ago (a
+    /// call's line repeats its frames: read back, they are one copy in memory, as live).
+    pub fn into_event(self, recent: &mut Frames) -> Result<SessionEvent, String> {
         let mut frame = |raw: &str| recent.frame(raw);
         let logged = |at: u64, event: LogEvent| {
             SessionEvent::Logged(LogEntry {
@@ -742,7 +737,7 @@ impl TaskRecord {
 impl Judged {
     pub fn of(outcome: &Outcome, findings: &[Finding]) -> Self {
         Self {
-            class: class_name(outcome.class).to_owned(),
+            class: class_name(outcome.class),
             detail: outcome.detail.clone(),
             findings: findings
                 .iter()
@@ -752,14 +747,30 @@ impl Judged {
     }
 }
 
-/// The class as `call --json` names it.
-pub fn class_name(class: Class) -> &'static str {
-    match class {
-        Class::Success => "success",
-        Class::ToolError => "tool_error",
-        Class::ProtocolError => "protocol_error",
-        Class::TransportFailure => "transport_failure",
+/// The class as `call --json` names it (its serde name, so the two cannot drift apart).
+pub fn class_name(class: Class) -> String {
+    match serde_json::to_value(class) {
+        Ok(Value::String(name)) => name,
+        _ => String::new(),
     }
+}
+
+/// Unix milliseconds as RFC 3339 UTC (`2026-11-30T10:00:00.000Z`).
+pub fn rfc3339(ms: u64) -> String {
+    let seconds = ms / 1000;
+    let date =
+        crate::demo_server::date::Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
+    let of_day = seconds % 86_400;
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        date.year,
+        date.month,
+        date.day,
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        ms % 1000
+    )
 }
 
 /// Why a transcript cannot be read (further), naming the line.
@@ -884,7 +895,7 @@ impl<R: BufRead> Iterator for Reader<R> {
                 ));
             }
         };
-        let event = record.into_event_sharing(&mut self.recent);
+        let event = record.into_event(&mut self.recent);
         Some(event.map_err(|message| self.error(message)))
     }
 }

@@ -5,9 +5,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{Header, Judged, Record, Redactor, VERSION};
+use super::{Header, Judged, Record, Redactor, VERSION, rfc3339};
 use crate::analysis::{CallContext, judge};
-use crate::demo_server::date::Date;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
 use crate::sanitize;
@@ -143,34 +142,5 @@ impl Inner {
         if let Err(error) = written {
             self.failed = Some(format!("recording to '{}' stopped: {error}", self.path));
         }
-    }
-}
-
-/// Unix milliseconds as RFC 3339 UTC (`2026-11-30T10:00:00.000Z`).
-pub fn rfc3339(ms: u64) -> String {
-    let seconds = ms / 1000;
-    let date = Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
-    let of_day = seconds % 86_400;
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        date.year,
-        date.month,
-        date.day,
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60,
-        ms % 1000
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rfc3339;
-
-    #[test]
-    fn rfc3339_dates_are_utc_civil_dates() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(1_795_946_400_123), "2026-11-29T10:00:00.123Z");
-        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
     }
 }

@@ -329,3 +329,16 @@ fn a_call_read_back_shares_its_frames_with_the_lines_before_it() {
     assert!(Arc::ptr_eq(&sent.raw, &call.request.raw));
     assert!(Arc::ptr_eq(&received.raw, &call.response().unwrap().raw));
 }
+
+#[test]
+fn rfc3339_dates_are_utc_civil_dates() {
+    assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(rfc3339(1_795_946_400_123), "2026-11-29T10:00:00.123Z");
+    assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+}
+
+#[test]
+fn a_class_is_named_as_call_json_names_it() {
+    assert_eq!(class_name(Class::ToolError), "tool_error");
+    assert_eq!(class_name(Class::TransportFailure), "transport_failure");
+}
