@@ -1,7 +1,9 @@
 //! The TUI's impure loop: terminal events, session events and signals in; `update`; effects
 //! executed; a redraw at once after the user's input, and paced while session events stream.
 
+use std::collections::VecDeque;
 use std::io::{self, stdout};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crossterm::clipboard::CopyToClipboard;
@@ -12,7 +14,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::app::state::{Settings, Status, Tone};
+use crate::app::state::{Settings, Status, Stored, Tone};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
@@ -20,6 +22,7 @@ use crate::mcp::Timestamp;
 use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
 use crate::stream::EventReceiver;
 use crate::theme::Theme;
+use crate::transcript::Places;
 use crate::transcript::recorder::Recorder;
 use crate::{input, stream, terminal, ui};
 
@@ -124,7 +127,7 @@ pub async fn run(
                     since: 0,
                 });
             }
-            event_loop(&mut terminal, state, theme, &commands, &mut events).await
+            event_loop(&mut terminal, state, theme, &commands, &mut events, None).await
         }
         Err(error) => Err(error),
     };
@@ -148,7 +151,13 @@ pub async fn replay(
 ) -> io::Result<()> {
     let (sink, mut events) = stream::channel();
     let file = path.to_owned();
-    tokio::task::spawn_blocking(move || feed(reader, &sink));
+    let places = Arc::new(Mutex::new(Places::default()));
+    let noted = Arc::clone(&places);
+    tokio::task::spawn_blocking(move || feed(reader, &sink, &noted));
+    let stored = Transcript {
+        path: file.clone(),
+        places,
+    };
     // Nothing answers commands: the app refuses to send in a replay.
     let (commands, _unanswered) = mpsc::channel(1);
     let mut terminal = terminal::init()?;
@@ -162,7 +171,15 @@ pub async fn replay(
                 Rect::new(0, 0, size.width, size.height),
             );
             state.replay = Some(file);
-            event_loop(&mut terminal, state, theme, &commands, &mut events).await
+            event_loop(
+                &mut terminal,
+                state,
+                theme,
+                &commands,
+                &mut events,
+                Some(&stored),
+            )
+            .await
         }
         Err(error) => Err(error),
     };
@@ -170,11 +187,58 @@ pub async fn replay(
     result
 }
 
-/// Emits a transcript's events in order; a bad line becomes a note in the log, and the end.
-fn feed<R: io::BufRead>(reader: crate::transcript::Reader<R>, sink: &stream::EventSink) {
+/// A replayed transcript, and where its frames and calls lie in it (noted as it is read).
+pub struct Transcript {
+    pub path: String,
+    pub places: Arc<Mutex<Places>>,
+}
+
+impl Transcript {
+    /// What the app asked to read back, read from the file, as the action that brings it.
+    pub fn read_back(&self, what: Stored) -> Action {
+        let places = self.places.lock().unwrap_or_else(PoisonError::into_inner);
+        match what {
+            Stored::Frame(number) => Action::FrameRead {
+                number,
+                result: places.frame(&self.path, number),
+            },
+            Stored::Call(index) => Action::CallRead {
+                index,
+                result: places.call(&self.path, index).map(Box::new),
+            },
+        }
+    }
+}
+
+/// Frame text in one batch of a replay's events, at most (one frame may pass it).
+const FEED_BATCH_BYTES: usize = 256 * 1024;
+
+/// The frame text an event carries (a call's frames were counted when they were logged).
+fn frame_bytes(event: &SessionEvent) -> usize {
+    match event {
+        SessionEvent::Logged(LogEntry {
+            event: LogEvent::Sent(frame) | LogEvent::Received { frame, .. },
+            ..
+        }) => frame.raw.len(),
+        _ => 0,
+    }
+}
+
+/// Emits a transcript's events in order, noting where each lies; a bad line becomes a note in
+/// the log, and the end.
+fn feed<R: io::BufRead>(
+    mut reader: crate::transcript::Reader<R>,
+    sink: &stream::EventSink,
+    places: &Mutex<Places>,
+) {
     let mut at = Timestamp(reader.header.started_ms);
     let mut batch = Vec::new();
-    for event in reader {
+    let mut bytes = 0;
+    while let Some(event) = reader.next() {
+        if let Ok(event) = &event {
+            let mut places = places.lock().unwrap_or_else(PoisonError::into_inner);
+            places.note(event, reader.offset());
+        }
         let event = match event {
             Ok(event) => event,
             Err(error) => SessionEvent::Logged(LogEntry {
@@ -185,8 +249,11 @@ fn feed<R: io::BufRead>(reader: crate::transcript::Reader<R>, sink: &stream::Eve
         if let SessionEvent::Logged(entry) = &event {
             at = entry.at;
         }
+        bytes += frame_bytes(&event);
         batch.push(event);
-        if batch.len() >= 256 {
+        // A batch is small in bytes too: the channel holds a few, not a file of big replies.
+        if batch.len() >= 256 || bytes >= FEED_BATCH_BYTES {
+            bytes = 0;
             tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
         }
     }
@@ -199,6 +266,7 @@ async fn event_loop(
     theme: &Theme,
     commands: &mpsc::Sender<SessionCommand>,
     events: &mut EventReceiver,
+    replayed: Option<&Transcript>,
 ) -> io::Result<()> {
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
@@ -245,7 +313,8 @@ async fn event_loop(
             };
             effects.extend(update(&mut state, Action::Session(event)));
         }
-        for effect in effects {
+        let mut effects = VecDeque::from(effects);
+        while let Some(effect) = effects.pop_front() {
             match effect {
                 Effect::Quit => return Ok(()),
                 Effect::Session(command) => {
@@ -257,7 +326,18 @@ async fn event_loop(
                     let result = std::fs::write(&path, &text)
                         .map(|()| text.len())
                         .map_err(|error| error.to_string());
-                    update(&mut state, Action::Saved { path, result });
+                    effects.extend(update(&mut state, Action::Saved { path, result }));
+                }
+                Effect::CopyFile { from, path } => {
+                    let result = std::fs::copy(&from, &path)
+                        .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX))
+                        .map_err(|error| error.to_string());
+                    effects.extend(update(&mut state, Action::Saved { path, result }));
+                }
+                Effect::ReadBack(what) => {
+                    if let Some(transcript) = replayed {
+                        effects.extend(update(&mut state, transcript.read_back(what)));
+                    }
                 }
             }
         }

@@ -17,8 +17,8 @@ use sightline::mcp::era::EraChoice;
 use sightline::mcp::jsonrpc::{Id, Message};
 use sightline::stream;
 use sightline::theme::Theme;
-use sightline::transcript::Redactor;
 use sightline::transcript::recorder::Recorder;
+use sightline::transcript::{Places, Redactor};
 use sightline::transport::{StdioCommand, Target};
 
 /// Runs the live session against `sightline demo-server --style STYLE`, sends `calls` one at a
@@ -40,6 +40,18 @@ async fn capture_recorded(
         env: std::collections::HashMap::default(),
         cwd: None,
     });
+    capture_from(target, "book_flight", era, calls, transcript).await
+}
+
+/// Runs the live session against `target`, calls `tool` with each of `calls` one at a time,
+/// and returns every event in stream order (recorded to `transcript` when given).
+async fn capture_from(
+    target: Target,
+    tool: &str,
+    era: EraChoice,
+    calls: &[serde_json::Value],
+    transcript: Option<&std::path::Path>,
+) -> Vec<SessionEvent> {
     let options = ClientOptions {
         era,
         timeout: Duration::from_secs(10),
@@ -64,7 +76,7 @@ async fn capture_recorded(
     ) {}
     for arguments in calls {
         let call = SessionCommand::Call {
-            tool: "book_flight".into(),
+            tool: tool.into(),
             arguments: arguments.clone(),
         };
         commands.send(call).await.unwrap();
@@ -357,5 +369,235 @@ async fn the_whole_log_saved_reloads_with_every_frame_and_call() {
     assert!(
         text.contains(r#""type":"stderr""#),
         "the server's stderr too"
+    );
+}
+
+/// Applies `action` and every read-back it asks for, as the replay's runtime does.
+fn apply(
+    state: &mut sightline::app::AppState,
+    action: Action,
+    transcript: &sightline::runtime::Transcript,
+) -> Vec<sightline::app::Effect> {
+    let mut others = Vec::new();
+    let mut pending = std::collections::VecDeque::from(update(state, action));
+    while let Some(effect) = pending.pop_front() {
+        match effect {
+            sightline::app::Effect::ReadBack(what) => {
+                pending.extend(update(state, transcript.read_back(what)));
+            }
+            other => others.push(other),
+        }
+    }
+    others
+}
+
+/// All but the status line (a replay's says REPLAY).
+fn panes(state: &sightline::app::AppState) -> String {
+    let screen = common::screen(state, &Theme::fallback());
+    let mut lines: Vec<&str> = screen.lines().collect();
+    lines.pop();
+    lines.join("\n")
+}
+
+/// The live session against the hostile server's `huge-logged` mode (three calls, each with a
+/// 40 KB log notification and a 40 KB reply), and its recording replayed step by step beside
+/// it, with every read-back the replay asked for answered from the file.
+struct Stored {
+    live: common::Session,
+    replayed: common::Session,
+    transcript: sightline::runtime::Transcript,
+}
+
+async fn stored_replay(tag: &str) -> Stored {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let target = Target::Stdio(StdioCommand {
+        program: "python3".into(),
+        args: vec![script.into(), "huge-logged".into()],
+        env: [("HUGE_BYTES".to_owned(), "40000".to_owned())].into(),
+        cwd: None,
+    });
+    let name = format!("sightline-stored-{tag}-{}.jsonl", std::process::id());
+    let path = std::env::temp_dir().join(name);
+    let calls = [json!({"n": 1}), json!({"n": 2}), json!({"n": 3})];
+    let events = capture_from(target, "boom", EraChoice::Legacy, &calls, Some(&path)).await;
+    let file = path.to_str().unwrap().to_owned();
+    let mut reader = sightline::transcript::open(&file).unwrap();
+    let places = std::sync::Arc::new(std::sync::Mutex::new(Places::default()));
+    let transcript = sightline::runtime::Transcript {
+        path: file.clone(),
+        places: places.clone(),
+    };
+    let mut live = common::Session::new(120, 40);
+    let mut replayed = common::Session::new(120, 40);
+    replayed.state.replay = Some(file);
+    for event in events
+        .iter()
+        .filter(|e| !matches!(e, SessionEvent::Asked { .. }))
+    {
+        let read = reader.next().unwrap().unwrap();
+        assert_eq!(&read, event);
+        places.lock().unwrap().note(&read, reader.offset());
+        update(&mut live.state, Action::Session(event.clone()));
+        let asked = apply(&mut replayed.state, Action::Session(read), &transcript);
+        assert!(asked.is_empty(), "{asked:?}");
+        assert_eq!(panes(&replayed.state), panes(&live.state));
+    }
+    Stored {
+        live,
+        replayed,
+        transcript,
+    }
+}
+
+impl Stored {
+    /// The same command to both; the replay's effects other than its read-backs.
+    fn both(
+        &mut self,
+        command: Command,
+    ) -> (Vec<sightline::app::Effect>, Vec<sightline::app::Effect>) {
+        let live = update(&mut self.live.state, Action::Command(command));
+        let replayed = apply(
+            &mut self.replayed.state,
+            Action::Command(command),
+            &self.transcript,
+        );
+        (live, replayed)
+    }
+}
+
+impl Drop for Stored {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.transcript.path);
+    }
+}
+
+/// A replay keeps the big frames in the transcript, not in memory: the outlines of the calls
+/// hold no frame text, and walking the log reads back each call and notification as it is
+/// shown, every pane as live.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_holds_only_the_big_frames_it_shows() {
+    use sightline::app::state::{Raw, STORED_BYTES};
+    let mut stored = stored_replay("walk").await;
+    let state = &stored.replayed.state;
+    let on_disk: Vec<bool> = state.calls.iter().map(|call| call.stored).collect();
+    assert_eq!(
+        on_disk,
+        [true, true, true],
+        "every call's frames stay on disk"
+    );
+    assert_eq!(
+        state.read_back.call.as_ref().map(|(index, _)| *index),
+        Some(2),
+        "the latest, shown, is held whole"
+    );
+    let held: usize = state
+        .calls
+        .iter()
+        .map(|call| {
+            let reply = call.exchange.response().map_or(0, |frame| frame.raw.len());
+            call.exchange.request.raw.len() + reply
+        })
+        .sum();
+    assert_eq!(held, 0, "outlines hold no frame text");
+    let big = |line: &&sightline::app::state::LogLine| matches!(&line.raw, Some(Raw::Frame(frame)) if frame.raw.len() > STORED_BYTES);
+    assert_eq!(state.log.lines.iter().filter(big).count(), 0);
+    let notices = state
+        .log
+        .lines
+        .iter()
+        .filter(|line| matches!(line.raw, Some(Raw::Stored { .. })))
+        .count();
+    assert_eq!(notices, 3, "the three big log notifications are stored");
+
+    let mut reads = 0;
+    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+        stored.both(command);
+    }
+    for _ in 0..stored.replayed.state.log.lines.len() {
+        let before = stored.replayed.state.read_back.clone();
+        stored.both(Command::SelectNext);
+        let after = &stored.replayed.state.read_back;
+        reads += usize::from(before.call != after.call) + usize::from(before.frame != after.frame);
+        assert!(after.failed.is_none());
+        let shown = panes(&stored.replayed.state);
+        assert_eq!(shown, panes(&stored.live.state));
+        let state = &stored.replayed.state;
+        let line = &state.log.lines[state.log.selected.unwrap()];
+        if line.exchange.is_none() {
+            // The model pane stays on the latest call, and says so.
+            assert!(shown.contains("latest: #5 boom"), "{shown}");
+        }
+    }
+    assert!(
+        reads >= 5,
+        "the calls and notifications were read back: {reads}"
+    );
+}
+
+/// On a call read back, another host, the copies and the exports are the live session's; `L`
+/// saves the replay's own transcript.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replayed_call_read_back_copies_and_exports_as_live() {
+    let mut stored = stored_replay("export").await;
+    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+        stored.both(command);
+    }
+    while stored.live.state.current_call_index() != Some(0) {
+        stored.both(Command::SelectNext);
+    }
+    assert_eq!(
+        stored
+            .replayed
+            .state
+            .read_back
+            .call
+            .as_ref()
+            .map(|(index, _)| *index),
+        Some(0)
+    );
+    for command in [
+        Command::CycleHost,
+        Command::CopyResponse,
+        Command::CopyModelView,
+        Command::SaveCall,
+        Command::SaveCallJson,
+    ] {
+        let (live, replayed) = stored.both(command);
+        assert_eq!(replayed, live, "{command:?}");
+        assert_eq!(panes(&stored.replayed.state), panes(&stored.live.state));
+    }
+    let (_, effects) = stored.both(Command::SaveLog);
+    let [sightline::app::Effect::CopyFile { from, .. }] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(from, &stored.transcript.path);
+}
+
+/// A transcript changed under the replay is said, never shown as if it were the call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transcript_changed_under_its_replay_is_said() {
+    let mut stored = stored_replay("changed").await;
+    std::fs::write(&stored.transcript.path, "{}\n".repeat(100_000)).unwrap();
+    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+        stored.both(command);
+    }
+    while stored.live.state.current_call_index() != Some(0) {
+        stored.both(Command::SelectNext);
+    }
+    let state = &stored.replayed.state;
+    let status = &state.status.as_ref().unwrap().text;
+    assert!(
+        status.starts_with("could not read the transcript again:"),
+        "{status}"
+    );
+    assert!(
+        state.log.detail[0].starts_with("could not read this back from the transcript"),
+        "{:?}",
+        state.log.detail
+    );
+    let screen = common::screen(state, &Theme::fallback());
+    assert!(
+        screen.contains("This call could not be read back"),
+        "{screen}"
     );
 }

@@ -20,6 +20,16 @@ pub enum Action {
     Resized { width: u16, height: u16 },
     /// A second passed (messages in the status line expire).
     Tick,
+    /// The replay's `number`-th frame, read back from the transcript, or why not.
+    FrameRead {
+        number: u64,
+        result: Result<crate::mcp::jsonrpc::Frame, String>,
+    },
+    /// The replay's call `index`, read back from the transcript, or why not.
+    CallRead {
+        index: usize,
+        result: Result<Box<crate::mcp::session::Exchange>, String>,
+    },
     /// A file asked for by [`Effect::Save`] was written (its size), or why not.
     Saved {
         path: String,
@@ -123,6 +133,12 @@ pub enum Effect {
     /// Write a file (relative to the current directory); the outcome comes back as
     /// [`Action::Saved`].
     Save { path: String, text: String },
+    /// Copy a file (a replay's transcript, saved as the whole log); the outcome comes back as
+    /// [`Action::Saved`].
+    CopyFile { from: String, path: String },
+    /// Read back what a replay left in its transcript; it comes back as
+    /// [`Action::FrameRead`] or [`Action::CallRead`].
+    ReadBack(super::state::Stored),
     /// Restore the terminal and exit.
     Quit,
 }

@@ -15,11 +15,11 @@ use crate::model_view::ModelView;
 use crate::transcript::{Header, Judged, Redactor, VERSION, rfc3339, to_text};
 
 /// Requests of the connection kept with the call: what a replayed server must answer first.
-const SETUP: [&str; 3] = ["initialize", "server/discover", "tools/list"];
+pub const SETUP: [&str; 3] = ["initialize", "server/discover", "tools/list"];
 
 /// The file name and text of the transcript of call `index`; `None` if there is no such call.
 pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String)> {
-    let call = state.calls.get(index)?;
+    let call = state.whole_call(index)?;
     let connection = state
         .negotiated
         .as_ref()
@@ -58,7 +58,7 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
 /// class, the findings, and what the model sees under `view`'s host with that host's payload
 /// (the model's side of the conversation).
 pub fn call_json(state: &AppState, index: usize, view: &ModelView) -> Option<(String, String)> {
-    let call = state.calls.get(index)?;
+    let call = state.whole_call(index)?;
     let exchange = &call.exchange;
     let frame = |raw: &str| serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
     let findings: Vec<&Finding> = call.findings.iter().chain(&view.findings).collect();
@@ -270,7 +270,7 @@ fn transcript_text(
 }
 
 /// Part of a file name from the server's words: nothing that could leave the directory.
-fn safe(text: &str) -> String {
+pub fn safe(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -287,6 +287,6 @@ fn frame_of(raw: Option<&Raw>) -> Option<Frame> {
     match raw? {
         Raw::Frame(frame) => Some(frame.clone()),
         Raw::Line(line) => jsonrpc::parse(line).ok(),
-        Raw::Stderr { .. } | Raw::Http(_) => None,
+        Raw::Stderr { .. } | Raw::Http(_) | Raw::Stored { .. } => None,
     }
 }

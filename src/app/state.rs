@@ -75,6 +75,9 @@ pub enum Raw {
     Stderr { first: u32, count: u32 },
     /// The details of an HTTP exchange.
     Http(Arc<HttpExchange>),
+    /// A replay's frame larger than [`STORED_BYTES`], left in the transcript: the `frame`-th
+    /// frame sent or received there, of `bytes` bytes (read back when shown).
+    Stored { frame: u64, bytes: usize },
 }
 
 impl Raw {
@@ -83,7 +86,7 @@ impl Raw {
         match self {
             Raw::Frame(frame) => &frame.raw,
             Raw::Line(line) => line,
-            Raw::Stderr { .. } | Raw::Http(_) => "",
+            Raw::Stderr { .. } | Raw::Http(_) | Raw::Stored { .. } => "",
         }
     }
 }
@@ -161,9 +164,41 @@ pub struct CallRecord {
     /// The connection it was made on.
     pub session: u32,
     pub tool: String,
+    /// The whole exchange; when `stored`, only its outline (ids, times, HTTP details, what was
+    /// asked), and [`AppState::whole_call`] has the whole of it once read back.
     pub exchange: Exchange,
     pub outcome: Outcome,
     pub findings: Vec<Finding>,
+    /// A replayed call whose frames were left in the transcript.
+    pub stored: bool,
+}
+
+/// In a replay, frames larger than this stay in the transcript rather than in memory; the
+/// call or frame shown is read back from the file, so a 1 GB transcript opens in far less.
+pub const STORED_BYTES: usize = 16 * 1024;
+
+/// Something a replay left in its transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// The n-th frame sent or received (see [`Raw::Stored`]).
+    Frame(u64),
+    /// A call, by its index in [`AppState::calls`].
+    Call(usize),
+}
+
+/// A replay's frames read back from the transcript: only those on screen are held.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadBack {
+    /// Frames sent or received so far in the transcript (they are numbered in this order).
+    pub frames: u64,
+    /// The call shown, whole.
+    pub call: Option<(usize, CallRecord)>,
+    /// The frame shown, whole.
+    pub frame: Option<(u64, Frame)>,
+    /// Asked of the runtime and not yet come back.
+    pub asked: Vec<Stored>,
+    /// Why the last read back failed.
+    pub failed: Option<String>,
 }
 
 /// A line of the server console.
@@ -508,6 +543,8 @@ pub struct AppState {
     pub negotiated: Option<(u32, Connection)>,
     /// The transcript on screen, when this is a replay: nothing is ever sent.
     pub replay: Option<String>,
+    /// In a replay, what was read back from the transcript to be shown.
+    pub read_back: ReadBack,
     /// The server's question on screen, waiting for the user's answer.
     pub asking: Option<super::ask::AskPanel>,
 }
@@ -517,6 +554,7 @@ impl AppState {
         Self {
             picker: None,
             replay: None,
+            read_back: ReadBack::default(),
             negotiated: None,
             asking: None,
             focus: Focus::Tools,
@@ -559,6 +597,17 @@ impl AppState {
     /// The call the model pane is about: the selected line's, else the latest.
     pub fn current_call(&self) -> Option<&CallRecord> {
         self.current_call_index().and_then(|i| self.calls.get(i))
+    }
+
+    /// Call `index` with all its frames: `None` for a replayed call left in the transcript
+    /// until it is read back.
+    pub fn whole_call(&self, index: usize) -> Option<&CallRecord> {
+        let call = self.calls.get(index)?;
+        if !call.stored {
+            return Some(call);
+        }
+        let (read, whole) = self.read_back.call.as_ref()?;
+        (*read == index).then_some(whole)
     }
 
     /// The index in `calls` of [`AppState::current_call`].

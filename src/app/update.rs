@@ -14,16 +14,17 @@ use super::editor::{
 };
 use super::layout::{self, areas};
 use super::state::{
-    AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, Status, Tone,
+    AppState, CallRecord, Focus, LineKind, Link, LogLine, ModelPane, Raw, STORED_BYTES, Status,
+    Stored, Tone,
 };
 use crate::analysis::{self, CallContext, analyze};
 use crate::classify::Class;
 use crate::input::keymap::{self, Mode};
 use crate::mcp::era::Era;
 use crate::mcp::input::Answer;
-use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
+use crate::mcp::jsonrpc::{Frame, Id, Message, Reply, error_code_name};
 use crate::mcp::log::{HttpExchange, LogEntry, LogEvent, Role};
-use crate::mcp::session::Exchange;
+use crate::mcp::session::{End, Exchange};
 use crate::model_view::{self, Block};
 use crate::sanitize;
 
@@ -46,6 +47,14 @@ const MODEL_TEXT_BYTES: usize = 16 * 1024;
 
 /// Applies one action.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let mut effects = apply(state, action);
+    if state.replay.is_some() {
+        effects.extend(read_back_wanted(state));
+    }
+    effects
+}
+
+fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Command(command) => on_command(state, command),
         Action::EditorInput(input) => {
@@ -81,6 +90,53 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::FrameRead { number, result } => {
+            state
+                .read_back
+                .asked
+                .retain(|asked| *asked != Stored::Frame(number));
+            let bytes = state
+                .log
+                .lines
+                .iter()
+                .rev()
+                .find_map(|line| match line.raw {
+                    Some(Raw::Stored { frame, bytes }) if frame == number => Some(bytes),
+                    _ => None,
+                });
+            match result {
+                Ok(frame) if Some(frame.raw.len()) == bytes => {
+                    state.read_back.frame = Some((number, frame));
+                    state.read_back.failed = None;
+                }
+                Ok(_) => read_back_failed(state, "the transcript changed since it was read"),
+                Err(error) => read_back_failed(state, &error),
+            }
+            refresh_detail(state);
+            Vec::new()
+        }
+        Action::CallRead { index, result } => {
+            state
+                .read_back
+                .asked
+                .retain(|asked| *asked != Stored::Call(index));
+            match (result, state.calls.get(index)) {
+                (Ok(exchange), Some(outline)) if exchange.id == outline.exchange.id => {
+                    let whole = CallRecord {
+                        exchange: *exchange,
+                        stored: false,
+                        ..outline.clone()
+                    };
+                    state.read_back.call = Some((index, whole));
+                    state.read_back.failed = None;
+                }
+                (Ok(_), _) => read_back_failed(state, "the transcript changed since it was read"),
+                (Err(error), _) => read_back_failed(state, &error),
+            }
+            refresh_detail(state);
+            refresh_model(state);
+            Vec::new()
+        }
         Action::Tick => {
             state.ticks += 1;
             if state
@@ -93,6 +149,47 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// What a replay must read back from its transcript for the panes on screen, not yet asked
+/// for: the current call, and the selected line's frame.
+fn read_back_wanted(state: &mut AppState) -> Vec<Effect> {
+    let call = state
+        .current_call_index()
+        .filter(|&index| state.calls.get(index).is_some_and(|call| call.stored))
+        .filter(|&index| state.whole_call(index).is_none())
+        .map(Stored::Call);
+    let frame = match state.log.selected.and_then(|i| state.log.lines.get(i)) {
+        Some(LogLine {
+            raw: Some(Raw::Stored { frame, .. }),
+            ..
+        }) if state
+            .read_back
+            .frame
+            .as_ref()
+            .is_none_or(|(read, _)| read != frame) =>
+        {
+            Some(Stored::Frame(*frame))
+        }
+        _ => None,
+    };
+    let mut effects = Vec::new();
+    for wanted in call.into_iter().chain(frame) {
+        if state.read_back.failed.is_none() && !state.read_back.asked.contains(&wanted) {
+            state.read_back.asked.push(wanted);
+            effects.push(Effect::ReadBack(wanted));
+        }
+    }
+    effects
+}
+
+fn read_back_failed(state: &mut AppState, error: &str) {
+    let error = sanitize::text(error).into_owned();
+    complain(
+        state,
+        format!("could not read the transcript again: {error}"),
+    );
+    state.read_back.failed = Some(error);
 }
 
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
@@ -317,7 +414,8 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::CopyModelView => {
             // The shown view is clipped; the copy is built whole, only when asked for.
             let text = state
-                .current_call()
+                .current_call_index()
+                .and_then(|index| state.whole_call(index))
                 .map(|call| analyze(&call.exchange, &call_context(state)).view.text());
             return copy_text(state, text, "model view");
         }
@@ -345,13 +443,23 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
 
 /// `L`, `E`, `J`: the log or the selected call, as a file the runtime writes.
 fn save(state: &mut AppState, command: Command) -> Vec<Effect> {
+    if let (Command::SaveLog, Some(replayed)) = (command, &state.replay) {
+        // The replay's log is its transcript, which keeps every event in its own kind.
+        let name = std::path::Path::new(replayed)
+            .file_stem()
+            .map_or_else(|| "replay".into(), |name| name.to_string_lossy());
+        return vec![Effect::CopyFile {
+            from: replayed.clone(),
+            path: format!("sightline-log-{}.jsonl", super::export::safe(&name)),
+        }];
+    }
     let saved = match command {
         Command::SaveLog => super::export::log_transcript(state),
         Command::SaveCall => state
             .current_call_index()
             .and_then(|index| super::export::call_transcript(state, index)),
         _ => state.current_call_index().and_then(|index| {
-            let record = state.calls.get(index)?;
+            let record = state.whole_call(index)?;
             let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
             super::export::call_json(state, index, &view)
         }),
@@ -660,7 +768,8 @@ fn copy(
     what: &str,
 ) -> Vec<Effect> {
     let text = state
-        .current_call()
+        .current_call_index()
+        .and_then(|index| state.whole_call(index))
         .and_then(pick)
         .map(|raw| pretty(&raw).join("\n"));
     copy_text(state, text, what)
@@ -888,11 +997,72 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
         exchange,
         outcome,
         findings: found,
+        stored: false,
     });
     if state.log.selected.is_none() {
         refresh_detail(state);
     }
     refresh_model(state);
+    if state.replay.is_some() {
+        store_call(state, index);
+    }
+}
+
+/// In a replay, leaves a big call's frames in the transcript: the record keeps its outline,
+/// and the whole of it only while it is the latest (shown until something is selected).
+fn store_call(state: &mut AppState, index: usize) {
+    let Some(record) = state.calls.get_mut(index) else {
+        return;
+    };
+    let frames = std::iter::once(&record.exchange.request).chain(record.exchange.response());
+    if frames.map(|frame| frame.raw.len()).sum::<usize>() <= STORED_BYTES {
+        return;
+    }
+    let outline = CallRecord {
+        exchange: outline(&record.exchange),
+        stored: true,
+        ..record.clone()
+    };
+    let whole = std::mem::replace(record, outline);
+    if state.current_call_index() == Some(index) {
+        state.read_back.call = Some((index, whole));
+    }
+}
+
+/// What a stored call keeps: the exchange without its frames' text (an empty request and an
+/// empty reply of the same id stand in for them) and without a task's final reply.
+fn outline(exchange: &Exchange) -> Exchange {
+    let request = Frame::new(
+        "",
+        Message::Request {
+            id: exchange.id.clone(),
+            method: exchange.method.clone(),
+            params: None,
+        },
+    );
+    let end = match &exchange.end {
+        End::Replied(frame) => {
+            let id = match &frame.message {
+                Message::Response { id, .. } => id.clone(),
+                _ => None,
+            };
+            let reply = Reply::Result(crate::mcp::json::Json::from_value(&Value::Null));
+            End::Replied(Frame::new("", Message::Response { id, reply }))
+        }
+        other => other.clone(),
+    };
+    let task = exchange.task.as_ref().map(|task| {
+        Box::new(crate::mcp::session::TaskRun {
+            reply: None,
+            ..(**task).clone()
+        })
+    });
+    Exchange {
+        request,
+        end,
+        task,
+        ..exchange.clone()
+    }
 }
 
 /// Adds a stderr line; consecutive lines are one row of the log, however many there are.
@@ -928,6 +1098,7 @@ fn stderr_line(state: &mut AppState, text: &str, at: crate::mcp::Timestamp) {
 fn log_entry(state: &mut AppState, entry: LogEntry) {
     let at = entry.at;
     let session = state.session;
+    let stored = replayed_frame(state, &entry.event);
     let line = |kind, summary: Option<String>, raw: Option<Raw>, id| LogLine {
         at,
         kind,
@@ -940,7 +1111,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     };
     let index = state.log.lines.len();
     let mut answers_call = None;
-    let new = match entry.event {
+    let mut new = match entry.event {
         LogEvent::Sent(frame) => {
             let (summary, id) = describe_sent(&frame, session);
             line(
@@ -1024,9 +1195,34 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             line(LineKind::Http, Some(summary), Some(Raw::Http(http)), id)
         }
     };
-    let mut new = new;
     new.exchange = answers_call;
+    store_frame(&mut new, stored);
     state.log.lines.push(new);
+}
+
+/// Leaves a line's big frame in the replay's transcript, where it is frame `number`.
+fn store_frame(line: &mut LogLine, number: Option<u64>) {
+    if let (Some(number), Some(Raw::Frame(frame))) = (number, &line.raw)
+        && frame.raw.len() > STORED_BYTES
+    {
+        line.raw = Some(Raw::Stored {
+            frame: number,
+            bytes: frame.raw.len(),
+        });
+    }
+}
+
+/// In a replay, numbers the frames as the transcript has them; `Some(n)` for a frame that may
+/// stay there (not a reply of the connection's setup, which `E` exports from the log).
+fn replayed_frame(state: &mut AppState, event: &LogEvent) -> Option<u64> {
+    if state.replay.is_none() || !matches!(event, LogEvent::Sent(_) | LogEvent::Received { .. }) {
+        return None;
+    }
+    let number = state.read_back.frames;
+    state.read_back.frames += 1;
+    let setup = matches!(event, LogEvent::Received { role: Role::Reply { method }, .. }
+        if super::export::SETUP.contains(&method.as_str()));
+    (!setup).then_some(number)
 }
 
 /// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
@@ -1053,10 +1249,15 @@ fn pretty(raw: &str) -> Vec<String> {
 
 fn refresh_detail(state: &mut AppState) {
     let line = state.log.selected.and_then(|i| state.log.lines.get(i));
-    let call = match line {
-        Some(line) => line.exchange.and_then(|i| state.calls.get(i)),
-        None => state.calls.last(),
+    let index = match line {
+        Some(line) => line.exchange,
+        None => state.calls.len().checked_sub(1),
     };
+    let call = index.and_then(|index| state.whole_call(index));
+    if call.is_none() && index.is_some_and(|index| state.calls.get(index).is_some()) {
+        state.log.detail = vec![reading_back(state)];
+        return;
+    }
     state.log.detail = match (call, line) {
         // An HTTP row shows its own details, also when it belongs to a call.
         (
@@ -1118,11 +1319,23 @@ fn refresh_detail(state: &mut AppState) {
                 lines
             }
             Some(Raw::Http(http)) => http_lines(http, state.settings.show_secrets),
+            Some(Raw::Stored { frame, .. }) => match &state.read_back.frame {
+                Some((read, whole)) if read == frame => pretty(&whole.raw),
+                _ => vec![reading_back(state)],
+            },
             Some(raw) => pretty(raw.as_str()),
             None => vec![state.log.summary(line).into_owned()],
         },
         (None, None) => Vec::new(),
     };
+}
+
+/// What Detail says of a replay's call or frame not yet read back from the transcript.
+fn reading_back(state: &AppState) -> String {
+    match &state.read_back.failed {
+        Some(error) => format!("could not read this back from the transcript: {error}"),
+        None => "reading this back from the transcript…".to_owned(),
+    }
 }
 
 /// An HTTP exchange's details, terminal-safe.
@@ -1155,7 +1368,7 @@ fn refresh_model(state: &mut AppState) {
     state.model_scroll = 0;
     let current = state
         .current_call_index()
-        .and_then(|index| Some((index, state.calls.get(index)?)));
+        .and_then(|index| Some((index, state.whole_call(index)?)));
     state.model = current.map(|(index, record)| {
         let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
         let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);

@@ -806,6 +806,9 @@ pub struct Reader<R> {
     pub header: Header,
     done: bool,
     recent: Frames,
+    /// Bytes read so far, and where the line of the last event began.
+    read: u64,
+    last: u64,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -818,7 +821,7 @@ impl<R: BufRead> Reader<R> {
             message,
         };
         let mut first = String::new();
-        lines
+        let read = lines
             .read_line(&mut first)
             .map_err(|e| error(format!("cannot be read: {e}")))?;
         if first.trim().is_empty() {
@@ -846,7 +849,14 @@ impl<R: BufRead> Reader<R> {
             header,
             done: false,
             recent: Frames::default(),
+            read: read as u64,
+            last: 0,
         })
+    }
+
+    /// Where the line of the event last returned begins, in bytes from the file's start.
+    pub fn offset(&self) -> u64 {
+        self.last
     }
 
     fn error(&mut self, message: String) -> TranscriptError {
@@ -871,10 +881,14 @@ impl<R: BufRead> Iterator for Reader<R> {
         loop {
             text.clear();
             self.line += 1;
+            self.last = self.read;
             match self.lines.read_line(&mut text) {
                 Ok(0) => return None,
-                Ok(_) if text.trim().is_empty() => {}
-                Ok(_) => break,
+                Ok(read) if text.trim().is_empty() => self.read += read as u64,
+                Ok(read) => {
+                    self.read += read as u64;
+                    break;
+                }
                 Err(error) => return Some(Err(self.error(format!("cannot be read: {error}")))),
             }
         }
@@ -1007,6 +1021,66 @@ pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
         }
     }
     Ok(loaded)
+}
+
+/// Where a transcript's frames and calls lie, by number (the n-th `sent` or `received` line,
+/// the n-th `call` line): what a replay reads back when it is shown instead of holding it.
+#[derive(Debug, Default, Clone)]
+pub struct Places {
+    frames: Vec<u64>,
+    calls: Vec<u64>,
+}
+
+impl Places {
+    /// Notes where the line of `event` began.
+    pub fn note(&mut self, event: &SessionEvent, offset: u64) {
+        match event {
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(_) | LogEvent::Received { .. },
+                ..
+            }) => self.frames.push(offset),
+            SessionEvent::CallFinished(_) => self.calls.push(offset),
+            _ => {}
+        }
+    }
+
+    /// The `number`-th frame of the transcript at `path`, read again.
+    pub fn frame(&self, path: &str, number: u64) -> Result<jsonrpc::Frame, String> {
+        let offset = usize::try_from(number)
+            .ok()
+            .and_then(|number| self.frames.get(number));
+        match read_at(path, offset.copied())? {
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(frame) | LogEvent::Received { frame, .. },
+                ..
+            }) => Ok(frame),
+            _ => Err(format!("line {number} of the frames is not a frame")),
+        }
+    }
+
+    /// The `number`-th call of the transcript at `path`, read again.
+    pub fn call(&self, path: &str, number: usize) -> Result<Exchange, String> {
+        match read_at(path, self.calls.get(number).copied())? {
+            SessionEvent::CallFinished(exchange) => Ok(*exchange),
+            _ => Err(format!("call {number} is not a call line")),
+        }
+    }
+}
+
+/// The event of the line at `offset`, read on its own.
+fn read_at(path: &str, offset: Option<u64>) -> Result<SessionEvent, String> {
+    use std::io::{Seek, SeekFrom};
+    let offset = offset.ok_or("not in the transcript as read")?;
+    let cannot = |error: std::io::Error| format!("{path} cannot be read again: {error}");
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    file.seek(SeekFrom::Start(offset)).map_err(cannot)?;
+    let mut line = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut line)
+        .map_err(cannot)?;
+    let record: Record = serde_json::from_str(line.trim_end())
+        .map_err(|error| format!("{path} changed since it was read: {error}"))?;
+    record.into_event(&mut Frames::default())
 }
 
 /// Opens a transcript file.

@@ -517,7 +517,11 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         .as_ref()
         .and_then(|view| Some((view, state.calls.get(view.call)?)))
     else {
-        let text = "Send a tools/call to see what would reach the model.";
+        let text = match (&state.read_back.failed, state.current_call()) {
+            (Some(_), Some(_)) => "This call could not be read back from the transcript.",
+            (None, Some(_)) => "Reading this call back from the transcript…",
+            (_, None) => "Send a tools/call to see what would reach the model.",
+        };
         Paragraph::new(text)
             .style(theme.style(Meaning::TextMuted))
             .wrap(Wrap { trim: false })
@@ -534,7 +538,13 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             Span::styled(
                 format!(
                     "{}: {} {} ",
-                    if state.log.selected.is_some() {
+                    // A selected line that is no call's leaves the pane on the latest call.
+                    if state
+                        .log
+                        .selected
+                        .and_then(|i| state.log.lines.get(i)?.exchange)
+                        == Some(view.call)
+                    {
                         "selected"
                     } else {
                         "latest"

@@ -4,6 +4,8 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   crash    write to stderr, then exit with status 3 without answering
   escape   answer with text full of terminal escape sequences and bidi overrides
   huge     answer with a text block of SIZE bytes (env HUGE_BYTES, default 10 MB)
+  huge-logged
+           log a notifications/message of SIZE bytes, then answer as huge does
   garbage  write non-JSON lines, invalid UTF-8 and a non-JSON-RPC object, then answer
   silent   never answer (the client must time out)
   flood    after the handshake, write FLOOD_COUNT (default 1,000,000) log notifications of
@@ -137,10 +139,14 @@ for line in sys.stdin:
         elif MODE == "escape":
             text = "\u001b[2J\u001b[H\u001b]52;c;cHduZWQ=\u0007 hidden \u009b31m \u202eevil"
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
-        elif MODE == "huge":
+        elif MODE in ("huge", "huge-logged"):
             # Streamed in chunks, so this server stays small and a peak-RSS measurement
             # (which also counts reaped children) is sightline's own.
             size = int(os.environ.get("HUGE_BYTES", str(10 * 1024 * 1024)))
+            if MODE == "huge-logged":
+                data = "call %d: " % ident + "y" * size
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": data}})
             raw(b'{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "' % ident)
             chunk = b"x" * (1 << 20)
             for _ in range(size // len(chunk)):
