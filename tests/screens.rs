@@ -508,8 +508,10 @@ fn replay(session: &mut Session, name: &str) {
 }
 
 /// Screens from recorded sessions: the demo server (one per class and finding it shows, and
-/// one per real host on content hosts treat differently) and the hostile server (escapes,
-/// garbage lines, a crash), whose transcripts must replay as inertly as they were shown.
+/// one per real host on content hosts treat differently), the hostile server (escapes,
+/// garbage lines, a crash), whose transcripts must replay as inertly as they were shown, and one
+/// per other finding, from the peer that shows it (the Python SDK, `odd_server.py`,
+/// `http_faults.py`).
 #[test]
 fn recorded_sessions() {
     for name in [
@@ -523,6 +525,16 @@ fn recorded_sessions() {
         "hostile_escape",
         "hostile_garbage",
         "hostile_crash",
+        "python_sdk_unknown_tool",
+        "finding_tool_error_without_text",
+        "finding_structured_without_text",
+        "finding_structured_text_differs",
+        "finding_structured_missing",
+        "finding_success_reads_like_error",
+        "finding_unknown_result_type",
+        "http_event_stream_without_response",
+        "http_stale_session_not_404",
+        "http_tool_rejected",
     ] {
         snapshot(&format!("fixture_{name}"), |s| replay(s, name));
     }
