@@ -286,6 +286,41 @@ fn http_call(c: &mut Criterion) {
     let _ = server.wait();
 }
 
+/// The audit: cases planned per second from the demo server's tools (pure), and cases planned,
+/// sent and judged per second by a whole `sightline audit --yes --json` against the demo server
+/// (process start, negotiation and listing included).
+fn audit(c: &mut Criterion) {
+    let tools: Vec<sightline::mcp::messages::Tool> = sightline::demo_server::tools::definitions()
+        .iter()
+        .map(sightline::mcp::messages::Tool::from_value)
+        .collect();
+    let options = sightline::audit::Options::default();
+    let planned = sightline::audit::plan(&tools, &options).cases.len();
+    let mut group = c.benchmark_group("audit");
+    group.throughput(Throughput::Elements(planned as u64));
+    group.bench_function("cases_planned", |b| {
+        b.iter(|| {
+            let plan = sightline::audit::plan(&tools, &options);
+            assert_eq!(plan.cases.len(), planned);
+        });
+    });
+    for style in ["sep1303", "legacy"] {
+        group
+            .sample_size(10)
+            .measurement_time(Duration::from_secs(15));
+        group.bench_function(format!("cases_run_demo_{style}"), |b| {
+            b.iter(|| {
+                let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+                    .args(["audit", "--yes", "--json", "--demo", style])
+                    .output()
+                    .expect("sightline runs");
+                assert_eq!(output.status.code(), Some(i32::from(style == "legacy")));
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     ingestion,
@@ -293,6 +328,7 @@ criterion_group!(
     record,
     headless_call,
     sse,
-    http_call
+    http_call,
+    audit
 );
 criterion_main!(benches);

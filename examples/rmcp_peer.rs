@@ -89,7 +89,10 @@ impl Peer {
         }
     }
 
-    #[tool(description = "Echo the given text back as a text content block.")]
+    #[tool(
+        description = "Echo the given text back as a text content block.",
+        annotations(read_only_hint = true)
+    )]
     async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
         CallToolResult::success(vec![ContentBlock::text(text)])
     }
@@ -157,7 +160,13 @@ impl Peer {
         ))]))
     }
 
-    #[tool(description = "Divide number `a` by number `b`.")]
+    /// Reads its raw arguments itself (the schema is declared by hand), so a bad argument is
+    /// the JSON-RPC -32602 its helper returns, not rmcp's own `isError`.
+    #[tool(
+        description = "Divide number `a` by number `b`.",
+        input_schema = divide_schema(),
+        annotations(read_only_hint = true)
+    )]
     async fn divide(&self, args: JsonObject) -> Result<CallToolResult, ErrorData> {
         let a = number_arg(&args, "a")?;
         let b = number_arg(&args, "b")?;
@@ -169,6 +178,19 @@ impl Peer {
         Ok(CallToolResult::success(vec![ContentBlock::text(
             (a / b).to_string(),
         )]))
+    }
+}
+
+/// `divide`'s input: two required numbers.
+fn divide_schema() -> std::sync::Arc<JsonObject> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"]
+    });
+    match schema {
+        serde_json::Value::Object(object) => std::sync::Arc::new(object),
+        _ => std::sync::Arc::default(),
     }
 }
 

@@ -38,7 +38,15 @@ pub struct Cli {
 pub fn record_args_after_command(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 6] = ["tools", "call", "hosts", "demo-server", "replay", "diff"];
+    const COMMANDS: [&str; 7] = [
+        "tools",
+        "call",
+        "audit",
+        "hosts",
+        "demo-server",
+        "replay",
+        "diff",
+    ];
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
     let Some(command) = args.iter().position(|arg| {
         arg.to_str()
@@ -127,6 +135,16 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// SEP-1303 conformance: deliberately invalid calls from each tool's input schema, and
+    /// whether the model could read each answer. Exit 1 when a case fails (see --fail-on).
+    Audit {
+        #[command(flatten)]
+        audit: AuditArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
     /// Open a transcript written by --record: the TUI as it was (read-only), or with --json
     /// each call's outcome, findings and model view, judged again by this sightline.
     Replay {
@@ -209,6 +227,42 @@ pub struct CallArgs {
     /// (it repeats the result text once more).
     #[arg(long, requires = "json")]
     pub payload: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// Send the planned calls without asking (required when not at a terminal).
+    #[arg(long)]
+    pub yes: bool,
+    /// Print one JSON object instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Audit only this tool (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Vec<String>,
+    /// Also audit tools that may be destructive (annotated so, or without annotations).
+    #[arg(long)]
+    pub include_destructive: bool,
+    /// The verdicts that fail the run, comma-separated [default: model-blind,lenient,misfiled,unclear]
+    #[arg(long, value_name = "VERDICTS")]
+    pub fail_on: Option<String>,
+    /// Known cases (an earlier `audit --json`, or one `tool/kind/property` key a line): only
+    /// new failures fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
+    /// Also write a JUnit XML report here.
+    #[allow(clippy::doc_markdown)] // the help's words, not Markdown
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<String>,
+    /// Also write a Markdown report here (for a pull-request comment).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<String>,
+    /// Connections auditing tools at once (a tool's cases always share one).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Judge what the model sees as this host would.
+    #[arg(long, value_name = "PROFILE", default_value = "spec")]
+    pub host: String,
 }
 
 #[derive(Debug, Clone, Args)]

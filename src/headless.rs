@@ -31,6 +31,10 @@ use crate::stream::EventSink;
 use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
 
+mod audit;
+
+pub use audit::audit;
+
 /// Exit codes of the headless commands.
 pub mod exit {
     pub const SUCCESS: u8 = 0;

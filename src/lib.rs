@@ -17,6 +17,7 @@
 
 pub mod analysis;
 pub mod app;
+pub mod audit;
 pub mod classify;
 pub mod cli;
 pub mod client;

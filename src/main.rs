@@ -124,6 +124,11 @@ fn main() -> ExitCode {
                 output,
                 server,
             }) => headless::call(&server, &cli.record, &call, json, &output).await,
+            Some(Command::Audit {
+                audit,
+                output,
+                server,
+            }) => headless::audit(&server, &cli.record, &audit, &output).await,
             Some(Command::Replay {
                 file,
                 serve: true,

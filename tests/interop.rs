@@ -8,11 +8,13 @@
 //! Each case asserts what sightline reports (exit code, `outcome`, `server`) and that `response`
 //! is the peer's reply as it came off the wire, even where an SDK answers unusually.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::{Value, json};
+
+mod common;
+
+use common::peers::{py, rmcp, ts};
 
 const BOTH_ERAS: [&str; 2] = ["legacy", "modern"];
 const FUTURE_DATE: &str = r#"{"departureDate":"12/12/2099"}"#;
@@ -41,58 +43,6 @@ fn run(args: &[&str], server: &[String]) -> (i32, Value) {
         .unwrap_or_else(|error| panic!("stdout is not one JSON value ({error}):\n{stdout}"));
     assert!(value.is_object(), "stdout is not a JSON object: {stdout}");
     (output.status.code().unwrap_or(-1), value)
-}
-
-/// The rmcp peer, built (or found fresh) by cargo: `cargo test --test interop` alone does not
-/// build examples, and a stale binary would test old code.
-fn rmcp() -> Vec<String> {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    let path = PATH.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let output = Command::new(cargo)
-            .args(["build", "--example", "rmcp_peer"])
-            .arg("--message-format=json-render-diagnostics")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("cargo starts");
-        assert!(
-            output.status.success(),
-            "`cargo build --example rmcp_peer` failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .find(|message| message["target"]["name"] == "rmcp_peer")
-            .and_then(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no rmcp_peer executable")
-    });
-    vec![path.to_string_lossy().into_owned()]
-}
-
-/// Fails (never skips) when `tests/peers/install.sh` has not installed this lock file's SDK.
-fn require_installed(lock: &str, stamp: &str) {
-    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    let installed = std::fs::read(peers.join(stamp)).ok();
-    assert!(
-        installed.is_some() && installed == std::fs::read(peers.join(lock)).ok(),
-        "the reference MCP peers are not installed (or are out of date): \
-         run `tests/peers/install.sh` (needs node >= 18 with npm and python3 >= 3.10)"
-    );
-}
-
-fn ts() -> Vec<String> {
-    require_installed("package-lock.json", "node_modules/.installed-lock.json");
-    vec!["node".into(), "tests/peers/ts_server.mjs".into()]
-}
-
-fn py() -> Vec<String> {
-    require_installed("requirements.txt", ".venv/.installed-requirements.txt");
-    vec![
-        "tests/peers/.venv/bin/python".into(),
-        "tests/peers/py_server.py".into(),
-    ]
 }
 
 fn tool_names(listing: &Value) -> Vec<&str> {

@@ -1,5 +1,5 @@
-//! The pure core stays pure: no module of `mcp`, `classify`, `model_view`, `analysis`, `schema`
-//! or `app` reaches for I/O, async, the clock, or the impure modules around it.
+//! The pure core stays pure: no module of `mcp`, `classify`, `model_view`, `analysis`, `schema`,
+//! `app` or `audit` reaches for I/O, async, the clock, or the impure modules around it.
 
 #![allow(clippy::unwrap_used)]
 
@@ -13,6 +13,7 @@ const PURE: &[&str] = &[
     "analysis.rs",
     "schema",
     "app",
+    "audit",
 ];
 
 /// What the pure core must not name: async, I/O, processes, the clock, and the impure modules.

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses part of the harness
 
+pub mod peers;
 pub mod servers;
 
 use ratatui::Terminal;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the official MCP SDKs used by the reference peer servers in this folder:
-#   node_modules/  <- @modelcontextprotocol/sdk + zod, exactly as in package-lock.json
+#   node_modules/  <- @modelcontextprotocol/sdk + zod, exactly as in package-lock.json, plus
+#                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
+#                     release answering invalid tool arguments with JSON-RPC -32602)
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
 # Idempotent: each half is skipped when already installed from the same lock file
 # (a copy of it is kept as a stamp). Only talks to the npm registry and PyPI.
@@ -24,5 +26,6 @@ if ! cmp -s requirements.txt .venv/.installed-requirements.txt; then
 fi
 
 echo "peers ready:" \
-  "@modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version')," \
+  "@modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version')" \
+  "(pre-SEP-1303: $(node -p 'require("./node_modules/sdk-pre-sep1303/package.json").version'))," \
   "mcp $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mcp"))')"

@@ -1,0 +1,13 @@
+//! `sightline audit`, pure: a plan of deliberately invalid calls from each tool's schema, a
+//! verdict per answer against the spec version in force, and the report in every format.
+
+pub mod plan;
+pub mod report;
+pub mod verdict;
+
+pub use plan::{Case, CaseKind, Options, Plan, plan};
+pub use report::{Baseline, CaseResult, Report};
+pub use verdict::{Judged, Verdict, judge};
+
+#[cfg(test)]
+mod tests;

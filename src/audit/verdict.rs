@@ -1,0 +1,240 @@
+//! One audit case judged, pure: the answer's channel against the one the spec version in force
+//! asks for, the rule quoted with its version, and what the model would have seen.
+
+use serde::{Deserialize, Serialize};
+
+use super::plan::{Case, CaseKind};
+use crate::analysis::{self, CallContext};
+use crate::classify::{Class, Outcome};
+use crate::mcp::jsonrpc::error_code_name;
+use crate::mcp::session::Exchange;
+
+/// Longest model-view text a verdict quotes.
+const MODEL_TEXT_CHARS: usize = 160;
+
+/// How a case came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Answered on the channel the spec asks for.
+    Conformant,
+    /// An input validation error answered as a protocol error: the model never learns why.
+    ModelBlind,
+    /// Invalid input accepted: the tool ran.
+    Lenient,
+    /// An `isError` result for an unknown tool or a malformed request, or -32603 for a
+    /// malformed request.
+    Misfiled,
+    /// No verdict: a timeout, a transport failure, or a tool that asked for input.
+    Unclear,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Conformant,
+        Verdict::ModelBlind,
+        Verdict::Lenient,
+        Verdict::Misfiled,
+        Verdict::Unclear,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Conformant => "conformant",
+            Verdict::ModelBlind => "model-blind",
+            Verdict::Lenient => "lenient",
+            Verdict::Misfiled => "misfiled",
+            Verdict::Unclear => "unclear",
+        }
+    }
+
+    /// A verdict from its name (`--fail-on`).
+    pub fn parse(name: &str) -> Option<Verdict> {
+        Verdict::ALL
+            .into_iter()
+            .find(|verdict| verdict.name() == name)
+    }
+}
+
+/// A rule of the spec, quoted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// The spec version (or standard) the text comes from.
+    pub version: &'static str,
+    pub source: &'static str,
+    pub text: &'static str,
+}
+
+const INPUT_VALIDATION: Rule = Rule {
+    version: "2025-11-25",
+    source: "server/tools.mdx, Error Handling (SEP-1303)",
+    text: "Tool Execution Errors: Reported in tool results with `isError: true`: … Input validation errors (e.g., date in wrong format, value out of range)",
+};
+const INVALID_ARGUMENTS: Rule = Rule {
+    version: "2025-06-18",
+    source: "server/tools.mdx, Error Handling",
+    text: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments",
+};
+const UNKNOWN_TOOL: Rule = Rule {
+    version: "2025-11-25",
+    source: "server/tools.mdx, Error Handling",
+    text: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools",
+};
+const MALFORMED: Rule = Rule {
+    version: "2025-11-25",
+    source: "server/tools.mdx, Error Handling",
+    text: "Protocol Errors: … Malformed requests (requests that fail to satisfy CallToolRequest schema)",
+};
+const INVALID_PARAMS: Rule = Rule {
+    version: "JSON-RPC 2.0",
+    source: "§5.1 Error object",
+    text: "-32602 Invalid params: Invalid method parameter(s). -32603 Internal error: Internal JSON-RPC error.",
+};
+
+/// A case's verdict, with what it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Judged {
+    pub verdict: Verdict,
+    /// The channel the spec asks for, in words.
+    pub expected: &'static str,
+    /// What came back, in words: `tool error`, `protocol error -32602 (invalid params)`.
+    pub got: String,
+    /// Why this verdict, in a sentence.
+    pub why: String,
+    pub rule: Rule,
+    /// A model-blind answer the negotiated version still allowed (SEP-1303 changed it since).
+    pub allowed_then: bool,
+    /// What the model would have seen, under the host judged for.
+    pub model_sees: String,
+    /// Whether the host passes anything of it to the model.
+    pub forwarded: bool,
+}
+
+/// Judges the answer to `case`, made under the negotiated `context.version`.
+pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Judged {
+    let (outcome, _) = analysis::judge(exchange, context);
+    let view = analysis::view(exchange, &outcome, context);
+    let got = match (outcome.class, outcome.code) {
+        (Class::ProtocolError, Some(code)) => {
+            format!("protocol error {code} ({})", error_code_name(code))
+        }
+        (Class::TransportFailure, _) => format!(
+            "transport failure: {}",
+            crate::sanitize::text(&outcome.detail)
+        ),
+        (class, _) => class.label().to_owned(),
+    };
+    let old = context.version < INPUT_VALIDATION.version;
+    let argument = case.kind.is_argument_error();
+    let (verdict, rule, why) = verdict(
+        case.kind,
+        &outcome,
+        !exchange.rounds.is_empty(),
+        context.version,
+    );
+    Judged {
+        allowed_then: verdict == Verdict::ModelBlind && old,
+        verdict,
+        expected: if argument {
+            "tool error (isError: true)"
+        } else {
+            "protocol error"
+        },
+        got,
+        why,
+        rule,
+        model_sees: model_sees(&view),
+        forwarded: view.forwarded,
+    }
+}
+
+/// What the model would have seen, clipped, or that it saw nothing of the answer.
+fn model_sees(view: &crate::model_view::ModelView<'_>) -> String {
+    if !view.forwarded {
+        return format!("nothing of the answer: {}", view.verdict());
+    }
+    let text = view.text();
+    let mut clipped: String = text.chars().take(MODEL_TEXT_CHARS).collect();
+    if clipped.len() < text.len() {
+        clipped.push('…');
+    }
+    crate::sanitize::text(&clipped).into_owned()
+}
+
+/// The verdict on an answer of class `outcome` to a case of `kind` (`asked`: the tool asked
+/// for input on the way), the rule it rests on, and why, under the negotiated `version`.
+fn verdict(
+    kind: CaseKind,
+    outcome: &Outcome,
+    asked: bool,
+    version: &str,
+) -> (Verdict, Rule, String) {
+    let old = version < INPUT_VALIDATION.version;
+    let argument = kind.is_argument_error();
+    let protocol_rule = match kind {
+        CaseKind::UnknownTool => UNKNOWN_TOOL,
+        // Before SEP-1303 a malformed request fell under "Invalid arguments".
+        _ if old => INVALID_ARGUMENTS,
+        _ => MALFORMED,
+    };
+    let rule = if argument {
+        INPUT_VALIDATION
+    } else {
+        protocol_rule
+    };
+    match (outcome.class, argument) {
+        (Class::TransportFailure, _) => (Verdict::Unclear, rule, "no answer to judge".to_owned()),
+        (_, _) if asked => (
+            Verdict::Unclear,
+            rule,
+            "the tool asked for input the audit does not give (declined)".to_owned(),
+        ),
+        (Class::ToolError, true) => (
+            Verdict::Conformant,
+            INPUT_VALIDATION,
+            "the model reads why and can correct the call".to_owned(),
+        ),
+        (Class::ProtocolError, true) if old => (
+            Verdict::ModelBlind,
+            INVALID_ARGUMENTS,
+            format!(
+                "allowed by {version} (\"Invalid arguments\" were protocol errors); SEP-1303 made them tool errors in 2025-11-25, and the model still never sees why"
+            ),
+        ),
+        (Class::ProtocolError, true) => (
+            Verdict::ModelBlind,
+            INPUT_VALIDATION,
+            "a protocol error: the host does not show the model why the call failed".to_owned(),
+        ),
+        (Class::Success, _) => (
+            Verdict::Lenient,
+            rule,
+            if argument {
+                "the server accepted input its own schema forbids and ran the tool"
+            } else {
+                "the server accepted a request the spec calls a protocol error and ran it"
+            }
+            .to_owned(),
+        ),
+        (Class::ToolError, false) => (
+            Verdict::Misfiled,
+            protocol_rule,
+            "an isError result where the spec asks for a protocol error".to_owned(),
+        ),
+        (Class::ProtocolError, false)
+            if kind == CaseKind::ArgumentsNotObject && outcome.code == Some(-32603) =>
+        {
+            (
+                Verdict::Misfiled,
+                INVALID_PARAMS,
+                "-32603 (internal error) for a malformed request: invalid params are -32602"
+                    .to_owned(),
+            )
+        }
+        (Class::ProtocolError, false) => (
+            Verdict::Conformant,
+            protocol_rule,
+            "a protocol error, as the spec asks".to_owned(),
+        ),
+    }
+}

@@ -1,0 +1,402 @@
+//! `sightline audit`'s I/O: connect, list the tools, print the plan, ask (or require `--yes`),
+//! run the cases (over `--jobs` connections at once), print the report and write its files.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+
+use super::{StageTracker, connect, exit, guarded, print_json, server_line};
+use crate::analysis::CallContext;
+use crate::audit::plan::{self, Case, Plan};
+use crate::audit::report::DEFAULT_FAIL_ON;
+use crate::audit::{Baseline, CaseResult, Report, Verdict};
+use crate::cli::{AuditArgs, OutputArgs, RecordArgs, ServerArgs};
+use crate::client::{Client, ClientError, Connection};
+use crate::config;
+use crate::model_view::hosts::{self, HostProfile};
+use crate::sanitize;
+use crate::transcript::recorder::Recorder;
+
+/// Longest `arguments` the plan prints whole.
+const PLAN_ARGUMENT_CHARS: usize = 48;
+
+/// What the run needs besides the server, checked before anything starts.
+struct Settings {
+    host: HostProfile,
+    fail_on: Vec<Verdict>,
+    baseline: Baseline,
+}
+
+/// `sightline audit`.
+pub async fn audit(
+    server: &ServerArgs,
+    record: &RecordArgs,
+    args: &AuditArgs,
+    output: &OutputArgs,
+) -> u8 {
+    if let Some(problem) = super::selection_problem(server) {
+        eprintln!("sightline: {}", sanitize::text(&problem));
+        return exit::USAGE;
+    }
+    let settings = match settings(args) {
+        Ok(settings) => settings,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let recorder = match server.recorder(record, "audit") {
+        Ok(recorder) => recorder,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let stage = StageTracker::default();
+    let run = run(server, args, output, &settings, &stage, recorder.as_ref());
+    let stopped = |outcome| json!({"outcome": outcome});
+    let code = guarded(run, args.json, output.deadline, &stage, stopped).await;
+    super::recording_ended(recorder.as_ref());
+    code
+}
+
+fn settings(args: &AuditArgs) -> Result<Settings, String> {
+    let user = config::user_host_profiles()?;
+    let host = hosts::resolve(&args.host, &user)?;
+    let fail_on = match &args.fail_on {
+        None => DEFAULT_FAIL_ON.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(|name| {
+                Verdict::parse(name).ok_or_else(|| {
+                    format!(
+                        "--fail-on: unknown verdict '{}' (model-blind, lenient, misfiled, unclear, conformant)",
+                        sanitize::text(name)
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let baseline = match &args.baseline {
+        None => Baseline::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| format!("--baseline {path}: {error}"))?;
+            Baseline::parse(&text).map_err(|error| format!("--baseline {path}: {error}"))?
+        }
+    };
+    Ok(Settings {
+        host,
+        fail_on,
+        baseline,
+    })
+}
+
+async fn run(
+    server: &ServerArgs,
+    args: &AuditArgs,
+    output: &OutputArgs,
+    settings: &Settings,
+    stage: &StageTracker,
+    recorder: Option<&Recorder>,
+) -> u8 {
+    let failed = |error: &dyn std::fmt::Display| {
+        let error = sanitize::text(&error.to_string()).into_owned();
+        if args.json {
+            print_json(
+                &json!({"outcome": {"class": "transport_failure", "stage": stage.get(), "detail": error}}),
+            );
+        } else {
+            eprintln!("sightline: {error}");
+        }
+        exit::TRANSPORT_FAILURE
+    };
+    let mut client = match connect(server, output.verbose, stage, recorder).await {
+        Ok(client) => client,
+        Err(error) => return failed(&error),
+    };
+    let tools = match client.list_tools().await {
+        Ok(tools) => tools,
+        Err(error) => {
+            client.shutdown().await;
+            return failed(&error);
+        }
+    };
+    let connection = client.connection().cloned();
+    let transport = client.transport().description.clone();
+    let options = plan::Options {
+        tools: args.tool.clone(),
+        include_destructive: args.include_destructive,
+    };
+    let plan = plan::plan(&tools, &options);
+    let line = server_line(connection.as_ref(), &transport);
+    print_plan(&line, &plan);
+    if !consent(args, plan.cases.len()).await {
+        client.shutdown().await;
+        return exit::USAGE;
+    }
+    // One transcript is one session: a recorded audit runs on one connection.
+    let jobs = if recorder.is_some() {
+        1
+    } else {
+        args.jobs.max(1)
+    };
+    let progress = Progress::new(plan.cases.len(), !args.json && !output.verbose);
+    let version = connection
+        .as_ref()
+        .map_or("unknown", |c| c.protocol_version.as_str())
+        .to_owned();
+    let context = CallContext {
+        version: &version,
+        catalog: Some(&tools),
+        host: &settings.host,
+        forward_protocol_errors: false,
+    };
+    let run = Run {
+        server,
+        verbose: output.verbose,
+        context: &context,
+        progress: &progress,
+    };
+    let results = match run.cases(client, &plan.cases, jobs).await {
+        Ok(results) => results,
+        Err(error) => return failed(&error),
+    };
+    let report = Report {
+        server: server_json(connection.as_ref()),
+        host: settings.host.name.clone(),
+        cases: results
+            .into_iter()
+            .map(|(case, id, judged)| CaseResult {
+                known: settings.baseline.knows(&case, judged.verdict),
+                case,
+                id,
+                judged,
+            })
+            .collect(),
+        skipped: plan.skipped.clone(),
+        fail_on: settings.fail_on.clone(),
+    };
+    if let Err(message) = write_files(args, &report, &line) {
+        eprintln!("sightline: {message}");
+        return exit::USAGE;
+    }
+    if args.json {
+        print_json(&report.to_json());
+    } else {
+        super::emit(|out| out.write_all(report.text().as_bytes()));
+    }
+    if report.failing().next().is_some() {
+        exit::TOOL_ERROR
+    } else {
+        exit::SUCCESS
+    }
+}
+
+/// What running the cases needs.
+struct Run<'a> {
+    server: &'a ServerArgs,
+    verbose: bool,
+    context: &'a CallContext<'a>,
+    progress: &'a Progress,
+}
+
+type Ran = (Case, String, crate::audit::Judged);
+
+impl Run<'_> {
+    /// Runs `cases` over `jobs` connections (`client` and new ones), judged; in the plan's order.
+    async fn cases(
+        &self,
+        client: Client,
+        cases: &[Case],
+        jobs: usize,
+    ) -> Result<Vec<Ran>, ClientError> {
+        let buckets = buckets(cases, jobs);
+        let mut first = Some(client);
+        let runs = buckets
+            .iter()
+            .map(|bucket| self.bucket(first.take(), bucket));
+        let finished = futures_util::future::join_all(runs).await;
+        self.progress.clear();
+        let mut results = Vec::new();
+        for run in finished {
+            results.extend(run?);
+        }
+        // The plan's order, whichever connection ran a case.
+        results.sort_by_key(|(case, ..)| cases.iter().position(|c| c == case));
+        Ok(results)
+    }
+
+    /// One connection's cases, one at a time (a new connection when `client` is `None`).
+    async fn bucket(
+        &self,
+        client: Option<Client>,
+        bucket: &[Case],
+    ) -> Result<Vec<Ran>, ClientError> {
+        let mut client = match client {
+            Some(client) => client,
+            None => connect(self.server, self.verbose, &StageTracker::default(), None).await?,
+        };
+        let mut results = Vec::new();
+        for case in bucket {
+            self.progress.started(case);
+            let exchange = client.call_tool(&case.tool, case.arguments.clone()).await;
+            let judged = crate::audit::judge(case, &exchange, self.context);
+            results.push((case.clone(), exchange.id.to_string(), judged));
+            self.progress.finished();
+        }
+        client.shutdown().await;
+        Ok(results)
+    }
+}
+
+/// Cases split over `jobs` connections, a tool's cases always on one (a server may keep state
+/// per tool); the server's own cases go with the first.
+fn buckets(cases: &[Case], jobs: usize) -> Vec<Vec<Case>> {
+    let mut buckets: Vec<Vec<Case>> = vec![Vec::new(); jobs];
+    let mut groups: Vec<&str> = Vec::new();
+    for case in cases {
+        let index = if let Some(index) = groups.iter().position(|group| *group == case.group) {
+            index
+        } else {
+            groups.push(&case.group);
+            groups.len() - 1
+        };
+        let bucket = if case.group == plan::SERVER {
+            0
+        } else {
+            index % jobs
+        };
+        buckets[bucket].push(case.clone());
+    }
+    buckets.retain(|bucket| !bucket.is_empty());
+    buckets
+}
+
+/// The plan, on stderr (stdout carries the report): each call, and each tool left out.
+fn print_plan(server: &str, plan: &Plan) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{server}\naudit plan: {} calls with deliberately invalid input",
+        plan.cases.len()
+    );
+    for case in &plan.cases {
+        let arguments = case.arguments.to_string();
+        let mut shown: String = arguments.chars().take(PLAN_ARGUMENT_CHARS).collect();
+        if shown.len() < arguments.len() {
+            shown.push('…');
+        }
+        let _ = writeln!(
+            err,
+            "  {:<22} {:<20} {:<50} {}",
+            sanitize::text(&case.tool),
+            case.kind.name(),
+            sanitize::text(&shown),
+            sanitize::text(&case.what)
+        );
+    }
+    for skipped in &plan.skipped {
+        let _ = writeln!(
+            err,
+            "  skipped {}: {}",
+            sanitize::text(&skipped.tool),
+            skipped.reason
+        );
+    }
+}
+
+/// `--yes`, or a yes typed at the terminal; headless without `--yes` nothing is sent.
+async fn consent(args: &AuditArgs, calls: usize) -> bool {
+    if args.yes {
+        return true;
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !interactive {
+        eprintln!(
+            "sightline: nothing was sent. These {calls} calls may run tools on a lenient server; run again with --yes to send them."
+        );
+        return false;
+    }
+    eprint!("Send these {calls} calls? [y/N] ");
+    let answer = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    let yes = matches!(answer, Ok(Ok(line)) if matches!(line.trim(), "y" | "Y" | "yes" | "Yes"));
+    if !yes {
+        eprintln!("sightline: nothing was sent.");
+    }
+    yes
+}
+
+fn write_files(args: &AuditArgs, report: &Report, server: &str) -> Result<(), String> {
+    if let Some(path) = &args.junit {
+        std::fs::write(path, report.junit()).map_err(|e| format!("--junit {path}: {e}"))?;
+    }
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, report.markdown(server))
+            .map_err(|e| format!("--markdown {path}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn server_json(connection: Option<&Connection>) -> Value {
+    connection.map_or(Value::Null, |c| {
+        json!({
+            "name": c.server.name,
+            "version": c.server.version,
+            "era": c.era,
+            "protocol_version": c.protocol_version,
+        })
+    })
+}
+
+/// A progress bar on stderr while cases run, when stderr is a terminal.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize, wanted: bool) -> Self {
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            shown: wanted && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn started(&self, case: &Case) {
+        const WIDTH: usize = 24;
+        if !self.shown {
+            return;
+        }
+        let done = self.done.load(Ordering::Relaxed);
+        let filled = (done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
+        let what: String = sanitize::text(&case.what).chars().take(40).collect();
+        let _ = write!(
+            std::io::stderr().lock(),
+            "\r\x1b[2K[{}{}] {done}/{} {} {what}",
+            "#".repeat(filled),
+            " ".repeat(WIDTH - filled),
+            self.total,
+            sanitize::text(&case.tool)
+        );
+    }
+
+    fn finished(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        if self.shown {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+}
