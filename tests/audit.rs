@@ -93,7 +93,7 @@ fn the_sep1303_demo_audits_clean_and_the_junit_report_agrees() {
     let (_, _, stderr) = audit(&["--yes", "--tool", "book_flight"], &[]);
     assert!(stderr.contains("audit plan: 6 calls"), "{stderr}");
     assert!(
-        stderr.contains("book_flight            missing-required     {}"),
+        stderr.contains("  book_flight             missing-required      {}  "),
         "{stderr}"
     );
 }

@@ -10,6 +10,7 @@ use sightline::app::Command;
 use sightline::app::state::Focus;
 use sightline::client::LogEvent;
 use sightline::mcp::era::Era;
+use sightline::mcp::log::SessionEvent;
 use sightline::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];
@@ -505,6 +506,68 @@ fn replay(session: &mut Session, name: &str) {
         let event = event.expect("every line of the fixture reads");
         sightline::app::update(&mut session.state, sightline::app::Action::Session(event));
     }
+}
+
+/// The events of a recorded transcript: up to its tool listing, and the rest.
+fn recorded(name: &str) -> (Vec<SessionEvent>, Vec<SessionEvent>) {
+    let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let events: Vec<SessionEvent> = sightline::transcript::open(&path)
+        .expect("the fixture opens")
+        .map(|event| event.expect("every line of the fixture reads"))
+        .collect();
+    let listed = events
+        .iter()
+        .position(|event| matches!(event, SessionEvent::ToolsListed(_)))
+        .expect("the tools were listed");
+    let (before, after) = events.split_at(listed + 1);
+    (before.to_vec(), after.to_vec())
+}
+
+/// `A` on the selected tool, in a recorded TUI session against the legacy demo: the plan for
+/// consent; after Enter, the table filling as the recorded calls finish (their answers were to
+/// these very cases); Enter on a row opens its exchange in the log.
+#[test]
+fn the_audit_of_a_tool() {
+    let (setup, calls) = recorded("tui_audit_legacy");
+    let feed = |s: &mut Session, events: &[SessionEvent]| {
+        for event in events {
+            sightline::app::update(&mut s.state, sightline::app::Action::Session(event.clone()));
+        }
+    };
+    snapshot("audit_plan", |s| {
+        feed(s, &setup);
+        s.command(Command::Audit);
+    });
+    snapshot("audit_running", |s| {
+        feed(s, &setup);
+        s.command(Command::Audit).command(Command::OpenEditor);
+        feed(s, &calls[..calls.len() / 2]);
+    });
+    snapshot("audit_table", |s| {
+        feed(s, &setup);
+        s.command(Command::Audit).command(Command::OpenEditor);
+        feed(s, &calls);
+        let audit = s.state.audit.as_ref().expect("the table stays");
+        assert_eq!(audit.phase, sightline::app::audit::Phase::Done);
+        assert!(
+            audit.rows.iter().all(Option::is_some),
+            "every case was judged"
+        );
+    });
+    snapshot("audit_row_opened", |s| {
+        feed(s, &setup);
+        s.command(Command::Audit).command(Command::OpenEditor);
+        feed(s, &calls);
+        s.command(Command::SelectFirst).command(Command::SelectNext);
+        let call = s.state.audit.as_ref().unwrap().rows[1]
+            .as_ref()
+            .unwrap()
+            .call;
+        s.command(Command::OpenEditor);
+        assert!(s.state.audit.is_none());
+        let line = &s.state.log.lines[s.state.log.selected.unwrap()];
+        assert_eq!(line.exchange, Some(call), "the row's own exchange");
+    });
 }
 
 /// Screens from recorded sessions: the demo server (one per class and finding it shows, and

@@ -414,6 +414,35 @@ fn the_readme_path_at_80x24_then_the_reply_row_answers_for_its_call() {
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
 }
 
+/// `A` audits the selected tool against the live legacy demo at 80×24: the plan, Enter sends
+/// it, the table fills, and Enter on a row opens that call in the log.
+#[test]
+fn the_audit_key_runs_the_plan_and_a_row_opens_its_exchange() {
+    let tmux = Tmux::start_sized(&["--demo", "legacy"], 80, 24);
+    tmux.wait_for_demo_server();
+    tmux.keys(&["A"]);
+    tmux.wait_for_all(&["Audit book_flight: 6 calls", "Enter send these calls"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_all(&[
+        "Audit book_flight · 6/6 · 2 conformant · 4 model-blind",
+        "Esc close",
+    ]);
+    // The first row: departureDate missing, the call #3.
+    tmux.keys(&["g", "Enter"]);
+    let screen = tmux.wait_for("Detail · selected #3 book_flight");
+    assert!(
+        !screen.contains("Audit book_flight"),
+        "the table closed:\n{screen}"
+    );
+    assert!(screen.contains("⚑ ← #3 protocol error"), "{screen}");
+    assert!(
+        status_bar(&screen).contains("audit done: 2 conformant · 4 model-blind"),
+        "{screen}"
+    );
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
+}
+
 #[test]
 fn a_hostile_server_cannot_hang_the_tui_reach_the_terminal_or_outlive_it() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");

@@ -107,6 +107,8 @@ pub enum Command {
     SaveCallJson,
     /// Save the whole log as a transcript.
     SaveLog,
+    /// Audit the selected tool (SEP-1303 cases), after showing the plan.
+    Audit,
     /// Restart the server and connect again.
     Reconnect,
     /// Cancel the pending call.

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod ask;
+pub mod audit;
 pub mod describe;
 mod editor;
 mod export;

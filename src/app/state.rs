@@ -547,6 +547,8 @@ pub struct AppState {
     pub read_back: ReadBack,
     /// The server's question on screen, waiting for the user's answer.
     pub asking: Option<super::ask::AskPanel>,
+    /// The audit of a tool: its plan, running, or its table.
+    pub audit: Option<super::audit::AuditPanel>,
 }
 
 impl AppState {
@@ -557,6 +559,7 @@ impl AppState {
             read_back: ReadBack::default(),
             negotiated: None,
             asking: None,
+            audit: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

@@ -882,3 +882,79 @@ fn t_declares_the_tasks_extension_from_now_on() {
         [Effect::Session(SessionCommand::SetTasks(false))]
     );
 }
+
+/// The effect's call, as sent.
+fn sent_call(effects: &[Effect]) -> (String, serde_json::Value) {
+    match effects {
+        [Effect::Session(SessionCommand::Call { tool, arguments })] => {
+            (tool.clone(), arguments.clone())
+        }
+        other => panic!("not one call: {other:?}"),
+    }
+}
+
+#[test]
+fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
+    let mut state = state();
+    assert!(press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT).is_empty());
+    let cases = state.audit.as_ref().unwrap().plan.cases.clone();
+    assert_eq!(cases.len(), 6);
+    let (tool, arguments) = sent_call(&command(&mut state, Command::OpenEditor));
+    assert_eq!(
+        (tool.as_str(), &arguments),
+        (cases[0].tool.as_str(), &cases[0].arguments)
+    );
+    assert!(
+        command(&mut state, Command::SendRequest).is_empty(),
+        "one at a time"
+    );
+    // A call that is not the case (another client's, say) is not judged as it.
+    let other = call("book_flight", json!({"departureDate": "12/12/2099"})).text("booked");
+    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(other))).is_empty());
+    assert!(state.audit.as_ref().unwrap().rows[0].is_none());
+    // The case's own answer: judged, and the next case sent.
+    let answer = call(&cases[0].tool, cases[0].arguments.clone()).error(-32602, "Invalid params");
+    let (_, next) = sent_call(&session(
+        &mut state,
+        SessionEvent::CallFinished(Box::new(answer)),
+    ));
+    assert_eq!(next, cases[1].arguments);
+    let row = state.audit.as_ref().unwrap().rows[0].clone().unwrap();
+    assert_eq!(row.judged.verdict, crate::audit::Verdict::ModelBlind);
+    assert_eq!(row.call, 1, "the second call of the log");
+    // Esc stops: the call in flight finishes as an ordinary call; nothing more is sent.
+    command(&mut state, Command::Back);
+    let answer = call(&cases[1].tool, cases[1].arguments.clone()).tool_error("must be a string");
+    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(answer))).is_empty());
+    assert_eq!(
+        state.audit.as_ref().unwrap().phase,
+        super::audit::Phase::Done
+    );
+    command(&mut state, Command::Back);
+    assert!(state.audit.is_none(), "a second Esc closes the table");
+}
+
+#[test]
+fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
+    let mut state = state();
+    set_editor(&mut state, "{}");
+    command(&mut state, Command::SendRequest);
+    command(&mut state, Command::Audit);
+    assert!(state.audit.is_none());
+    assert!(
+        state
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("still pending")
+    );
+    let mut replay = self::state();
+    replay.replay = Some("s.jsonl".into());
+    command(&mut replay, Command::Audit);
+    assert!(replay.audit.is_none());
+    assert_eq!(
+        replay.status.as_ref().unwrap().text,
+        "a replay sends nothing"
+    );
+}

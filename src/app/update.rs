@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand, SessionEvent};
 use super::ask::{AskPanel, PanelKey};
+use super::audit::{AuditPanel, Phase as AuditPhase, Row as AuditRow};
 use super::describe::{clip_line, describe_received, describe_sent, id_label};
 use super::editor::{
     check_editor, jump_to_placeholder, parse_arguments, select_value_at_cursor, show_editor_cursor,
@@ -68,10 +69,7 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Action::Session(event) => {
-            on_session(state, event);
-            Vec::new()
-        }
+        Action::Session(event) => on_session(state, event),
         Action::Mouse(mouse) => {
             on_mouse(state, mouse);
             show_editor_cursor(state);
@@ -195,7 +193,11 @@ fn read_back_failed(state: &mut AppState, error: &str) {
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let sends = matches!(
         command,
-        Command::SendRequest | Command::Reconnect | Command::CancelCall | Command::ToggleTasks
+        Command::SendRequest
+            | Command::Reconnect
+            | Command::CancelCall
+            | Command::ToggleTasks
+            | Command::Audit
     );
     if sends && state.replay.is_some() {
         // Short: the status line already says REPLAY, and 80 columns must hold it.
@@ -206,6 +208,8 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         help_command(state, command)
     } else if state.asking.is_some() {
         ask_command(state, command)
+    } else if state.audit.is_some() {
+        audit_command(state, command)
     } else if state.picker.is_some() {
         picker_command(state, command)
     } else {
@@ -426,6 +430,7 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::SaveLog | Command::SaveCall | Command::SaveCallJson => {
             return save(state, command);
         }
+        Command::Audit => start_audit(state),
         Command::Reconnect => {
             inform(state, "reconnecting…".into());
             return vec![Effect::Session(SessionCommand::Reconnect)];
@@ -825,7 +830,7 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
-fn on_session(state: &mut AppState, event: SessionEvent) {
+fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effect> {
     match event {
         SessionEvent::Connecting { transport } => {
             if state.link != Link::Starting {
@@ -871,7 +876,7 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
             state.tools.problem = Some(sanitize::text(&reason).into_owned());
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
-        SessionEvent::CallFinished(exchange) => finish_call(state, *exchange),
+        SessionEvent::CallFinished(exchange) => return finish_call(state, *exchange),
         SessionEvent::Asked {
             number,
             request,
@@ -883,8 +888,15 @@ fn on_session(state: &mut AppState, event: SessionEvent) {
         SessionEvent::Disconnected => {
             state.link = Link::Disconnected;
             state.pending_calls = 0;
+            if let Some(audit) = state.audit.as_mut()
+                && audit.pending().is_some()
+            {
+                audit.phase = AuditPhase::Done;
+                complain(state, "the audit stopped: the server went away".into());
+            }
         }
     }
+    Vec::new()
 }
 
 /// A line of sightline's own, in the current connection.
@@ -953,7 +965,7 @@ fn label_probe_answers(state: &mut AppState) {
     }
 }
 
-fn finish_call(state: &mut AppState, exchange: Exchange) {
+fn finish_call(state: &mut AppState, exchange: Exchange) -> Vec<Effect> {
     state.pending_calls = state.pending_calls.saturating_sub(1);
     let (outcome, found) = analysis::judge(&exchange, &call_context(state));
     let tool = exchange
@@ -1005,6 +1017,142 @@ fn finish_call(state: &mut AppState, exchange: Exchange) {
     refresh_model(state);
     if state.replay.is_some() {
         store_call(state, index);
+    }
+    audited(state, index)
+}
+
+/// A finished call that was the running audit's case: its verdict, and the next case sent.
+fn audited(state: &mut AppState, index: usize) -> Vec<Effect> {
+    let Some(record) = state.calls.get(index) else {
+        return Vec::new();
+    };
+    let arguments = record.exchange.params().and_then(|p| p.get("arguments"));
+    let Some(audit) = state.audit.as_ref() else {
+        return Vec::new();
+    };
+    if !audit.is_pending(&record.tool, arguments) {
+        return Vec::new();
+    }
+    let Some(case) = audit.pending().cloned() else {
+        return Vec::new();
+    };
+    let judged = crate::audit::judge(&case, &record.exchange, &call_context(state));
+    let Some(audit) = state.audit.as_mut() else {
+        return Vec::new();
+    };
+    let next = audit.finished(AuditRow {
+        judged,
+        call: index,
+    });
+    if let Some(case) = next.cloned() {
+        return send_case(state, &case);
+    }
+    let summary = state
+        .audit
+        .as_ref()
+        .map(AuditPanel::summary)
+        .unwrap_or_default();
+    inform(state, format!("audit done: {summary}"));
+    Vec::new()
+}
+
+/// Sends an audit case as an ordinary call.
+fn send_case(state: &mut AppState, case: &crate::audit::Case) -> Vec<Effect> {
+    state.pending_calls += 1;
+    vec![Effect::Session(SessionCommand::Call {
+        tool: case.tool.clone(),
+        arguments: case.arguments.clone(),
+    })]
+}
+
+/// `A`: the plan of the selected tool's audit, for consent.
+fn start_audit(state: &mut AppState) {
+    let Some(tool) = state
+        .tools
+        .selected_tool()
+        .map(|tool| tool.name.to_string())
+    else {
+        complain(state, "select a tool to audit first".into());
+        return;
+    };
+    if state.pending_calls > 0 {
+        complain(
+            state,
+            "a call is still pending: wait for it, or x cancels it".into(),
+        );
+        return;
+    }
+    if !state.link_is_up() {
+        complain(state, "not connected (r reconnects)".into());
+        return;
+    }
+    state.audit = Some(AuditPanel::new(&tool, &state.tools.tools));
+}
+
+/// The audit panel is modal: Enter sends the plan (and, once done, opens a row's exchange),
+/// ↑↓ move, Esc stops the audit or closes its table; help and quit get through.
+fn audit_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    let Some(audit) = state.audit.as_mut() else {
+        return Vec::new();
+    };
+    match command {
+        Command::SelectNext => audit.select(1),
+        Command::SelectPrev => audit.select(-1),
+        Command::SelectFirst | Command::PageUp => audit.selected = 0,
+        Command::SelectLast | Command::PageDown => audit.select(isize::MAX),
+        Command::OpenEditor | Command::SendRequest | Command::Accept => match audit.phase {
+            AuditPhase::Confirm => {
+                let Some(first) = audit.plan.cases.first().cloned() else {
+                    return Vec::new();
+                };
+                audit.phase = AuditPhase::Running { next: 0 };
+                return send_case(state, &first);
+            }
+            // Running, the table stays: its next case is about to be sent.
+            AuditPhase::Running { .. } => {}
+            AuditPhase::Done => {
+                let call = audit
+                    .rows
+                    .get(audit.selected)
+                    .and_then(|row| Some(row.as_ref()?.call));
+                if let Some(call) = call {
+                    state.audit = None;
+                    open_call(state, call);
+                }
+            }
+        },
+        Command::Back => {
+            if audit.pending().is_some() {
+                // The call in flight finishes as an ordinary call; nothing more is sent.
+                audit.phase = AuditPhase::Done;
+                inform(state, "audit stopped".into());
+            } else {
+                state.audit = None;
+            }
+        }
+        Command::Quit | Command::ToggleHelp => return apply_command(state, command),
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Focuses the log on call `index`: its response (or failure) line selected.
+fn open_call(state: &mut AppState, index: usize) {
+    let line = state.log.lines.iter().rposition(|line| {
+        line.exchange == Some(index)
+            && matches!(line.kind, LineKind::Response(_) | LineKind::Failure)
+    });
+    let line = line.or_else(|| {
+        state
+            .log
+            .lines
+            .iter()
+            .rposition(|line| line.exchange == Some(index))
+    });
+    if let Some(line) = line {
+        state.focus = Focus::Log;
+        state.log.show_console = false;
+        select_line(state, Some(line));
     }
 }
 

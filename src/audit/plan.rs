@@ -183,7 +183,7 @@ pub fn plan(tools: &[Tool], options: &Options) -> Plan {
 }
 
 /// By the spec's defaults: destructive unless `readOnlyHint` is true or `destructiveHint` false.
-fn destructive(annotations: Option<&Value>) -> bool {
+pub fn destructive(annotations: Option<&Value>) -> bool {
     let Some(annotations) = annotations else {
         return true;
     };

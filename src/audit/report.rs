@@ -122,7 +122,12 @@ impl Report {
         let number = |rule: &Rule| rules.iter().position(|r| r == rule).map_or(0, |i| i + 1);
         let mut out = String::new();
         for (group, results) in self.groups() {
-            let _ = writeln!(out, "{} ({} cases)", sanitize::text(group), results.len());
+            let _ = writeln!(
+                out,
+                "{} ({})",
+                sanitize::text(group),
+                plural(results.len(), "case")
+            );
             for result in results {
                 let judged = &result.judged;
                 let mark = match (judged.verdict, result.known) {
@@ -322,6 +327,15 @@ impl Baseline {
             Some(None) => true,
             None => false,
         }
+    }
+}
+
+/// `1 case`, `2 cases`.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 

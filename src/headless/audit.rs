@@ -19,7 +19,7 @@ use crate::sanitize;
 use crate::transcript::recorder::Recorder;
 
 /// Longest `arguments` the plan prints whole.
-const PLAN_ARGUMENT_CHARS: usize = 48;
+const PLAN_ARGUMENT_CHARS: usize = 32;
 
 /// What the run needs besides the server, checked before anything starts.
 struct Settings {
@@ -281,21 +281,39 @@ fn print_plan(server: &str, plan: &Plan) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
-        "{server}\naudit plan: {} calls with deliberately invalid input",
-        plan.cases.len()
+        "{server}\naudit plan: {} with deliberately invalid input",
+        crate::audit::report::plural(plan.cases.len(), "call")
     );
-    for case in &plan.cases {
-        let arguments = case.arguments.to_string();
-        let mut shown: String = arguments.chars().take(PLAN_ARGUMENT_CHARS).collect();
-        if shown.len() < arguments.len() {
-            shown.push('…');
-        }
+    let shown: Vec<(String, String)> = plan
+        .cases
+        .iter()
+        .map(|case| {
+            let arguments = case.arguments.to_string();
+            let mut shown: String = arguments.chars().take(PLAN_ARGUMENT_CHARS).collect();
+            if shown.len() < arguments.len() {
+                shown.push('…');
+            }
+            (
+                sanitize::text(&case.tool).into_owned(),
+                sanitize::text(&shown).into_owned(),
+            )
+        })
+        .collect();
+    let tool_width = shown
+        .iter()
+        .map(|(tool, _)| tool.chars().count())
+        .max()
+        .unwrap_or(0);
+    let arguments_width = shown
+        .iter()
+        .map(|(_, a)| a.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (case, (tool, arguments)) in plan.cases.iter().zip(&shown) {
         let _ = writeln!(
             err,
-            "  {:<22} {:<20} {:<50} {}",
-            sanitize::text(&case.tool),
+            "  {tool:<tool_width$}  {:<20}  {arguments:<arguments_width$}  {}",
             case.kind.name(),
-            sanitize::text(&shown),
             sanitize::text(&case.what)
         );
     }
@@ -317,11 +335,15 @@ async fn consent(args: &AuditArgs, calls: usize) -> bool {
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !interactive {
         eprintln!(
-            "sightline: nothing was sent. These {calls} calls may run tools on a lenient server; run again with --yes to send them."
+            "sightline: nothing was sent. These {} may run tools on a lenient server; run again with --yes to send them.",
+            crate::audit::report::plural(calls, "call")
         );
         return false;
     }
-    eprint!("Send these {calls} calls? [y/N] ");
+    eprint!(
+        "Send these {}? [y/N] ",
+        crate::audit::report::plural(calls, "call")
+    );
     let answer = tokio::task::spawn_blocking(|| {
         let mut line = String::new();
         std::io::stdin().read_line(&mut line).map(|_| line)

@@ -124,6 +124,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(KeyCode::Char('E'), SHIFT, "E", Command::SaveCall, Browsing, "save the selected call as a transcript (for replay)"),
     bind(KeyCode::Char('J'), SHIFT, "J", Command::SaveCallJson, Browsing, "save the selected call as JSON, with what the model sees"),
     bind(KeyCode::Char('L'), SHIFT, "L", Command::SaveLog, Browsing, "save the whole log as a transcript"),
+    bind(KeyCode::Char('A'), SHIFT, "A", Command::Audit, Browsing, "audit the selected tool: invalid calls, and what the model could read"),
     bind(KeyCode::Char('x'), NONE, "x", Command::CancelCall, Browsing, "cancel the pending call"),
     bind(KeyCode::Char('r'), NONE, "r", Command::Reconnect, Browsing, "restart the server and reconnect"),
     bind(KeyCode::Char('?'), NONE, "?", Command::ToggleHelp, Browsing, "this help"),
