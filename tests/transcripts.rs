@@ -402,21 +402,18 @@ fn diff_names_every_call_whose_class_changed_and_every_tool_change() {
 /// is written as a JSON escape, and the file reads back. So are the other recorded fixtures.
 #[test]
 fn recorded_escapes_and_garbage_stay_escaped_on_disk() {
-    for name in [
-        "hostile_escape",
-        "hostile_garbage",
-        "hostile_crash",
-        "python_sdk_unknown_tool",
-        "finding_tool_error_without_text",
-        "finding_structured_without_text",
-        "finding_structured_text_differs",
-        "finding_structured_missing",
-        "finding_success_reads_like_error",
-        "finding_unknown_result_type",
-        "http_event_stream_without_response",
-        "http_stale_session_not_404",
-        "http_tool_rejected",
-    ] {
+    let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|entry| {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".jsonl").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 20, "every fixture: {names:?}");
+    for name in &names {
+        let name = name.as_str();
         let text = std::fs::read_to_string(fixture(name)).unwrap();
         let unsafe_char =
             |c: char| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c);
