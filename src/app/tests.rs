@@ -426,6 +426,19 @@ fn copy_commands_produce_clipboard_effects_or_say_why_not() {
         line,
         r#"sightline call book_flight '{"departureDate":"12/12/2024","note":"it'\''s"}' --demo legacy"#
     );
+    // With the call's row selected, the line repeats that call, not the editor's draft.
+    state.editing = false;
+    state.focus = Focus::Log;
+    command(&mut state, Command::SelectFirst);
+    assert_eq!(
+        state.log.lines[state.log.selected.unwrap()].exchange,
+        Some(0)
+    );
+    let line = copied(command(&mut state, Command::CopyCommandLine));
+    assert_eq!(
+        line,
+        r#"sightline call book_flight '{"departureDate":"12/12/2024"}' --demo legacy"#
+    );
 }
 
 #[test]
