@@ -800,22 +800,19 @@ fn command_line(state: &AppState) -> Option<String> {
         .selected
         .and_then(|line| state.log.lines.get(line)?.exchange)
         .and_then(|index| state.whole_call(index));
-    let (tool, arguments) = match selected {
-        Some(call) => {
-            let arguments = call.exchange.params().and_then(|p| p.get("arguments"));
-            let arguments = arguments.map_or_else(|| "{}".to_owned(), Value::to_string);
-            (call.tool.clone(), arguments)
-        }
-        None => {
-            let tool = state
-                .editor
-                .tool
-                .clone()
-                .or_else(|| state.tools.selected_tool().map(|t| t.name.to_string()))?;
-            let text = state.editor.text();
-            let arguments = parse_arguments(&text).map_or(text, |value| value.to_string());
-            (tool, arguments)
-        }
+    let (tool, arguments) = if let Some(call) = selected {
+        let arguments = call.exchange.params().and_then(|p| p.get("arguments"));
+        let arguments = arguments.map_or_else(|| "{}".to_owned(), Value::to_string);
+        (call.tool.clone(), arguments)
+    } else {
+        let tool = state
+            .editor
+            .tool
+            .clone()
+            .or_else(|| state.tools.selected_tool().map(|t| t.name.to_string()))?;
+        let text = state.editor.text();
+        let arguments = parse_arguments(&text).map_or(text, |value| value.to_string());
+        (tool, arguments)
     };
     let mut words = vec![
         "sightline".to_owned(),
