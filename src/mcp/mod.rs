@@ -9,6 +9,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod log;
 pub mod messages;
+pub mod oauth;
 pub mod session;
 pub mod sse;
 

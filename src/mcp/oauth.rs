@@ -1,0 +1,511 @@
+//! OAuth for remote MCP servers, pure: the 401's `WWW-Authenticate` challenge read, the
+//! discovery URLs in the order the spec gives (RFC 9728 protected resource metadata, RFC 8414 and
+//! `OpenID` discovery), PKCE's S256 challenge, and the checks the spec makes of servers' metadata.
+
+use serde_json::Value;
+use url::Url;
+
+use crate::classify::findings::{Finding, Severity};
+
+/// One challenge of a `WWW-Authenticate` header: its scheme and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    pub scheme: String,
+    /// `name=value` pairs, names lower-cased, quoted values unquoted.
+    pub params: Vec<(String, String)>,
+}
+
+impl Challenge {
+    /// A parameter's value (names are case-insensitive).
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// RFC 9728 §5.1: where the protected resource metadata is.
+    pub fn resource_metadata(&self) -> Option<&str> {
+        self.param("resource_metadata")
+    }
+
+    /// RFC 6750 §3: the scopes the request needs.
+    pub fn scope(&self) -> Option<&str> {
+        self.param("scope")
+    }
+
+    /// RFC 6750 §3.1: `invalid_token`, `insufficient_scope`…
+    pub fn error(&self) -> Option<&str> {
+        self.param("error")
+    }
+}
+
+/// The challenges of a `WWW-Authenticate` value (RFC 9110 §11.6.1): `Bearer realm="x",
+/// scope="a b", Basic realm="y"`. A `token68` is kept as the parameter `""`. Malformed parts
+/// are skipped, never a panic.
+pub fn parse_challenges(header: &str) -> Vec<Challenge> {
+    let mut challenges: Vec<Challenge> = Vec::new();
+    let mut rest = header.trim();
+    while !rest.is_empty() {
+        rest = rest.trim_start_matches([',', ' ', '\t']);
+        if rest.is_empty() {
+            break;
+        }
+        let (token, after) = split_token(rest);
+        if token.is_empty() {
+            // Not a token: skip one character and carry on.
+            let mut chars = rest.chars();
+            chars.next();
+            rest = chars.as_str();
+            continue;
+        }
+        let after_spaces = after.trim_start_matches([' ', '\t']);
+        if let Some(value) = after_spaces.strip_prefix('=') {
+            // `name=value` belongs to the challenge before it.
+            let (value, after_value) = split_value(value.trim_start_matches([' ', '\t']));
+            if let Some(challenge) = challenges.last_mut() {
+                challenge.params.push((token.to_ascii_lowercase(), value));
+            }
+            rest = after_value;
+        } else {
+            challenges.push(Challenge {
+                scheme: token.to_owned(),
+                params: Vec::new(),
+            });
+            // A token68 right after the scheme (`Basic dXNlcg==`), unless that is a parameter.
+            let (word, after_word) = split_token68(after_spaces);
+            if !word.is_empty() && !starts_with_param(after_spaces) {
+                if let Some(challenge) = challenges.last_mut() {
+                    challenge.params.push((String::new(), word.to_owned()));
+                }
+                rest = after_word;
+            } else {
+                rest = after;
+            }
+        }
+    }
+    challenges
+}
+
+/// The `Bearer` challenge among `WWW-Authenticate` header values, if any.
+pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
+    values
+        .into_iter()
+        .flat_map(parse_challenges)
+        .find(|challenge| challenge.scheme.eq_ignore_ascii_case("bearer"))
+}
+
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+fn split_token(text: &str) -> (&str, &str) {
+    let end = text.find(|c: char| !is_tchar(c)).unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// Whether `text` opens with `name=value` (a value: a quoted string or a token).
+fn starts_with_param(text: &str) -> bool {
+    let (name, after) = split_token(text);
+    let Some(value) = after.trim_start_matches([' ', '\t']).strip_prefix('=') else {
+        return false;
+    };
+    let value = value.trim_start_matches([' ', '\t']);
+    !name.is_empty() && (value.starts_with('"') || value.starts_with(is_tchar))
+}
+
+fn split_token68(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "-._~+/=".contains(c)))
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// A parameter's value: a quoted string (with `\` escapes) or a token; and what follows.
+fn split_value(text: &str) -> (String, &str) {
+    let Some(quoted) = text.strip_prefix('"') else {
+        let (token, rest) = split_token(text);
+        return (token.to_owned(), rest);
+    };
+    let mut value = String::new();
+    let mut chars = quoted.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some((_, escaped)) = chars.next() {
+                    value.push(escaped);
+                }
+            }
+            '"' => return (value, &quoted[at + 1..]),
+            c => value.push(c),
+        }
+    }
+    // An unterminated string runs to the end.
+    (value, "")
+}
+
+/// Where to look for the protected resource metadata of the MCP endpoint `server`: the
+/// challenge's `resource_metadata` when it names one, else the well-known URI at the endpoint's
+/// path, then at the root (2025-11-25 `basic/authorization.mdx`).
+pub fn resource_metadata_urls(server: &Url, challenge: Option<&Challenge>) -> Vec<Url> {
+    if let Some(named) = challenge
+        .and_then(Challenge::resource_metadata)
+        .and_then(|url| server.join(url).ok())
+    {
+        return vec![named];
+    }
+    let mut urls = Vec::new();
+    let path = server.path().trim_end_matches('/');
+    if !path.is_empty() {
+        urls.push(at_path(
+            server,
+            &format!("/.well-known/oauth-protected-resource{path}"),
+        ));
+    }
+    urls.push(at_path(server, "/.well-known/oauth-protected-resource"));
+    urls
+}
+
+/// Where to look for an authorization server's metadata, in the spec's priority order: with a
+/// path in the issuer, OAuth path insertion, `OpenID` path insertion, `OpenID` path appending;
+/// without, OAuth then `OpenID`.
+pub fn authorization_server_metadata_urls(issuer: &Url) -> Vec<Url> {
+    let path = issuer.path().trim_end_matches('/');
+    let candidates = if path.is_empty() {
+        vec![
+            "/.well-known/oauth-authorization-server".to_owned(),
+            "/.well-known/openid-configuration".to_owned(),
+        ]
+    } else {
+        vec![
+            format!("/.well-known/oauth-authorization-server{path}"),
+            format!("/.well-known/openid-configuration{path}"),
+            format!("{path}/.well-known/openid-configuration"),
+        ]
+    };
+    candidates
+        .iter()
+        .map(|candidate| at_path(issuer, candidate))
+        .collect()
+}
+
+/// The 2025-03-26 fallback for a server without protected resource metadata: the MCP server's
+/// origin is the authorization server, its endpoints at `/authorize`, `/token`, `/register`.
+pub fn legacy_default_endpoints(server: &Url) -> (Url, Url, Url) {
+    (
+        at_path(server, "/authorize"),
+        at_path(server, "/token"),
+        at_path(server, "/register"),
+    )
+}
+
+/// `base`'s origin with `path`, no query or fragment.
+fn at_path(base: &Url, path: &str) -> Url {
+    let mut url = base.clone();
+    url.set_path(path);
+    url.set_query(None);
+    url.set_fragment(None);
+    url
+}
+
+/// The canonical URI of an MCP server for the `resource` parameter (RFC 8707, as the spec
+/// asks): scheme and host lower-case, no fragment, no trailing slash unless that is the path.
+pub fn canonical_resource(server: &Url) -> String {
+    let mut url = server.clone();
+    url.set_fragment(None);
+    let text = url.to_string();
+    match text.strip_suffix('/') {
+        Some(trimmed) if url.path() != "/" => trimmed.to_owned(),
+        _ => text,
+    }
+}
+
+/// PKCE (RFC 7636 §4.2): the S256 challenge of a code verifier, base64url without padding.
+pub fn s256_challenge(verifier: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
+    base64url(digest.as_ref())
+}
+
+/// base64url without padding (RFC 4648 §5), as PKCE and tokens use it.
+pub fn base64url(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// What the spec asks of a protected resource's metadata (RFC 9728 §3.3 and the MCP
+/// authorization page): its `resource` is the server the client asked, and it names at least
+/// one authorization server.
+pub fn check_protected_resource(metadata: &Value, server: &Url) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let expected = canonical_resource(server);
+    match metadata.get("resource").and_then(Value::as_str) {
+        Some(resource) if same_resource(resource, &expected) => {}
+        Some(resource) => found.push(finding(
+            "auth.resource-mismatch",
+            format!(
+                "RFC 9728 §3.3: the metadata's resource {resource:?} is not the server asked ({expected:?}); a client must not use it"
+            ),
+        )),
+        None => found.push(finding(
+            "auth.resource-mismatch",
+            "RFC 9728 §2: protected resource metadata without its required `resource`".into(),
+        )),
+    }
+    let servers = metadata
+        .get("authorization_servers")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if servers == 0 {
+        found.push(finding(
+            "auth.no-authorization-server",
+            "2025-11-25 authorization: the protected resource metadata MUST include `authorization_servers` with at least one"
+                .into(),
+        ));
+    }
+    found
+}
+
+/// What the spec asks of an authorization server's metadata: its `issuer` is the one the client
+/// looked up (RFC 8414 §3.3), and it offers PKCE with S256 (MCP clients MUST refuse one that
+/// does not say so).
+pub fn check_authorization_server(metadata: &Value, issuer: &Url) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let expected = issuer.as_str().trim_end_matches('/');
+    match metadata.get("issuer").and_then(Value::as_str) {
+        Some(said) if said.trim_end_matches('/') == expected => {}
+        said => found.push(finding(
+            "auth.issuer-mismatch",
+            format!(
+                "RFC 8414 §3.3: the metadata's issuer {said:?} is not the issuer looked up ({expected:?}); a client must not use it"
+            ),
+        )),
+    }
+    let s256 = metadata
+        .get("code_challenge_methods_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|methods| methods.iter().any(|m| m.as_str() == Some("S256")));
+    if !s256 {
+        found.push(finding(
+            "auth.no-pkce-s256",
+            "2025-11-25 authorization: `code_challenge_methods_supported` must list S256; without it MCP clients MUST refuse to proceed"
+                .into(),
+        ));
+    }
+    found
+}
+
+/// The finding for a 401 with no `WWW-Authenticate` (RFC 9110 §15.5.2: a 401 MUST send one).
+pub fn missing_challenge() -> Finding {
+    finding(
+        "auth.401-without-www-authenticate",
+        "RFC 9110 §15.5.2: a 401 response MUST send WWW-Authenticate; the client can only guess where to authorize".into(),
+    )
+}
+
+/// The scopes to ask for: the challenge's (authoritative for this request), else the
+/// resource's `scopes_supported`; `None` when neither gives any (then the parameter is left out).
+pub fn scopes(challenge: Option<&Challenge>, resource_metadata: Option<&Value>) -> Option<String> {
+    if let Some(scope) = challenge
+        .and_then(Challenge::scope)
+        .filter(|s| !s.trim().is_empty())
+    {
+        return Some(scope.to_owned());
+    }
+    let supported: Vec<&str> = resource_metadata?
+        .get("scopes_supported")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (!supported.is_empty()).then(|| supported.join(" "))
+}
+
+fn same_resource(said: &str, expected: &str) -> bool {
+    said.trim_end_matches('/') == expected.trim_end_matches('/')
+}
+
+fn finding(id: &'static str, message: String) -> Finding {
+    Finding {
+        id,
+        severity: Severity::Warning,
+        message,
+        frames: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn challenges_are_read_with_quoted_values_escapes_and_several_schemes() {
+        let header = r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write", error="insufficient_scope", Basic realm="say \"hi\"""#;
+        let challenges = parse_challenges(header);
+        assert_eq!(challenges.len(), 2);
+        let bearer = &challenges[0];
+        assert_eq!(bearer.scheme, "Bearer");
+        assert_eq!(
+            bearer.resource_metadata(),
+            Some("https://mcp.example.com/.well-known/oauth-protected-resource")
+        );
+        assert_eq!(bearer.scope(), Some("files:read files:write"));
+        assert_eq!(bearer.error(), Some("insufficient_scope"));
+        assert_eq!(challenges[1].param("REALM"), Some(r#"say "hi""#));
+        let token68 = parse_challenges("Basic dXNlcjpwYXNz==, Bearer");
+        assert_eq!(token68[0].param(""), Some("dXNlcjpwYXNz=="));
+        assert_eq!(token68[1].scheme, "Bearer");
+        assert_eq!(
+            super::bearer(["Basic x=1", "bearer error=invalid_token"])
+                .unwrap()
+                .error(),
+            Some("invalid_token")
+        );
+    }
+
+    #[test]
+    fn hostile_challenges_end_without_a_panic() {
+        for header in [
+            "",
+            ",,,",
+            "=",
+            "Bearer =",
+            "Bearer a=\"unterminated",
+            "Bearer ,a=b,,c",
+            "\u{1b}[2J Bearer x=\"\u{1b}\"",
+            "é=é Bearer",
+        ] {
+            let _ = parse_challenges(header);
+        }
+        assert_eq!(
+            parse_challenges("Bearer a=\"unterminated")[0].param("a"),
+            Some("unterminated")
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_header_reads_without_a_panic(header in "\\PC{0,80}") {
+            for challenge in parse_challenges(&header) {
+                proptest::prop_assert!(!challenge.scheme.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn resource_metadata_is_looked_up_where_the_header_says_else_at_the_path_then_the_root() {
+        let server = url("https://example.com/public/mcp?x=1");
+        let named = Challenge {
+            scheme: "Bearer".into(),
+            params: vec![(
+                "resource_metadata".into(),
+                "https://example.com/meta".into(),
+            )],
+        };
+        assert_eq!(
+            resource_metadata_urls(&server, Some(&named)),
+            [url("https://example.com/meta")]
+        );
+        assert_eq!(
+            resource_metadata_urls(&server, None),
+            [
+                url("https://example.com/.well-known/oauth-protected-resource/public/mcp"),
+                url("https://example.com/.well-known/oauth-protected-resource"),
+            ]
+        );
+        assert_eq!(
+            resource_metadata_urls(&url("https://example.com/"), None),
+            [url(
+                "https://example.com/.well-known/oauth-protected-resource"
+            )]
+        );
+    }
+
+    #[test]
+    fn authorization_server_metadata_is_tried_in_the_spec_order() {
+        assert_eq!(
+            authorization_server_metadata_urls(&url("https://auth.example.com/tenant1")),
+            [
+                url("https://auth.example.com/.well-known/oauth-authorization-server/tenant1"),
+                url("https://auth.example.com/.well-known/openid-configuration/tenant1"),
+                url("https://auth.example.com/tenant1/.well-known/openid-configuration"),
+            ]
+        );
+        assert_eq!(
+            authorization_server_metadata_urls(&url("https://auth.example.com")),
+            [
+                url("https://auth.example.com/.well-known/oauth-authorization-server"),
+                url("https://auth.example.com/.well-known/openid-configuration"),
+            ]
+        );
+        let (authorize, token, register) =
+            legacy_default_endpoints(&url("http://127.0.0.1:8000/mcp"));
+        assert_eq!(authorize.as_str(), "http://127.0.0.1:8000/authorize");
+        assert_eq!(token.as_str(), "http://127.0.0.1:8000/token");
+        assert_eq!(register.as_str(), "http://127.0.0.1:8000/register");
+    }
+
+    #[test]
+    fn pkce_s256_matches_rfc_7636_appendix_b() {
+        assert_eq!(
+            s256_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn metadata_checks_name_what_the_spec_requires() {
+        let server = url("https://mcp.example.com/mcp");
+        let good = json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com"]});
+        assert!(check_protected_resource(&good, &server).is_empty());
+        let other =
+            json!({"resource": "https://evil.example.com/mcp", "authorization_servers": []});
+        let ids: Vec<&str> = check_protected_resource(&other, &server)
+            .iter()
+            .map(|f| f.id)
+            .collect();
+        assert_eq!(
+            ids,
+            ["auth.resource-mismatch", "auth.no-authorization-server"]
+        );
+
+        let issuer = url("https://auth.example.com");
+        let fine = json!({"issuer": "https://auth.example.com", "code_challenge_methods_supported": ["S256"]});
+        assert!(check_authorization_server(&fine, &issuer).is_empty());
+        let plain = json!({"issuer": "https://other.example.com", "code_challenge_methods_supported": ["plain"]});
+        let ids: Vec<&str> = check_authorization_server(&plain, &issuer)
+            .iter()
+            .map(|f| f.id)
+            .collect();
+        assert_eq!(ids, ["auth.issuer-mismatch", "auth.no-pkce-s256"]);
+        assert_eq!(
+            canonical_resource(&url("HTTPS://MCP.Example.com/mcp/")),
+            "https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            canonical_resource(&url("https://mcp.example.com")),
+            "https://mcp.example.com/"
+        );
+    }
+
+    #[test]
+    fn scopes_come_from_the_challenge_else_the_resource_else_none() {
+        let challenge = Challenge {
+            scheme: "Bearer".into(),
+            params: vec![("scope".into(), "files:read".into())],
+        };
+        let metadata = json!({"scopes_supported": ["a", "b"]});
+        assert_eq!(
+            scopes(Some(&challenge), Some(&metadata)).as_deref(),
+            Some("files:read")
+        );
+        assert_eq!(scopes(None, Some(&metadata)).as_deref(), Some("a b"));
+        assert_eq!(scopes(None, Some(&json!({}))), None);
+        assert_eq!(scopes(None, None), None);
+    }
+}
