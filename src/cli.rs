@@ -12,6 +12,7 @@ use crate::mcp::input::{Answers, Elicit};
 use crate::server_config;
 use crate::transcript::Redactor;
 use crate::transcript::recorder::Recorder;
+use crate::transport::http::OAuthClient;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 #[derive(Debug, Parser)]
@@ -197,6 +198,10 @@ pub enum Command {
         /// on stdout). Loopback unless you name another address.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
         http: Option<std::net::SocketAddr>,
+        /// With --http: the endpoint wants an OAuth token, and a small authorization server
+        /// beside it issues one (registration, authorization code with PKCE, refresh).
+        #[arg(long, requires = "http")]
+        auth: bool,
     },
 }
 
@@ -294,6 +299,19 @@ pub struct ServerArgs {
     /// With --url: add this header to every request (repeatable), `-H 'Name: value'`.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
     pub headers: Vec<(String, String)>,
+    /// With --url: the OAuth client to authorize as when the server answers 401 (without one,
+    /// sightline registers itself where the server allows dynamic registration).
+    #[arg(long, value_name = "ID", requires = "url")]
+    pub client_id: Option<String>,
+    /// With --client-id: its secret, for a confidential client.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "client_id",
+        env = "SIGHTLINE_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    pub client_secret: Option<String>,
     /// Show secret header values (Authorization, Cookie, token-like names) wherever HTTP
     /// details are shown, instead of masking them.
     #[arg(long)]
@@ -365,6 +383,10 @@ impl ServerArgs {
             return Ok(Target::Http(HttpTarget {
                 url: url.clone(),
                 headers: self.headers.clone(),
+                client: self.client_id.clone().map(|id| OAuthClient {
+                    id,
+                    secret: self.client_secret.clone(),
+                }),
             }));
         }
         self.stdio_command()

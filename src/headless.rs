@@ -546,6 +546,8 @@ async fn connect(
     }
     if verbose {
         sink = sink.with_tap(print_log_entry);
+    } else {
+        sink = sink.with_tap(print_authorization);
     }
     let target = server.target().map_err(ClientError::Transport)?;
     client::connect(&target, server.client_options(), sink).await
@@ -666,6 +668,23 @@ fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()
 }
 
 /// The `-v` log: one line per entry on stderr, as it happens.
+/// Without `-v`, the steps of an OAuth flow still reach the user: the URL to open, where the
+/// flow stands, what the server got wrong.
+fn print_authorization(event: &SessionEvent) {
+    if let SessionEvent::Logged(LogEntry {
+        event: LogEvent::Note(text),
+        ..
+    }) = event
+        && (text.starts_with("authorization:") || text.starts_with("⚑ auth."))
+    {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "sightline: {}",
+            sanitize::text(text)
+        );
+    }
+}
+
 fn print_log_entry(event: &SessionEvent) {
     if let SessionEvent::Logged(LogEntry { at, event }) = event {
         // A closed stderr leaves nowhere to report to.

@@ -152,9 +152,11 @@ fn main() -> ExitCode {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)
             }
-            Some(Command::DemoServer { style, http }) => {
+            Some(Command::DemoServer { style, http, auth }) => {
                 let served = match http {
-                    Some(address) => sightline::demo_server::http::run_http(style, address).await,
+                    Some(address) => {
+                        sightline::demo_server::http::run_http(style, address, auth).await
+                    }
                     None => sightline::demo_server::run_stdio(style).await,
                 };
                 match served {

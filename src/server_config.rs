@@ -182,6 +182,7 @@ fn target(
         return Ok(Target::Http(HttpTarget {
             url,
             headers: pairs("headers")?,
+            client: None,
         }));
     }
     let program = text("command")?.ok_or("a stdio server needs a `command` (or a `url`)")?;

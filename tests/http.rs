@@ -110,7 +110,7 @@ fn http_failures_are_transport_failures_said_in_words() {
         (
             "unauthorized",
             "initialize",
-            "HTTP 401 Unauthorized: the server wants authorization (WWW-Authenticate: Bearer realm=\"mcp\")",
+            "HTTP 401 Unauthorized: the server wants authorization (WWW-Authenticate: Bearer realm=\"mcp\"); authorization: dynamic registration failed (HTTP 401 Unauthorized); give a client with --client-id",
         ),
         (
             "bad-gateway",
@@ -483,6 +483,7 @@ async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String
     let target = Target::Http(HttpTarget {
         url: url.to_owned(),
         headers: Vec::new(),
+        client: None,
     });
     let options = ClientOptions {
         era,

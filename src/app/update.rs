@@ -1348,7 +1348,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             None,
             None,
         ),
-        LogEvent::Note(text) => line(LineKind::Note, Some(format!("• {text}")), None, None),
+        LogEvent::Note(text) => note(&text, line),
         LogEvent::Http(http) => {
             let summary = format!("⇄ {}", http.summary());
             // Linked to its call by the request's id, like the frames it carried.
@@ -1359,6 +1359,15 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     new.exchange = answers_call;
     store_frame(&mut new, stored);
     state.log.lines.push(new);
+}
+
+/// A note's line; a long one (an authorization URL) keeps its whole text for Detail.
+fn note(
+    text: &str,
+    line: impl Fn(LineKind, Option<String>, Option<Raw>, Option<Id>) -> LogLine,
+) -> LogLine {
+    let whole = (text.chars().count() > 200).then(|| Raw::Line(text.into()));
+    line(LineKind::Note, Some(format!("• {text}")), whole, None)
 }
 
 /// Leaves a line's big frame in the replay's transcript, where it is frame `number`.

@@ -43,6 +43,8 @@ struct Shared {
     /// Legacy calls waiting for the answer to the server's question, by the question's id.
     asking: Arc<Mutex<HashMap<Id, oneshot::Sender<Reply>>>>,
     questions: Arc<AtomicU64>,
+    /// With `--auth`: `/mcp` is a protected resource, and the authorization server is here.
+    auth: Option<super::auth::Auth>,
 }
 
 /// Listens on `address` and prints the endpoint's URL (`http://HOST:PORT/mcp`) on stdout, for
@@ -56,11 +58,18 @@ pub async fn listen(address: SocketAddr) -> std::io::Result<(TcpListener, String
     Ok((listener, url))
 }
 
-/// Serves until the process ends; prints the endpoint's URL on stdout first.
-pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> {
+/// Serves until the process ends; prints the endpoint's URL on stdout first. With `auth`, the
+/// endpoint wants an OAuth token, and the authorization server that issues it is here too.
+pub async fn run_http(style: Style, address: SocketAddr, auth: bool) -> std::io::Result<()> {
     let (listener, url) = listen(address).await?;
     eprintln!("{NAME}: serving Streamable HTTP on {url}");
+    if auth {
+        eprintln!(
+            "{NAME}: /mcp needs an OAuth token; its authorization server is /auth, beside it"
+        );
+    }
     let shared = Shared {
+        auth: auth.then(|| super::auth::Auth::new(&url)),
         server: DemoServer::new(style),
         sessions: Arc::new(AtomicU64::new(0)),
         running: Arc::default(),
@@ -81,6 +90,17 @@ pub async fn run_http(style: Style, address: SocketAddr) -> std::io::Result<()> 
 }
 
 async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if let Some(auth) = &shared.auth {
+        if request.uri().path() != "/mcp" {
+            if let Some(response) = auth.serve(request).await {
+                return Ok(response);
+            }
+            return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
+        }
+        if let Some(refused) = auth.refuse(&request) {
+            return Ok(refused);
+        }
+    }
     if request.uri().path() != "/mcp" {
         return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
     }

@@ -2,6 +2,7 @@
 //! report input validation failures the SEP-1303 way (`isError`) or the legacy way (-32602).
 //! `handle` is pure; `run_stdio` is the I/O around it.
 
+pub mod auth;
 pub mod date;
 pub mod http;
 pub mod tools;

@@ -10,10 +10,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
+
+mod authorize;
+
+pub use authorize::OAuthClient;
 
 use super::{EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now};
 use crate::mcp::era::{META_PROTOCOL_VERSION, MODERN_VERSIONS};
@@ -49,6 +53,9 @@ pub struct HttpTarget {
     pub url: String,
     /// `-H 'Name: value'`, in order.
     pub headers: Vec<(String, String)>,
+    /// The OAuth client to use when the server wants authorization (`--client-id`); without
+    /// one, sightline registers itself where the server allows.
+    pub client: Option<OAuthClient>,
 }
 
 impl HttpTarget {
@@ -98,6 +105,11 @@ struct Poster {
     overrides: Overrides,
     events: mpsc::Sender<TransportEvent>,
     max_frame_bytes: usize,
+    /// The access token OAuth gave, sent on every request from then on.
+    token: Arc<Mutex<Option<String>>>,
+    /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
+    authorizing: Arc<tokio::sync::Mutex<()>>,
+    oauth_client: Option<OAuthClient>,
 }
 
 /// Starts a transport to the endpoint `target` names. Nothing is sent until the first line.
@@ -143,6 +155,9 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         overrides: Overrides::default(),
         events: events_tx,
         max_frame_bytes,
+        token: Arc::default(),
+        authorizing: Arc::default(),
+        oauth_client: target.client.clone(),
     };
     let overrides = Arc::clone(&poster.overrides);
     tokio::spawn(dispatch(poster, lines, cancels, stopped));
@@ -366,6 +381,47 @@ impl Outgoing {
 
 impl Poster {
     async fn post(self, line: Arc<str>) {
+        self.post_as(line, true).await;
+    }
+
+    /// The headers of every request: the user's, and the OAuth token once there is one (a
+    /// user's own `Authorization` wins).
+    fn headers(&self) -> HeaderMap {
+        let mut headers = self.headers.clone();
+        let token = self
+            .token
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(token) = token
+            && !headers.contains_key(AUTHORIZATION)
+            && let Ok(value) = HeaderValue::try_from(format!("Bearer {token}"))
+        {
+            headers.insert(AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    /// After a 401: the token, from this flow or from one that ran while this request was out
+    /// (`used` is the token it carried).
+    async fn authorized(&self, used: Option<String>, challenges: &[String]) -> Result<(), String> {
+        let _one_at_a_time = self.authorizing.lock().await;
+        let current = self
+            .token
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if current.is_some() && current != used {
+            return Ok(());
+        }
+        let token = self.authorize(challenges).await?;
+        *self.token.lock().unwrap_or_else(PoisonError::into_inner) = Some(token);
+        Ok(())
+    }
+
+    /// Posts a line; on a 401 (when `may_authorize`, and the user gave no `Authorization`) runs
+    /// the OAuth flow and posts it once more with the token.
+    async fn post_as(self, line: Arc<str>, may_authorize: bool) {
         let outgoing = Outgoing::read(&line);
         let endpoint = self.session_state().sse_endpoint.clone();
         if let Some(endpoint) = endpoint {
@@ -378,6 +434,11 @@ impl Poster {
             Err(error) => return self.fail(&outgoing, words(&error)).await,
         };
         let mut record = Record::new(&request, outgoing.id.clone());
+        let used = self
+            .token
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let response = match self.client.execute(request).await {
             Ok(response) => response,
             Err(error) => {
@@ -388,6 +449,19 @@ impl Poster {
         };
         record.response(&response);
         let status = response.status();
+        if status == reqwest::StatusCode::UNAUTHORIZED
+            && may_authorize
+            && !self.headers.contains_key(AUTHORIZATION)
+        {
+            let challenges = authorize::challenges(response.headers());
+            let said = describe_status(status, response.headers(), "");
+            drop(response);
+            self.emit_http(&mut record, Some(said.clone())).await;
+            return match self.authorized(used, &challenges).await {
+                Ok(()) => Box::pin(self.post_as(line, false)).await,
+                Err(reason) => self.fail(&outgoing, format!("{said}; {reason}")).await,
+            };
+        }
         self.track_session(&outgoing, &response, carried_session)
             .await;
         if status.is_success() && is_event_stream(&response) {
@@ -490,7 +564,7 @@ impl Poster {
         let mut request = self
             .client
             .post(self.url.clone())
-            .headers(self.headers.clone())
+            .headers(self.headers())
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
         if let Some(version) = &outgoing.modern_version {
@@ -540,7 +614,7 @@ impl Poster {
         let request = self
             .client
             .get(self.url.clone())
-            .headers(self.headers.clone())
+            .headers(self.headers())
             .header(ACCEPT, "text/event-stream")
             .build();
         let Ok(request) = request else {
@@ -657,7 +731,7 @@ impl Poster {
         let request = self
             .client
             .post(endpoint)
-            .headers(self.headers.clone())
+            .headers(self.headers())
             .header(CONTENT_TYPE, "application/json")
             .body(line.to_string())
             .build();
@@ -757,7 +831,7 @@ impl Poster {
         let mut request = self
             .client
             .get(self.url.clone())
-            .headers(self.headers.clone())
+            .headers(self.headers())
             .header(ACCEPT, "text/event-stream");
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
@@ -956,7 +1030,7 @@ impl Poster {
         let request = self
             .client
             .delete(self.url.clone())
-            .headers(self.headers.clone())
+            .headers(self.headers())
             .header("Mcp-Session-Id", id)
             .timeout(DELETE_TIMEOUT)
             .build();

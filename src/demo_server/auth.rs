@@ -1,0 +1,342 @@
+//! `demo-server --http --auth`: the endpoint as an OAuth protected resource, with a small
+//! authorization server beside it, so the whole flow runs offline. RFC 9728 metadata at the
+//! endpoint's path, RFC 8414 metadata for an issuer with a path (`/auth`), dynamic registration
+//! (RFC 7591), the authorization code grant with PKCE S256 only and the `resource` parameter
+//! (RFC 8707) checked, refresh tokens. Authorization is granted at once (no login page): the
+//! browser's visit is the consent. Tokens start `demo-token-`, so tests can look for leaks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION, WWW_AUTHENTICATE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+
+use super::NAME;
+use crate::mcp::oauth::{base64url, s256_challenge};
+
+/// The scope the demo's tools need.
+pub const SCOPE: &str = "flights";
+/// How long an access token lives, in seconds.
+const TOKEN_SECONDS: u64 = 3600;
+/// The largest registration or token request taken.
+const MAX_BODY: usize = 64 * 1024;
+
+/// A code handed out by `/auth/authorize`, until it is exchanged.
+struct Grant {
+    client_id: String,
+    redirect_uri: String,
+    challenge: String,
+    resource: String,
+}
+
+#[derive(Default)]
+struct State {
+    /// Registered clients and their redirect URIs.
+    clients: HashMap<String, Vec<String>>,
+    grants: HashMap<String, Grant>,
+    tokens: HashMap<String, String>,
+    refresh: HashMap<String, String>,
+}
+
+/// The protected resource and its authorization server.
+#[derive(Clone)]
+pub struct Auth {
+    /// `http://HOST:PORT`, no trailing slash.
+    origin: String,
+    state: Arc<Mutex<State>>,
+}
+
+type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
+
+impl Auth {
+    pub fn new(endpoint: &str) -> Self {
+        let origin = endpoint.trim_end_matches("/mcp").to_owned();
+        Auth {
+            origin,
+            state: Arc::default(),
+        }
+    }
+
+    fn resource(&self) -> String {
+        format!("{}/mcp", self.origin)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// For `/mcp`: `None` when the request carries a live token, else the 401 to send.
+    pub fn refuse(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+        let given = request
+            .headers()
+            .get(AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "));
+        let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", self.origin);
+        let challenge = match given {
+            Some(token) if self.lock().tokens.get(token) == Some(&self.resource()) => return None,
+            Some(_) => format!(
+                r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}", error="invalid_token""#
+            ),
+            None => format!(r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}""#),
+        };
+        let mut response = text(StatusCode::UNAUTHORIZED, "authorization required");
+        if let Ok(value) = HeaderValue::try_from(challenge) {
+            response.headers_mut().insert(WWW_AUTHENTICATE, value);
+        }
+        Some(response)
+    }
+
+    /// The metadata and authorization endpoints; `None` for any other path.
+    pub async fn serve(&self, request: Request<Incoming>) -> Option<Response<Body>> {
+        let path = request.uri().path().to_owned();
+        let query = request.uri().query().unwrap_or_default().to_owned();
+        let method = request.method().clone();
+        Some(match (method, path.as_str()) {
+            (
+                Method::GET,
+                "/.well-known/oauth-protected-resource/mcp"
+                | "/.well-known/oauth-protected-resource",
+            ) => json(
+                StatusCode::OK,
+                &json!({
+                    "resource": self.resource(),
+                    "authorization_servers": [format!("{}/auth", self.origin)],
+                    "scopes_supported": [SCOPE],
+                    "bearer_methods_supported": ["header"],
+                }),
+            ),
+            (Method::GET, "/.well-known/oauth-authorization-server/auth") => {
+                json(StatusCode::OK, &self.server_metadata())
+            }
+            (Method::POST, "/auth/register") => {
+                let body = read(request).await;
+                self.register(body.as_deref())
+            }
+            (Method::GET, "/auth/authorize") => self.authorize(&query),
+            (Method::POST, "/auth/token") => {
+                let body = read(request).await.unwrap_or_default();
+                self.token(&body)
+            }
+            _ => return None,
+        })
+    }
+
+    fn server_metadata(&self) -> Value {
+        let auth = format!("{}/auth", self.origin);
+        json!({
+            "issuer": auth,
+            "authorization_endpoint": format!("{auth}/authorize"),
+            "token_endpoint": format!("{auth}/token"),
+            "registration_endpoint": format!("{auth}/register"),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": [SCOPE],
+        })
+    }
+
+    /// RFC 7591: a public client with the redirect URIs it names.
+    fn register(&self, body: Option<&str>) -> Response<Body> {
+        let request: Value = body
+            .and_then(|body| serde_json::from_str(body).ok())
+            .unwrap_or(Value::Null);
+        let uris: Vec<String> = request
+            .get("redirect_uris")
+            .and_then(Value::as_array)
+            .map(|uris| {
+                uris.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if uris.is_empty() {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_redirect_uri",
+                "redirect_uris is required",
+            );
+        }
+        let client_id = format!("demo-client-{}", random(8));
+        self.lock().clients.insert(client_id.clone(), uris.clone());
+        eprintln!("{NAME}: registered client {client_id}");
+        json(
+            StatusCode::CREATED,
+            &json!({
+                "client_id": client_id,
+                "redirect_uris": uris,
+                "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+            }),
+        )
+    }
+
+    /// The authorization endpoint: every parameter checked, then the code, at once.
+    fn authorize(&self, query: &str) -> Response<Body> {
+        let params: HashMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        let get = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
+        let client_id = get("client_id");
+        let redirect_uri = get("redirect_uri");
+        let registered = self
+            .lock()
+            .clients
+            .get(client_id)
+            .is_some_and(|uris| uris.iter().any(|uri| uri == redirect_uri));
+        if !registered {
+            // Never redirect to a URI not registered for the client (RFC 6749 §4.1.2.1).
+            return text(StatusCode::BAD_REQUEST, "unknown client or redirect_uri");
+        }
+        let problem = if get("response_type") != "code" {
+            Some("unsupported_response_type")
+        } else if get("code_challenge_method") != "S256" || get("code_challenge").is_empty() {
+            Some("invalid_request")
+        } else if get("resource") != self.resource() {
+            Some("invalid_target")
+        } else {
+            None
+        };
+        let mut location = url::form_urlencoded::Serializer::new(String::new());
+        if let Some(error) = problem {
+            location.append_pair("error", error);
+        } else {
+            let code = format!("demo-code-{}", random(16));
+            self.lock().grants.insert(
+                code.clone(),
+                Grant {
+                    client_id: client_id.to_owned(),
+                    redirect_uri: redirect_uri.to_owned(),
+                    challenge: get("code_challenge").to_owned(),
+                    resource: get("resource").to_owned(),
+                },
+            );
+            location.append_pair("code", &code);
+        }
+        if let Some(state) = params.get("state") {
+            location.append_pair("state", state);
+        }
+        let separator = if redirect_uri.contains('?') { '&' } else { '?' };
+        let target = format!("{redirect_uri}{separator}{}", location.finish());
+        let mut response = text(StatusCode::FOUND, "authorized: redirecting");
+        if let Ok(value) = HeaderValue::try_from(target) {
+            response.headers_mut().insert(LOCATION, value);
+        }
+        response
+    }
+
+    /// The token endpoint: a code (with its verifier, redirect URI and resource) or a refresh
+    /// token becomes an access token.
+    fn token(&self, body: &str) -> Response<Body> {
+        let params: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes())
+            .into_owned()
+            .collect();
+        let get = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
+        let mut state = self.lock();
+        let resource = match get("grant_type") {
+            "authorization_code" => {
+                let Some(grant) = state.grants.remove(get("code")) else {
+                    return oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "unknown or used code",
+                    );
+                };
+                let wrong = grant.client_id != get("client_id")
+                    || grant.redirect_uri != get("redirect_uri")
+                    || grant.challenge != s256_challenge(get("code_verifier"))
+                    || grant.resource != get("resource");
+                if wrong {
+                    return oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "client, redirect_uri, code_verifier or resource does not match the code",
+                    );
+                }
+                grant.resource
+            }
+            "refresh_token" => match state.refresh.remove(get("refresh_token")) {
+                Some(resource) => resource,
+                None => {
+                    return oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "unknown refresh token",
+                    );
+                }
+            },
+            _ => {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "unsupported_grant_type",
+                    "use authorization_code or refresh_token",
+                );
+            }
+        };
+        let access = format!("demo-token-{}", random(24));
+        let refresh = format!("demo-refresh-{}", random(24));
+        state.tokens.insert(access.clone(), resource.clone());
+        state.refresh.insert(refresh.clone(), resource);
+        json(
+            StatusCode::OK,
+            &json!({
+                "access_token": access,
+                "token_type": "Bearer",
+                "expires_in": TOKEN_SECONDS,
+                "refresh_token": refresh,
+                "scope": SCOPE,
+            }),
+        )
+    }
+}
+
+/// `bytes` random bytes as base64url.
+fn random(bytes: usize) -> String {
+    use ring::rand::SecureRandom;
+    let mut buffer = vec![0; bytes];
+    // The system's random source does not fail on the platforms we run on; zeros would only
+    // make the demo's codes guessable, never wrong.
+    let _ = ring::rand::SystemRandom::new().fill(&mut buffer);
+    base64url(&buffer)
+}
+
+async fn read(request: Request<Incoming>) -> Option<String> {
+    let body = Limited::new(request.into_body(), MAX_BODY)
+        .collect()
+        .await
+        .ok()?;
+    String::from_utf8(body.to_bytes().to_vec()).ok()
+}
+
+fn json(status: StatusCode, value: &Value) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn text(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    response
+}
+
+/// RFC 6749 §5.2: an error response of the token or registration endpoint.
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response<Body> {
+    json(
+        status,
+        &json!({"error": error, "error_description": description}),
+    )
+}

@@ -1,0 +1,425 @@
+//! OAuth from a 401, the transport's part: discovery, registration, the authorization code
+//! with PKCE through the user's browser and a redirect listener on 127.0.0.1, the token. Every
+//! request of the flow is an HTTP entry of the log (secrets masked as everywhere), every step a
+//! note saying where the flow stands; the spec's requirements of servers become findings there.
+
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use url::Url;
+
+use super::{Poster, Record, words};
+use crate::mcp::oauth::{self, Challenge};
+
+/// How long the user has to authorize in the browser.
+const BROWSER_WAIT: Duration = Duration::from_secs(300);
+/// The largest metadata or token answer read.
+const MAX_ANSWER: usize = 256 * 1024;
+
+/// A client registered beforehand (`--client-id`, `--client-secret`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthClient {
+    pub id: String,
+    pub secret: Option<String>,
+}
+
+/// What the flow learnt of the authorization server.
+struct Server {
+    authorization_endpoint: Url,
+    token_endpoint: Url,
+    registration_endpoint: Option<Url>,
+    auth_methods: Vec<String>,
+}
+
+impl Poster {
+    /// Runs the authorization flow for a 401 whose `WWW-Authenticate` values are `challenges`;
+    /// the access token, or why there is none (said in words, for the request's failure).
+    pub(super) async fn authorize(&self, challenges: &[String]) -> Result<String, String> {
+        self.note("authorization: the server answered 401; starting OAuth discovery".into())
+            .await;
+        let challenge = oauth::bearer(challenges.iter().map(String::as_str));
+        if challenges.is_empty() {
+            self.finding(&oauth::missing_challenge()).await;
+        }
+        let resource_metadata = self.resource_metadata(challenge.as_ref()).await;
+        let issuer = match &resource_metadata {
+            Some(metadata) => metadata
+                .get("authorization_servers")
+                .and_then(Value::as_array)
+                .and_then(|servers| servers.first())
+                .and_then(Value::as_str)
+                .and_then(|issuer| Url::parse(issuer).ok()),
+            None => None,
+        };
+        let server = self.authorization_server(issuer.as_ref()).await?;
+        let scope = oauth::scopes(challenge.as_ref(), resource_metadata.as_ref());
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|error| format!("authorization: no port for the redirect: {error}"))?;
+        let port = listener
+            .local_addr()
+            .map_err(|error| format!("authorization: no port for the redirect: {error}"))?
+            .port();
+        let redirect = format!("http://127.0.0.1:{port}/callback");
+        let client = self.client_for(&server, &redirect).await?;
+        let verifier = oauth::base64url(&random(32));
+        let state = oauth::base64url(&random(16));
+        let resource = oauth::canonical_resource(&self.url);
+        let mut authorize = server.authorization_endpoint.clone();
+        {
+            let mut query = authorize.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &client.id)
+                .append_pair("redirect_uri", &redirect)
+                .append_pair("code_challenge", &oauth::s256_challenge(&verifier))
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &state)
+                .append_pair("resource", &resource);
+            if let Some(scope) = &scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        self.open_browser(authorize.as_str()).await;
+        let code = self.redirected(&listener, &state).await?;
+        let form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("redirect_uri", redirect),
+            ("code_verifier", verifier),
+            ("resource", resource),
+        ];
+        let token = self.token(&server, &client, form).await?;
+        self.note("authorization: done; the request is sent again with the token".into())
+            .await;
+        Ok(token)
+    }
+
+    /// The protected resource metadata, from where the challenge says or the well-known URIs;
+    /// its findings noted.
+    async fn resource_metadata(&self, challenge: Option<&Challenge>) -> Option<Value> {
+        for url in oauth::resource_metadata_urls(&self.url, challenge) {
+            if let Some(metadata) = self.get_json(&url).await {
+                for finding in oauth::check_protected_resource(&metadata, &self.url) {
+                    self.finding(&finding).await;
+                }
+                return Some(metadata);
+            }
+        }
+        self.note("authorization: no protected resource metadata; trying the server's own origin (2025-03-26)".into())
+            .await;
+        None
+    }
+
+    /// The authorization server's endpoints: from its metadata (OAuth, then `OpenID`
+    /// discovery), else, for a server without metadata, the 2025-03-26 defaults at its origin.
+    async fn authorization_server(&self, issuer: Option<&Url>) -> Result<Server, String> {
+        let origin = {
+            let mut origin = self.url.clone();
+            origin.set_path("");
+            origin.set_query(None);
+            origin
+        };
+        let issuer = issuer.unwrap_or(&origin);
+        for url in oauth::authorization_server_metadata_urls(issuer) {
+            let Some(metadata) = self.get_json(&url).await else {
+                continue;
+            };
+            let findings = oauth::check_authorization_server(&metadata, issuer);
+            for finding in &findings {
+                self.finding(finding).await;
+            }
+            if findings.iter().any(|f| f.id == "auth.no-pkce-s256") {
+                return Err("authorization: the authorization server does not offer PKCE S256, which MCP clients MUST refuse".into());
+            }
+            let endpoint = |name: &str| {
+                metadata
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .and_then(|url| Url::parse(url).ok())
+            };
+            let (Some(authorization_endpoint), Some(token_endpoint)) = (
+                endpoint("authorization_endpoint"),
+                endpoint("token_endpoint"),
+            ) else {
+                return Err("authorization: the authorization server's metadata names no authorization or token endpoint".into());
+            };
+            let auth_methods = metadata
+                .get("token_endpoint_auth_methods_supported")
+                .and_then(Value::as_array)
+                .map_or_else(
+                    // RFC 8414 §2: the default when the metadata says nothing.
+                    || vec!["client_secret_basic".to_owned()],
+                    |methods| {
+                        methods
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    },
+                );
+            return Ok(Server {
+                authorization_endpoint,
+                token_endpoint,
+                registration_endpoint: endpoint("registration_endpoint"),
+                auth_methods,
+            });
+        }
+        let (authorization_endpoint, token_endpoint, registration_endpoint) =
+            oauth::legacy_default_endpoints(&self.url);
+        self.note("authorization: no authorization server metadata; using the 2025-03-26 default endpoints /authorize, /token, /register".into())
+            .await;
+        Ok(Server {
+            authorization_endpoint,
+            token_endpoint,
+            registration_endpoint: Some(registration_endpoint),
+            auth_methods: vec!["none".to_owned()],
+        })
+    }
+
+    /// The client: the one given, else one registered dynamically (RFC 7591).
+    async fn client_for(&self, server: &Server, redirect: &str) -> Result<OAuthClient, String> {
+        if let Some(client) = &self.oauth_client {
+            self.note(format!(
+                "authorization: using the client given, {}",
+                client.id
+            ))
+            .await;
+            return Ok(client.clone());
+        }
+        let Some(registration) = &server.registration_endpoint else {
+            return Err("authorization: the server offers no dynamic registration; give a client with --client-id".into());
+        };
+        let body = json!({
+            "client_name": "sightline",
+            "redirect_uris": [redirect],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        });
+        let request = self
+            .client
+            .post(registration.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .body(body.to_string());
+        let (status, answer) = self.send(request).await?;
+        let id = answer
+            .as_ref()
+            .and_then(|answer| answer.get("client_id"))
+            .and_then(Value::as_str)
+            .filter(|_| status.is_success());
+        match id {
+            Some(id) => {
+                self.note(format!("authorization: registered as client {id}"))
+                    .await;
+                Ok(OAuthClient {
+                    id: id.to_owned(),
+                    secret: answer
+                        .as_ref()
+                        .and_then(|answer| answer.get("client_secret"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                })
+            }
+            None => Err(format!(
+                "authorization: dynamic registration failed (HTTP {status}); give a client with --client-id"
+            )),
+        }
+    }
+
+    /// Opens the authorization URL with `$BROWSER`, else the platform's opener; the URL is in
+    /// the log either way, for the user to open by hand.
+    async fn open_browser(&self, url: &str) {
+        self.note(format!("authorization: open this URL to authorize: {url}"))
+            .await;
+        let opened = match std::env::var("BROWSER") {
+            Ok(browser) if !browser.trim().is_empty() => tokio::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{browser} \"$1\""))
+                .arg("sh")
+                .arg(url)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn(),
+            _ => {
+                let opener = if cfg!(target_os = "macos") {
+                    "open"
+                } else {
+                    "xdg-open"
+                };
+                tokio::process::Command::new(opener)
+                    .arg(url)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+            }
+        };
+        if let Err(error) = opened {
+            self.note(format!(
+                "authorization: no browser could be opened ({error})"
+            ))
+            .await;
+        }
+    }
+
+    /// Waits for the browser's redirect to the listener: the code, once `state` matches.
+    async fn redirected(&self, listener: &TcpListener, state: &str) -> Result<String, String> {
+        let wait = async {
+            loop {
+                let Ok((mut stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let mut head = vec![0; 8192];
+                let read = stream.read(&mut head).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&head[..read]).into_owned();
+                let target = head
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_owned();
+                let Some(query) = target.strip_prefix("/callback?") else {
+                    let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                    continue;
+                };
+                let params: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+                    .into_owned()
+                    .collect();
+                let get = |name: &str| {
+                    params
+                        .iter()
+                        .find(|(key, _)| key == name)
+                        .map(|(_, value)| value.clone())
+                };
+                let (verdict, page) = match (get("state"), get("code"), get("error")) {
+                    (Some(got), _, _) if got != state => (Err("authorization: the redirect's state does not match the one sent: refused (a forged or stale answer)".to_owned()), "sightline refused this answer: its state does not match."),
+                    (_, _, Some(error)) => (Err(format!("authorization: the authorization server refused: {error}{}", get("error_description").map(|d| format!(" ({d})")).unwrap_or_default())), "sightline: the authorization was refused."),
+                    (Some(_), Some(code), None) => (Ok(code), "sightline is authorized. You can close this tab."),
+                    _ => (Err("authorization: the redirect carried no code or no state: refused".to_owned()), "sightline refused this answer."),
+                };
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                    page.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+                return verdict;
+            }
+        };
+        match tokio::time::timeout(BROWSER_WAIT, wait).await {
+            Ok(result) => result,
+            Err(_) => Err(format!(
+                "authorization: nobody authorized within {} s",
+                BROWSER_WAIT.as_secs()
+            )),
+        }
+    }
+
+    /// The token request, with the client authenticated as the server supports.
+    async fn token(
+        &self,
+        server: &Server,
+        client: &OAuthClient,
+        mut form: Vec<(&str, String)>,
+    ) -> Result<String, String> {
+        let mut request = self
+            .client
+            .post(server.token_endpoint.clone())
+            .header(ACCEPT, "application/json")
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        let supports = |method: &str| server.auth_methods.iter().any(|m| m == method);
+        match &client.secret {
+            Some(secret) if supports("client_secret_basic") || !supports("client_secret_post") => {
+                request = request.basic_auth(&client.id, Some(secret));
+            }
+            Some(secret) => {
+                form.push(("client_id", client.id.clone()));
+                form.push(("client_secret", secret.clone()));
+            }
+            None => form.push(("client_id", client.id.clone())),
+        }
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let (status, answer) = self.send(request.body(body)).await?;
+        let token = answer
+            .as_ref()
+            .and_then(|answer| answer.get("access_token"))
+            .and_then(Value::as_str)
+            .filter(|_| status.is_success());
+        if let Some(token) = token {
+            return Ok(token.to_owned());
+        }
+        let error = answer
+            .as_ref()
+            .and_then(|answer| answer.get("error"))
+            .and_then(Value::as_str)
+            .unwrap_or("no access_token");
+        Err(format!(
+            "authorization: the token request failed (HTTP {status}: {error})"
+        ))
+    }
+
+    /// A GET whose 200 is JSON; `None` otherwise.
+    async fn get_json(&self, url: &Url) -> Option<Value> {
+        let request = self
+            .client
+            .get(url.clone())
+            .header(ACCEPT, "application/json");
+        match self.send(request).await {
+            Ok((status, answer)) if status.is_success() => answer,
+            _ => None,
+        }
+    }
+
+    /// Sends one request of the flow, logged as an HTTP entry: its status and JSON answer.
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<(reqwest::StatusCode, Option<Value>), String> {
+        let request = request.build().map_err(|error| words(&error))?;
+        let mut record = Record::new(&request, None);
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                let reason = words(&error);
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                return Err(format!("authorization: {reason}"));
+            }
+        };
+        record.response(&response);
+        let status = response.status();
+        let (body, _) = super::read_body(response, MAX_ANSWER).await;
+        let answer = serde_json::from_slice(&body).ok();
+        let error = (!status.is_success()).then(|| format!("HTTP {status}"));
+        self.emit_http(&mut record, error).await;
+        Ok((status, answer))
+    }
+
+    async fn finding(&self, finding: &crate::classify::findings::Finding) {
+        self.note(format!("⚑ {}: {}", finding.id, finding.message))
+            .await;
+    }
+}
+
+/// The `WWW-Authenticate` values of a response.
+pub(super) fn challenges(headers: &reqwest::header::HeaderMap) -> Vec<String> {
+    headers
+        .get_all(WWW_AUTHENTICATE)
+        .iter()
+        .map(|value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .collect()
+}
+
+/// `bytes` random bytes from the system's source (zeros only if it failed, which would make
+/// the verifier guessable, never the flow wrong).
+fn random(bytes: usize) -> Vec<u8> {
+    use ring::rand::SecureRandom;
+    let mut buffer = vec![0; bytes];
+    let _ = ring::rand::SystemRandom::new().fill(&mut buffer);
+    buffer
+}

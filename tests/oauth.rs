@@ -1,0 +1,161 @@
+//! OAuth from a 401, with the real binary against `sightline demo-server --http --auth` (a
+//! protected resource and its authorization server): discovery, dynamic registration, the
+//! authorization code with PKCE through a stand-in browser (`tests/peers/browser.py`, given as
+//! `$BROWSER`), the token, the request again. Every step is in the log; the token never is.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::servers::Server;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+const FUTURE: &str = r#"{"departureDate":"12/12/2099"}"#;
+
+fn protected() -> Server {
+    Server::start(BIN, &["demo-server", "--http", "127.0.0.1:0", "--auth"])
+}
+
+/// `sightline ARGS --url URL` with the stand-in browser (in `mode`), from the repository root.
+fn run(args: &[&str], url: &str, mode: &str) -> Output {
+    let output = Command::new(BIN)
+        .args(args)
+        .args(["--url", url])
+        .env("BROWSER", "python3 tests/peers/browser.py")
+        .env("BROWSER_MODE", mode)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_401_runs_the_whole_flow_and_the_call_goes_through() {
+    let server = protected();
+    let output = run(
+        &["call", "book_flight", FUTURE, "--json", "-v"],
+        &server.url,
+        "follow",
+    );
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["outcome"]["class"], "success");
+    // The steps, in the spec's order, each an HTTP entry of the log.
+    let steps: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| line.split_once(" ⇄ ").map(|(_, step)| step))
+        .collect();
+    let expected = [
+        "POST /mcp → 401 Unauthorized",
+        "GET /.well-known/oauth-protected-resource/mcp → 200 OK",
+        "GET /.well-known/oauth-authorization-server/auth → 200 OK",
+        "POST /auth/register → 201",
+        "POST /auth/token → 200 OK",
+        "POST /mcp → 200 OK",
+    ];
+    assert!(steps.len() >= expected.len(), "{steps:?}");
+    for (step, want) in steps.iter().zip(expected) {
+        assert!(
+            step.starts_with(want),
+            "{step:?} should start {want:?}\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("authorization: open this URL to authorize: http://127.0.0.1:"));
+    assert!(stderr.contains("code_challenge_method=S256"), "{stderr}");
+    assert!(
+        stderr.contains("resource=http%3A%2F%2F127.0.0.1%3A"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("&scope=flights"),
+        "the challenge's scope: {stderr}"
+    );
+    // The token is sent (the call went through), and never shown.
+    for out in [&stdout, &stderr] {
+        assert!(!out.contains("demo-token-"), "a token leaked:\n{out}");
+        assert!(
+            !out.contains("demo-refresh-"),
+            "a refresh token leaked:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn without_v_the_user_still_sees_the_url_and_the_steps() {
+    let server = protected();
+    let output = run(&["call", "book_flight", FUTURE], &server.url, "follow");
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stderr.contains("sightline: authorization: registered as client demo-client-"));
+    assert!(stderr.contains("sightline: authorization: open this URL to authorize:"));
+    assert!(
+        stdout.contains("Booked: one seat departing 12/12/2099"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_forged_state_is_refused_and_nothing_is_sent_with_it() {
+    let server = protected();
+    let output = run(
+        &["call", "book_flight", FUTURE, "--json"],
+        &server.url,
+        "forge-state",
+    );
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(4));
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let detail = json["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("the redirect's state does not match the one sent: refused"),
+        "{detail}"
+    );
+    assert!(
+        detail.starts_with("server/discover failed") || detail.contains("HTTP 401"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn a_recorded_session_keeps_no_token() {
+    let server = protected();
+    let path = std::env::temp_dir().join(format!("sightline-oauth-{}.jsonl", std::process::id()));
+    let output = run(
+        &[
+            "--record",
+            path.to_str().unwrap(),
+            "call",
+            "book_flight",
+            FUTURE,
+        ],
+        &server.url,
+        "follow",
+    );
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        recorded.contains("/auth/token"),
+        "the flow is in the transcript"
+    );
+    assert!(
+        recorded.contains("Bearer ****"),
+        "the token's header, masked"
+    );
+    assert!(
+        !recorded.contains("demo-token-"),
+        "a token in the transcript"
+    );
+}
