@@ -202,6 +202,9 @@ pub enum Command {
         /// beside it issues one (registration, authorization code with PKCE, refresh).
         #[arg(long, requires = "http")]
         auth: bool,
+        /// With --auth: each access token is good for this many requests (to show refreshing).
+        #[arg(long, value_name = "N", requires = "auth")]
+        token_uses: Option<u32>,
     },
 }
 

@@ -152,10 +152,16 @@ fn main() -> ExitCode {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)
             }
-            Some(Command::DemoServer { style, http, auth }) => {
+            Some(Command::DemoServer {
+                style,
+                http,
+                auth,
+                token_uses,
+            }) => {
                 let served = match http {
                     Some(address) => {
-                        sightline::demo_server::http::run_http(style, address, auth).await
+                        sightline::demo_server::http::run_http(style, address, auth, token_uses)
+                            .await
                     }
                     None => sightline::demo_server::run_stdio(style).await,
                 };

@@ -159,3 +159,66 @@ fn a_recorded_session_keeps_no_token() {
         "a token in the transcript"
     );
 }
+
+/// A spent token is refreshed, and a 403 `insufficient_scope` asks once more for the scope it
+/// names (with the scopes held): `cancel_booking` needs `bookings:cancel`, and each token of
+/// this server is good for two requests.
+#[test]
+fn a_refused_token_is_refreshed_and_too_little_scope_is_stepped_up_once() {
+    let server = Server::start(
+        BIN,
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--auth",
+            "--token-uses",
+            "2",
+        ],
+    );
+    let output = run(
+        &[
+            "call",
+            "cancel_booking",
+            r#"{"bookingRef":"SL-1A2B3C"}"#,
+            "--json",
+            "-v",
+        ],
+        &server.url,
+        "follow",
+    );
+    let (stdout, stderr) = text(&output);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        json["outcome"]["class"], "tool_error",
+        "the call went through: {json}"
+    );
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| line.split_once(" • authorization: ").map(|(_, note)| note))
+        .collect();
+    let refreshing = notes
+        .iter()
+        .position(|n| n.starts_with("the token was refused; refreshing it"));
+    let stepping = notes.iter().position(|n| {
+        n.starts_with(
+            r#"the token's scope is not enough; asking again for "flights bookings:cancel""#,
+        )
+    });
+    assert!(refreshing.is_some() && stepping.is_some(), "{notes:#?}");
+    assert!(refreshing < stepping, "{notes:#?}");
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n.starts_with("starting OAuth discovery"))
+            .count(),
+        2,
+        "the first authorization and one step-up: {notes:#?}"
+    );
+    for out in [&stdout, &stderr] {
+        assert!(
+            !out.contains("demo-token-") && !out.contains("demo-refresh-"),
+            "{out}"
+        );
+    }
+}

@@ -4,6 +4,8 @@
 //! (RFC 7591), the authorization code grant with PKCE S256 only and the `resource` parameter
 //! (RFC 8707) checked, refresh tokens. Authorization is granted at once (no login page): the
 //! browser's visit is the consent. Tokens start `demo-token-`, so tests can look for leaks.
+//! `cancel_booking` needs the scope `bookings:cancel` (a 403 `insufficient_scope` without it),
+//! and `--token-uses N` makes each access token good for N requests, to show refreshing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,15 +13,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION, WWW_AUTHENTICATE};
+use hyper::header::{
+    AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, WWW_AUTHENTICATE,
+};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
 use super::NAME;
+use crate::mcp::jsonrpc::Message;
 use crate::mcp::oauth::{base64url, s256_challenge};
 
 /// The scope the demo's tools need.
 pub const SCOPE: &str = "flights";
+/// The scope `cancel_booking` needs on top.
+pub const CANCEL_SCOPE: &str = "bookings:cancel";
 /// How long an access token lives, in seconds.
 const TOKEN_SECONDS: u64 = 3600;
 /// The largest registration or token request taken.
@@ -31,6 +38,16 @@ struct Grant {
     redirect_uri: String,
     challenge: String,
     resource: String,
+    scope: String,
+}
+
+/// What a token is good for.
+#[derive(Clone)]
+struct Access {
+    resource: String,
+    scope: String,
+    /// Requests left, with `--token-uses`.
+    uses: Option<u32>,
 }
 
 #[derive(Default)]
@@ -38,8 +55,9 @@ struct State {
     /// Registered clients and their redirect URIs.
     clients: HashMap<String, Vec<String>>,
     grants: HashMap<String, Grant>,
-    tokens: HashMap<String, String>,
-    refresh: HashMap<String, String>,
+    tokens: HashMap<String, Access>,
+    /// Refresh tokens: the resource and scope they renew.
+    refresh: HashMap<String, (String, String)>,
 }
 
 /// The protected resource and its authorization server.
@@ -48,16 +66,18 @@ pub struct Auth {
     /// `http://HOST:PORT`, no trailing slash.
     origin: String,
     state: Arc<Mutex<State>>,
+    token_uses: Option<u32>,
 }
 
 type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
 
 impl Auth {
-    pub fn new(endpoint: &str) -> Self {
+    pub fn new(endpoint: &str, token_uses: Option<u32>) -> Self {
         let origin = endpoint.trim_end_matches("/mcp").to_owned();
         Auth {
             origin,
             state: Arc::default(),
+            token_uses,
         }
     }
 
@@ -69,26 +89,61 @@ impl Auth {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// For `/mcp`: `None` when the request carries a live token, else the 401 to send.
-    pub fn refuse(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
-        let given = request
-            .headers()
+    /// For a message to `/mcp`: `None` when its token is live and has the scope the message
+    /// needs, else the 401 (no token, or a dead one) or 403 (too little scope) to send.
+    pub fn refuse(&self, headers: &HeaderMap, message: &Message) -> Option<Response<Body>> {
+        let given = headers
             .get(AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "));
         let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", self.origin);
-        let challenge = match given {
-            Some(token) if self.lock().tokens.get(token) == Some(&self.resource()) => return None,
-            Some(_) => format!(
-                r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}", error="invalid_token""#
-            ),
-            None => format!(r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}""#),
+        let needs_cancel = matches!(message, Message::Request { method, params: Some(params), .. }
+            if method == "tools/call"
+                && params.get("name").and_then(Value::as_str) == Some("cancel_booking"));
+        let access = given.and_then(|token| self.spend(token));
+        let scoped = |access: &Access| {
+            !needs_cancel || access.scope.split(' ').any(|scope| scope == CANCEL_SCOPE)
         };
-        let mut response = text(StatusCode::UNAUTHORIZED, "authorization required");
+        let (status, challenge) = match (given, access) {
+            (Some(_), Some(access)) if scoped(&access) => return None,
+            (Some(_), Some(_)) => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    r#"Bearer resource_metadata="{metadata}", scope="{SCOPE} {CANCEL_SCOPE}", error="insufficient_scope""#
+                ),
+            ),
+            (Some(_), None) => (
+                StatusCode::UNAUTHORIZED,
+                format!(
+                    r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}", error="invalid_token""#
+                ),
+            ),
+            (None, _) => (
+                StatusCode::UNAUTHORIZED,
+                format!(r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}""#),
+            ),
+        };
+        let mut response = text(status, "authorization required");
         if let Ok(value) = HeaderValue::try_from(challenge) {
             response.headers_mut().insert(WWW_AUTHENTICATE, value);
         }
         Some(response)
+    }
+
+    /// A token's grant, one use spent, when it is live and for this resource.
+    fn spend(&self, token: &str) -> Option<Access> {
+        let resource = self.resource();
+        let mut state = self.lock();
+        let access = state.tokens.get_mut(token)?;
+        if access.resource != resource {
+            return None;
+        }
+        match &mut access.uses {
+            Some(0) => return None,
+            Some(uses) => *uses -= 1,
+            None => {}
+        }
+        Some(access.clone())
     }
 
     /// The metadata and authorization endpoints; `None` for any other path.
@@ -106,7 +161,7 @@ impl Auth {
                 &json!({
                     "resource": self.resource(),
                     "authorization_servers": [format!("{}/auth", self.origin)],
-                    "scopes_supported": [SCOPE],
+                    "scopes_supported": [SCOPE, CANCEL_SCOPE],
                     "bearer_methods_supported": ["header"],
                 }),
             ),
@@ -137,7 +192,7 @@ impl Auth {
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],
-            "scopes_supported": [SCOPE],
+            "scopes_supported": [SCOPE, CANCEL_SCOPE],
         })
     }
 
@@ -216,6 +271,7 @@ impl Auth {
                     redirect_uri: redirect_uri.to_owned(),
                     challenge: get("code_challenge").to_owned(),
                     resource: get("resource").to_owned(),
+                    scope: granted_scope(get("scope")),
                 },
             );
             location.append_pair("code", &code);
@@ -240,7 +296,7 @@ impl Auth {
             .collect();
         let get = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
         let mut state = self.lock();
-        let resource = match get("grant_type") {
+        let (resource, scope) = match get("grant_type") {
             "authorization_code" => {
                 let Some(grant) = state.grants.remove(get("code")) else {
                     return oauth_error(
@@ -260,10 +316,10 @@ impl Auth {
                         "client, redirect_uri, code_verifier or resource does not match the code",
                     );
                 }
-                grant.resource
+                (grant.resource, grant.scope)
             }
             "refresh_token" => match state.refresh.remove(get("refresh_token")) {
-                Some(resource) => resource,
+                Some(renewed) => renewed,
                 None => {
                     return oauth_error(
                         StatusCode::BAD_REQUEST,
@@ -282,8 +338,17 @@ impl Auth {
         };
         let access = format!("demo-token-{}", random(24));
         let refresh = format!("demo-refresh-{}", random(24));
-        state.tokens.insert(access.clone(), resource.clone());
-        state.refresh.insert(refresh.clone(), resource);
+        state.tokens.insert(
+            access.clone(),
+            Access {
+                resource: resource.clone(),
+                scope: scope.clone(),
+                uses: self.token_uses,
+            },
+        );
+        state
+            .refresh
+            .insert(refresh.clone(), (resource, scope.clone()));
         json(
             StatusCode::OK,
             &json!({
@@ -291,9 +356,22 @@ impl Auth {
                 "token_type": "Bearer",
                 "expires_in": TOKEN_SECONDS,
                 "refresh_token": refresh,
-                "scope": SCOPE,
+                "scope": scope,
             }),
         )
+    }
+}
+
+/// The scopes a grant gets: those asked for that the server knows, else the default one.
+fn granted_scope(asked: &str) -> String {
+    let known: Vec<&str> = asked
+        .split_whitespace()
+        .filter(|scope| [SCOPE, CANCEL_SCOPE].contains(scope))
+        .collect();
+    if known.is_empty() {
+        SCOPE.to_owned()
+    } else {
+        known.join(" ")
     }
 }
 

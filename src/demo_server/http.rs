@@ -60,7 +60,12 @@ pub async fn listen(address: SocketAddr) -> std::io::Result<(TcpListener, String
 
 /// Serves until the process ends; prints the endpoint's URL on stdout first. With `auth`, the
 /// endpoint wants an OAuth token, and the authorization server that issues it is here too.
-pub async fn run_http(style: Style, address: SocketAddr, auth: bool) -> std::io::Result<()> {
+pub async fn run_http(
+    style: Style,
+    address: SocketAddr,
+    auth: bool,
+    token_uses: Option<u32>,
+) -> std::io::Result<()> {
     let (listener, url) = listen(address).await?;
     eprintln!("{NAME}: serving Streamable HTTP on {url}");
     if auth {
@@ -69,7 +74,7 @@ pub async fn run_http(style: Style, address: SocketAddr, auth: bool) -> std::io:
         );
     }
     let shared = Shared {
-        auth: auth.then(|| super::auth::Auth::new(&url)),
+        auth: auth.then(|| super::auth::Auth::new(&url, token_uses)),
         server: DemoServer::new(style),
         sessions: Arc::new(AtomicU64::new(0)),
         running: Arc::default(),
@@ -90,16 +95,11 @@ pub async fn run_http(style: Style, address: SocketAddr, auth: bool) -> std::io:
 }
 
 async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
-    if let Some(auth) = &shared.auth {
-        if request.uri().path() != "/mcp" {
-            if let Some(response) = auth.serve(request).await {
-                return Ok(response);
-            }
-            return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
-        }
-        if let Some(refused) = auth.refuse(&request) {
-            return Ok(refused);
-        }
+    if let Some(auth) = &shared.auth
+        && request.uri().path() != "/mcp"
+    {
+        let served = auth.serve(request).await;
+        return Ok(served.unwrap_or_else(|| plain(StatusCode::NOT_FOUND, "no such page")));
     }
     if request.uri().path() != "/mcp" {
         return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
@@ -126,8 +126,8 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
             return Ok(json(StatusCode::BAD_REQUEST, reply.as_ref()));
         }
     };
-    if let Some(mismatch) = header_mismatch(&frame.message, &headers) {
-        return Ok(json(StatusCode::BAD_REQUEST, Some(&mismatch)));
+    if let Some(refused) = refused(&shared, &frame.message, &headers) {
+        return Ok(refused);
     }
     let modern = is_modern(&frame.message);
     if let Message::Response {
@@ -323,6 +323,24 @@ fn meta_version(message: &Message) -> Option<String> {
 }
 
 /// A modern request whose headers disagree with its body: 400 with -32020, as 2026-07-28 asks.
+/// A message `/mcp` does not take: without the token it needs (`--auth`), or with headers that
+/// disagree with its body (2026-07-28).
+fn refused(
+    shared: &Shared,
+    message: &Message,
+    headers: &hyper::HeaderMap,
+) -> Option<Response<Body>> {
+    if let Some(refused) = shared
+        .auth
+        .as_ref()
+        .and_then(|auth| auth.refuse(headers, message))
+    {
+        return Some(refused);
+    }
+    let mismatch = header_mismatch(message, headers)?;
+    Some(json(StatusCode::BAD_REQUEST, Some(&mismatch)))
+}
+
 fn header_mismatch(message: &Message, headers: &hyper::HeaderMap) -> Option<Message> {
     let version = meta_version(message)?;
     let Message::Request { id, method, .. } = message else {

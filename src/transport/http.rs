@@ -27,6 +27,7 @@ use crate::mcp::json;
 use crate::mcp::jsonrpc::{Id, Message, Reply};
 use crate::mcp::log::{HTTP_EVENT_IDS_KEPT, HttpExchange};
 use crate::mcp::messages::tools_page;
+use crate::mcp::oauth;
 use crate::mcp::sse::{SseItem, SseParser};
 
 /// How long connecting may take; an answer itself may take as long as the client waits.
@@ -105,8 +106,8 @@ struct Poster {
     overrides: Overrides,
     events: mpsc::Sender<TransportEvent>,
     max_frame_bytes: usize,
-    /// The access token OAuth gave, sent on every request from then on.
-    token: Arc<Mutex<Option<String>>>,
+    /// What OAuth gave: the access token, sent on every request from then on.
+    token: Arc<Mutex<Option<authorize::Tokens>>>,
     /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
     authorizing: Arc<tokio::sync::Mutex<()>>,
     oauth_client: Option<OAuthClient>,
@@ -381,19 +382,15 @@ impl Outgoing {
 
 impl Poster {
     async fn post(self, line: Arc<str>) {
-        self.post_as(line, true).await;
+        // A refused token refreshed, then more scope asked for: two at most.
+        self.post_as(line, 2).await;
     }
 
     /// The headers of every request: the user's, and the OAuth token once there is one (a
     /// user's own `Authorization` wins).
     fn headers(&self) -> HeaderMap {
         let mut headers = self.headers.clone();
-        let token = self
-            .token
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(token) = token
+        if let Some(token) = self.access_token()
             && !headers.contains_key(AUTHORIZATION)
             && let Ok(value) = HeaderValue::try_from(format!("Bearer {token}"))
         {
@@ -402,26 +399,86 @@ impl Poster {
         headers
     }
 
-    /// After a 401: the token, from this flow or from one that ran while this request was out
-    /// (`used` is the token it carried).
-    async fn authorized(&self, used: Option<String>, challenges: &[String]) -> Result<(), String> {
+    /// Whether a response calls for (another) authorization: a 401, or a 403
+    /// `insufficient_scope` (RFC 6750 §3.1) naming a scope not yet asked for; not when the user
+    /// gave the `Authorization`, or none are left.
+    fn wants_authorization(
+        &self,
+        status: reqwest::StatusCode,
+        challenges: &[String],
+        authorizations: u8,
+    ) -> Option<Reauthorize> {
+        if authorizations == 0 || self.headers.contains_key(AUTHORIZATION) {
+            return None;
+        }
+        if status == reqwest::StatusCode::UNAUTHORIZED {
+            return Some(Reauthorize::Token);
+        }
+        let challenge = oauth::bearer(challenges.iter().map(String::as_str))?;
+        let granted = self.granted_scope();
+        let insufficient = status == reqwest::StatusCode::FORBIDDEN
+            && challenge.error() == Some("insufficient_scope");
+        insufficient
+            .then(|| step_up_scope(challenge.scope(), granted.clone()))
+            .filter(|scope| Some(scope) != granted.as_ref())
+            .map(Reauthorize::Scope)
+    }
+
+    fn granted_scope(&self) -> Option<String> {
+        let tokens = self.token.lock().unwrap_or_else(PoisonError::into_inner);
+        tokens.as_ref().and_then(|tokens| tokens.scope.clone())
+    }
+
+    fn access_token(&self) -> Option<String> {
+        let tokens = self.token.lock().unwrap_or_else(PoisonError::into_inner);
+        tokens.as_ref().map(|tokens| tokens.access.clone())
+    }
+
+    /// After a 401, or a 403 asking for `more` scope: a token that may pass, from this flow or
+    /// from one that ran while this request was out (`used` is the token it carried). A refused
+    /// token is refreshed first; more scope takes a new authorization.
+    async fn authorized(
+        &self,
+        used: Option<String>,
+        challenges: &[String],
+        again: Reauthorize,
+    ) -> Result<(), String> {
+        let more = match again {
+            Reauthorize::Token => None,
+            Reauthorize::Scope(scope) => {
+                self.note(format!(
+                    "authorization: the token's scope is not enough; asking again for {scope:?}"
+                ))
+                .await;
+                Some(scope)
+            }
+        };
         let _one_at_a_time = self.authorizing.lock().await;
         let current = self
             .token
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        if current.is_some() && current != used {
+        let access = current.as_ref().map(|tokens| tokens.access.clone());
+        if access.is_some() && access != used {
             return Ok(());
         }
-        let token = self.authorize(challenges).await?;
-        *self.token.lock().unwrap_or_else(PoisonError::into_inner) = Some(token);
+        let refreshed = match (&current, &more) {
+            (Some(tokens), None) => self.refresh(tokens).await.ok(),
+            _ => None,
+        };
+        let tokens = match refreshed {
+            Some(tokens) => tokens,
+            None => self.authorize(challenges, more).await?,
+        };
+        *self.token.lock().unwrap_or_else(PoisonError::into_inner) = Some(tokens);
         Ok(())
     }
 
-    /// Posts a line; on a 401 (when `may_authorize`, and the user gave no `Authorization`) runs
-    /// the OAuth flow and posts it once more with the token.
-    async fn post_as(self, line: Arc<str>, may_authorize: bool) {
+    /// Posts a line; on a 401, or a 403 asking for more scope (while `authorizations` are left,
+    /// and the user gave no `Authorization`), gets a token (refreshed, or by the OAuth flow) and
+    /// posts it once more with it. A scope already asked for is not asked again: no loops.
+    async fn post_as(self, line: Arc<str>, authorizations: u8) {
         let outgoing = Outgoing::read(&line);
         let endpoint = self.session_state().sse_endpoint.clone();
         if let Some(endpoint) = endpoint {
@@ -434,11 +491,7 @@ impl Poster {
             Err(error) => return self.fail(&outgoing, words(&error)).await,
         };
         let mut record = Record::new(&request, outgoing.id.clone());
-        let used = self
-            .token
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let used = self.access_token();
         let response = match self.client.execute(request).await {
             Ok(response) => response,
             Err(error) => {
@@ -449,16 +502,13 @@ impl Poster {
         };
         record.response(&response);
         let status = response.status();
-        if status == reqwest::StatusCode::UNAUTHORIZED
-            && may_authorize
-            && !self.headers.contains_key(AUTHORIZATION)
-        {
-            let challenges = authorize::challenges(response.headers());
+        let challenges = authorize::challenges(response.headers());
+        if let Some(again) = self.wants_authorization(status, &challenges, authorizations) {
             let said = describe_status(status, response.headers(), "");
             drop(response);
             self.emit_http(&mut record, Some(said.clone())).await;
-            return match self.authorized(used, &challenges).await {
-                Ok(()) => Box::pin(self.post_as(line, false)).await,
+            return match self.authorized(used, &challenges, again).await {
+                Ok(()) => Box::pin(self.post_as(line, authorizations - 1)).await,
                 Err(reason) => self.fail(&outgoing, format!("{said}; {reason}")).await,
             };
         }
@@ -1153,6 +1203,30 @@ async fn read_body(response: reqwest::Response, limit: usize) -> (Vec<u8>, bool)
 
 /// An HTTP status that carried no JSON-RPC answer, in words: what it means, the headers that
 /// matter, and how the body starts.
+/// Why a request needs authorizing again.
+enum Reauthorize {
+    /// A 401: no token, or a refused one.
+    Token,
+    /// A 403 asking for more scope: these scopes.
+    Scope(String),
+}
+
+/// The scopes to ask for when stepping up: those held and those the challenge names, once
+/// each (the challenge alone may drop a scope an earlier request needed).
+fn step_up_scope(challenged: Option<&str>, held: Option<String>) -> String {
+    let held = held.unwrap_or_default();
+    let mut scopes: Vec<&str> = Vec::new();
+    for scope in held
+        .split_whitespace()
+        .chain(challenged.unwrap_or_default().split_whitespace())
+    {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    scopes.join(" ")
+}
+
 fn describe_status(status: reqwest::StatusCode, headers: &HeaderMap, body: &str) -> String {
     let meaning = match status.as_u16() {
         202 => "accepted, but a request needs an answer",
@@ -1210,6 +1284,17 @@ fn words(error: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn step_up_asks_for_what_is_held_and_what_is_missing() {
+        assert_eq!(
+            step_up_scope(Some("flights bookings:cancel"), Some("flights".into())),
+            "flights bookings:cancel"
+        );
+        assert_eq!(step_up_scope(Some("b"), Some("a b".into())), "a b");
+        assert_eq!(step_up_scope(None, None), "");
+    }
+
     use super::*;
 
     #[test]

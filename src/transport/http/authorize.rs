@@ -26,7 +26,19 @@ pub struct OAuthClient {
     pub secret: Option<String>,
 }
 
+/// What an authorization gave: the access token, and what refreshing it needs.
+#[derive(Debug, Clone)]
+pub struct Tokens {
+    pub(super) access: String,
+    refresh: Option<String>,
+    server: Server,
+    client: OAuthClient,
+    /// The scopes asked for, to keep asking for them.
+    pub(super) scope: Option<String>,
+}
+
 /// What the flow learnt of the authorization server.
+#[derive(Debug, Clone)]
 struct Server {
     authorization_endpoint: Url,
     token_endpoint: Url,
@@ -35,10 +47,15 @@ struct Server {
 }
 
 impl Poster {
-    /// Runs the authorization flow for a 401 whose `WWW-Authenticate` values are `challenges`;
-    /// the access token, or why there is none (said in words, for the request's failure).
-    pub(super) async fn authorize(&self, challenges: &[String]) -> Result<String, String> {
-        self.note("authorization: the server answered 401; starting OAuth discovery".into())
+    /// Runs the authorization flow for a 401 (or a 403 asking for more scope) whose
+    /// `WWW-Authenticate` values are `challenges`; the tokens, or why there are none (said in
+    /// words, for the request's failure). `scope` asks for more than the challenge names.
+    pub(super) async fn authorize(
+        &self,
+        challenges: &[String],
+        scope: Option<String>,
+    ) -> Result<Tokens, String> {
+        self.note("authorization: starting OAuth discovery".into())
             .await;
         let challenge = oauth::bearer(challenges.iter().map(String::as_str));
         if challenges.is_empty() {
@@ -55,7 +72,7 @@ impl Poster {
             None => None,
         };
         let server = self.authorization_server(issuer.as_ref()).await?;
-        let scope = oauth::scopes(challenge.as_ref(), resource_metadata.as_ref());
+        let scope = scope.or_else(|| oauth::scopes(challenge.as_ref(), resource_metadata.as_ref()));
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|error| format!("authorization: no port for the redirect: {error}"))?;
@@ -92,10 +109,43 @@ impl Poster {
             ("code_verifier", verifier),
             ("resource", resource),
         ];
-        let token = self.token(&server, &client, form).await?;
+        let (access, refresh) = self.token(&server, &client, form).await?;
         self.note("authorization: done; the request is sent again with the token".into())
             .await;
-        Ok(token)
+        Ok(Tokens {
+            access,
+            refresh,
+            server,
+            client,
+            scope,
+        })
+    }
+
+    /// A refused token's refresh token, exchanged for new tokens (RFC 6749 §6).
+    pub(super) async fn refresh(&self, tokens: &Tokens) -> Result<Tokens, String> {
+        let refresh = tokens
+            .refresh
+            .clone()
+            .ok_or("authorization: no refresh token")?;
+        self.note("authorization: the token was refused; refreshing it".into())
+            .await;
+        let mut form = vec![
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", refresh.clone()),
+            ("resource", oauth::canonical_resource(&self.url)),
+        ];
+        if let Some(scope) = &tokens.scope {
+            form.push(("scope", scope.clone()));
+        }
+        let (access, renewed) = self.token(&tokens.server, &tokens.client, form).await?;
+        self.note("authorization: refreshed; the request is sent again".into())
+            .await;
+        Ok(Tokens {
+            access,
+            // A server that does not rotate refresh tokens keeps the old one valid.
+            refresh: renewed.or(Some(refresh)),
+            ..tokens.clone()
+        })
     }
 
     /// The protected resource metadata, from where the challenge says or the well-known URIs;
@@ -325,7 +375,7 @@ impl Poster {
         server: &Server,
         client: &OAuthClient,
         mut form: Vec<(&str, String)>,
-    ) -> Result<String, String> {
+    ) -> Result<(String, Option<String>), String> {
         let mut request = self
             .client
             .post(server.token_endpoint.clone())
@@ -352,7 +402,12 @@ impl Poster {
             .and_then(Value::as_str)
             .filter(|_| status.is_success());
         if let Some(token) = token {
-            return Ok(token.to_owned());
+            let refresh = answer
+                .as_ref()
+                .and_then(|answer| answer.get("refresh_token"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            return Ok((token.to_owned(), refresh));
         }
         let error = answer
             .as_ref()
