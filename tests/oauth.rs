@@ -222,3 +222,86 @@ fn a_refused_token_is_refreshed_and_too_little_scope_is_stepped_up_once() {
         );
     }
 }
+
+/// Each discovery path of the spec, against `tests/peers/oauth_server.py`: where the metadata
+/// is (or is not), how the client is known, and what a client must refuse.
+#[test]
+fn every_discovery_path_is_walked_and_what_must_be_refused_is() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/oauth_server.py");
+    let cases: [(&str, &[&str], &str, &str); 8] = [
+        (
+            "well-known",
+            &[],
+            "success",
+            "GET /.well-known/oauth-protected-resource/mcp → 200",
+        ),
+        (
+            "root-metadata",
+            &[],
+            "success",
+            "GET /.well-known/oauth-protected-resource → 200",
+        ),
+        (
+            "openid",
+            &[],
+            "success",
+            "GET /.well-known/openid-configuration/tenant1 → 200",
+        ),
+        (
+            "legacy",
+            &[],
+            "success",
+            "using the 2025-03-26 default endpoints",
+        ),
+        (
+            "preregistered",
+            &["--client-id", "pre-client", "--client-secret", "pre-secret"],
+            "success",
+            "using the client given, pre-client",
+        ),
+        (
+            "preregistered",
+            &[],
+            "transport_failure",
+            "offers no dynamic registration; give a client with --client-id",
+        ),
+        (
+            "no-s256",
+            &[],
+            "transport_failure",
+            "does not offer PKCE S256, which MCP clients MUST refuse",
+        ),
+        (
+            "wrong-resource",
+            &[],
+            "transport_failure",
+            "is not for this server: refused (RFC 9728 §3.3)",
+        ),
+    ];
+    for (mode, flags, class, said) in cases {
+        let server = Server::start("python3", &[script, mode]);
+        let mut args = vec!["call", "echo", "{}", "--era", "legacy", "--json", "-v"];
+        args.extend_from_slice(flags);
+        let output = run(&args, &server.url, "follow");
+        let (stdout, stderr) = text(&output);
+        let json: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["outcome"]["class"], class, "{mode}: {json}");
+        assert!(
+            stderr.contains(said) || json["outcome"]["detail"].as_str().unwrap().contains(said),
+            "{mode}: {said:?}\n{stderr}"
+        );
+        assert!(!stdout.contains("scripted-token-") && !stderr.contains("scripted-token-"));
+    }
+    let server = Server::start("python3", &[script, "no-challenge"]);
+    let output = run(
+        &["call", "echo", "{}", "--era", "legacy"],
+        &server.url,
+        "follow",
+    );
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        stderr.contains("⚑ auth.401-without-www-authenticate"),
+        "{stderr}"
+    );
+}

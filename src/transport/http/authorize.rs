@@ -61,7 +61,7 @@ impl Poster {
         if challenges.is_empty() {
             self.finding(&oauth::missing_challenge()).await;
         }
-        let resource_metadata = self.resource_metadata(challenge.as_ref()).await;
+        let resource_metadata = self.resource_metadata(challenge.as_ref()).await?;
         let issuer = match &resource_metadata {
             Some(metadata) => metadata
                 .get("authorization_servers")
@@ -149,19 +149,26 @@ impl Poster {
     }
 
     /// The protected resource metadata, from where the challenge says or the well-known URIs;
-    /// its findings noted.
-    async fn resource_metadata(&self, challenge: Option<&Challenge>) -> Option<Value> {
+    /// its findings noted. Metadata for another resource is refused (RFC 9728 §3.3).
+    async fn resource_metadata(
+        &self,
+        challenge: Option<&Challenge>,
+    ) -> Result<Option<Value>, String> {
         for url in oauth::resource_metadata_urls(&self.url, challenge) {
             if let Some(metadata) = self.get_json(&url).await {
-                for finding in oauth::check_protected_resource(&metadata, &self.url) {
-                    self.finding(&finding).await;
+                let findings = oauth::check_protected_resource(&metadata, &self.url);
+                for finding in &findings {
+                    self.finding(finding).await;
                 }
-                return Some(metadata);
+                if findings.iter().any(|f| f.id == "auth.resource-mismatch") {
+                    return Err("authorization: the protected resource metadata is not for this server: refused (RFC 9728 §3.3)".into());
+                }
+                return Ok(Some(metadata));
             }
         }
         self.note("authorization: no protected resource metadata; trying the server's own origin (2025-03-26)".into())
             .await;
-        None
+        Ok(None)
     }
 
     /// The authorization server's endpoints: from its metadata (OAuth, then `OpenID`
