@@ -39,10 +39,11 @@ pub struct Cli {
 pub fn record_args_after_command(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 7] = [
+    const COMMANDS: [&str; 8] = [
         "tools",
         "call",
         "audit",
+        "auth",
         "hosts",
         "demo-server",
         "replay",
@@ -181,6 +182,11 @@ pub enum Command {
         #[arg(long, value_name = "PROFILE", default_value = "spec")]
         host: String,
     },
+    /// OAuth tokens kept with --token-cache.
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
     /// The host profiles (built-in and yours), with the source each was taken from.
     Hosts {
         #[command(subcommand)]
@@ -205,6 +211,19 @@ pub enum Command {
         /// With --auth: each access token is good for this many requests (to show refreshing).
         #[arg(long, value_name = "N", requires = "auth")]
         token_uses: Option<u32>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Forget the tokens kept for a server (--url), or for every server.
+    Logout {
+        /// The token cache file.
+        #[arg(long, value_name = "FILE")]
+        token_cache: std::path::PathBuf,
+        /// Only this server's tokens.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
     },
 }
 
@@ -306,6 +325,10 @@ pub struct ServerArgs {
     /// sightline registers itself where the server allows dynamic registration).
     #[arg(long, value_name = "ID", requires = "url")]
     pub client_id: Option<String>,
+    /// With --url: keep OAuth tokens in this file (mode 0600) between runs; without it they
+    /// live in memory for the run. `sightline auth logout` forgets them.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub token_cache: Option<std::path::PathBuf>,
     /// With --client-id: its secret, for a confidential client.
     #[arg(
         long,
@@ -390,6 +413,7 @@ impl ServerArgs {
                     id,
                     secret: self.client_secret.clone(),
                 }),
+                token_cache: self.token_cache.clone(),
             }));
         }
         self.stdio_command()

@@ -251,6 +251,33 @@ async fn call_tool(
     exit_code(report.analysis.outcome.class)
 }
 
+/// `sightline auth logout`: forgets the tokens kept for a server, or all.
+pub fn logout(cache: &std::path::Path, url: Option<&str>) -> u8 {
+    let resource = match url.map(url::Url::parse) {
+        Some(Ok(url)) => Some(crate::mcp::oauth::canonical_resource(&url)),
+        Some(Err(error)) => {
+            eprintln!("sightline: --url: {error}");
+            return exit::USAGE;
+        }
+        None => None,
+    };
+    match crate::transport::http::token_cache::forget(cache, resource.as_deref()) {
+        Ok(count) => {
+            let what = resource.as_deref().unwrap_or("every server");
+            println!(
+                "forgot {count} token{} for {}",
+                if count == 1 { "" } else { "s" },
+                sanitize::text(what)
+            );
+            exit::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("sightline: {}: {error}", cache.display());
+            exit::USAGE
+        }
+    }
+}
+
 /// `sightline hosts`: every profile with its source; `hosts show NAME`: one, as a file.
 pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
     let user = match config::user_host_profiles() {

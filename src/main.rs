@@ -148,6 +148,9 @@ fn main() -> ExitCode {
                 json,
                 host,
             }) => headless::diff(&before, &after, &host, json),
+            Some(Command::Auth {
+                command: sightline::cli::AuthCommand::Logout { token_cache, url },
+            }) => headless::logout(&token_cache, url.as_deref()),
             Some(Command::Hosts { show, json }) => {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)

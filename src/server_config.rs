@@ -183,6 +183,7 @@ fn target(
             url,
             headers: pairs("headers")?,
             client: None,
+            token_cache: None,
         }));
     }
     let program = text("command")?.ok_or("a stdio server needs a `command` (or a `url`)")?;

@@ -484,6 +484,7 @@ async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String
         url: url.to_owned(),
         headers: Vec::new(),
         client: None,
+        token_cache: None,
     });
     let options = ClientOptions {
         era,

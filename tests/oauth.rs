@@ -305,3 +305,46 @@ fn every_discovery_path_is_walked_and_what_must_be_refused_is() {
         "{stderr}"
     );
 }
+
+/// `--token-cache`: the second run uses the kept token (no flow), the file is its owner's
+/// only, and `auth logout` forgets it, so the next run authorizes again.
+#[test]
+fn a_token_cache_spares_the_flow_until_logout() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = protected();
+    let cache = std::env::temp_dir().join(format!("sightline-tokens-{}.json", std::process::id()));
+    let cache_arg = cache.to_str().unwrap();
+    let flows = |output: &Output| text(output).1.matches("starting OAuth discovery").count();
+    let call = ["call", "book_flight", FUTURE, "--token-cache", cache_arg];
+    let first = run(&call, &server.url, "follow");
+    assert_eq!((first.status.code(), flows(&first)), (Some(0), 1));
+    let mode = std::fs::metadata(&cache).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    let second = run(&call, &server.url, "follow");
+    assert_eq!(
+        (second.status.code(), flows(&second)),
+        (Some(0), 0),
+        "the kept token"
+    );
+    let logout = Command::new(BIN)
+        .args([
+            "auth",
+            "logout",
+            "--token-cache",
+            cache_arg,
+            "--url",
+            &server.url,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&logout.stdout).starts_with("forgot 1 token for http://127.0.0.1:")
+    );
+    let third = run(&call, &server.url, "follow");
+    std::fs::remove_file(&cache).unwrap();
+    assert_eq!(
+        (third.status.code(), flows(&third)),
+        (Some(0), 1),
+        "authorized again"
+    );
+}

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 mod authorize;
 
-pub use authorize::OAuthClient;
+pub use authorize::{OAuthClient, cache as token_cache};
 
 use super::{EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now};
 use crate::mcp::era::{META_PROTOCOL_VERSION, MODERN_VERSIONS};
@@ -57,6 +57,8 @@ pub struct HttpTarget {
     /// The OAuth client to use when the server wants authorization (`--client-id`); without
     /// one, sightline registers itself where the server allows.
     pub client: Option<OAuthClient>,
+    /// Where OAuth tokens are kept between runs (`--token-cache`); in memory only without.
+    pub token_cache: Option<std::path::PathBuf>,
 }
 
 impl HttpTarget {
@@ -111,6 +113,7 @@ struct Poster {
     /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
     authorizing: Arc<tokio::sync::Mutex<()>>,
     oauth_client: Option<OAuthClient>,
+    token_cache: Option<std::path::PathBuf>,
 }
 
 /// Starts a transport to the endpoint `target` names. Nothing is sent until the first line.
@@ -147,6 +150,10 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (stop, stopped) = oneshot::channel();
     let (cancel, cancels) = mpsc::unbounded_channel();
+    let cached = target
+        .token_cache
+        .as_deref()
+        .and_then(|path| authorize::cache::load(path, &oauth::canonical_resource(&url)));
     let poster = Poster {
         client,
         url,
@@ -156,9 +163,10 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         overrides: Overrides::default(),
         events: events_tx,
         max_frame_bytes,
-        token: Arc::default(),
+        token: Arc::new(Mutex::new(cached)),
         authorizing: Arc::default(),
         oauth_client: target.client.clone(),
+        token_cache: target.token_cache.clone(),
     };
     let overrides = Arc::clone(&poster.overrides);
     tokio::spawn(dispatch(poster, lines, cancels, stopped));
@@ -471,6 +479,16 @@ impl Poster {
             Some(tokens) => tokens,
             None => self.authorize(challenges, more).await?,
         };
+        if let Some(path) = &self.token_cache {
+            let resource = oauth::canonical_resource(&self.url);
+            if let Err(error) = authorize::cache::save(path, &resource, &tokens) {
+                self.note(format!(
+                    "authorization: the token could not be kept in {}: {error}",
+                    path.display()
+                ))
+                .await;
+            }
+        }
         *self.token.lock().unwrap_or_else(PoisonError::into_inner) = Some(tokens);
         Ok(())
     }

@@ -20,14 +20,14 @@ const BROWSER_WAIT: Duration = Duration::from_secs(300);
 const MAX_ANSWER: usize = 256 * 1024;
 
 /// A client registered beforehand (`--client-id`, `--client-secret`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OAuthClient {
     pub id: String,
     pub secret: Option<String>,
 }
 
 /// What an authorization gave: the access token, and what refreshing it needs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub(super) access: String,
     refresh: Option<String>,
@@ -38,12 +38,72 @@ pub struct Tokens {
 }
 
 /// What the flow learnt of the authorization server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Server {
     authorization_endpoint: Url,
     token_endpoint: Url,
     registration_endpoint: Option<Url>,
     auth_methods: Vec<String>,
+}
+
+/// `--token-cache FILE`: tokens by the canonical URL of the server they are for, as JSON, the
+/// file readable by its owner only. Never part of a transcript.
+pub mod cache {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use super::Tokens;
+
+    type Entries = BTreeMap<String, Tokens>;
+
+    fn read(path: &Path) -> Entries {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+
+    fn write(path: &Path, entries: &Entries) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let text = serde_json::to_string_pretty(entries).map_err(std::io::Error::other)?;
+        let partial = path.with_extension("partial");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&partial)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&partial, path)
+    }
+
+    /// The tokens kept for `resource`.
+    pub fn load(path: &Path, resource: &str) -> Option<Tokens> {
+        read(path).remove(resource)
+    }
+
+    /// Keeps `tokens` for `resource`.
+    pub fn save(path: &Path, resource: &str, tokens: &Tokens) -> std::io::Result<()> {
+        let mut entries = read(path);
+        entries.insert(resource.to_owned(), tokens.clone());
+        write(path, &entries)
+    }
+
+    /// Forgets the tokens for `resource`, or all; how many were forgotten.
+    pub fn forget(path: &Path, resource: Option<&str>) -> std::io::Result<usize> {
+        let mut entries = read(path);
+        let before = entries.len();
+        match resource {
+            Some(resource) => {
+                entries.remove(resource);
+            }
+            None => entries.clear(),
+        }
+        write(path, &entries)?;
+        Ok(before - entries.len())
+    }
 }
 
 impl Poster {
