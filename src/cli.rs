@@ -329,6 +329,10 @@ pub struct ServerArgs {
     /// live in memory for the run. `sightline auth logout` forgets them.
     #[arg(long, value_name = "FILE", requires = "url")]
     pub token_cache: Option<std::path::PathBuf>,
+    /// With --client-id and --client-secret: a machine client; its own credentials get the
+    /// token (the client credentials grant), no browser.
+    #[arg(long, requires = "client_secret")]
+    pub client_credentials: bool,
     /// With --client-id: its secret, for a confidential client.
     #[arg(
         long,
@@ -412,6 +416,7 @@ impl ServerArgs {
                 client: self.client_id.clone().map(|id| OAuthClient {
                     id,
                     secret: self.client_secret.clone(),
+                    machine: self.client_credentials,
                 }),
                 token_cache: self.token_cache.clone(),
             }));

@@ -348,3 +348,38 @@ fn a_token_cache_spares_the_flow_until_logout() {
         "authorized again"
     );
 }
+
+/// `--client-credentials`: a machine client gets its token with its own credentials, no
+/// browser; a wrong secret is the token endpoint's `invalid_client`, said.
+#[test]
+fn a_machine_client_needs_no_browser() {
+    let server = protected();
+    let machine = [
+        "--client-id",
+        "demo-machine",
+        "--client-secret",
+        "demo-machine-secret",
+        "--client-credentials",
+    ];
+    let mut args = vec!["call", "book_flight", FUTURE];
+    args.extend_from_slice(&machine);
+    let output = run(&args, &server.url, "follow");
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stderr.contains("as the machine client demo-machine (client credentials)"));
+    assert!(!stderr.contains("open this URL"), "no browser: {stderr}");
+    let mut wrong: Vec<&str> = args.clone();
+    let secret = wrong
+        .iter()
+        .position(|a| *a == "demo-machine-secret")
+        .unwrap();
+    wrong[secret] = "not-the-secret";
+    wrong.push("--json");
+    let output = run(&wrong, &server.url, "follow");
+    let json: Value = serde_json::from_str(&text(&output).0).unwrap();
+    let detail = json["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("the token request failed (HTTP 401 Unauthorized: invalid_client)"),
+        "{detail}"
+    );
+}

@@ -4,7 +4,9 @@
 //! (RFC 7591), the authorization code grant with PKCE S256 only and the `resource` parameter
 //! (RFC 8707) checked, refresh tokens. Authorization is granted at once (no login page): the
 //! browser's visit is the consent. Tokens start `demo-token-`, so tests can look for leaks.
-//! `cancel_booking` needs the scope `bookings:cancel` (a 403 `insufficient_scope` without it),
+//! `cancel_booking` needs the scope `bookings:cancel` (a 403 `insufficient_scope` without it);
+//! the machine client `demo-machine` (secret `demo-machine-secret`) gets tokens by the client
+//! credentials grant;
 //! and `--token-uses N` makes each access token good for N requests, to show refreshing.
 
 use std::collections::HashMap;
@@ -25,6 +27,9 @@ use crate::mcp::oauth::{base64url, s256_challenge};
 
 /// The scope the demo's tools need.
 pub const SCOPE: &str = "flights";
+/// The machine client the demo knows (client credentials grant).
+pub const MACHINE_ID: &str = "demo-machine";
+pub const MACHINE_SECRET: &str = "demo-machine-secret";
 /// The scope `cancel_booking` needs on top.
 pub const CANCEL_SCOPE: &str = "bookings:cancel";
 /// How long an access token lives, in seconds.
@@ -174,8 +179,9 @@ impl Auth {
             }
             (Method::GET, "/auth/authorize") => self.authorize(&query),
             (Method::POST, "/auth/token") => {
+                let headers = request.headers().clone();
                 let body = read(request).await.unwrap_or_default();
-                self.token(&body)
+                self.token(&headers, &body)
             }
             _ => return None,
         })
@@ -189,9 +195,9 @@ impl Auth {
             "token_endpoint": format!("{auth}/token"),
             "registration_endpoint": format!("{auth}/register"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "scopes_supported": [SCOPE, CANCEL_SCOPE],
         })
     }
@@ -290,7 +296,7 @@ impl Auth {
 
     /// The token endpoint: a code (with its verifier, redirect URI and resource) or a refresh
     /// token becomes an access token.
-    fn token(&self, body: &str) -> Response<Body> {
+    fn token(&self, headers: &HeaderMap, body: &str) -> Response<Body> {
         let params: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes())
             .into_owned()
             .collect();
@@ -317,6 +323,20 @@ impl Auth {
                     );
                 }
                 (grant.resource, grant.scope)
+            }
+            "client_credentials" => {
+                if basic_client(headers) != Some((MACHINE_ID.to_owned(), MACHINE_SECRET.to_owned()))
+                {
+                    return oauth_error(
+                        StatusCode::UNAUTHORIZED,
+                        "invalid_client",
+                        "unknown client or secret",
+                    );
+                }
+                if get("resource") != self.resource() {
+                    return oauth_error(StatusCode::BAD_REQUEST, "invalid_target", "resource");
+                }
+                (self.resource(), granted_scope(get("scope")))
             }
             "refresh_token" => match state.refresh.remove(get("refresh_token")) {
                 Some(renewed) => renewed,
@@ -360,6 +380,21 @@ impl Auth {
             }),
         )
     }
+}
+
+/// The client of a `Basic` `Authorization` header, and its secret.
+fn basic_client(headers: &HeaderMap) -> Option<(String, String)> {
+    use base64::Engine;
+    let encoded = headers
+        .get(AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Basic ")?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    let (id, secret) = std::str::from_utf8(&decoded).ok()?.split_once(':')?;
+    Some((id.to_owned(), secret.to_owned()))
 }
 
 /// The scopes a grant gets: those asked for that the server knows, else the default one.

@@ -24,6 +24,10 @@ const MAX_ANSWER: usize = 256 * 1024;
 pub struct OAuthClient {
     pub id: String,
     pub secret: Option<String>,
+    /// A machine client (`--client-credentials`): its own credentials get the token, no user
+    /// and no browser (the client credentials grant, RFC 6749 §4.4).
+    #[serde(default)]
+    pub machine: bool,
 }
 
 /// What an authorization gave: the access token, and what refreshing it needs.
@@ -133,6 +137,9 @@ impl Poster {
         };
         let server = self.authorization_server(issuer.as_ref()).await?;
         let scope = scope.or_else(|| oauth::scopes(challenge.as_ref(), resource_metadata.as_ref()));
+        if let Some(client) = self.oauth_client.clone().filter(|client| client.machine) {
+            return self.client_credentials(server, client, scope).await;
+        }
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|error| format!("authorization: no port for the redirect: {error}"))?;
@@ -169,6 +176,37 @@ impl Poster {
             ("code_verifier", verifier),
             ("resource", resource),
         ];
+        let (access, refresh) = self.token(&server, &client, form).await?;
+        self.note("authorization: done; the request is sent again with the token".into())
+            .await;
+        Ok(Tokens {
+            access,
+            refresh,
+            server,
+            client,
+            scope,
+        })
+    }
+
+    /// A machine client's token, by its own credentials (RFC 6749 §4.4).
+    async fn client_credentials(
+        &self,
+        server: Server,
+        client: OAuthClient,
+        scope: Option<String>,
+    ) -> Result<Tokens, String> {
+        self.note(format!(
+            "authorization: asking for a token as the machine client {} (client credentials)",
+            client.id
+        ))
+        .await;
+        let mut form = vec![
+            ("grant_type", "client_credentials".to_owned()),
+            ("resource", oauth::canonical_resource(&self.url)),
+        ];
+        if let Some(scope) = &scope {
+            form.push(("scope", scope.clone()));
+        }
         let (access, refresh) = self.token(&server, &client, form).await?;
         self.note("authorization: done; the request is sent again with the token".into())
             .await;
@@ -334,6 +372,7 @@ impl Poster {
                 self.note(format!("authorization: registered as client {id}"))
                     .await;
                 Ok(OAuthClient {
+                    machine: false,
                     id: id.to_owned(),
                     secret: answer
                         .as_ref()
