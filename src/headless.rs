@@ -193,6 +193,7 @@ pub async fn call(
         model_view: None,
         rounds: Vec::new(),
         http: None,
+        auth: Vec::new(),
     };
     let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
     recording_ended(recorder.as_ref());
@@ -218,8 +219,9 @@ async fn call_tool(
     let mut client = match connect(server, verbose, stage, recorder).await {
         Ok(client) => client,
         Err(error) => {
-            return report_failure(&error, as_json, || {
-                CallJson::failed(&error, server.show_secrets)
+            return report_failure(&error, as_json, || CallJson {
+                auth: stage.auth(),
+                ..CallJson::failed(&error, server.show_secrets)
             });
         }
     };
@@ -243,7 +245,10 @@ async fn call_tool(
         call.forward_protocol_errors,
     );
     if as_json {
-        print_json(&report.to_json(call.payload, server.show_secrets));
+        print_json(&CallJson {
+            auth: stage.auth(),
+            ..report.to_json(call.payload, server.show_secrets)
+        });
     } else {
         emit(|out| report.write_text(out));
     }
@@ -582,31 +587,78 @@ async fn connect(
 
 /// The step a run has reached, followed from its session stream.
 #[derive(Debug, Clone)]
-struct StageTracker(Arc<Mutex<Stage>>);
+struct StageTracker(Arc<Mutex<Stage>>, Arc<Mutex<AuthSteps>>);
+
+/// The steps of OAuth flows, as `call --json` reports them.
+#[derive(Debug, Default)]
+struct AuthSteps {
+    steps: Vec<Value>,
+    /// Between a flow's start and its end: its HTTP requests are steps.
+    running: bool,
+}
+
+impl AuthSteps {
+    fn see(&mut self, at: crate::mcp::Timestamp, event: &LogEvent) {
+        match event {
+            LogEvent::Note(text) if text.starts_with("authorization:") => {
+                let step = text.trim_start_matches("authorization:").trim();
+                if step.starts_with("starting") || step.starts_with("the token was refused") {
+                    self.running = true;
+                }
+                self.steps.push(json!({"at": at.0, "step": step}));
+                if step.starts_with("done") || step.starts_with("refreshed") {
+                    self.running = false;
+                }
+            }
+            LogEvent::Note(text) if text.starts_with("⚑ auth.") => {
+                let (id, message) = text.trim_start_matches("⚑ ").split_once(": ").unwrap_or((text, ""));
+                self.steps.push(json!({"at": at.0, "finding": {"id": id, "message": message}}));
+            }
+            LogEvent::Http(http) if self.running => self.steps.push(json!({
+                "at": at.0,
+                "http": {"method": http.method, "url": http.url, "status": http.status, "error": http.error},
+            })),
+            _ => {}
+        }
+    }
+}
 
 impl Default for StageTracker {
     fn default() -> Self {
-        Self(Arc::new(Mutex::new(Stage::Spawn)))
+        Self(Arc::new(Mutex::new(Stage::Spawn)), Arc::default())
     }
 }
 
 impl StageTracker {
     fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
         let stage = Arc::clone(&self.0);
+        let auth = Arc::clone(&self.1);
         move |event| {
-            if let SessionEvent::Logged(LogEntry {
-                event: LogEvent::Sent(frame),
-                ..
-            }) = event
+            let SessionEvent::Logged(LogEntry { at, event }) = event else {
+                return;
+            };
+            if let LogEvent::Sent(frame) = event
                 && let Message::Request { method, .. } = &frame.message
             {
                 *stage.lock().unwrap_or_else(PoisonError::into_inner) = Stage::of_method(method);
             }
+            auth.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .see(*at, event);
         }
     }
 
     fn get(&self) -> Stage {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The OAuth steps seen so far.
+    fn auth(&self) -> Vec<Value> {
+        self.1
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .steps
+            .clone()
     }
 }
 
@@ -965,6 +1017,10 @@ struct CallJson<'a> {
     /// The HTTP exchange that carried the call (Streamable HTTP), secrets masked.
     #[serde(skip_serializing_if = "Option::is_none")]
     http: Option<Value>,
+    /// The steps of an OAuth flow the run went through (HTTP requests, where the flow stood,
+    /// what the server got wrong), in order; no tokens.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    auth: Vec<Value>,
 }
 
 /// A frame's text as a JSON value, borrowed (checked, not parsed into a tree or copied).
@@ -989,6 +1045,7 @@ impl<'a> CallJson<'a> {
             http: exchange
                 .and_then(|e| e.http.as_ref())
                 .map(|http| http.to_json(show_secrets)),
+            auth: Vec::new(),
         }
     }
 }
@@ -1042,6 +1099,7 @@ impl<'a> CallReport<'a> {
                 .http
                 .as_ref()
                 .map(|http| http.to_json(show_secrets)),
+            auth: Vec::new(),
         }
     }
 

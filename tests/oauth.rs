@@ -52,6 +52,22 @@ fn a_401_runs_the_whole_flow_and_the_call_goes_through() {
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["outcome"]["class"], "success");
+    // `call --json` carries the flow's steps.
+    let auth = json["auth"].as_array().unwrap();
+    assert_eq!(auth[0]["step"], "starting OAuth discovery");
+    let token = auth
+        .iter()
+        .find(|step| {
+            step["http"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/auth/token"))
+        })
+        .unwrap();
+    assert_eq!(token["http"]["status"], 200);
+    assert_eq!(
+        auth.last().unwrap()["step"],
+        "done; the request is sent again with the token"
+    );
     // The steps, in the spec's order, each an HTTP entry of the log.
     let steps: Vec<&str> = stderr
         .lines()
