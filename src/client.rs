@@ -27,6 +27,9 @@ pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, St
 
 /// Re-fetches of `tools/list` when the server keeps announcing changes.
 const MAX_TOOL_REFETCHES: usize = 3;
+/// While the transport runs an OAuth flow for a request, its deadline is at least this far
+/// off after each step: the user may be logging in.
+const AUTHORIZATION_WAIT: Duration = Duration::from_secs(300);
 /// Pages of one `tools/list` listing, at most: a server whose list never ends is stopped.
 const MAX_TOOL_PAGES: usize = 1000;
 /// Rejected tools named one by one in the log; past that, counted.
@@ -1149,6 +1152,13 @@ impl Client {
                 }
             };
             let event = event.unwrap_or_else(transport_ended);
+            if let TransportEvent::Note { text, .. } = &event
+                && text.starts_with("authorization:")
+            {
+                // The transport is authorizing this request: the user's time in the browser
+                // is not the server's.
+                deadline = Instant::now() + timeout.max(AUTHORIZATION_WAIT);
+            }
             if let Some(ended) = self.ingest(event, Some(&id)) {
                 return ended;
             }

@@ -399,3 +399,23 @@ fn a_machine_client_needs_no_browser() {
         "{detail}"
     );
 }
+
+/// The user's time in the browser is not the server's: a request being authorized is not
+/// timed out by `--timeout` while the flow goes on.
+#[test]
+fn a_slow_login_does_not_time_the_request_out() {
+    let server = protected();
+    let args = [
+        "call",
+        "book_flight",
+        FUTURE,
+        "--timeout",
+        "1",
+        "--era",
+        "legacy",
+    ];
+    let output = run(&args, &server.url, "slow");
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("Booked"), "{stdout}");
+}

@@ -3,7 +3,8 @@ $BROWSER, it visits the authorization URL it is handed and follows the authoriza
 redirect back to sightline's listener, as a browser would after the user's consent.
 
 BROWSER_MODE=forge-state changes the `state` of the redirect on the way back (a forged answer,
-which sightline must refuse); BROWSER_LOG=FILE appends each URL visited to FILE.
+which sightline must refuse); BROWSER_MODE=slow takes 3 s first (a user logging in);
+BROWSER_LOG=FILE appends each URL visited to FILE.
 """
 import os
 import sys
@@ -26,6 +27,9 @@ def log(url):
 
 url = sys.argv[1]
 log(url)
+if os.environ.get("BROWSER_MODE") == "slow":
+    import time
+    time.sleep(3)
 try:
     urllib.request.build_opener(Stop).open(url)
     sys.exit("the authorization server did not redirect")

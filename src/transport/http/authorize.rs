@@ -20,7 +20,7 @@ const BROWSER_WAIT: Duration = Duration::from_secs(300);
 const MAX_ANSWER: usize = 256 * 1024;
 
 /// A client registered beforehand (`--client-id`, `--client-secret`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OAuthClient {
     pub id: String,
     pub secret: Option<String>,
@@ -30,8 +30,19 @@ pub struct OAuthClient {
     pub machine: bool,
 }
 
+/// Secrets are never printed, not even by `{:?}`.
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "****"))
+            .field("machine", &self.machine)
+            .finish()
+    }
+}
+
 /// What an authorization gave: the access token, and what refreshing it needs.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub(super) access: String,
     refresh: Option<String>,
@@ -39,6 +50,16 @@ pub struct Tokens {
     client: OAuthClient,
     /// The scopes asked for, to keep asking for them.
     pub(super) scope: Option<String>,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokens")
+            .field("access", &"****")
+            .field("client", &self.client)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the flow learnt of the authorization server.
