@@ -333,6 +333,10 @@ pub struct ServerArgs {
     /// token (the client credentials grant), no browser.
     #[arg(long, requires = "client_secret")]
     pub client_credentials: bool,
+    /// With --url: sightline's Client ID Metadata Document, an HTTPS URL you host, used as its
+    /// client id where the authorization server takes one (else it registers itself).
+    #[arg(long, value_name = "URL", requires = "url")]
+    pub client_metadata_url: Option<String>,
     /// With --client-id: its secret, for a confidential client.
     #[arg(
         long,
@@ -419,6 +423,7 @@ impl ServerArgs {
                     machine: self.client_credentials,
                 }),
                 token_cache: self.token_cache.clone(),
+                client_metadata_url: self.client_metadata_url.clone(),
             }));
         }
         self.stdio_command()

@@ -184,6 +184,7 @@ fn target(
             headers: pairs("headers")?,
             client: None,
             token_cache: None,
+            client_metadata_url: None,
         }));
     }
     let program = text("command")?.ok_or("a stdio server needs a `command` (or a `url`)")?;

@@ -485,6 +485,7 @@ async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String
         headers: Vec::new(),
         client: None,
         token_cache: None,
+        client_metadata_url: None,
     });
     let options = ClientOptions {
         era,

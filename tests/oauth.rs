@@ -419,3 +419,44 @@ fn a_slow_login_does_not_time_the_request_out() {
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("Booked"), "{stdout}");
 }
+
+/// `--client-metadata-url`: where the authorization server takes Client ID Metadata Documents
+/// the document's URL is the client id (no registration); where it does not, sightline
+/// registers itself, and says so.
+#[test]
+fn a_client_metadata_document_stands_in_for_registration_where_taken() {
+    let server = protected();
+    let document = server.url.replace("/mcp", "/clients/sightline.json");
+    let args = [
+        "call",
+        "book_flight",
+        FUTURE,
+        "-v",
+        "--client-metadata-url",
+        &document,
+    ];
+    let output = run(&args, &server.url, "follow");
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("the client is its metadata document, {document}")));
+    assert!(
+        !stderr.contains("/auth/register"),
+        "no registration: {stderr}"
+    );
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/oauth_server.py");
+    let scripted = Server::start("python3", &[script, "well-known"]);
+    let args = [
+        "call",
+        "echo",
+        "{}",
+        "--era",
+        "legacy",
+        "--client-metadata-url",
+        &document,
+    ];
+    let output = run(&args, &scripted.url, "follow");
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("takes no Client ID Metadata Documents; registering instead"));
+}

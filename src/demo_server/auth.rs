@@ -177,7 +177,11 @@ impl Auth {
                 let body = read(request).await;
                 self.register(body.as_deref())
             }
-            (Method::GET, "/auth/authorize") => self.authorize(&query),
+            (Method::GET, "/auth/authorize") => {
+                let known = self.client_document(&query).await;
+                self.authorize(&query, known)
+            }
+            (Method::GET, "/clients/sightline.json") => json(StatusCode::OK, &self.document()),
             (Method::POST, "/auth/token") => {
                 let headers = request.headers().clone();
                 let body = read(request).await.unwrap_or_default();
@@ -198,8 +202,59 @@ impl Auth {
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+            "client_id_metadata_document_supported": true,
             "scopes_supported": [SCOPE, CANCEL_SCOPE],
         })
+    }
+
+    /// A sample Client ID Metadata Document, served here for the demo (a real client hosts its
+    /// own): loopback redirects on any port (RFC 8252 §7.3).
+    fn document(&self) -> Value {
+        json!({
+            "client_id": format!("{}/clients/sightline.json", self.origin),
+            "client_name": "sightline (the demo's sample document)",
+            "redirect_uris": ["http://127.0.0.1/callback"],
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        })
+    }
+
+    /// For a client id that is a URL: its metadata document's redirect URIs, when the
+    /// document is there and names itself by that URL.
+    async fn client_document(&self, query: &str) -> Option<Vec<String>> {
+        let client_id = url::form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| name == "client_id")?
+            .1
+            .into_owned();
+        if !client_id.starts_with("https://") && !client_id.starts_with("http://127.0.0.1") {
+            return None;
+        }
+        // One process-wide TLS provider, as the client installs it.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let fetch = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(5))
+            .build()
+            .ok()?;
+        let body = fetch
+            .get(&client_id)
+            .send()
+            .await
+            .ok()?
+            .bytes()
+            .await
+            .ok()?;
+        let document: Value = serde_json::from_slice(&body).ok()?;
+        if document.get("client_id").and_then(Value::as_str) != Some(client_id.as_str()) {
+            return None;
+        }
+        let uris = document.get("redirect_uris")?.as_array()?;
+        Some(
+            uris.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+        )
     }
 
     /// RFC 7591: a public client with the redirect URIs it names.
@@ -240,18 +295,16 @@ impl Auth {
     }
 
     /// The authorization endpoint: every parameter checked, then the code, at once.
-    fn authorize(&self, query: &str) -> Response<Body> {
+    fn authorize(&self, query: &str, document: Option<Vec<String>>) -> Response<Body> {
         let params: HashMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
             .into_owned()
             .collect();
         let get = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
         let client_id = get("client_id");
         let redirect_uri = get("redirect_uri");
-        let registered = self
-            .lock()
-            .clients
-            .get(client_id)
-            .is_some_and(|uris| uris.iter().any(|uri| uri == redirect_uri));
+        let uris = document.or_else(|| self.lock().clients.get(client_id).cloned());
+        let registered =
+            uris.is_some_and(|uris| uris.iter().any(|uri| same_redirect(uri, redirect_uri)));
         if !registered {
             // Never redirect to a URI not registered for the client (RFC 6749 §4.1.2.1).
             return text(StatusCode::BAD_REQUEST, "unknown client or redirect_uri");
@@ -380,6 +433,19 @@ impl Auth {
             }),
         )
     }
+}
+
+/// Whether a redirect URI is the registered one; for loopback, whatever the port (RFC 8252
+/// §7.3: a native client listens on a port it gets from the system).
+fn same_redirect(registered: &str, given: &str) -> bool {
+    let (Ok(registered), Ok(given)) = (url::Url::parse(registered), url::Url::parse(given)) else {
+        return false;
+    };
+    let loopback = registered.host_str() == Some("127.0.0.1");
+    registered.scheme() == given.scheme()
+        && registered.host_str() == given.host_str()
+        && registered.path() == given.path()
+        && (loopback || registered.port() == given.port())
 }
 
 /// The client of a `Basic` `Authorization` header, and its secret.

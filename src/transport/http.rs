@@ -59,6 +59,9 @@ pub struct HttpTarget {
     pub client: Option<OAuthClient>,
     /// Where OAuth tokens are kept between runs (`--token-cache`); in memory only without.
     pub token_cache: Option<std::path::PathBuf>,
+    /// The URL of sightline's Client ID Metadata Document (`--client-metadata-url`), used as
+    /// its client id where the authorization server takes one.
+    pub client_metadata_url: Option<String>,
 }
 
 impl HttpTarget {
@@ -114,6 +117,7 @@ struct Poster {
     authorizing: Arc<tokio::sync::Mutex<()>>,
     oauth_client: Option<OAuthClient>,
     token_cache: Option<std::path::PathBuf>,
+    client_metadata_url: Option<String>,
 }
 
 /// Starts a transport to the endpoint `target` names. Nothing is sent until the first line.
@@ -167,6 +171,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         authorizing: Arc::default(),
         oauth_client: target.client.clone(),
         token_cache: target.token_cache.clone(),
+        client_metadata_url: target.client_metadata_url.clone(),
     };
     let overrides = Arc::clone(&poster.overrides);
     tokio::spawn(dispatch(poster, lines, cancels, stopped));

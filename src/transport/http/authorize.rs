@@ -69,6 +69,9 @@ struct Server {
     token_endpoint: Url,
     registration_endpoint: Option<Url>,
     auth_methods: Vec<String>,
+    /// It takes a Client ID Metadata Document's URL as a client id.
+    #[serde(default)]
+    client_documents: bool,
 }
 
 /// `--token-cache FILE`: tokens by the canonical URL of the server they are for, as JSON, the
@@ -342,6 +345,10 @@ impl Poster {
                 token_endpoint,
                 registration_endpoint: endpoint("registration_endpoint"),
                 auth_methods,
+                client_documents: metadata
+                    .get("client_id_metadata_document_supported")
+                    .and_then(Value::as_bool)
+                    == Some(true),
             });
         }
         let (authorization_endpoint, token_endpoint, registration_endpoint) =
@@ -353,6 +360,7 @@ impl Poster {
             token_endpoint,
             registration_endpoint: Some(registration_endpoint),
             auth_methods: vec!["none".to_owned()],
+            client_documents: false,
         })
     }
 
@@ -365,6 +373,21 @@ impl Poster {
             ))
             .await;
             return Ok(client.clone());
+        }
+        if let Some(document) = &self.client_metadata_url {
+            if server.client_documents {
+                self.note(format!(
+                    "authorization: the client is its metadata document, {document}"
+                ))
+                .await;
+                return Ok(OAuthClient {
+                    id: document.clone(),
+                    secret: None,
+                    machine: false,
+                });
+            }
+            self.note("authorization: the authorization server takes no Client ID Metadata Documents; registering instead".into())
+                .await;
         }
         let Some(registration) = &server.registration_endpoint else {
             return Err("authorization: the server offers no dynamic registration; give a client with --client-id".into());
