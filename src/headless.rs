@@ -616,7 +616,7 @@ impl AuthSteps {
             }
             LogEvent::Http(http) if self.running => self.steps.push(json!({
                 "at": at.0,
-                "http": {"method": http.method, "url": http.url, "status": http.status, "error": http.error},
+                "http": {"method": http.method, "url": http.url, "status": http.status, "error": http.error, "body": http.body},
             })),
             _ => {}
         }

@@ -410,6 +410,7 @@ fn http_details_and_a_rejected_tool() {
             events: 2,
             event_ids: vec!["7".into(), "8".into()],
             error: None,
+            body: None,
         };
         s.call_over_http(3, "execute_sql", &json!({}), PAST, http);
         s.command(Command::FocusNext).command(Command::FocusNext);

@@ -161,6 +161,42 @@ pub struct HttpExchange {
     pub event_ids: Vec<String>,
     /// Why the exchange failed at the HTTP level, in words.
     pub error: Option<String>,
+    /// The response's JSON body, for the requests of an authorization flow (metadata,
+    /// registration, token), its secret members already masked: never a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
+}
+
+/// Members of OAuth answers whose values are secrets.
+const SECRET_MEMBERS: [&str; 6] = [
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "registration_access_token",
+    "code",
+];
+
+/// `value` with every secret member's value masked, at any depth.
+pub fn masked_json(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(name, member)| {
+                    let shown = if SECRET_MEMBERS.contains(&name.as_str()) {
+                        Value::from(MASK)
+                    } else {
+                        masked_json(member)
+                    };
+                    (name.clone(), shown)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(masked_json).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Event ids kept per exchange; a longer stream is counted, not kept.
@@ -285,6 +321,11 @@ impl HttpExchange {
                 )
             }));
         }
+        if let Some(body) = &self.body {
+            lines.push("  response body:".to_owned());
+            let pretty = serde_json::to_string_pretty(body).unwrap_or_default();
+            lines.extend(pretty.lines().map(|line| format!("    {line}")));
+        }
         lines
     }
 
@@ -309,6 +350,7 @@ impl HttpExchange {
             "events": self.events,
             "event_ids": self.event_ids,
             "error": self.error,
+            "body": self.body,
         })
     }
 }
@@ -389,6 +431,28 @@ mod tests {
         );
         let shown = http.lines(true).join("\n");
         assert!(shown.contains("authorization: Bearer s3cr3t"), "{shown}");
+    }
+
+    #[test]
+    fn an_authorization_answer_is_kept_with_its_secrets_masked() {
+        let answer = serde_json::json!({
+            "access_token": "demo-token-x",
+            "token_type": "Bearer",
+            "refresh_token": "demo-refresh-y",
+            "nested": [{"client_secret": "s", "client_id": "c"}],
+        });
+        let http = HttpExchange {
+            body: Some(masked_json(&answer)),
+            ..exchange()
+        };
+        let shown = http.lines(true).join("\n");
+        assert!(shown.contains("  response body:"), "{shown}");
+        assert!(shown.contains("\"token_type\": \"Bearer\""), "{shown}");
+        assert!(shown.contains("\"client_id\": \"c\""), "{shown}");
+        for secret in ["demo-token-x", "demo-refresh-y", "\"s\""] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert_eq!(http.to_json(true)["body"]["access_token"], "****");
     }
 
     #[test]

@@ -33,6 +33,7 @@ fn every_event() -> Vec<SessionEvent> {
         events: 1,
         event_ids: vec!["e1".into()],
         error: None,
+        body: None,
     };
     let mut answered = call("book_flight", json!({"departureDate": "12/12/2024"})).error_with_data(
         -32602,
