@@ -460,3 +460,80 @@ fn a_client_metadata_document_stands_in_for_registration_where_taken() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("takes no Client ID Metadata Documents; registering instead"));
 }
+
+/// Interop with an official SDK's own auth middleware: the Python SDK's server as a protected
+/// resource (`tests/peers/py_auth_server.py`: its RFC 9728 metadata and 401, a token verifier
+/// asking the demo's introspection endpoint), with the demo as its authorization server. The
+/// flow goes to the Python server's metadata, then to the demo's issuer, and the token the demo
+/// binds to the Python server's URL is taken there.
+#[test]
+fn the_python_sdks_auth_middleware_takes_a_token_of_the_authorization_server_it_names() {
+    common::peers::require_installed("requirements.txt", ".venv/.installed-requirements.txt");
+    let demo = protected();
+    let issuer = demo.url.replace("/mcp", "/auth");
+    let python = Server::start(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/.venv/bin/python"),
+        &[
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_auth_server.py"),
+            &issuer,
+        ],
+    );
+    let output = run(
+        &["call", "echo", r#"{"text":"hi"}"#, "--json", "-v"],
+        &python.url,
+        "follow",
+    );
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["outcome"]["class"], "success", "{json}");
+    assert_eq!(json["response"]["result"]["content"][0]["text"], "hi");
+    // Each HTTP exchange of the log, with the server it went to: the Python server's 401 and
+    // metadata, then the demo's authorization server, then the Python server again.
+    let origin = |url: &str| url.trim_end_matches("/mcp").to_owned();
+    let (python_origin, demo_origin) = (origin(&python.url), origin(&demo.url));
+    let auth = json["auth"].as_array().unwrap();
+    let urls: Vec<&str> = auth
+        .iter()
+        .filter_map(|step| step["http"]["url"].as_str())
+        .collect();
+    let expected = [
+        format!("{python_origin}/.well-known/oauth-protected-resource/mcp"),
+        format!("{demo_origin}/.well-known/oauth-authorization-server/auth"),
+        format!("{demo_origin}/auth/register"),
+        format!("{demo_origin}/auth/token"),
+    ];
+    assert_eq!(urls, expected, "{auth:#?}");
+    let steps: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| line.split_once(" ⇄ ").map(|(_, step)| step))
+        .collect();
+    assert!(
+        steps[0].starts_with("POST /mcp → 401 Unauthorized")
+            && steps[0].contains(&format!(
+                r#"resource_metadata="{python_origin}/.well-known/oauth-protected-resource/mcp""#
+            )),
+        "the SDK's challenge: {stderr}"
+    );
+    assert!(
+        steps.last().unwrap().starts_with("POST /mcp → 200 OK"),
+        "{steps:?}"
+    );
+    // The token was asked for the Python server, from the demo's authorization endpoint.
+    let resource = format!(
+        "resource={}",
+        python.url.replace(':', "%3A").replace('/', "%2F")
+    );
+    assert!(
+        stderr.contains(&format!(
+            "open this URL to authorize: {demo_origin}/auth/authorize?"
+        )) && stderr.contains(&resource),
+        "{stderr}"
+    );
+    for out in [&stdout, &stderr] {
+        assert!(
+            !out.contains("demo-token-") && !out.contains("demo-refresh-"),
+            "a token leaked:\n{out}"
+        );
+    }
+}

@@ -8,6 +8,9 @@
 //! the machine client `demo-machine` (secret `demo-machine-secret`) gets tokens by the client
 //! credentials grant;
 //! and `--token-uses N` makes each access token good for N requests, to show refreshing.
+//! Tokens may be asked for any http(s) resource, and `/auth/introspect` (RFC 7662) tells another
+//! resource server what a token is good for, so the authorization server serves servers beside
+//! this one (only tokens bound to this `/mcp` are taken here).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -37,6 +40,9 @@ const TOKEN_SECONDS: u64 = 3600;
 /// The largest registration or token request taken.
 const MAX_BODY: usize = 64 * 1024;
 
+/// The introspection endpoint: what a token is good for, without spending a use.
+const INTROSPECT_PATH: &str = "/auth/introspect";
+
 /// A code handed out by `/auth/authorize`, until it is exchanged.
 struct Grant {
     client_id: String,
@@ -49,10 +55,20 @@ struct Grant {
 /// What a token is good for.
 #[derive(Clone)]
 struct Access {
+    client_id: String,
     resource: String,
     scope: String,
+    /// When it dies, in seconds since the Unix epoch.
+    expires: u64,
     /// Requests left, with `--token-uses`.
     uses: Option<u32>,
+}
+
+impl Access {
+    /// Whether the token is neither expired nor spent.
+    fn live(&self) -> bool {
+        self.expires > now() && self.uses != Some(0)
+    }
 }
 
 #[derive(Default)]
@@ -61,8 +77,8 @@ struct State {
     clients: HashMap<String, Vec<String>>,
     grants: HashMap<String, Grant>,
     tokens: HashMap<String, Access>,
-    /// Refresh tokens: the resource and scope they renew.
-    refresh: HashMap<String, (String, String)>,
+    /// Refresh tokens: the client, resource and scope they renew.
+    refresh: HashMap<String, (String, String, String)>,
 }
 
 /// The protected resource and its authorization server.
@@ -140,13 +156,11 @@ impl Auth {
         let resource = self.resource();
         let mut state = self.lock();
         let access = state.tokens.get_mut(token)?;
-        if access.resource != resource {
+        if access.resource != resource || !access.live() {
             return None;
         }
-        match &mut access.uses {
-            Some(0) => return None,
-            Some(uses) => *uses -= 1,
-            None => {}
+        if let Some(uses) = &mut access.uses {
+            *uses -= 1;
         }
         Some(access.clone())
     }
@@ -187,6 +201,10 @@ impl Auth {
                 let body = read(request).await.unwrap_or_default();
                 self.token(&headers, &body)
             }
+            (Method::POST, INTROSPECT_PATH) => {
+                let body = read(request).await.unwrap_or_default();
+                self.introspect(&body)
+            }
             _ => return None,
         })
     }
@@ -198,6 +216,7 @@ impl Auth {
             "authorization_endpoint": format!("{auth}/authorize"),
             "token_endpoint": format!("{auth}/token"),
             "registration_endpoint": format!("{auth}/register"),
+            "introspection_endpoint": format!("{}{INTROSPECT_PATH}", self.origin),
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
@@ -313,7 +332,7 @@ impl Auth {
             Some("unsupported_response_type")
         } else if get("code_challenge_method") != "S256" || get("code_challenge").is_empty() {
             Some("invalid_request")
-        } else if get("resource") != self.resource() {
+        } else if !acceptable_resource(get("resource")) {
             Some("invalid_target")
         } else {
             None
@@ -355,7 +374,7 @@ impl Auth {
             .collect();
         let get = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
         let mut state = self.lock();
-        let (resource, scope) = match get("grant_type") {
+        let (client_id, resource, scope) = match get("grant_type") {
             "authorization_code" => {
                 let Some(grant) = state.grants.remove(get("code")) else {
                     return oauth_error(
@@ -375,7 +394,7 @@ impl Auth {
                         "client, redirect_uri, code_verifier or resource does not match the code",
                     );
                 }
-                (grant.resource, grant.scope)
+                (grant.client_id, grant.resource, grant.scope)
             }
             "client_credentials" => {
                 if basic_client(headers) != Some((MACHINE_ID.to_owned(), MACHINE_SECRET.to_owned()))
@@ -386,10 +405,14 @@ impl Auth {
                         "unknown client or secret",
                     );
                 }
-                if get("resource") != self.resource() {
+                if !acceptable_resource(get("resource")) {
                     return oauth_error(StatusCode::BAD_REQUEST, "invalid_target", "resource");
                 }
-                (self.resource(), granted_scope(get("scope")))
+                (
+                    MACHINE_ID.to_owned(),
+                    get("resource").to_owned(),
+                    granted_scope(get("scope")),
+                )
             }
             "refresh_token" => match state.refresh.remove(get("refresh_token")) {
                 Some(renewed) => renewed,
@@ -414,14 +437,16 @@ impl Auth {
         state.tokens.insert(
             access.clone(),
             Access {
+                client_id: client_id.clone(),
                 resource: resource.clone(),
                 scope: scope.clone(),
+                expires: now() + TOKEN_SECONDS,
                 uses: self.token_uses,
             },
         );
         state
             .refresh
-            .insert(refresh.clone(), (resource, scope.clone()));
+            .insert(refresh.clone(), (client_id, resource, scope.clone()));
         json(
             StatusCode::OK,
             &json!({
@@ -433,6 +458,48 @@ impl Auth {
             }),
         )
     }
+
+    /// RFC 7662: what the token of the form's `token` is good for, when it is a live access
+    /// token (of any resource), else only `{"active": false}`. No use is spent. The demo asks
+    /// no client authentication of the resource server (§2.1 wants some): loopback only.
+    fn introspect(&self, body: &str) -> Response<Body> {
+        let token = url::form_urlencoded::parse(body.as_bytes())
+            .find(|(name, _)| name == "token")
+            .map(|(_, token)| token.into_owned())
+            .unwrap_or_default();
+        let access = self.lock().tokens.get(&token).cloned();
+        let answer = match access.filter(Access::live) {
+            Some(access) => json!({
+                "active": true,
+                "client_id": access.client_id,
+                "scope": access.scope,
+                "aud": access.resource,
+                "resource": access.resource,
+                "iss": format!("{}/auth", self.origin),
+                "token_type": "Bearer",
+                "exp": access.expires,
+            }),
+            None => json!({"active": false}),
+        };
+        json(StatusCode::OK, &answer)
+    }
+}
+
+/// Whether a token may be asked for this resource (RFC 8707 §2): an absolute http(s) URL
+/// without a fragment. Any server's, not only this one's; `refuse` takes only its own.
+fn acceptable_resource(resource: &str) -> bool {
+    url::Url::parse(resource).is_ok_and(|url| {
+        matches!(url.scheme(), "http" | "https")
+            && url.host_str().is_some()
+            && url.fragment().is_none()
+    })
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 /// Whether a redirect URI is the registered one; for loopback, whatever the port (RFC 8252
@@ -518,4 +585,98 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response<B
         status,
         &json!({"error": error, "error_description": description}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // a panic is a failed test
+    use super::*;
+
+    const HERE: &str = "http://127.0.0.1:9/mcp";
+    const ELSEWHERE: &str = "http://127.0.0.1:10/mcp";
+
+    /// The JSON of a response of these endpoints (always a full body).
+    fn answer(response: Response<Body>) -> Value {
+        let body = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(response.into_body().collect())
+            .unwrap()
+            .to_bytes();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// A machine client's token for `resource`, or the token endpoint's error.
+    fn machine_token(auth: &Auth, resource: &str) -> Value {
+        let mut headers = HeaderMap::new();
+        let basic = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .encode(format!("{MACHINE_ID}:{MACHINE_SECRET}"))
+        };
+        headers.insert(
+            AUTHORIZATION,
+            HeaderValue::try_from(format!("Basic {basic}")).unwrap(),
+        );
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("grant_type", "client_credentials")
+            .append_pair("resource", resource)
+            .finish();
+        answer(auth.token(&headers, &body))
+    }
+
+    /// What the introspection endpoint says of `token`.
+    fn introspect(auth: &Auth, token: &str) -> Value {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("token", token)
+            .finish();
+        answer(auth.introspect(&body))
+    }
+
+    #[test]
+    fn introspection_spends_no_use_and_says_when_a_token_is_dead() {
+        let auth = Auth::new(HERE, Some(1));
+        let token = machine_token(&auth, HERE)["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for _ in 0..2 {
+            let info = introspect(&auth, &token);
+            assert_eq!(info["active"], true, "{info}");
+            assert_eq!(info["client_id"], MACHINE_ID);
+            assert_eq!(info["scope"], SCOPE);
+            assert_eq!(info["aud"], HERE);
+            assert_eq!(info["token_type"], "Bearer");
+            assert!(info["exp"].as_u64().unwrap() > now());
+        }
+        assert!(auth.spend(&token).is_some(), "its one use is still there");
+        assert_eq!(introspect(&auth, &token), json!({"active": false}));
+        assert_eq!(
+            introspect(&auth, "demo-token-unknown"),
+            json!({"active": false})
+        );
+    }
+
+    #[test]
+    fn tokens_for_other_servers_are_issued_but_not_taken_here() {
+        let auth = Auth::new(HERE, None);
+        let token = machine_token(&auth, ELSEWHERE)["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(introspect(&auth, &token)["aud"], ELSEWHERE);
+        assert!(auth.spend(&token).is_none(), "bound to another server");
+        for wrong in [
+            "",
+            "urn:example:thing",
+            "ftp://127.0.0.1/mcp",
+            "http://h/mcp#x",
+        ] {
+            assert_eq!(
+                machine_token(&auth, wrong)["error"],
+                "invalid_target",
+                "{wrong:?}"
+            );
+        }
+    }
 }
