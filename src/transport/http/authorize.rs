@@ -200,6 +200,17 @@ impl Poster {
             ("code_verifier", verifier),
             ("resource", resource),
         ];
+        self.granted(server, client, scope, form).await
+    }
+
+    /// The token request `form` asks for, as the tokens the flow ends with.
+    async fn granted(
+        &self,
+        server: Server,
+        client: OAuthClient,
+        scope: Option<String>,
+        form: Vec<(&str, String)>,
+    ) -> Result<Tokens, String> {
         let (access, refresh) = self.token(&server, &client, form).await?;
         self.note("authorization: done; the request is sent again with the token".into())
             .await;
@@ -231,16 +242,7 @@ impl Poster {
         if let Some(scope) = &scope {
             form.push(("scope", scope.clone()));
         }
-        let (access, refresh) = self.token(&server, &client, form).await?;
-        self.note("authorization: done; the request is sent again with the token".into())
-            .await;
-        Ok(Tokens {
-            access,
-            refresh,
-            server,
-            client,
-            scope,
-        })
+        self.granted(server, client, scope, form).await
     }
 
     /// A refused token's refresh token, exchanged for new tokens (RFC 6749 §6).
