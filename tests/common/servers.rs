@@ -25,10 +25,9 @@ impl Server {
             .read_line(&mut url)
             .unwrap();
         assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
-        Server {
-            child,
-            url: url.trim().to_owned(),
-        }
+        let url = url.trim().to_owned();
+        listening(&url);
+        Server { child, url }
     }
 
     pub fn demo(style: &str) -> Server {
@@ -38,6 +37,25 @@ impl Server {
     pub fn fault(mode: &str) -> Server {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/http_faults.py");
         Server::start("python3", &[script, mode])
+    }
+}
+
+/// Waits until `url`'s port takes connections: some servers (the Python SDK's) print their
+/// URL before they listen.
+fn listening(url: &str) {
+    let address = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{url} never took a connection"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 
