@@ -72,16 +72,9 @@ pub async fn tools(
     check_headers: bool,
     output: &OutputArgs,
 ) -> u8 {
-    if let Some(problem) = selection_problem(server) {
-        eprintln!("sightline: {}", sanitize::text(&problem));
-        return exit::USAGE;
-    }
-    let recorder = match server.recorder(record, "tools") {
+    let recorder = match prepared(server, record, "tools") {
         Ok(recorder) => recorder,
-        Err(message) => {
-            eprintln!("sightline: {message}");
-            return exit::USAGE;
-        }
+        Err(code) => return code,
     };
     let stage = StageTracker::default();
     let run = list(
@@ -102,6 +95,24 @@ pub async fn tools(
     let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
     recording_ended(recorder.as_ref());
     code
+}
+
+/// Before a headless command starts: a server selection that cannot name a server, or a
+/// recording that cannot be opened, is a usage error said on stderr (its exit code); else the
+/// recorder, if `--record` asked for one.
+fn prepared(
+    server: &ServerArgs,
+    record: &RecordArgs,
+    command: &str,
+) -> Result<Option<Recorder>, u8> {
+    if let Some(problem) = selection_problem(server) {
+        eprintln!("sightline: {}", sanitize::text(&problem));
+        return Err(exit::USAGE);
+    }
+    server.recorder(record, command).map_err(|message| {
+        eprintln!("sightline: {message}");
+        exit::USAGE
+    })
 }
 
 /// Says so when a recording stopped before the run did.
@@ -164,16 +175,9 @@ pub async fn call(
     as_json: bool,
     output: &OutputArgs,
 ) -> u8 {
-    if let Some(problem) = selection_problem(server) {
-        eprintln!("sightline: {}", sanitize::text(&problem));
-        return exit::USAGE;
-    }
-    let recorder = match server.recorder(record, "call") {
+    let recorder = match prepared(server, record, "call") {
         Ok(recorder) => recorder,
-        Err(message) => {
-            eprintln!("sightline: {message}");
-            return exit::USAGE;
-        }
+        Err(code) => return code,
     };
     let stage = StageTracker::default();
     let run = call_tool(

@@ -1,7 +1,6 @@
 //! The TUI's impure loop: terminal events, session events and signals in; `update`; effects
 //! executed; a redraw at once after the user's input, and paced while session events stream.
 
-use std::collections::VecDeque;
 use std::io::{self, stdout};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -188,6 +187,7 @@ pub async fn replay(
 }
 
 /// A replayed transcript, and where its frames and calls lie in it (noted as it is read).
+#[derive(Clone)]
 pub struct Transcript {
     pub path: String,
     pub places: Arc<Mutex<Places>>,
@@ -273,6 +273,9 @@ async fn event_loop(
     let mut hangup = signal(SignalKind::hangup())?;
     terminal.draw(|frame| ui::render(frame, &state, theme))?;
     let mut redraw = Redraw::new(Instant::now());
+    // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
+    // they come to arrives here as the action it is.
+    let (done, mut finished) = mpsc::unbounded_channel::<Action>();
     // Messages in the status line expire: the app counts seconds by these ticks.
     let mut seconds = tokio::time::interval(Duration::from_secs(1));
     seconds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -302,6 +305,7 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(event) = events.recv() => Action::Session(event),
+            Some(action) = finished.recv() => action,
             _ = terminate.recv() => return Ok(()),
             _ = hangup.recv() => return Ok(()),
         };
@@ -313,8 +317,7 @@ async fn event_loop(
             };
             effects.extend(update(&mut state, Action::Session(event)));
         }
-        let mut effects = VecDeque::from(effects);
-        while let Some(effect) = effects.pop_front() {
+        for effect in effects {
             match effect {
                 Effect::Quit => return Ok(()),
                 Effect::Session(command) => {
@@ -322,21 +325,21 @@ async fn event_loop(
                     let _ = commands.send(command).await;
                 }
                 Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,
-                Effect::Save { path, text } => {
+                Effect::Save { path, text } => off_the_screen(&done, move || {
                     let result = std::fs::write(&path, &text)
                         .map(|()| text.len())
                         .map_err(|error| error.to_string());
-                    effects.extend(update(&mut state, Action::Saved { path, result }));
-                }
-                Effect::CopyFile { from, path } => {
+                    Action::Saved { path, result }
+                }),
+                Effect::CopyFile { from, path } => off_the_screen(&done, move || {
                     let result = std::fs::copy(&from, &path)
                         .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX))
                         .map_err(|error| error.to_string());
-                    effects.extend(update(&mut state, Action::Saved { path, result }));
-                }
+                    Action::Saved { path, result }
+                }),
                 Effect::ReadBack(what) => {
-                    if let Some(transcript) = replayed {
-                        effects.extend(update(&mut state, transcript.read_back(what)));
+                    if let Some(transcript) = replayed.cloned() {
+                        off_the_screen(&done, move || transcript.read_back(what));
                     }
                 }
             }
@@ -345,6 +348,18 @@ async fn event_loop(
             terminal.draw(|frame| ui::render(frame, &state, theme))?;
         }
     }
+}
+
+/// Runs `work` (file I/O) on a blocking thread; its action comes back through `done`.
+fn off_the_screen(
+    done: &mpsc::UnboundedSender<Action>,
+    work: impl FnOnce() -> Action + Send + 'static,
+) {
+    let done = done.clone();
+    tokio::task::spawn_blocking(move || {
+        // The loop has ended if nobody listens: the result is no longer wanted.
+        let _ = done.send(work());
+    });
 }
 
 #[cfg(test)]

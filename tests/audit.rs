@@ -229,6 +229,10 @@ fn the_typescript_sdk_before_and_after_its_sep1303_change_is_told_apart() {
     }
     assert_eq!(before["sightline_no_such_tool unknown-tool"], "conformant");
     assert_eq!(
+        before["echo unexpected-property sightline_unexpected"], "lenient",
+        "1.20.2 strips a property its schema forbids, and runs the tool"
+    );
+    assert_eq!(
         after["sightline_no_such_tool unknown-tool"], "misfiled",
         "isError for an unknown tool"
     );
@@ -259,6 +263,10 @@ fn rmcp_typed_tools_are_conformant_and_its_raw_object_tool_is_model_blind() {
     assert_eq!(cases["divide missing-required a"], "model-blind");
     assert_eq!(cases["divide wrong-type b"], "model-blind");
     assert_eq!(cases["sightline_no_such_tool unknown-tool"], "conformant");
+    assert_eq!(
+        cases["divide arguments-not-object"], "conformant",
+        "-32601 is a protocol error"
+    );
     // Not annotated: skipped as destructive by the spec's default.
     let skipped: Vec<&str> = report["skipped"]
         .as_array()

@@ -83,6 +83,8 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             let path = sanitize::text(&path).into_owned();
             match result {
                 // Short enough for 80 columns: the name is what the user needs.
+                // In a replay the REPLAY mark takes the room of the hint, which it makes plain.
+                Ok(_) if state.replay.is_some() => inform(state, format!("saved {path}")),
                 Ok(_) => inform(state, format!("saved {path}: `sightline replay` opens it")),
                 Err(error) => complain(state, format!("could not save {path}: {error}")),
             }

@@ -25,6 +25,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
 use super::NAME;
+use super::http::plain;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::oauth::{base64url, s256_challenge};
 
@@ -144,7 +145,7 @@ impl Auth {
                 format!(r#"Bearer resource_metadata="{metadata}", scope="{SCOPE}""#),
             ),
         };
-        let mut response = text(status, "authorization required");
+        let mut response = plain(status, "authorization required");
         if let Ok(value) = HeaderValue::try_from(challenge) {
             response.headers_mut().insert(WWW_AUTHENTICATE, value);
         }
@@ -326,7 +327,7 @@ impl Auth {
             uris.is_some_and(|uris| uris.iter().any(|uri| same_redirect(uri, redirect_uri)));
         if !registered {
             // Never redirect to a URI not registered for the client (RFC 6749 §4.1.2.1).
-            return text(StatusCode::BAD_REQUEST, "unknown client or redirect_uri");
+            return plain(StatusCode::BAD_REQUEST, "unknown client or redirect_uri");
         }
         let problem = if get("response_type") != "code" {
             Some("unsupported_response_type")
@@ -359,7 +360,7 @@ impl Auth {
         }
         let separator = if redirect_uri.contains('?') { '&' } else { '?' };
         let target = format!("{redirect_uri}{separator}{}", location.finish());
-        let mut response = text(StatusCode::FOUND, "authorized: redirecting");
+        let mut response = plain(StatusCode::FOUND, "authorized: redirecting");
         if let Ok(value) = HeaderValue::try_from(target) {
             response.headers_mut().insert(LOCATION, value);
         }
@@ -567,15 +568,6 @@ fn json(status: StatusCode, value: &Value) -> Response<Body> {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-fn text(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
     response
 }
 

@@ -376,7 +376,7 @@ fn json(status: StatusCode, message: Option<&Message>) -> Response<Body> {
     response
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+pub(super) fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
     *response.status_mut() = status;
     response

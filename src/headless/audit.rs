@@ -35,10 +35,6 @@ pub async fn audit(
     args: &AuditArgs,
     output: &OutputArgs,
 ) -> u8 {
-    if let Some(problem) = super::selection_problem(server) {
-        eprintln!("sightline: {}", sanitize::text(&problem));
-        return exit::USAGE;
-    }
     let settings = match settings(args) {
         Ok(settings) => settings,
         Err(message) => {
@@ -46,12 +42,10 @@ pub async fn audit(
             return exit::USAGE;
         }
     };
-    let recorder = match server.recorder(record, "audit") {
+    // After the settings: a usage error leaves no transcript behind.
+    let recorder = match super::prepared(server, record, "audit") {
         Ok(recorder) => recorder,
-        Err(message) => {
-            eprintln!("sightline: {message}");
-            return exit::USAGE;
-        }
+        Err(code) => return code,
     };
     let stage = StageTracker::default();
     let run = run(server, args, output, &settings, &stage, recorder.as_ref());
