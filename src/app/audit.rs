@@ -35,6 +35,8 @@ pub struct AuditPanel {
     pub phase: Phase,
     /// Per case, once it finished.
     pub rows: Vec<Option<Row>>,
+    /// Per case, its arguments as the plan shows them (terminal-safe, formatted once).
+    pub arguments: Vec<String>,
     pub selected: usize,
 }
 
@@ -56,6 +58,11 @@ impl AuditPanel {
             tool: tool.to_owned(),
             destructive: plan::destructive(annotations.as_ref()),
             rows: vec![None; plan.cases.len()],
+            arguments: plan
+                .cases
+                .iter()
+                .map(|case| crate::sanitize::text(&case.arguments.to_string()).into_owned())
+                .collect(),
             plan,
             phase: Phase::Confirm,
             selected: 0,

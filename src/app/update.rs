@@ -91,50 +91,11 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::FrameRead { number, result } => {
-            state
-                .read_back
-                .asked
-                .retain(|asked| *asked != Stored::Frame(number));
-            let bytes = state
-                .log
-                .lines
-                .iter()
-                .rev()
-                .find_map(|line| match line.raw {
-                    Some(Raw::Stored { frame, bytes }) if frame == number => Some(bytes),
-                    _ => None,
-                });
-            match result {
-                Ok(frame) if Some(frame.raw.len()) == bytes => {
-                    state.read_back.frame = Some((number, frame));
-                    state.read_back.failed = None;
-                }
-                Ok(_) => read_back_failed(state, "the transcript changed since it was read"),
-                Err(error) => read_back_failed(state, &error),
-            }
-            refresh_detail(state);
+            frame_read(state, number, result);
             Vec::new()
         }
         Action::CallRead { index, result } => {
-            state
-                .read_back
-                .asked
-                .retain(|asked| *asked != Stored::Call(index));
-            match (result, state.calls.get(index)) {
-                (Ok(exchange), Some(outline)) if exchange.id == outline.exchange.id => {
-                    let whole = CallRecord {
-                        exchange: *exchange,
-                        stored: false,
-                        ..outline.clone()
-                    };
-                    state.read_back.call = Some((index, whole));
-                    state.read_back.failed = None;
-                }
-                (Ok(_), _) => read_back_failed(state, "the transcript changed since it was read"),
-                (Err(error), _) => read_back_failed(state, &error),
-            }
-            refresh_detail(state);
-            refresh_model(state);
+            call_read(state, index, result);
             Vec::new()
         }
         Action::Tick => {
@@ -181,6 +142,56 @@ fn read_back_wanted(state: &mut AppState) -> Vec<Effect> {
         }
     }
     effects
+}
+
+/// The replay's `number`-th frame came back from the transcript (or why not): kept for Detail
+/// if it is the size the stored line says.
+fn frame_read(state: &mut AppState, number: u64, result: Result<Frame, String>) {
+    answered(state, Stored::Frame(number));
+    let bytes = state
+        .log
+        .lines
+        .iter()
+        .rev()
+        .find_map(|line| match line.raw {
+            Some(Raw::Stored { frame, bytes }) if frame == number => Some(bytes),
+            _ => None,
+        });
+    match result {
+        Ok(frame) if Some(frame.raw.len()) == bytes => {
+            state.read_back.frame = Some((number, frame));
+            state.read_back.failed = None;
+        }
+        Ok(_) => read_back_failed(state, "the transcript changed since it was read"),
+        Err(error) => read_back_failed(state, &error),
+    }
+    refresh_detail(state);
+}
+
+/// The replay's call `index` came back from the transcript (or why not): held whole for the
+/// panes if it is the call its outline says.
+fn call_read(state: &mut AppState, index: usize, result: Result<Box<Exchange>, String>) {
+    answered(state, Stored::Call(index));
+    match (result, state.calls.get(index)) {
+        (Ok(exchange), Some(outline)) if exchange.id == outline.exchange.id => {
+            let whole = CallRecord {
+                exchange: *exchange,
+                stored: false,
+                ..outline.clone()
+            };
+            state.read_back.call = Some((index, whole));
+            state.read_back.failed = None;
+        }
+        (Ok(_), _) => read_back_failed(state, "the transcript changed since it was read"),
+        (Err(error), _) => read_back_failed(state, &error),
+    }
+    refresh_detail(state);
+    refresh_model(state);
+}
+
+/// A read-back asked for is no longer outstanding.
+fn answered(state: &mut AppState, what: Stored) {
+    state.read_back.asked.retain(|asked| *asked != what);
 }
 
 fn read_back_failed(state: &mut AppState, error: &str) {

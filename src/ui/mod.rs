@@ -1058,8 +1058,11 @@ fn audit_row(audit: &AuditPanel, i: usize, marker: &str) -> (String, Meaning) {
             (text, meaning)
         }
         (None, AuditPhase::Confirm) => {
-            let arguments = crate::sanitize::text(&case.arguments.to_string()).into_owned();
-            let text = format!("{marker} {:<20} {arguments:<26} {what}", case.kind.name());
+            let text = format!(
+                "{marker} {:<20} {:<26} {what}",
+                case.kind.name(),
+                audit.arguments[i]
+            );
             (text, Meaning::Text)
         }
         (None, AuditPhase::Running { next }) if next == i => {
