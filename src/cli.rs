@@ -303,6 +303,8 @@ pub struct OutputArgs {
 }
 
 /// Which server to talk to, and how (shared by every subcommand).
+// Each bool is a flag of its own on the command line, as clap wants it; none combine.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
     /// Use the built-in demo server in this style (the default server).
@@ -346,6 +348,10 @@ pub struct ServerArgs {
         hide_env_values = true
     )]
     pub client_secret: Option<String>,
+    /// With --url: call a tool whose `x-mcp-header` declaration is invalid, as a deliberate
+    /// test (2026-07-28 clients MUST exclude such tools; sightline does unless told so).
+    #[arg(long, requires = "url")]
+    pub allow_invalid_tool_headers: bool,
     /// Show secret header values (Authorization, Cookie, token-like names) wherever HTTP
     /// details are shown, instead of masking them.
     #[arg(long)]

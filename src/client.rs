@@ -123,11 +123,16 @@ pub enum ClientError {
     )]
     UnsupportedVersion { offered: String, answered: String },
     #[error(
-        "the server supports protocol versions [{}] but sightline speaks [{}] in the modern era; \
-         try --era legacy",
-        .supported.join(", "), era::MODERN_VERSIONS.join(", ")
+        "the server supports protocol versions [{}] but sightline speaks [{}] in the modern era{}",
+        .supported.join(", "), era::MODERN_VERSIONS.join(", "),
+        if .supported.iter().any(|v| era::supports_legacy(v)) { "; try --era legacy" } else { "" }
     )]
     NoSharedVersion { supported: Vec<String> },
+    #[error(
+        "the server refused protocol version '{version}' twice, although its own list of \
+         supported versions names it"
+    )]
+    VersionRefused { version: String },
     #[error("server/discover failed with {} {}; the server speaks the modern era but refused us", .error.code, .error.message)]
     ModernError {
         error: ErrorObject,
@@ -155,6 +160,7 @@ impl ClientError {
             ClientError::UnexpectedResult { method, .. } => Stage::of_method(method),
             ClientError::UnsupportedVersion { .. } => Stage::Initialize,
             ClientError::NoSharedVersion { .. }
+            | ClientError::VersionRefused { .. }
             | ClientError::ModernError { .. }
             | ClientError::NotModern { .. } => Stage::Discover,
         }
@@ -169,6 +175,7 @@ impl ClientError {
             ClientError::Transport(_)
             | ClientError::UnsupportedVersion { .. }
             | ClientError::NoSharedVersion { .. }
+            | ClientError::VersionRefused { .. }
             | ClientError::UnexpectedResult { .. } => None,
         }
     }
@@ -199,6 +206,7 @@ impl ClientError {
                 protocol(Some(error.code))
             }
             ClientError::NoSharedVersion { .. } => protocol(None),
+            ClientError::VersionRefused { .. } => protocol(Some(era::UNSUPPORTED_PROTOCOL_VERSION)),
             ClientError::Transport(_)
             | ClientError::UnsupportedVersion { .. }
             | ClientError::UnexpectedResult { .. } => Outcome {
@@ -479,15 +487,13 @@ impl Client {
                 }
                 DiscoverVerdict::Retry { version: shared } if !retried => {
                     self.note(format!(
-                        "the server does not speak {version}; retrying with {shared}"
+                        "the server refused {version} and lists {shared}; retrying with {shared}"
                     ));
                     version = shared;
                     retried = true;
                 }
                 DiscoverVerdict::Retry { version } => {
-                    return Err(ClientError::NoSharedVersion {
-                        supported: vec![version],
-                    });
+                    return Err(ClientError::VersionRefused { version });
                 }
                 DiscoverVerdict::NoSharedVersion { supported } => {
                     return Err(ClientError::NoSharedVersion { supported });
@@ -506,6 +512,25 @@ impl Client {
                 DiscoverVerdict::Legacy { error } => {
                     let exchange = Box::new(exchange);
                     return Err(ClientError::NotModern { error, exchange });
+                }
+                DiscoverVerdict::NotDiscoverResult { why } if probe => {
+                    self.fall_back(&format!(
+                        "server/discover was answered with a result that is no DiscoverResult \
+                         ({why})"
+                    ));
+                    return Ok(None);
+                }
+                DiscoverVerdict::NotDiscoverResult { why } => {
+                    // `--era modern`: the user says the server is modern; go on at our version.
+                    self.note(format!(
+                        "server/discover was answered with a result that is no DiscoverResult \
+                         ({why}); going on in the modern era, as --era modern asks"
+                    ));
+                    let result = match reply {
+                        Reply::Result(result) => Some(result),
+                        Reply::Error(_) => None,
+                    };
+                    return Ok(Some(self.modern_connection(version, result.as_ref())));
                 }
             }
         }
@@ -1124,6 +1149,7 @@ impl Client {
             return ended;
         }
         self.record(LogEvent::Sent(frame.clone()));
+        self.session.mark_sent(&id, crate::transport::wire_mark());
         if let Err(not_sent) = self.transport.send(frame.raw.clone()) {
             let reason = not_sent.to_string();
             if let Some(ended) =
@@ -1213,11 +1239,16 @@ impl Client {
     /// Every line of a read is recorded, also those after the one that ended it.
     fn ingest(&mut self, event: TransportEvent, waiting: Option<&Id>) -> Option<Exchange> {
         match event {
-            TransportEvent::Received { lines, at } => {
+            TransportEvent::Received {
+                lines,
+                at,
+                mark,
+                body_of,
+            } => {
                 let mut ended = None;
                 for line in lines {
                     let this = match line {
-                        Ok(frame) => self.on_frame(frame, at, waiting),
+                        Ok(frame) => self.on_frame(frame, at, mark, body_of.as_ref(), waiting),
                         Err(invalid) => {
                             let this = self.on_invalid(&invalid, at, waiting);
                             self.record_at(at, LogEvent::Invalid(invalid));
@@ -1333,8 +1364,22 @@ impl Client {
         (Some(&ended.id) == waiting).then_some(ended)
     }
 
-    fn on_frame(&mut self, frame: Frame, at: Timestamp, waiting: Option<&Id>) -> Option<Exchange> {
-        let correlation = self.session.on_frame(frame.clone(), at);
+    fn on_frame(
+        &mut self,
+        frame: Frame,
+        at: Timestamp,
+        mark: u64,
+        body_of: Option<&Id>,
+        waiting: Option<&Id>,
+    ) -> Option<Exchange> {
+        let correlation = match &frame.message {
+            // Read before its request went out: an answer to no request of ours (a server that
+            // predicts the next id), never taken for the request's own.
+            Message::Response { id: Some(id), .. } if self.session.sent_after(id, mark) => {
+                Correlation::UnknownId { id: id.clone() }
+            }
+            _ => self.session.on_frame(frame.clone(), at),
+        };
         let (role, ended) = match correlation {
             Correlation::Completed(exchange) => (
                 Role::Reply {
@@ -1355,9 +1400,12 @@ impl Client {
             }
             Correlation::Duplicate { method, .. } => (Role::Duplicate { method }, None),
             Correlation::UnknownId { .. } => (Role::UnknownId, None),
+            // An error about no request (JSON-RPC's null id): logged and classified, it ends
+            // no call; each waits for its own id, or its deadline. Only as the body of a
+            // request's own POST (HTTP) is it that request's answer.
             Correlation::Unaddressed => (
                 Role::Unaddressed,
-                self.session.answer_only_pending(frame.clone(), at),
+                body_of.and_then(|id| self.session.answer_with(id, frame.clone(), at)),
             ),
             Correlation::ServerRequest { .. } => (Role::ServerRequest, None),
             Correlation::Notification => {
@@ -1379,9 +1427,15 @@ impl Client {
         self.record_at(at, LogEvent::Received { frame, role });
         if let Some(exchange) = ended.as_ref().filter(|_| unaddressed) {
             self.note(format!(
-                "an error without an id while only #{} ({}) was pending: taken as its answer",
+                "an error without an id, as the body of the POST of #{} ({}): its answer",
                 exchange.id, exchange.method
             ));
+        } else if unaddressed && self.session.pending_ids().next().is_some() {
+            self.note(
+                "an error about no request (its id is null): it answers none of the calls \
+                 waiting, which wait for their own answers"
+                    .into(),
+            );
         }
         if let Some((id, method, params)) = server_request {
             self.answer_server_request(id, &method, params);

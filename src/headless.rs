@@ -237,6 +237,22 @@ async fn call_tool(
             None
         }
     };
+    let excluded = catalog
+        .as_ref()
+        .and_then(|tools| tools.iter().find(|tool| tool.name == call.tool.as_str()))
+        .and_then(|tool| tool.rejected.as_deref())
+        .filter(|_| !server.allow_invalid_tool_headers);
+    if let Some(reason) = excluded {
+        eprintln!(
+            "sightline: '{}' is not called: its x-mcp-header declaration is invalid ({}), and \
+             2026-07-28 clients MUST exclude such tools; --allow-invalid-tool-headers sends it \
+             anyway, as a deliberate test",
+            sanitize::text(&call.tool),
+            sanitize::text(reason)
+        );
+        client.shutdown().await;
+        return exit::USAGE;
+    }
     let exchange = client.call_tool(&call.tool, arguments).await;
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
@@ -783,8 +799,8 @@ fn describe(event: &LogEvent) -> String {
                 Role::Reply { .. } | Role::ServerRequest | Role::Notification => String::new(),
                 Role::Late { method } => format!("(late reply to {method}) "),
                 Role::Duplicate { method } => format!("(duplicate reply to {method}) "),
-                Role::UnknownId => "(reply to an id never sent) ".into(),
-                Role::Unaddressed => "(error without id) ".into(),
+                Role::UnknownId => "(a reply to a request never sent) ".into(),
+                Role::Unaddressed => "(an error about no request) ".into(),
             };
             format!("← {role}{}", clip(&frame.raw))
         }

@@ -34,6 +34,7 @@ fn prepare(
         validation: options.validate,
         show_secrets: server.is_some_and(|server| server.show_secrets),
         tasks: server.is_some_and(|server| server.tasks),
+        allow_invalid_tool_headers: server.is_some_and(|server| server.allow_invalid_tool_headers),
     };
     Ok((settings, theme, warnings))
 }

@@ -178,6 +178,49 @@ async fn auto_falls_back_when_the_probe_gets_no_answer_and_logs_a_late_reply() {
 }
 
 #[tokio::test]
+async fn auto_falls_back_when_discover_gets_an_empty_result_and_says_why() {
+    let (client, mut peer) = pair(EraChoice::Auto);
+    let task = negotiate(client);
+    let probe = peer.recv().await;
+    // A server that answers every method it does not know with `{}`.
+    peer.reply(&probe, json!({})).await;
+    peer.handshake("2025-11-25").await;
+    let (client, era) = task.await.unwrap();
+    assert_eq!(era, Ok(Era::Legacy));
+    assert_eq!(client.connection().unwrap().protocol_version, "2025-11-25");
+    let notes = notes(&peer);
+    assert!(
+        notes[0].contains("no DiscoverResult (it has no supportedVersions)")
+            && notes[0].contains("falling back to initialize"),
+        "{notes:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_version_refused_though_listed_is_retried_once_then_named() {
+    let (client, mut peer) = pair(EraChoice::Auto);
+    let task = negotiate(client);
+    let data = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+    for _ in 0..2 {
+        let probe = peer.recv().await;
+        assert_eq!(probe["params"]["_meta"][META_VERSION], "2026-07-28");
+        peer.fail(
+            &probe,
+            -32022,
+            "Unsupported protocol version",
+            Some(data.clone()),
+        )
+        .await;
+    }
+    let (_client, era) = task.await.unwrap();
+    let error = era.unwrap_err();
+    assert!(
+        error.contains("refused protocol version '2026-07-28' twice") && !error.contains("--era"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
 async fn auto_stays_modern_on_a_discover_result() {
     let (client, mut peer) = pair(EraChoice::Auto);
     let task = negotiate(client);
@@ -413,40 +456,74 @@ async fn server_requests_are_answered_and_stray_frames_are_named_while_a_call_co
 }
 
 #[tokio::test]
-async fn an_error_without_id_answers_the_only_pending_call_at_once() {
+async fn an_error_about_no_request_ends_no_call_which_gets_its_own_reply() {
     let (mut client, mut peer) = legacy_session().await;
     let call = tokio::spawn(async move {
         let exchange = client.call_tool("x", json!({})).await;
         (client, exchange)
     });
     let request = peer.recv().await;
+    // A parse error about some line, then the call's own success.
     peer.send(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
         .await;
-    let (mut client, exchange) = tokio::time::timeout(Duration::from_secs(2), call)
+    peer.reply(
+        &request,
+        json!({"content": [{"type": "text", "text": "booked"}]}),
+    )
+    .await;
+    let (_client, exchange) = tokio::time::timeout(Duration::from_secs(5), call)
         .await
-        .expect("answered at once, not after the 10 s timeout")
+        .expect("answered by its own reply")
         .unwrap();
-    let outcome = classify(&exchange);
-    assert_eq!(
-        (outcome.class, outcome.code),
-        (Class::ProtocolError, Some(-32700))
-    );
-    // The real answer, if one still comes, is a duplicate: shown, never lost.
-    peer.reply(&request, json!({"content": []})).await;
-    let next = tokio::spawn(async move { client.request("ping", None).await });
-    let ping = peer.recv().await;
-    peer.reply(&ping, json!({})).await;
-    next.await.unwrap();
+    assert_eq!(classify(&exchange).class, Class::Success);
     let log = peer.log.log();
-    assert!(
-        log.iter().any(
-            |e| matches!(&e.event, LogEvent::Note(note) if note.contains("taken as its answer"))
-        )
-    );
     assert!(log.iter().any(|e| matches!(
         &e.event,
         LogEvent::Received {
-            role: Role::Duplicate { .. },
+            role: Role::Unaddressed,
+            ..
+        }
+    )));
+    assert!(log.iter().any(
+        |e| matches!(&e.event, LogEvent::Note(note) if note.contains("an error about no request"))
+    ));
+}
+
+#[tokio::test]
+async fn a_reply_written_before_its_request_is_never_its_answer() {
+    let mut opts = options(EraChoice::Legacy);
+    opts.timeout = Duration::from_millis(400);
+    let (client, mut peer) = pair_with(opts, 1 << 20);
+    let mut client = {
+        let task = negotiate(client);
+        peer.handshake("2025-11-25").await;
+        task.await.unwrap().0
+    };
+    // Reads enough to fill the transport's event queue, each its own read, so that the reader
+    // is left holding the last one (read, not yet handed over) when the call goes out.
+    for _ in 0..16 {
+        peer.send(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#)
+            .await;
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    // The handshake used id 1 (initialize); the next request will be 2: answer it first.
+    peer.send(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[],"isError":true}}"#)
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let call = tokio::spawn(async move { client.call_tool("x", json!({})).await });
+    let request = peer.recv().await;
+    assert_eq!(request["id"], 2);
+    peer.reply(&request, json!({"content": []})).await;
+    let exchange = call.await.unwrap();
+    assert_eq!(
+        classify(&exchange).class,
+        Class::Success,
+        "the early isError reply was not taken"
+    );
+    assert!(peer.log.log().iter().any(|e| matches!(
+        &e.event,
+        LogEvent::Received {
+            role: Role::UnknownId,
             ..
         }
     )));

@@ -638,7 +638,20 @@ fn tool_parameters_marked_x_mcp_header_are_mirrored_and_bad_annotations_rejected
     let listing: Value = serde_json::from_slice(&listing.stdout).unwrap();
     assert_eq!(listing["tools"].as_array().unwrap().len(), 2);
     assert_eq!(listing["rejected"][0]["name"], "bad_tool");
-    let (output, code) = call("bad_tool", r#"{"count":1}"#, &url);
+    // Excluded by default, as 2026-07-28 asks: nothing is sent, and the user is told how.
+    let refused = Command::new(BIN)
+        .args(["call", "bad_tool", r#"{"count":1}"#, "--json", "--timeout", "5"])
+        .args(&url)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("'bad_tool' is not called") && said.contains("--allow-invalid-tool-headers"),
+        "{said}"
+    );
+    let allowed = [&url[..], &["--allow-invalid-tool-headers"]].concat();
+    let (output, code) = call("bad_tool", r#"{"count":1}"#, &allowed);
     assert_eq!(code, 0, "the server answered: {output}");
     assert_eq!(output["findings"][0]["id"], "http.tool-rejected");
     assert_eq!(output["model_view"]["forwarded"], false);

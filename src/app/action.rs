@@ -57,6 +57,8 @@ pub enum Command {
     Accept,
     /// Declare the tasks extension, or stop declaring it.
     ToggleTasks,
+    /// Whether tools with an invalid `x-mcp-header` may be called.
+    ToggleInvalidHeaders,
     /// Decline the server's question.
     Decline,
     /// Move the focus to the next pane.

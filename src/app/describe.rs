@@ -179,8 +179,8 @@ pub(super) fn describe_received(
             let note = match role {
                 Role::Late { .. } => " (late: we had stopped waiting)",
                 Role::Duplicate { .. } => " (duplicate response)",
-                Role::UnknownId => " (for an id we never sent)",
-                Role::Unaddressed => " (error without an id)",
+                Role::UnknownId => " (a reply to a request never sent)",
+                Role::Unaddressed => " (an error about no request)",
                 Role::Reply { .. } | Role::ServerRequest | Role::Notification => "",
             };
             let id_text = id

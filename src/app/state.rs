@@ -450,6 +450,9 @@ pub struct Settings {
     pub show_secrets: bool,
     /// Whether the tasks extension is declared (`--tasks`, `t`).
     pub tasks: bool,
+    /// Whether a tool with an invalid `x-mcp-header` may be called anyway
+    /// (`--allow-invalid-tool-headers`, `I`).
+    pub allow_invalid_tool_headers: bool,
 }
 
 impl Default for Settings {
@@ -462,6 +465,7 @@ impl Default for Settings {
             validation: false,
             show_secrets: false,
             tasks: false,
+            allow_invalid_tool_headers: false,
         }
     }
 }

@@ -896,6 +896,35 @@ fn t_declares_the_tasks_extension_from_now_on() {
     );
 }
 
+#[test]
+fn a_tool_with_an_invalid_x_mcp_header_is_not_sent_until_i_allows_it() {
+    let mut state = state();
+    let mut listed = vec![Tool::from_value(&json!({
+        "name": "bad_header",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "object", "x-mcp-header": "N"}}}
+    }))];
+    listed[0].rejected = listed[0].header_problem().map(Into::into);
+    assert!(listed[0].rejected.is_some());
+    session(&mut state, SessionEvent::ToolsListed(listed.into()));
+    assert_eq!(state.tools.selected_tool().unwrap().name, "bad_header");
+    let refused = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(refused.is_empty(), "{refused:?}");
+    assert!(
+        state
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("x-mcp-header is invalid"),
+        "{:?}",
+        state.status
+    );
+    press(&mut state, KeyCode::Char('I'), KeyModifiers::SHIFT);
+    assert!(state.settings.allow_invalid_tool_headers);
+    let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert_eq!(sent_call(&sent).0, "bad_header");
+}
+
 /// The effect's call, as sent.
 fn sent_call(effects: &[Effect]) -> (String, serde_json::Value) {
     match effects {

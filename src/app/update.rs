@@ -413,6 +413,7 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         | Command::ScrollRight
         | Command::ToggleValidation
         | Command::ToggleForwarding
+        | Command::ToggleInvalidHeaders
         | Command::CycleHost => toggle(state, command),
         Command::CopyRequest => {
             return copy(
@@ -532,6 +533,16 @@ fn toggle(state: &mut AppState, command: Command) {
                 "off: sending exactly what you type"
             };
             inform(state, format!("client-side validation {word}"));
+        }
+        Command::ToggleInvalidHeaders => {
+            let allow = !state.settings.allow_invalid_tool_headers;
+            state.settings.allow_invalid_tool_headers = allow;
+            let text = if allow {
+                "tools with an invalid x-mcp-header: sent anyway, as a deliberate test"
+            } else {
+                "tools with an invalid x-mcp-header: excluded, as 2026-07-28 asks"
+            };
+            inform(state, text.into());
         }
         Command::ToggleForwarding => {
             state.settings.forward_protocol_errors = !state.settings.forward_protocol_errors;
@@ -746,6 +757,19 @@ fn send(state: &mut AppState) -> Vec<Effect> {
             }
         }
     };
+    let excluded = state
+        .tools
+        .tools
+        .iter()
+        .any(|listed| listed.name == tool.as_str() && listed.rejected.is_some());
+    if excluded && !state.settings.allow_invalid_tool_headers {
+        // Short, for 80 columns: the Tools pane says why it is rejected.
+        complain(
+            state,
+            "not sent: its x-mcp-header is invalid (I sends it anyway)".into(),
+        );
+        return Vec::new();
+    }
     if state.pending_calls > 0 {
         complain(
             state,

@@ -117,6 +117,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(KeyCode::Char('m'), NONE, "m / Alt-m", Command::ToggleForwarding, Browsing, "MAY rule: forward protocol errors on / off"),
     bind(KeyCode::Char('h'), NONE, "h / Alt-h", Command::CycleHost, Browsing, "next host profile"),
     bind(KeyCode::Char('t'), NONE, "t", Command::ToggleTasks, Browsing, "tasks extension on / off (2026-07-28)"),
+    bind(KeyCode::Char('I'), SHIFT, "I", Command::ToggleInvalidHeaders, Browsing, "call tools with an invalid x-mcp-header: on / off"),
     bind(KeyCode::Char('y'), NONE, "y", Command::CopyRequest, Browsing, "copy the request (OSC 52)"),
     bind(KeyCode::Char('Y'), SHIFT, "Y", Command::CopyResponse, Browsing, "copy the response"),
     bind(KeyCode::Char('M'), SHIFT, "M", Command::CopyModelView, Browsing, "copy what the model sees"),

@@ -88,7 +88,8 @@ pub fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Value {
 pub enum DiscoverVerdict {
     /// The server speaks the modern era at `version`.
     Modern { version: String },
-    /// The server rejected our version but supports `version`, which we speak too: retry.
+    /// The server refused the version sent and lists `version`, which we speak too: retry with
+    /// it (once: the caller keeps count).
     Retry { version: String },
     /// The server is modern but shares no version with us.
     NoSharedVersion { supported: Vec<String> },
@@ -96,15 +97,21 @@ pub enum DiscoverVerdict {
     ModernError(ErrorObject),
     /// Any other error: the server is legacy (the fallback is not keyed to one code).
     Legacy { error: ErrorObject },
+    /// A result that is no `DiscoverResult` (`{}` from a server that answers every unknown
+    /// method): nothing says the server is modern, so it falls back as a refusal does.
+    NotDiscoverResult { why: String },
 }
 
 /// Judges a `server/discover` reply to a request made at `requested`.
 pub fn judge_discover(reply: &Reply, requested: &str) -> DiscoverVerdict {
     match reply {
         Reply::Result(result) => {
-            let supported = string_list(result.get("supportedVersions"));
+            let supported = match discover_versions(result) {
+                Ok(supported) => supported,
+                Err(why) => return DiscoverVerdict::NotDiscoverResult { why },
+            };
             // A result answers the version we asked for; pick ours if the list says otherwise.
-            let version = if supported.is_empty() || supported.iter().any(|v| v == requested) {
+            let version = if supported.iter().any(|v| v == requested) {
                 requested.to_owned()
             } else {
                 match shared_modern_version(&supported) {
@@ -117,8 +124,8 @@ pub fn judge_discover(reply: &Reply, requested: &str) -> DiscoverVerdict {
         Reply::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => {
             let supported = string_list(error.data.as_ref().and_then(|data| data.get("supported")));
             match shared_modern_version(&supported) {
-                Some(version) if version != requested => DiscoverVerdict::Retry { version },
-                _ => DiscoverVerdict::NoSharedVersion { supported },
+                Some(version) => DiscoverVerdict::Retry { version },
+                None => DiscoverVerdict::NoSharedVersion { supported },
             }
         }
         Reply::Error(error)
@@ -130,6 +137,31 @@ pub fn judge_discover(reply: &Reply, requested: &str) -> DiscoverVerdict {
             error: error.clone(),
         },
     }
+}
+
+/// The `supportedVersions` of a `DiscoverResult` (2026-07-28 `schema.ts`: a required, non-empty
+/// list of version strings, beside a `capabilities` object), or why the result is not one.
+fn discover_versions(result: &Json) -> Result<Vec<String>, String> {
+    let Some(listed) = result.get("supportedVersions") else {
+        return Err("it has no supportedVersions".into());
+    };
+    let Some(items) = listed.elements() else {
+        return Err("its supportedVersions is not a list".into());
+    };
+    let mut versions = Vec::new();
+    for item in items {
+        match json::string(item) {
+            Some(version) => versions.push(version.into_owned()),
+            None => return Err("its supportedVersions holds a value that is not a string".into()),
+        }
+    }
+    if versions.is_empty() {
+        return Err("its supportedVersions is empty".into());
+    }
+    if !result.get("capabilities").is_some_and(|c| c.is_object()) {
+        return Err("it has no capabilities object".into());
+    }
+    Ok(versions)
 }
 
 fn shared_modern_version(supported: &[String]) -> Option<String> {
@@ -167,13 +199,44 @@ mod tests {
 
     #[test]
     fn a_discover_result_means_modern() {
-        let reply = Reply::Result(json!({"supportedVersions": ["2026-07-28"]}).into());
+        let reply =
+            Reply::Result(json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}).into());
         assert_eq!(
             judge_discover(&reply, "2026-07-28"),
             DiscoverVerdict::Modern {
                 version: "2026-07-28".into()
             }
         );
+    }
+
+    #[test]
+    fn a_result_that_is_no_discover_result_is_no_sign_of_a_modern_server() {
+        let cases = [
+            (json!({}), "it has no supportedVersions"),
+            (
+                json!({"supportedVersions": "2026-07-28", "capabilities": {}}),
+                "its supportedVersions is not a list",
+            ),
+            (
+                json!({"supportedVersions": [], "capabilities": {}}),
+                "its supportedVersions is empty",
+            ),
+            (
+                json!({"supportedVersions": [2026], "capabilities": {}}),
+                "its supportedVersions holds a value that is not a string",
+            ),
+            (
+                json!({"supportedVersions": ["2026-07-28"]}),
+                "it has no capabilities object",
+            ),
+        ];
+        for (result, why) in cases {
+            assert_eq!(
+                judge_discover(&Reply::Result(result.clone().into()), "2026-07-28"),
+                DiscoverVerdict::NotDiscoverResult { why: why.into() },
+                "{result}"
+            );
+        }
     }
 
     #[test]
@@ -192,12 +255,14 @@ mod tests {
                 supported: vec!["2027-01-01".into()]
             }
         );
-        // Retrying with the version just refused would loop forever.
+        // Refused although listed: retried (once, which the client counts), not given up on.
         let data = json!({"supported": ["2026-07-28"]});
-        assert!(matches!(
+        assert_eq!(
             judge_discover(&error(-32022, Some(data)), "2026-07-28"),
-            DiscoverVerdict::NoSharedVersion { .. }
-        ));
+            DiscoverVerdict::Retry {
+                version: "2026-07-28".into()
+            }
+        );
     }
 
     #[test]

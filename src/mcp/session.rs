@@ -117,7 +117,8 @@ pub enum Correlation {
     Duplicate { id: Id, method: String },
     /// A response to an id we never sent.
     UnknownId { id: Id },
-    /// An error response with a null id: the peer could not read some request of ours.
+    /// An error response with a null id: about no request (the peer could not read some line);
+    /// it ends no request.
     Unaddressed,
     /// A request from the server, which the client must answer (legacy era).
     ServerRequest { id: Id, method: String },
@@ -130,6 +131,8 @@ struct Pending {
     method: String,
     request: Frame,
     sent_at: Timestamp,
+    /// When it was handed over to be written, in the transport's wire order.
+    sent_mark: Option<u64>,
     http: Option<Arc<HttpExchange>>,
 }
 
@@ -174,6 +177,7 @@ impl Session {
             method: method.to_owned(),
             request: request.clone(),
             sent_at: at,
+            sent_mark: None,
             http: None,
         };
         self.pending.insert(id.clone(), pending);
@@ -188,16 +192,31 @@ impl Session {
         }
     }
 
+    /// Notes when a pending request was handed over to be written (a transport's wire mark).
+    pub fn mark_sent(&mut self, id: &Id, mark: u64) {
+        if let Some(pending) = self.pending.get_mut(id) {
+            pending.sent_mark = Some(mark);
+        }
+    }
+
+    /// Whether pending request `id` went out after a read marked `read`: that read's reply
+    /// cannot be its answer.
+    pub fn sent_after(&self, id: &Id, read: u64) -> bool {
+        self.pending
+            .get(id)
+            .and_then(|pending| pending.sent_mark)
+            .is_some_and(|sent| sent > read)
+    }
+
     /// The ids still waiting for an answer.
     pub fn pending_ids(&self) -> impl Iterator<Item = &Id> {
         self.pending.keys()
     }
 
-    /// Ends the only pending request with `frame`, an error response whose id is null (the
-    /// peer could not read a request; with one outstanding, it can only be that one).
-    pub fn answer_only_pending(&mut self, frame: Frame, at: Timestamp) -> Option<Exchange> {
-        let id = self.only_pending()?.clone();
-        self.finish(&id, End::Replied(frame), at, Closed::Answered)
+    /// Ends pending request `id` with `frame`, which the transport bound to it (an error
+    /// without an id in the body of that request's own HTTP POST).
+    pub fn answer_with(&mut self, id: &Id, frame: Frame, at: Timestamp) -> Option<Exchange> {
+        self.finish(id, End::Replied(frame), at, Closed::Answered)
     }
 
     /// The id waiting for an answer, when exactly one is.
@@ -378,25 +397,35 @@ mod tests {
     }
 
     #[test]
-    fn an_error_without_id_answers_the_only_pending_request() {
+    fn an_error_without_id_ends_no_request() {
         let mut session = Session::new();
-        let unaddressed = || {
-            parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap()
-        };
-        assert_eq!(session.answer_only_pending(unaddressed(), T1), None);
-        session.start_request("a", None, T0);
-        session.start_request("b", None, T0);
+        let (id, _) = session.start_request("tools/call", None, T0);
+        let unaddressed =
+            parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        assert_eq!(session.on_frame(unaddressed, T1), Correlation::Unaddressed);
         assert_eq!(
-            session.answer_only_pending(unaddressed(), T1),
-            None,
-            "which one?"
+            session.only_pending(),
+            Some(&id),
+            "still waiting for its own answer"
         );
-        let mut one = Session::new();
-        let (id, _) = one.start_request("tools/call", None, T0);
-        let exchange = one.answer_only_pending(unaddressed(), T1).unwrap();
-        assert_eq!(exchange.id, id);
-        assert!(matches!(exchange.end, End::Replied(_)));
-        assert_eq!(one.only_pending(), None);
+        assert!(matches!(
+            session.on_frame(reply(1), T1),
+            Correlation::Completed(_)
+        ));
+    }
+
+    #[test]
+    fn a_read_before_the_request_went_out_cannot_answer_it() {
+        let mut session = Session::new();
+        let (id, _) = session.start_request("tools/call", None, T0);
+        assert!(
+            !session.sent_after(&id, 5),
+            "not sent yet: no mark to compare"
+        );
+        session.mark_sent(&id, 10);
+        assert!(session.sent_after(&id, 9));
+        assert!(!session.sent_after(&id, 11));
+        assert!(!session.sent_after(&Id::Number(99), 1), "not pending");
     }
 
     #[test]

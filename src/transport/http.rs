@@ -16,6 +16,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 mod authorize;
+mod order;
 
 pub use authorize::{OAuthClient, cache as token_cache};
 
@@ -118,6 +119,8 @@ struct Poster {
     oauth_client: Option<OAuthClient>,
     token_cache: Option<std::path::PathBuf>,
     client_metadata_url: Option<String>,
+    /// This POST's turn: told once the server has accepted it, so that what follows may go.
+    accepted: order::Accepted,
 }
 
 /// Starts a transport to the endpoint `target` names. Nothing is sent until the first line.
@@ -172,6 +175,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         oauth_client: target.client.clone(),
         token_cache: target.token_cache.clone(),
         client_metadata_url: target.client_metadata_url.clone(),
+        accepted: order::Accepted::default(),
     };
     let overrides = Arc::clone(&poster.overrides);
     tokio::spawn(dispatch(poster, lines, cancels, stopped));
@@ -197,12 +201,21 @@ async fn dispatch(
     let mut running = JoinSet::new();
     // The open POSTs of 2026-07-28 requests, by id: closing one is how that era cancels.
     let mut modern: HashMap<Id, AbortHandle> = HashMap::new();
+    let mut order = order::Order::default();
     loop {
         tokio::select! {
             line = lines.recv() => match line {
                 Some(line) => {
                     let outgoing = Outgoing::read(&line);
-                    let post = running.spawn(poster.clone().post(line));
+                    let ordered =
+                        order::orders_what_follows(outgoing.method.as_deref(), outgoing.id.is_some());
+                    let mut turn = order.next(ordered);
+                    let mut poster = poster.clone();
+                    poster.accepted = std::mem::take(&mut turn.accepted);
+                    let post = running.spawn(async move {
+                        turn.wait().await;
+                        poster.post(line).await;
+                    });
                     if let (Some(id), Some(_)) = (outgoing.id, outgoing.modern_version) {
                         modern.retain(|_, post| !post.is_finished());
                         modern.insert(id, post);
@@ -535,6 +548,8 @@ impl Poster {
                 Err(reason) => self.fail(&outgoing, format!("{said}; {reason}")).await,
             };
         }
+        // The server has the line: what the protocol orders after it may go now.
+        self.accepted.tell();
         self.track_session(&outgoing, &response, carried_session)
             .await;
         if status.is_success() && is_event_stream(&response) {
@@ -585,7 +600,8 @@ impl Poster {
                 }
                 self.remember_version(&outgoing, &frame.message);
                 self.learn_header_params(&outgoing, &frame.message);
-                self.deliver(vec![Ok(frame)]).await;
+                self.deliver_body(vec![Ok(frame)], outgoing.id.clone())
+                    .await;
             }
             line => {
                 // No answer in the body: its own text is logged as the line it is (a 200 that
@@ -1151,9 +1167,23 @@ impl Poster {
         &self,
         lines: Vec<Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>>,
     ) {
+        self.deliver_body(lines, None).await;
+    }
+
+    /// Lines that are the JSON body of the POST of request `body_of`.
+    async fn deliver_body(
+        &self,
+        lines: Vec<Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>>,
+        body_of: Option<Id>,
+    ) {
         let _ = self
             .events
-            .send(TransportEvent::Received { lines, at: now() })
+            .send(TransportEvent::Received {
+                lines,
+                at: now(),
+                mark: super::wire_mark(),
+                body_of,
+            })
             .await;
     }
 

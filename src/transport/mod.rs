@@ -22,6 +22,16 @@ pub use stdio::StdioCommand;
 /// An event holds one read (up to 64 KiB of lines), so this bounds what is in flight to ~1 MiB.
 pub const EVENT_CAPACITY: usize = 16;
 
+/// The order of what crosses the wire, within this process: taken when a read returns and
+/// when a line is handed over to be written, so that a reply read before its request went out
+/// is never matched to it (the wall clock's milliseconds cannot tell).
+static WIRE_ORDER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The next mark in wire order.
+pub fn wire_mark() -> u64 {
+    WIRE_ORDER.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+}
+
 /// The wall clock, read only at the I/O edge.
 pub fn now() -> Timestamp {
     let ms = SystemTime::now()
@@ -39,6 +49,11 @@ pub enum TransportEvent {
     Received {
         lines: Vec<Result<Frame, InvalidLine>>,
         at: Timestamp,
+        /// When the read that completed these lines returned, in [`wire_mark`] order.
+        mark: u64,
+        /// HTTP: the request whose POST these lines are the body of. An error without an id
+        /// there can only be about that request (on stdio it is about no request).
+        body_of: Option<Id>,
     },
     /// Lines of the server's stderr from one read, separated by `\n` (informational; never an
     /// error by itself).

@@ -202,6 +202,7 @@ where
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
+        let mark = super::wire_mark();
         let limit = framer.limit();
         let lines: Vec<_> = framer
             .push(&chunk[..read])
@@ -209,7 +210,12 @@ where
             .map(|line| decode(line, limit))
             .collect();
         if !lines.is_empty() {
-            let event = TransportEvent::Received { lines, at: now() };
+            let event = TransportEvent::Received {
+                lines,
+                at: now(),
+                mark,
+                body_of: None,
+            };
             if events.send(event).await.is_err() {
                 return;
             }
@@ -218,7 +224,12 @@ where
     if let Some(line) = framer.finish() {
         let lines = vec![decode(line, framer.limit())];
         let _ = events
-            .send(TransportEvent::Received { lines, at: now() })
+            .send(TransportEvent::Received {
+                lines,
+                at: now(),
+                mark: super::wire_mark(),
+                body_of: None,
+            })
             .await;
     }
 }

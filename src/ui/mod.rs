@@ -185,6 +185,9 @@ fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
             let line = Line::raw(fit(&label, width).into_owned());
             if i == tools.selected {
                 line.style(theme.style(Meaning::Selection))
+            } else if tool.rejected.is_some() {
+                // Greyed: not called unless the user asks (I), as a conforming host drops it.
+                line.style(theme.style(Meaning::TextMuted))
             } else {
                 line
             }

@@ -14,7 +14,8 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   pages    answer every tools/list page with a new nextCursor, forever
   unreadable-KIND
            answer tools/call with a line naming its id that cannot be read, KIND one of: esc,
-           surrogate, utf8, bigcode, twoobjects, batch, bom, deep, nullid, errorarray
+           surrogate, utf8, bigcode, twoobjects, batch, bom, deep, errorarray; nullid writes
+           an error whose id is null (about no request), then the call's real answer
   predict  write a reply to the next request id before that request is sent, then answer it
   duplicate
            answer tools/call twice in one write
@@ -169,6 +170,7 @@ for line in sys.stdin:
             kind = MODE[len("unreadable-"):]
             if kind == "nullid":
                 raw(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n')
+                send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "booked"}]}})
             else:
                 raw(UNREADABLE[kind].replace(b"%d", str(ident).encode()) + b"\n")
         elif MODE == "predict":

