@@ -860,13 +860,8 @@ fn outcome_json(outcome: &Outcome, stage: Stage) -> Value {
 
 /// Writes one JSON document to stdout as it is serialized, terminal-safe.
 fn print_json(value: &impl Serialize) {
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     emit(|out| {
-        let mut safe = if terminal {
-            sanitize::JsonWriter::for_terminal(out)
-        } else {
-            sanitize::JsonWriter::new(out)
-        };
+        let mut safe = sanitize::JsonWriter::new(out);
         serde_json::to_writer_pretty(&mut safe, value).map_err(std::io::Error::from)?;
         writeln!(safe)?;
         safe.flush()

@@ -1,13 +1,15 @@
-//! Makes server-supplied text safe for a terminal: control characters, escape sequences,
-//! bidirectional overrides and invisible characters are shown as visible escapes, never
-//! interpreted or hidden (`zero\u{200b}width` cannot pass for `zerowidth`); characters whose
-//! width a terminal cannot be trusted with (private use, piled-up combining marks) too, so
+//! Makes server-supplied text safe for a terminal, one rule for every output: control
+//! characters (C0, C1, CR), escape sequences, bidirectional overrides, invisible (default
+//! ignorable) and unassigned code points, noncharacters included, are shown as visible escapes,
+//! never interpreted or hidden (`zero\u{200b}width` cannot pass for `zerowidth`); characters
+//! whose width a terminal cannot be trusted with (private use, piled-up combining marks) too, so
 //! they cannot push a pane's border out of line.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::io;
 
+use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_width::UnicodeWidthChar;
 
 /// Zero-width characters kept after one printing character; more pile up over their
@@ -21,10 +23,23 @@ fn is_unsafe(c: char) -> bool {
         || matches!(c,
             // bidirectional embeddings, overrides, isolates and marks
             '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-            // invisible: zero width space, word joiner and invisible operators, BOM, soft
-            // hyphen, Mongolian vowel separator; line and paragraph separators
-            | '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+            // line and paragraph separators
             | '\u{2028}' | '\u{2029}')
+        || is_default_ignorable(c)
+        // Unassigned, noncharacters (U+FFFF, U+10FFFF…) among them: no width to trust.
+        || get_general_category(c) == GeneralCategory::Unassigned
+}
+
+/// Unicode's `Default_Ignorable_Code_Point` (`DerivedCoreProperties.txt`): printed as nothing, so
+/// they can hide text or leave a cell the terminal does not draw. The emoji joiner and the
+/// emoji presentation selectors stay, as emoji need them.
+fn is_default_ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}' | '\u{200C}' | '\u{200E}' | '\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0D}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFF8}'
+        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// Private-use characters: fonts draw them one or two cells wide, as they please.
@@ -86,15 +101,18 @@ pub fn text_keeping_newlines(input: &str) -> String {
 }
 
 /// JSON text: unsafe characters inside strings become JSON `\uXXXX` escapes, so the JSON
-/// value is unchanged. (Outside strings, valid JSON has only whitespace.)
+/// value is unchanged. (Outside strings, valid JSON has only whitespace: a raw CR there
+/// becomes a space, so that it cannot send the cursor back over the line.)
 pub fn json(input: &str) -> Cow<'_, str> {
-    let kept_whitespace = |c: char| matches!(c, '\n' | '\t' | '\r');
+    let kept_whitespace = |c: char| matches!(c, '\n' | '\t');
     if !screened(input).any(|(c, escape)| escape && !kept_whitespace(c)) {
         return Cow::Borrowed(input);
     }
     let mut out = String::with_capacity(input.len() + 8);
     for (c, escape) in screened(input) {
-        if escape && !kept_whitespace(c) {
+        if c == '\r' {
+            out.push(' ');
+        } else if escape && !kept_whitespace(c) {
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{unit:04x}");
@@ -106,9 +124,10 @@ pub fn json(input: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether a character must be escaped in JSON text shown on a terminal.
+/// Whether a character must be escaped in JSON text, one at a time (a stream cannot count
+/// combining marks across writes).
 fn is_unsafe_in_json(c: char) -> bool {
-    is_unsafe(c) && c != '\n' && c != '\t' && c != '\r'
+    (is_unsafe(c) || is_private_use(c)) && c != '\n' && c != '\t' && c != '\r'
 }
 
 /// A writer of JSON text that applies [`json`] as the bytes stream through, so a large
@@ -119,9 +138,6 @@ pub struct JsonWriter<W: io::Write> {
     inner: W,
     /// The start of a character whose remaining bytes have not arrived yet.
     partial: Vec<u8>,
-    /// Writing to a terminal: a raw CR (whitespace between tokens, as a server may send it)
-    /// becomes a space, so it cannot overwrite the line. Files and pipes keep the wire bytes.
-    terminal: bool,
 }
 
 impl<W: io::Write> JsonWriter<W> {
@@ -129,22 +145,15 @@ impl<W: io::Write> JsonWriter<W> {
         Self {
             inner,
             partial: Vec::new(),
-            terminal: false,
-        }
-    }
-
-    /// For a terminal: also turns raw carriage returns into spaces (the value is unchanged).
-    pub fn for_terminal(inner: W) -> Self {
-        Self {
-            terminal: true,
-            ..Self::new(inner)
         }
     }
 
     fn write_text(&mut self, text: &str) -> io::Result<()> {
         let mut clean = 0;
         for (at, c) in text.char_indices() {
-            if c == '\r' && self.terminal {
+            // A raw CR is whitespace between tokens (inside a string it is escaped): a space
+            // keeps the value and cannot send the cursor back over the line, whoever reads it.
+            if c == '\r' {
                 self.inner.write_all(&text.as_bytes()[clean..at])?;
                 self.inner.write_all(b" ")?;
                 clean = at + 1;
@@ -219,19 +228,13 @@ mod tests {
     }
 
     #[test]
-    fn on_a_terminal_a_raw_cr_between_tokens_becomes_a_space() {
+    fn a_raw_cr_between_tokens_becomes_a_space_on_every_output() {
         let raw = "{\r\"a\":\r1}";
-        let mut pipe = JsonWriter::new(Vec::new());
-        pipe.write_all(raw.as_bytes()).unwrap();
-        assert_eq!(
-            pipe.inner,
-            raw.as_bytes(),
-            "files and pipes get the wire bytes"
-        );
-        let mut tty = JsonWriter::for_terminal(Vec::new());
-        tty.write_all(raw.as_bytes()).unwrap();
-        let shown = String::from_utf8(tty.inner).unwrap();
+        let mut out = JsonWriter::new(Vec::new());
+        out.write_all(raw.as_bytes()).unwrap();
+        let shown = String::from_utf8(out.inner).unwrap();
         assert_eq!(shown, "{ \"a\": 1}");
+        assert_eq!(json(raw), shown);
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
             serde_json::from_str::<serde_json::Value>(raw).unwrap()
@@ -272,6 +275,27 @@ mod tests {
             '\u{feff}', '\u{2060}', '\u{61c}', '\u{2028}', '\u{2029}', '\u{ad}',
         ] {
             assert!(text(&format!("a{c}b")).contains("\\u{"), "{c:?}");
+        }
+        // Noncharacters, unassigned code points, Hangul fillers and tag characters: invisible
+        // or of no trustworthy width.
+        for c in [
+            '\u{ffff}',
+            '\u{10ffff}',
+            '\u{fdd0}',
+            '\u{d7ff}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{3164}',
+            '\u{e0041}',
+            '\u{e007f}',
+        ] {
+            let shown = text(&format!("a{c}b")).into_owned();
+            assert_eq!(shown, format!("a\\u{{{:x}}}b", u32::from(c)), "{c:?}");
+            let in_json = json(&format!("\"{c}\"")).into_owned();
+            assert!(in_json.starts_with("\"\\u"), "{c:?}: {in_json}");
+            let mut streamed = JsonWriter::new(Vec::new());
+            streamed.write_all(format!("\"{c}\"").as_bytes()).unwrap();
+            assert_eq!(String::from_utf8(streamed.inner).unwrap(), in_json);
         }
         // Joiners inside emoji and ordinary non-ASCII text are left alone.
         assert_eq!(text("👩\u{200d}💻 café"), "👩\u{200d}💻 café");

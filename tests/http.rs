@@ -640,8 +640,15 @@ fn tool_parameters_marked_x_mcp_header_are_mirrored_and_bad_annotations_rejected
     assert_eq!(listing["rejected"][0]["name"], "bad_tool");
     // Excluded by default, as 2026-07-28 asks: nothing is sent, and the user is told how.
     let refused = Command::new(BIN)
-        .args(["call", "bad_tool", r#"{"count":1}"#, "--json", "--timeout", "5"])
-        .args(&url)
+        .args([
+            "call",
+            "bad_tool",
+            r#"{"count":1}"#,
+            "--json",
+            "--timeout",
+            "5",
+        ])
+        .args(url)
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::peers::{py, rmcp, ts};
+use common::peers::{everything, py, rmcp, ts};
 
 const BOTH_ERAS: [&str; 2] = ["legacy", "modern"];
 const FUTURE_DATE: &str = r#"{"departureDate":"12/12/2099"}"#;
@@ -508,4 +508,49 @@ fn the_rmcp_peer_over_streamable_http() {
     let _ = peer.kill();
     let _ = peer.wait();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Over Streamable HTTP every POST used to go out at once, so `tools/list` could overtake
+/// `notifications/initialized`: the everything server then listed 12 of its 15 tools, at
+/// random. Ordered sending makes HTTP list what stdio lists, every time.
+#[test]
+fn the_everything_server_lists_the_same_tools_over_http_as_over_stdio_every_run() {
+    let (code, listing) = run(&["tools"], &everything());
+    assert_eq!(code, 0, "{listing:#}");
+    let over_stdio: Vec<String> = tool_names(&listing)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    assert!(over_stdio.len() >= 15, "{over_stdio:?}");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("node")
+        .arg(&everything()[1])
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    common::servers::listening(&url);
+    for attempt in 1..=20 {
+        let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["tools", "--json", "--url", &url])
+            .output()
+            .unwrap();
+        let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            tool_names(&listing),
+            over_stdio,
+            "run {attempt} of 20 over HTTP: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
 }

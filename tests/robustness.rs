@@ -33,6 +33,42 @@ fn assert_terminal_safe(output: &str) {
     }
 }
 
+/// A raw CR between a reply's tokens, and noncharacters, fillers and tag characters in its
+/// strings: on every output, escaped (JSON escapes in `--json`, `\u{…}` in text), the value
+/// unchanged.
+#[test]
+fn carriage_returns_and_invisible_code_points_reach_no_output_raw() {
+    let odd = [
+        '\u{ffff}',
+        '\u{10ffff}',
+        '\u{d7ff}',
+        '\u{115f}',
+        '\u{1160}',
+        '\u{e0041}',
+    ];
+    let json = against("invisible", &["call", "boom", "--json"]);
+    let stdout = text(&json.stdout);
+    assert!(!stdout.contains('\r'), "a raw CR in --json:\n{stdout:?}");
+    for c in odd {
+        assert!(!stdout.contains(c), "raw {c:?} in --json");
+    }
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    let text_block = value["response"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text_block.starts_with("failed\u{ffff}\u{10ffff}"),
+        "the value is kept"
+    );
+    let human = against("invisible", &["call", "boom"]);
+    let shown = text(&human.stdout);
+    assert!(!shown.contains('\r'), "a raw CR in the text output");
+    for c in odd {
+        assert!(!shown.contains(c), "raw {c:?} in the text output");
+    }
+    assert!(shown.contains("\\u{ffff}"), "{shown}");
+}
+
 #[test]
 fn a_server_that_exits_mid_call_is_a_transport_failure_with_status_and_stderr() {
     let output = against("crash", &["call", "boom"]);

@@ -609,3 +609,74 @@ fn recorded_sessions() {
         });
     }
 }
+
+/// Whatever a server names and describes its tool with, every row of the screen keeps its
+/// width: the cells' symbols add up to the terminal's width, so no border is pushed out of
+/// line and no cell is left stale (issue 29: noncharacters, fillers, tag characters).
+#[test]
+fn any_tool_name_or_description_keeps_every_row_its_width() {
+    use proptest::prelude::*;
+    use unicode_width::UnicodeWidthStr;
+    let hostile = prop::sample::select(vec![
+        '\u{ffff}',
+        '\u{10ffff}',
+        '\u{d7ff}',
+        '\u{115f}',
+        '\u{1160}',
+        '\u{e0041}',
+        '\u{e007f}',
+        '\u{200b}',
+        '\u{202e}',
+        '\u{1b}',
+        '\r',
+        '\u{9b}',
+        '\u{301}',
+        '\u{e000}',
+        '界',
+        '👩',
+        '\u{200d}',
+        'a',
+        ' ',
+    ]);
+    let any = prop_oneof![any::<char>(), hostile];
+    let text =
+        prop::collection::vec(any, 0..40).prop_map(|chars| chars.into_iter().collect::<String>());
+    proptest!(ProptestConfig::with_cases(300), |(name in text.clone(), description in text)| {
+        for (width, height) in SIZES {
+            let mut session = Session::new(width, height);
+            session.connected(Era::Legacy, "2025-11-25", "hostile");
+            let tool = json!({"name": name, "description": description, "inputSchema": {
+                "type": "object", "properties": {name.clone(): {"type": "string", "description": description}}
+            }});
+            session.event(SessionEvent::ToolsListed(
+                vec![sightline::mcp::messages::Tool::from_value(&tool)].into(),
+            ));
+            session.command(Command::OpenEditor);
+            let backend = common::backend(&session.state, &Theme::fallback());
+            let buffer = backend.buffer();
+            for y in 0..height {
+                let mut row = String::new();
+                let mut x = 0;
+                while x < width {
+                    let symbol = buffer[(x, y)].symbol();
+                    row.push_str(symbol);
+                    x += u16::try_from(symbol.width().max(1)).unwrap();
+                }
+                prop_assert_eq!(row.width(), usize::from(width), "row {}: {:?}", y, row);
+                // And no cell holds a character a terminal may draw at another width than
+                // ours: controls, unassigned code points, private use, the invisible fillers.
+                for c in row.chars() {
+                    let category = unicode_general_category::get_general_category(c);
+                    let untrusted = c.is_control()
+                        || matches!(
+                            category,
+                            unicode_general_category::GeneralCategory::Unassigned
+                                | unicode_general_category::GeneralCategory::PrivateUse
+                        )
+                        || matches!(c, '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{e0000}'..='\u{e0fff}');
+                    prop_assert!(!untrusted, "row {}: {:?} holds {:?}", y, row, c);
+                }
+            }
+        }
+    });
+}

@@ -70,3 +70,12 @@ pub fn ts_pre1303() -> Vec<String> {
 pub fn odd() -> Vec<String> {
     vec!["python3".into(), "tests/peers/odd_server.py".into()]
 }
+
+/// The official "everything" server (`@modelcontextprotocol/server-everything`), on stdio.
+pub fn everything() -> Vec<String> {
+    require_installed("package-lock.json", "node_modules/.installed-lock.json");
+    vec![
+        "node".into(),
+        "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js".into(),
+    ]
+}

@@ -42,7 +42,7 @@ impl Server {
 
 /// Waits until `url`'s port takes connections: some servers (the Python SDK's) print their
 /// URL before they listen.
-fn listening(url: &str) {
+pub fn listening(url: &str) {
     let address = url
         .trim_start_matches("http://")
         .split('/')
