@@ -42,11 +42,16 @@ pub struct AuditPanel {
 
 impl AuditPanel {
     /// The plan for `tool` of `tools` (the user chose the tool: a destructive one is planned,
-    /// and the consent says so).
-    pub fn new(tool: &str, tools: &[crate::mcp::messages::Tool]) -> Self {
+    /// and the consent says so; one with an invalid `x-mcp-header` only when `I` allows it).
+    pub fn new(
+        tool: &str,
+        tools: &[crate::mcp::messages::Tool],
+        include_invalid_headers: bool,
+    ) -> Self {
         let options = Options {
             tools: vec![tool.to_owned()],
             include_destructive: true,
+            include_invalid_headers,
         };
         let plan = plan::plan(tools, &options);
         let annotations = tools

@@ -1136,7 +1136,11 @@ fn start_audit(state: &mut AppState) {
         complain(state, "not connected (r reconnects)".into());
         return;
     }
-    state.audit = Some(AuditPanel::new(&tool, &state.tools.tools));
+    state.audit = Some(AuditPanel::new(
+        &tool,
+        &state.tools.tools,
+        state.settings.allow_invalid_tool_headers,
+    ));
 }
 
 /// The audit panel is modal: Enter sends the plan (and, once done, opens a row's exchange),

@@ -108,6 +108,9 @@ pub struct Options {
     pub tools: Vec<String>,
     /// Also tools that may be destructive.
     pub include_destructive: bool,
+    /// Also tools whose `x-mcp-header` declaration is invalid (which 2026-07-28 clients MUST
+    /// exclude).
+    pub include_invalid_headers: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -123,6 +126,20 @@ pub fn plan(tools: &[Tool], options: &Options) -> Plan {
     for tool in tools {
         let name = tool.name.to_string();
         if !options.tools.is_empty() && !options.tools.contains(&name) {
+            continue;
+        }
+        if let Some(problem) = tool
+            .rejected
+            .as_deref()
+            .filter(|_| !options.include_invalid_headers)
+        {
+            plan.skipped.push(Skipped {
+                tool: name,
+                reason: format!(
+                    "its x-mcp-header declaration is invalid ({problem}): excluded, as 2026-07-28 \
+                     asks (--allow-invalid-tool-headers audits it)"
+                ),
+            });
             continue;
         }
         let annotations = tool.raw.get("annotations").map(|a| a.value());

@@ -249,6 +249,32 @@ fn destructive_tools_are_skipped_unless_included_and_tool_limits_the_audit() {
     assert_eq!(audited(&only), ["read", "-gone"]);
 }
 
+#[test]
+fn a_tool_with_an_invalid_x_mcp_header_is_skipped_unless_allowed() {
+    let schema = json!({"type": "object", "properties": {"n": {"type": "object", "x-mcp-header": "N"}}, "required": ["n"]});
+    let mut bad = tool("bad", &schema);
+    bad.rejected = bad.header_problem().map(Into::into);
+    assert!(bad.rejected.is_some());
+    let tools = [bad];
+    let excluded = plan(&tools, &Options::default());
+    assert!(excluded.cases.iter().all(|case| case.tool != "bad"));
+    assert!(
+        excluded.skipped[0]
+            .reason
+            .contains("x-mcp-header declaration is invalid")
+    );
+    let allowed = Options {
+        include_invalid_headers: true,
+        ..Options::default()
+    };
+    assert!(
+        plan(&tools, &allowed)
+            .cases
+            .iter()
+            .any(|case| case.tool == "bad")
+    );
+}
+
 fn judged(kind: CaseKind, exchange: &crate::mcp::session::Exchange, version: &str) -> Judged {
     let host: HostProfile = resolve("spec", &[]).unwrap();
     let tools = [tool("book_flight", &json!({"type": "object"}))];

@@ -124,6 +124,7 @@ async fn run(
     let options = plan::Options {
         tools: args.tool.clone(),
         include_destructive: args.include_destructive,
+        include_invalid_headers: server.allow_invalid_tool_headers,
     };
     let plan = plan::plan(&tools, &options);
     let line = server_line(connection.as_ref(), &transport);
