@@ -537,3 +537,127 @@ fn the_python_sdks_auth_middleware_takes_a_token_of_the_authorization_server_it_
         );
     }
 }
+
+/// `call echo` against `tests/peers/oauth_server.py` in `mode`: its JSON and its log.
+fn scripted(mode: &str) -> (Value, String) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/oauth_server.py");
+    let server = Server::start("python3", &[script, mode]);
+    let args = ["call", "echo", "{}", "--era", "legacy", "--json", "-v"];
+    let output = run(&args, &server.url, "follow");
+    let (stdout, stderr) = text(&output);
+    assert!(!stdout.contains("scripted-token-") && !stderr.contains("scripted-token-"));
+    (serde_json::from_str(&stdout).unwrap(), stderr)
+}
+
+/// RFC 9207 §2.4 (SEP-2468): the redirect's `iss` is compared with the issuer the request
+/// went to, byte for byte, before the code reaches the token endpoint; advertised support
+/// makes a missing `iss` a refusal; a mismatched response's own error is not repeated. The
+/// scripted server only registers native applications (SEP-837), so each flow also shows
+/// the registration says so.
+#[test]
+fn the_redirects_issuer_is_checked_before_the_code_is_used() {
+    for mode in ["iss-right", "well-known"] {
+        let (json, stderr) = scripted(mode);
+        assert_eq!(
+            json["outcome"]["class"], "success",
+            "{mode}: {json}\n{stderr}"
+        );
+    }
+    let cases = [
+        ("iss-missing", "the redirect carried no iss although"),
+        ("iss-slash", "is not the issuer"),
+        (
+            "iss-unadvertised",
+            r#"iss "http://evil.example" is not the issuer"#,
+        ),
+        (
+            "iss-wrong-error",
+            r#"iss "http://evil.example" is not the issuer"#,
+        ),
+    ];
+    for (mode, said) in cases {
+        let (json, stderr) = scripted(mode);
+        assert_eq!(
+            json["outcome"]["class"], "transport_failure",
+            "{mode}: {json}"
+        );
+        let detail = json["outcome"]["detail"].as_str().unwrap();
+        assert!(detail.contains(said), "{mode}: {detail}");
+        assert!(detail.contains("RFC 9207 §2.4"), "{mode}: {detail}");
+        assert!(
+            !stderr.contains("POST /token"),
+            "{mode}: the code was used\n{stderr}"
+        );
+        for out in [detail, stderr.as_str()] {
+            assert!(
+                !out.contains("access_denied") && !out.contains("555 0100"),
+                "{mode}: an unverified error was repeated: {out}"
+            );
+        }
+    }
+}
+
+/// RFC 8414 §3.3: metadata naming an issuer other than the one its URL was built from is not
+/// used: nothing is sent to its endpoints.
+#[test]
+fn metadata_of_another_issuer_is_refused_and_its_endpoints_left_alone() {
+    let (json, stderr) = scripted("issuer-mismatch");
+    assert_eq!(json["outcome"]["class"], "transport_failure", "{json}");
+    let detail = json["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            r#"names the issuer Some("http://attacker.example"), not "http://127.0.0.1:"#
+        ) && detail.contains("refused, none of its endpoints used (RFC 8414 §3.3)"),
+        "{detail}"
+    );
+    for endpoint in ["/register", "/authorize", "/token"] {
+        assert!(!stderr.contains(endpoint), "{endpoint} was used:\n{stderr}");
+    }
+}
+
+/// RFC 9728 §3.3: metadata at the origin's well-known URI may name the origin as its
+/// resource; it is taken, and the `resource` asked for is the one it published.
+#[test]
+fn metadata_at_the_origin_may_name_the_origin() {
+    let (json, stderr) = scripted("origin-resource");
+    assert_eq!(json["outcome"]["class"], "success", "{json}\n{stderr}");
+    assert!(
+        stderr.contains("GET /.well-known/oauth-protected-resource → 200"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("auth.resource-mismatch"), "{stderr}");
+}
+
+/// A 403 `insufficient_scope` authorizes again for the wider scope with the client already
+/// registered (at the redirect URI it was registered with), in either era.
+#[test]
+fn a_step_up_reuses_the_registered_client() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/oauth_server.py");
+    for era in ["legacy", "auto"] {
+        let server = Server::start("python3", &[script, "step-up"]);
+        let args = ["call", "echo", "{}", "--era", era, "--json", "-v"];
+        let output = run(&args, &server.url, "follow");
+        let (stdout, stderr) = text(&output);
+        let json: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            json["outcome"]["class"], "success",
+            "{era}: {json}\n{stderr}"
+        );
+        assert_eq!(
+            stderr.matches("POST /register").count(),
+            1,
+            "{era}: {stderr}"
+        );
+        assert_eq!(
+            stderr.matches("open this URL to authorize").count(),
+            2,
+            "{era}: {stderr}"
+        );
+        assert!(
+            stderr.contains(r#"asking again for "write""#)
+                && stderr
+                    .contains("asking the same authorization server again, as the client dyn-"),
+            "{era}: {stderr}"
+        );
+    }
+}

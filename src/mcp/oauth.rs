@@ -199,6 +199,12 @@ pub fn legacy_default_endpoints(server: &Url) -> (Url, Url, Url) {
     )
 }
 
+/// `server`'s origin as a URL: where a server without protected resource metadata has its
+/// authorization server (2025-03-26).
+pub fn at_origin(server: &Url) -> Url {
+    at_path(server, "/")
+}
+
 /// `base`'s origin with `path`, no query or fragment.
 fn at_path(base: &Url, path: &str) -> Url {
     let mut url = base.clone();
@@ -234,12 +240,17 @@ pub fn base64url(bytes: &[u8]) -> String {
 
 /// What the spec asks of a protected resource's metadata (RFC 9728 §3.3 and the MCP
 /// authorization page): its `resource` is the server the client asked, and it names at least
-/// one authorization server.
-pub fn check_protected_resource(metadata: &Value, server: &Url) -> Vec<Finding> {
+/// one authorization server. `location` is where it was read: at the origin's well-known URI
+/// (no path suffix) the resource identifier that URI was built from is the origin, so the
+/// origin is an acceptable `resource` there, and only there.
+pub fn check_protected_resource(metadata: &Value, server: &Url, location: &Url) -> Vec<Finding> {
     let mut found = Vec::new();
     let expected = canonical_resource(server);
+    let at_origin = *location == at_path(server, "/.well-known/oauth-protected-resource");
+    let origin = canonical_resource(&at_path(server, "/"));
     match metadata.get("resource").and_then(Value::as_str) {
         Some(resource) if same_resource(resource, &expected) => {}
+        Some(resource) if at_origin && same_resource(resource, &origin) => {}
         Some(resource) => found.push(finding(
             "auth.resource-mismatch",
             format!(
@@ -265,18 +276,18 @@ pub fn check_protected_resource(metadata: &Value, server: &Url) -> Vec<Finding> 
     found
 }
 
-/// What the spec asks of an authorization server's metadata: its `issuer` is the one the client
-/// looked up (RFC 8414 §3.3), and it offers PKCE with S256 (MCP clients MUST refuse one that
-/// does not say so).
-pub fn check_authorization_server(metadata: &Value, issuer: &Url) -> Vec<Finding> {
+/// What the spec asks of an authorization server's metadata: its `issuer` is identical to the
+/// issuer identifier its well-known URL was built from (RFC 8414 §3.3: a simple string
+/// comparison, so a trailing slash or a case difference is a different issuer), and it offers
+/// PKCE with S256 (MCP clients MUST refuse one that does not say so).
+pub fn check_authorization_server(metadata: &Value, issuer: &str) -> Vec<Finding> {
     let mut found = Vec::new();
-    let expected = issuer.as_str().trim_end_matches('/');
     match metadata.get("issuer").and_then(Value::as_str) {
-        Some(said) if said.trim_end_matches('/') == expected => {}
+        Some(said) if said == issuer => {}
         said => found.push(finding(
             "auth.issuer-mismatch",
             format!(
-                "RFC 8414 §3.3: the metadata's issuer {said:?} is not the issuer looked up ({expected:?}); a client must not use it"
+                "RFC 8414 §3.3: the metadata's issuer {said:?} is not the issuer looked up ({issuer:?}); a client must not use it"
             ),
         )),
     }
@@ -292,6 +303,94 @@ pub fn check_authorization_server(metadata: &Value, issuer: &Url) -> Vec<Finding
         ));
     }
     found
+}
+
+/// RFC 9207 §3: whether the authorization server says it puts `iss` in every authorization
+/// response, which makes a response without one a refusal.
+pub fn iss_supported(metadata: &Value) -> bool {
+    metadata
+        .get("authorization_response_iss_parameter_supported")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+/// The RFC 7591 registration of a CLI: a public client (no secret it could keep) with a
+/// loopback redirect, which SEP-837 and RFC 8252 §8.4 call a native application.
+pub fn registration_request(redirect: &str) -> Value {
+    serde_json::json!({
+        "client_name": "sightline",
+        "application_type": "native",
+        "redirect_uris": [redirect],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+    })
+}
+
+/// What a client keeps of an authorization request until the browser comes back: the
+/// `state` and PKCE verifier it sent, and the issuer of the authorization server it sent them
+/// to, which RFC 9207 §2.4 ties to the response.
+#[derive(Debug, Clone)]
+pub struct PendingAuthorization {
+    pub state: String,
+    pub verifier: String,
+    /// The issuer identifier, exactly as its metadata gave it.
+    pub issuer: String,
+    /// The metadata advertised `authorization_response_iss_parameter_supported: true`.
+    pub iss_required: bool,
+}
+
+impl PendingAuthorization {
+    /// The code of the redirect's query `params`, or why it is refused; decided before the
+    /// code may reach any token endpoint. A mismatched `state` or `iss` means the response is
+    /// not known to come from the server asked, so its `error` and `error_description` are
+    /// not repeated: they are an unverified party's words.
+    pub fn accept(&self, params: &[(String, String)]) -> Result<String, String> {
+        let get = |name: &str| {
+            params
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.as_str())
+        };
+        match get("state") {
+            Some(state) if state == self.state => {}
+            Some(_) => {
+                return Err("authorization: the redirect's state does not match the one sent: refused (a forged or stale answer)".to_owned());
+            }
+            None => {
+                return Err("authorization: the redirect carried no state: refused".to_owned());
+            }
+        }
+        // RFC 9207 §2.4, byte for byte: a normalised comparison would let a mix-up attacker
+        // whose issuer differs only by a slash or a case pass.
+        match get("iss") {
+            Some(iss) if iss == self.issuer => {}
+            Some(iss) => {
+                return Err(format!(
+                    "authorization: the redirect's iss {iss:?} is not the issuer {:?} the request went to: refused, the code not used (RFC 9207 §2.4; a mix-up attack or a misconfigured server)",
+                    self.issuer
+                ));
+            }
+            None if self.iss_required => {
+                return Err(format!(
+                    "authorization: the redirect carried no iss although the authorization server {:?} advertises authorization_response_iss_parameter_supported: refused, the code not used (RFC 9207 §2.4)",
+                    self.issuer
+                ));
+            }
+            None => {}
+        }
+        if let Some(error) = get("error") {
+            let description = get("error_description")
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
+            return Err(format!(
+                "authorization: the authorization server refused: {error}{description}"
+            ));
+        }
+        get("code")
+            .map(str::to_owned)
+            .ok_or_else(|| "authorization: the redirect carried no code: refused".to_owned())
+    }
 }
 
 /// The finding for a 401 with no `WWW-Authenticate` (RFC 9110 §15.5.2: a 401 MUST send one).
@@ -461,11 +560,12 @@ mod tests {
     #[test]
     fn metadata_checks_name_what_the_spec_requires() {
         let server = url("https://mcp.example.com/mcp");
+        let at_path = url("https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
         let good = json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com"]});
-        assert!(check_protected_resource(&good, &server).is_empty());
+        assert!(check_protected_resource(&good, &server, &at_path).is_empty());
         let other =
             json!({"resource": "https://evil.example.com/mcp", "authorization_servers": []});
-        let ids: Vec<&str> = check_protected_resource(&other, &server)
+        let ids: Vec<&str> = check_protected_resource(&other, &server, &at_path)
             .iter()
             .map(|f| f.id)
             .collect();
@@ -474,11 +574,11 @@ mod tests {
             ["auth.resource-mismatch", "auth.no-authorization-server"]
         );
 
-        let issuer = url("https://auth.example.com");
+        let issuer = "https://auth.example.com";
         let fine = json!({"issuer": "https://auth.example.com", "code_challenge_methods_supported": ["S256"]});
-        assert!(check_authorization_server(&fine, &issuer).is_empty());
+        assert!(check_authorization_server(&fine, issuer).is_empty());
         let plain = json!({"issuer": "https://other.example.com", "code_challenge_methods_supported": ["plain"]});
-        let ids: Vec<&str> = check_authorization_server(&plain, &issuer)
+        let ids: Vec<&str> = check_authorization_server(&plain, issuer)
             .iter()
             .map(|f| f.id)
             .collect();
@@ -491,6 +591,173 @@ mod tests {
             canonical_resource(&url("https://mcp.example.com")),
             "https://mcp.example.com/"
         );
+    }
+
+    #[test]
+    fn the_origin_is_a_resource_only_in_the_metadata_at_the_origins_well_known_uri() {
+        let server = url("https://mcp.example.com/mcp");
+        let at_origin = url("https://mcp.example.com/.well-known/oauth-protected-resource");
+        let at_path = url("https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
+        let ids = |metadata: &Value, location: &Url| -> Vec<&'static str> {
+            check_protected_resource(metadata, &server, location)
+                .iter()
+                .map(|f| f.id)
+                .collect()
+        };
+        let servers = json!(["https://auth.example.com"]);
+        for origin in ["https://mcp.example.com", "https://mcp.example.com/"] {
+            let metadata = json!({"resource": origin, "authorization_servers": servers});
+            assert!(ids(&metadata, &at_origin).is_empty(), "{origin}");
+            // Read at the endpoint's own location, the origin is another resource.
+            assert_eq!(ids(&metadata, &at_path), ["auth.resource-mismatch"]);
+        }
+        // Neither the server nor the origin: refused wherever it was read.
+        for resource in [
+            "https://evil.example.com/mcp",
+            "https://evil.example.com",
+            "https://mcp.example.com/other",
+            "https://mcp.example.com:8443",
+        ] {
+            let metadata = json!({"resource": resource, "authorization_servers": servers});
+            assert_eq!(
+                ids(&metadata, &at_origin),
+                ["auth.resource-mismatch"],
+                "{resource}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_metadata_issuer_must_be_the_issuer_looked_up_exactly() {
+        let metadata =
+            |issuer: &str| json!({"issuer": issuer, "code_challenge_methods_supported": ["S256"]});
+        let ids = |said: &str, looked_up: &str| -> Vec<&'static str> {
+            check_authorization_server(&metadata(said), looked_up)
+                .iter()
+                .map(|f| f.id)
+                .collect()
+        };
+        assert!(
+            ids(
+                "https://auth.example.com/tenant1",
+                "https://auth.example.com/tenant1"
+            )
+            .is_empty()
+        );
+        for (said, looked_up) in [
+            ("https://attacker.example.com", "https://auth.example.com"),
+            ("https://auth.example.com/", "https://auth.example.com"),
+            ("https://AUTH.example.com", "https://auth.example.com"),
+            ("https://auth.example.com:443", "https://auth.example.com"),
+        ] {
+            assert_eq!(ids(said, looked_up), ["auth.issuer-mismatch"], "{said}");
+        }
+        let none = json!({"code_challenge_methods_supported": ["S256"]});
+        assert_eq!(
+            check_authorization_server(&none, "https://auth.example.com")[0].id,
+            "auth.issuer-mismatch"
+        );
+    }
+
+    #[test]
+    fn registration_says_the_client_is_a_native_application() {
+        let body = registration_request("http://127.0.0.1:4000/callback");
+        assert_eq!(body["application_type"], "native");
+        assert_eq!(
+            body["redirect_uris"],
+            json!(["http://127.0.0.1:4000/callback"])
+        );
+        assert_eq!(body["token_endpoint_auth_method"], "none");
+    }
+
+    fn pending(iss_required: bool) -> PendingAuthorization {
+        PendingAuthorization {
+            state: "s1".into(),
+            verifier: "v".into(),
+            issuer: "https://auth.example.com".into(),
+            iss_required,
+        }
+    }
+
+    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    /// RFC 9207 §2.4's table: advertised or not, iss present or not, equal or not.
+    #[test]
+    fn the_redirects_iss_is_checked_as_rfc_9207_says() {
+        let right = [
+            ("code", "c"),
+            ("state", "s1"),
+            ("iss", "https://auth.example.com"),
+        ];
+        let without = [("code", "c"), ("state", "s1")];
+        for required in [true, false] {
+            assert_eq!(pending(required).accept(&query(&right)).as_deref(), Ok("c"));
+        }
+        assert_eq!(pending(false).accept(&query(&without)).as_deref(), Ok("c"));
+        let missing = pending(true).accept(&query(&without)).unwrap_err();
+        assert!(missing.contains("carried no iss"), "{missing}");
+        assert!(missing.contains("RFC 9207 §2.4"), "{missing}");
+        // Present and different refuses whether advertised or not, and nothing is normalised.
+        for iss in [
+            "https://evil.example.com",
+            "https://auth.example.com/",
+            "HTTPS://auth.example.com",
+            "https://Auth.example.com",
+            "https://auth.example.com:443",
+            "https://auth.example.com/%7E",
+            "",
+        ] {
+            for required in [true, false] {
+                let refused = pending(required)
+                    .accept(&query(&[("code", "c"), ("state", "s1"), ("iss", iss)]))
+                    .unwrap_err();
+                assert!(refused.contains("is not the issuer"), "{iss}: {refused}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unverified_redirects_error_is_not_repeated() {
+        let error = [
+            ("state", "s1"),
+            ("error", "access_denied"),
+            ("error_description", "visit evil.example.com"),
+        ];
+        let mut forged = error.to_vec();
+        forged.push(("iss", "https://evil.example.com"));
+        let refused = pending(false).accept(&query(&forged)).unwrap_err();
+        assert!(!refused.contains("access_denied") && !refused.contains("evil.example.com/"));
+        assert!(!refused.contains("visit"), "{refused}");
+        let missing = pending(true).accept(&query(&error)).unwrap_err();
+        assert!(!missing.contains("visit"), "{missing}");
+        // From the server asked, its refusal is said.
+        let said = pending(false).accept(&query(&error)).unwrap_err();
+        assert!(
+            said.contains("refused: access_denied (visit evil.example.com)"),
+            "{said}"
+        );
+        let stale = pending(false)
+            .accept(&query(&[("state", "old"), ("error", "access_denied")]))
+            .unwrap_err();
+        assert!(stale.contains("state does not match") && !stale.contains("access_denied"));
+        assert!(pending(false).accept(&query(&[("state", "s1")])).is_err());
+        assert!(pending(false).accept(&query(&[("code", "c")])).is_err());
+    }
+
+    #[test]
+    fn iss_support_is_only_a_literal_true() {
+        assert!(iss_supported(
+            &json!({"authorization_response_iss_parameter_supported": true})
+        ));
+        assert!(!iss_supported(
+            &json!({"authorization_response_iss_parameter_supported": "true"})
+        ));
+        assert!(!iss_supported(&json!({})));
     }
 
     #[test]

@@ -12,9 +12,19 @@ so that each discovery path of the spec is walked by a real client against a rea
   no-s256         the authorization server offers PKCE with `plain` only
   no-challenge    a 401 without WWW-Authenticate (then as well-known)
   wrong-resource  the protected resource metadata names another resource
+  origin-resource the protected resource metadata only at the root well-known URI, its
+                  resource the origin (RFC 9728 §3.3 allows that there)
+  issuer-mismatch the authorization server metadata names another issuer (RFC 8414 §3.3)
+  iss-right       the metadata advertises RFC 9207 `iss`, and the redirect carries the issuer
+  iss-missing     advertised, and the redirect carries none
+  iss-slash       advertised, and the redirect's iss is the issuer with a trailing slash
+  iss-unadvertised not advertised, and the redirect's iss is another issuer
+  iss-wrong-error not advertised, and the redirect is an error with another issuer's iss
+  step-up         tools/call needs the scope `write`: a 403 insufficient_scope until granted
 
-The authorization endpoint grants at once (redirect with code and state); the token endpoint
-checks PKCE S256, the redirect URI and the client. Tokens start `scripted-token-`.
+Registration takes only a native application (SEP-837: `application_type: native`). The authorization endpoint grants at once
+(redirect with code and state, and the scopes asked); the token endpoint checks PKCE S256,
+the redirect URI and the client. Tokens start `scripted-token-`.
 It prints its URL on stdout, then serves until killed.
 """
 import base64
@@ -26,7 +36,9 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "well-known"
-STATE = {"clients": {"pre-client": "pre-secret"}, "redirects": {}, "codes": {}, "tokens": set()}
+STATE = {"clients": {"pre-client": "pre-secret"}, "redirects": {}, "codes": {}, "tokens": {}}
+ISS = {"iss-right": "issuer", "iss-slash": "issuer/", "iss-unadvertised": "http://evil.example",
+       "iss-wrong-error": "http://evil.example"}
 
 
 def s256(verifier):
@@ -70,6 +82,10 @@ class Handler(BaseHTTPRequestHandler):
         }
         if MODE != "preregistered":
             endpoints["registration_endpoint"] = issuer + "/register"
+        if MODE == "issuer-mismatch":
+            endpoints["issuer"] = "http://attacker.example"
+        if MODE in ("iss-right", "iss-missing", "iss-slash"):
+            endpoints["authorization_response_iss_parameter_supported"] = True
         return endpoints
 
     def do_GET(self):
@@ -79,10 +95,13 @@ class Handler(BaseHTTPRequestHandler):
             "resource": "http://elsewhere.example/mcp" if MODE == "wrong-resource" else self.origin() + "/mcp",
             "authorization_servers": [self.issuer()],
         }
+        at_root = MODE in ("root-metadata", "origin-resource")
+        if MODE == "origin-resource":
+            resource["resource"] = self.origin()
         if MODE != "legacy":
-            if path == "/.well-known/oauth-protected-resource/mcp" and MODE != "root-metadata":
+            if path == "/.well-known/oauth-protected-resource/mcp" and not at_root:
                 return self.send(200, resource)
-            if path == "/.well-known/oauth-protected-resource" and MODE == "root-metadata":
+            if path == "/.well-known/oauth-protected-resource" and at_root:
                 return self.send(200, resource)
             if MODE == "openid" and path == "/.well-known/openid-configuration/tenant1":
                 return self.send(200, self.metadata())
@@ -97,9 +116,17 @@ class Handler(BaseHTTPRequestHandler):
                 client == "pre-client" or STATE["redirects"].get(client) == redirect)
             if not known or query.get("code_challenge_method") != "S256":
                 return self.send(400, b"bad authorization request", "text/plain")
+            if MODE == "origin-resource" and query.get("resource") != self.origin():
+                return self.send(400, b"resource is not the one published", "text/plain")
             code = "code-" + secrets.token_urlsafe(8)
-            STATE["codes"][code] = (client, redirect, query.get("code_challenge"))
-            target = redirect + "?" + urllib.parse.urlencode({"code": code, "state": query.get("state", "")})
+            STATE["codes"][code] = (client, redirect, query.get("code_challenge"), query.get("scope", ""))
+            answer = {"code": code, "state": query.get("state", "")}
+            if MODE == "iss-wrong-error":
+                answer = {"error": "access_denied", "error_description": "call +1 555 0100 to unlock",
+                          "state": query.get("state", "")}
+            if MODE in ISS:
+                answer["iss"] = ISS[MODE].replace("issuer", self.issuer())
+            target = redirect + "?" + urllib.parse.urlencode(answer)
             return self.send(302, b"", "text/plain", [("Location", target)])
         self.send(404, b"not found", "text/plain")
 
@@ -110,6 +137,9 @@ class Handler(BaseHTTPRequestHandler):
         prefix = "/tenant1" if MODE == "openid" else ""
         if path == prefix + "/register" and MODE != "preregistered":
             request = json.loads(body or b"{}")
+            if request.get("application_type") != "native":
+                return self.send(400, {"error": "invalid_client_metadata",
+                                       "error_description": "application_type must be native"})
             client = "dyn-" + secrets.token_urlsafe(6)
             STATE["clients"][client] = None
             STATE["redirects"][client] = (request.get("redirect_uris") or [""])[0]
@@ -127,7 +157,7 @@ class Handler(BaseHTTPRequestHandler):
                     or grant[2] != s256(form.get("code_verifier", "")):
                 return self.send(400, {"error": "invalid_grant"})
             token = "scripted-token-" + secrets.token_urlsafe(12)
-            STATE["tokens"].add(token)
+            STATE["tokens"][token] = set(grant[3].split())
             return self.send(200, {"access_token": token, "token_type": "Bearer"})
         if path != "/mcp":
             return self.send(404, b"not found", "text/plain")
@@ -140,6 +170,9 @@ class Handler(BaseHTTPRequestHandler):
         if ident is None:
             return self.send(202)
         method = message.get("method")
+        if MODE == "step-up" and method == "tools/call" and "write" not in STATE["tokens"][token]:
+            challenge = 'Bearer error="insufficient_scope", scope="write"'
+            return self.send(403, b"", "text/plain", [("WWW-Authenticate", challenge)])
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "oauth-scripted", "version": MODE}}

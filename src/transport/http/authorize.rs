@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use url::Url;
@@ -50,6 +50,13 @@ pub struct Tokens {
     client: OAuthClient,
     /// The scopes asked for, to keep asking for them.
     pub(super) scope: Option<String>,
+    /// The loopback redirect URI the client was registered with, for a step-up to come back
+    /// to (a registration is for its redirect URIs).
+    #[serde(default)]
+    redirect: Option<String>,
+    /// The `resource` the tokens were asked for (RFC 8707), to refresh them for the same.
+    #[serde(default)]
+    resource: Option<String>,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -65,6 +72,13 @@ impl std::fmt::Debug for Tokens {
 /// What the flow learnt of the authorization server.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Server {
+    /// Its issuer identifier, exactly as its metadata gave it (after RFC 8414 §3.3's check),
+    /// or the origin the 2025-03-26 defaults are at: what a redirect's `iss` must be.
+    #[serde(default)]
+    issuer: String,
+    /// Its metadata advertised `authorization_response_iss_parameter_supported` (RFC 9207).
+    #[serde(default)]
+    iss_required: bool,
     authorization_endpoint: Url,
     token_endpoint: Url,
     registration_endpoint: Option<Url>,
@@ -150,32 +164,60 @@ impl Poster {
             self.finding(&oauth::missing_challenge()).await;
         }
         let resource_metadata = self.resource_metadata(challenge.as_ref()).await?;
-        let issuer = match &resource_metadata {
-            Some(metadata) => metadata
-                .get("authorization_servers")
-                .and_then(Value::as_array)
-                .and_then(|servers| servers.first())
-                .and_then(Value::as_str)
-                .and_then(|issuer| Url::parse(issuer).ok()),
-            None => None,
-        };
-        let server = self.authorization_server(issuer.as_ref()).await?;
+        let issuer = resource_metadata
+            .as_ref()
+            .and_then(|metadata| metadata.get("authorization_servers"))
+            .and_then(Value::as_array)
+            .and_then(|servers| servers.first())
+            .and_then(Value::as_str);
+        let server = self.authorization_server(issuer).await?;
+        // RFC 8707 as the MCP spec asks: the identifier exactly as the protected resource
+        // published it (checked to be this server, or its origin), else the canonical URI.
+        let resource = resource_metadata
+            .as_ref()
+            .and_then(|metadata| metadata.get("resource"))
+            .and_then(Value::as_str)
+            .map_or_else(|| oauth::canonical_resource(&self.url), str::to_owned);
+        // A step-up goes back to the authorization server that registered this client: the
+        // registration still holds, and a second one would leave the first orphaned.
+        let previous = scope
+            .as_ref()
+            .and_then(|_| {
+                self.token
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone()
+            })
+            .filter(|tokens| !tokens.client.machine && tokens.server.issuer == server.issuer);
         let scope = scope.or_else(|| oauth::scopes(challenge.as_ref(), resource_metadata.as_ref()));
         if let Some(client) = self.oauth_client.clone().filter(|client| client.machine) {
-            return self.client_credentials(server, client, scope).await;
+            return self
+                .client_credentials(server, client, scope, resource)
+                .await;
         }
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|error| format!("authorization: no port for the redirect: {error}"))?;
+        let listener = self.listener(previous.as_ref()).await?;
         let port = listener
             .local_addr()
             .map_err(|error| format!("authorization: no port for the redirect: {error}"))?
             .port();
         let redirect = format!("http://127.0.0.1:{port}/callback");
-        let client = self.client_for(&server, &redirect).await?;
-        let verifier = oauth::base64url(&random(32));
-        let state = oauth::base64url(&random(16));
-        let resource = oauth::canonical_resource(&self.url);
+        let client = match previous {
+            Some(previous) if self.oauth_client.is_none() => {
+                self.note(format!(
+                    "authorization: asking the same authorization server again, as the client {} it registered",
+                    previous.client.id
+                ))
+                .await;
+                previous.client
+            }
+            _ => self.client_for(&server, &redirect).await?,
+        };
+        let pending = oauth::PendingAuthorization {
+            state: oauth::base64url(&random(16)),
+            verifier: oauth::base64url(&random(32)),
+            issuer: server.issuer.clone(),
+            iss_required: server.iss_required,
+        };
         let mut authorize = server.authorization_endpoint.clone();
         {
             let mut query = authorize.query_pairs_mut();
@@ -183,24 +225,52 @@ impl Poster {
                 .append_pair("response_type", "code")
                 .append_pair("client_id", &client.id)
                 .append_pair("redirect_uri", &redirect)
-                .append_pair("code_challenge", &oauth::s256_challenge(&verifier))
+                .append_pair("code_challenge", &oauth::s256_challenge(&pending.verifier))
                 .append_pair("code_challenge_method", "S256")
-                .append_pair("state", &state)
+                .append_pair("state", &pending.state)
                 .append_pair("resource", &resource);
             if let Some(scope) = &scope {
                 query.append_pair("scope", scope);
             }
         }
         self.open_browser(authorize.as_str()).await;
-        let code = self.redirected(&listener, &state).await?;
+        let code = self.redirected(&listener, &pending).await?;
         let form = vec![
             ("grant_type", "authorization_code".to_owned()),
             ("code", code),
-            ("redirect_uri", redirect),
-            ("code_verifier", verifier),
-            ("resource", resource),
+            ("redirect_uri", redirect.clone()),
+            ("code_verifier", pending.verifier),
+            ("resource", resource.clone()),
         ];
-        self.granted(server, client, scope, form).await
+        let mut tokens = self.granted(server, client, scope, form).await?;
+        tokens.resource = Some(resource);
+        tokens.redirect = Some(redirect);
+        Ok(tokens)
+    }
+
+    /// The redirect listener on 127.0.0.1: at the port of the earlier authorization being
+    /// stepped up when it is free (the redirect URI the client was registered with), else any.
+    async fn listener(&self, previous: Option<&Tokens>) -> Result<TcpListener, String> {
+        let port = previous
+            .and_then(|tokens| tokens.redirect.as_deref())
+            .and_then(|redirect| Url::parse(redirect).ok())
+            .and_then(|redirect| redirect.port());
+        if let Some(port) = port {
+            match TcpListener::bind(("127.0.0.1", port)).await {
+                Ok(listener) => return Ok(listener),
+                Err(error) => {
+                    // RFC 8252 §7.3 has authorization servers take any port of a loopback
+                    // redirect, so another port should do.
+                    self.note(format!(
+                        "authorization: the registered redirect port {port} is taken ({error}); listening on another"
+                    ))
+                    .await;
+                }
+            }
+        }
+        TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|error| format!("authorization: no port for the redirect: {error}"))
     }
 
     /// The token request `form` asks for, as the tokens the flow ends with.
@@ -220,6 +290,8 @@ impl Poster {
             server,
             client,
             scope,
+            redirect: None,
+            resource: None,
         })
     }
 
@@ -229,6 +301,7 @@ impl Poster {
         server: Server,
         client: OAuthClient,
         scope: Option<String>,
+        resource: String,
     ) -> Result<Tokens, String> {
         self.note(format!(
             "authorization: asking for a token as the machine client {} (client credentials)",
@@ -237,12 +310,14 @@ impl Poster {
         .await;
         let mut form = vec![
             ("grant_type", "client_credentials".to_owned()),
-            ("resource", oauth::canonical_resource(&self.url)),
+            ("resource", resource.clone()),
         ];
         if let Some(scope) = &scope {
             form.push(("scope", scope.clone()));
         }
-        self.granted(server, client, scope, form).await
+        let mut tokens = self.granted(server, client, scope, form).await?;
+        tokens.resource = Some(resource);
+        Ok(tokens)
     }
 
     /// A refused token's refresh token, exchanged for new tokens (RFC 6749 §6).
@@ -256,7 +331,13 @@ impl Poster {
         let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh.clone()),
-            ("resource", oauth::canonical_resource(&self.url)),
+            (
+                "resource",
+                tokens
+                    .resource
+                    .clone()
+                    .unwrap_or_else(|| oauth::canonical_resource(&self.url)),
+            ),
         ];
         if let Some(scope) = &tokens.scope {
             form.push(("scope", scope.clone()));
@@ -280,7 +361,7 @@ impl Poster {
     ) -> Result<Option<Value>, String> {
         for url in oauth::resource_metadata_urls(&self.url, challenge) {
             if let Some(metadata) = self.get_json(&url).await {
-                let findings = oauth::check_protected_resource(&metadata, &self.url);
+                let findings = oauth::check_protected_resource(&metadata, &self.url, &url);
                 for finding in &findings {
                     self.finding(finding).await;
                 }
@@ -297,21 +378,32 @@ impl Poster {
 
     /// The authorization server's endpoints: from its metadata (OAuth, then `OpenID`
     /// discovery), else, for a server without metadata, the 2025-03-26 defaults at its origin.
-    async fn authorization_server(&self, issuer: Option<&Url>) -> Result<Server, String> {
-        let origin = {
-            let mut origin = self.url.clone();
-            origin.set_path("");
-            origin.set_query(None);
-            origin
+    /// `issuer` is the identifier the protected resource named, as it wrote it. Metadata that
+    /// names another issuer is refused, none of its endpoints used (RFC 8414 §3.3).
+    async fn authorization_server(&self, issuer: Option<&str>) -> Result<Server, String> {
+        let origin = self.url.origin().ascii_serialization();
+        let named = issuer.and_then(|issuer| Url::parse(issuer).ok().map(|url| (issuer, url)));
+        let given = named.is_some();
+        let (issuer, issuer_url) = match named {
+            Some(named) => named,
+            None => (origin.as_str(), oauth::at_origin(&self.url)),
         };
-        let issuer = issuer.unwrap_or(&origin);
-        for url in oauth::authorization_server_metadata_urls(issuer) {
+        for url in oauth::authorization_server_metadata_urls(&issuer_url) {
             let Some(metadata) = self.get_json(&url).await else {
                 continue;
             };
             let findings = oauth::check_authorization_server(&metadata, issuer);
             for finding in &findings {
                 self.finding(finding).await;
+            }
+            let said = metadata.get("issuer").and_then(Value::as_str);
+            // Only an issuer someone named can be impersonated: the 2025-03-26 fallback has
+            // none, just the origin sightline derived, so there the finding stands but the
+            // metadata is what there is (and its issuer is what `iss` must then be).
+            if given && findings.iter().any(|f| f.id == "auth.issuer-mismatch") {
+                return Err(format!(
+                    "authorization: the authorization server metadata at {url} names the issuer {said:?}, not {issuer:?} it was looked up for: refused, none of its endpoints used (RFC 8414 §3.3)"
+                ));
             }
             if findings.iter().any(|f| f.id == "auth.no-pkce-s256") {
                 return Err("authorization: the authorization server does not offer PKCE S256, which MCP clients MUST refuse".into());
@@ -343,6 +435,8 @@ impl Poster {
                     },
                 );
             return Ok(Server {
+                issuer: said.filter(|_| !given).unwrap_or(issuer).to_owned(),
+                iss_required: oauth::iss_supported(&metadata),
                 authorization_endpoint,
                 token_endpoint,
                 registration_endpoint: endpoint("registration_endpoint"),
@@ -358,6 +452,8 @@ impl Poster {
         self.note("authorization: no authorization server metadata; using the 2025-03-26 default endpoints /authorize, /token, /register".into())
             .await;
         Ok(Server {
+            issuer: origin,
+            iss_required: false,
             authorization_endpoint,
             token_endpoint,
             registration_endpoint: Some(registration_endpoint),
@@ -394,13 +490,7 @@ impl Poster {
         let Some(registration) = &server.registration_endpoint else {
             return Err("authorization: the server offers no dynamic registration; give a client with --client-id".into());
         };
-        let body = json!({
-            "client_name": "sightline",
-            "redirect_uris": [redirect],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": "none",
-        });
+        let body = oauth::registration_request(redirect);
         let request = self
             .client
             .post(registration.clone())
@@ -470,8 +560,13 @@ impl Poster {
         }
     }
 
-    /// Waits for the browser's redirect to the listener: the code, once `state` matches.
-    async fn redirected(&self, listener: &TcpListener, state: &str) -> Result<String, String> {
+    /// Waits for the browser's redirect to the listener: the code, once the response is known
+    /// to answer `pending` (its state, and its issuer as RFC 9207 asks).
+    async fn redirected(
+        &self,
+        listener: &TcpListener,
+        pending: &oauth::PendingAuthorization,
+    ) -> Result<String, String> {
         let wait = async {
             loop {
                 let Ok((mut stream, _)) = listener.accept().await else {
@@ -492,17 +587,12 @@ impl Poster {
                 let params: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
                     .into_owned()
                     .collect();
-                let get = |name: &str| {
-                    params
-                        .iter()
-                        .find(|(key, _)| key == name)
-                        .map(|(_, value)| value.clone())
-                };
-                let (verdict, page) = match (get("state"), get("code"), get("error")) {
-                    (Some(got), _, _) if got != state => (Err("authorization: the redirect's state does not match the one sent: refused (a forged or stale answer)".to_owned()), "sightline refused this answer: its state does not match."),
-                    (_, _, Some(error)) => (Err(format!("authorization: the authorization server refused: {error}{}", get("error_description").map(|d| format!(" ({d})")).unwrap_or_default())), "sightline: the authorization was refused."),
-                    (Some(_), Some(code), None) => (Ok(code), "sightline is authorized. You can close this tab."),
-                    _ => (Err("authorization: the redirect carried no code or no state: refused".to_owned()), "sightline refused this answer."),
+                let verdict = pending.accept(&params);
+                let page = match &verdict {
+                    Ok(_) => "sightline is authorized. You can close this tab.",
+                    Err(_) => {
+                        "sightline refused this answer, or the authorization was refused; see its log."
+                    }
                 };
                 let response = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
