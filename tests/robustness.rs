@@ -33,6 +33,19 @@ fn assert_terminal_safe(output: &str) {
     }
 }
 
+/// 100 MB of 2-byte stderr lines before the answer: drained as fast as the server writes, so a
+/// 2 s call is not timed out for the server's logging (it was, at 35 MB/s).
+#[test]
+fn a_hundred_megabytes_of_short_stderr_lines_do_not_time_a_call_out() {
+    let output = against(
+        "stderr-flood",
+        &["call", "boom", "--json", "--timeout", "2"],
+    );
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["outcome"]["class"], "success", "{value:#}");
+    assert_eq!(output.status.code(), Some(0));
+}
+
 /// A raw CR between a reply's tokens, and noncharacters, fillers and tag characters in its
 /// strings: on every output, escaped (JSON escapes in `--json`, `\u{…}` in text), the value
 /// unchanged.

@@ -3,6 +3,7 @@
 //! resource; events carry their own timestamps.
 
 pub mod http;
+mod stderr_lines;
 pub mod stdio;
 
 use std::sync::Arc;

@@ -3,7 +3,6 @@
 //! reports the exit only after both outputs are drained, and stops the whole process group.
 
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -15,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::{EVENT_CAPACITY, Transport, TransportError, TransportEvent, now};
-use crate::mcp::framing::{Line, LineFramer, decode};
+use crate::mcp::framing::{LineFramer, decode};
 
 /// How long the supervisor waits for the outputs to drain, and for exit after stdout closes.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
@@ -238,27 +237,14 @@ async fn read_stderr<R>(mut reader: R, tail: StderrTail, events: mpsc::Sender<Tr
 where
     R: AsyncRead + Unpin,
 {
-    let mut framer = LineFramer::new(MAX_STDERR_LINE);
+    let mut splitter = super::stderr_lines::StderrLines::new(MAX_STDERR_LINE);
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
-        let (lines, done) = match reader.read(&mut chunk).await {
-            Ok(0) | Err(_) => (framer.finish().into_iter().collect(), true),
-            Ok(read) => (framer.push(&chunk[..read]), false),
+        let (text, done) = match reader.read(&mut chunk).await {
+            Ok(0) | Err(_) => (splitter.finish(), true),
+            Ok(read) => (splitter.push(&chunk[..read]), false),
         };
-        if !lines.is_empty() {
-            let mut text = String::new();
-            for (n, line) in lines.into_iter().enumerate() {
-                if n > 0 {
-                    text.push('\n');
-                }
-                match line {
-                    Line::Text(line) => text.push_str(&line),
-                    Line::Bytes(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
-                    Line::Oversized { len } => {
-                        let _ = write!(text, "[a stderr line of {len} bytes was skipped]");
-                    }
-                }
-            }
+        if !text.is_empty() {
             {
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
                 let last: Vec<&str> = text.rsplit('\n').take(STDERR_TAIL).collect();
