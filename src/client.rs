@@ -1558,6 +1558,11 @@ impl Client {
             match event {
                 Some(event) => {
                     self.ingest(event, None);
+                    // Nothing follows `Closed`: a helper that keeps a pipe open must not make
+                    // the client wait for the channel to close.
+                    if self.closed.is_some() {
+                        break;
+                    }
                 }
                 None if self.closed.is_none() => {
                     self.ingest(transport_ended(), None);

@@ -342,6 +342,37 @@ fn a_server_that_exits_while_a_helper_holds_its_output_is_an_exit_and_leaves_not
     );
 }
 
+/// A helper in a session of its own (out of the group sightline stops) keeps stdout and stderr
+/// open: once the server itself is gone, nothing waits on grace periods, and the detail names
+/// the process holding the pipe.
+#[test]
+fn a_setsid_helper_holding_the_pipes_costs_no_fixed_delay_and_is_named() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    for (mode, code) in [("setsid", 0), ("setsid-exit", 4)] {
+        let start = Instant::now();
+        let output = Command::new(BIN)
+            .args(["call", "boom", "--json", "--era", "legacy"])
+            .args(["--", "python3", script, mode])
+            .env("ORPHAN_SECONDS", "53")
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        let _ = Command::new("pkill").args(["-f", "sleep 53"]).status();
+        assert_eq!(output.status.code(), Some(code), "{mode}");
+        // Was 3.0 s and 4.1 s: the grace periods, then the client waiting for the channel.
+        assert!(took < Duration::from_millis(1500), "{mode}: {took:?}");
+        if code == 4 {
+            let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+            let detail = value["outcome"]["detail"].as_str().unwrap();
+            assert!(
+                detail.contains("a process it started still holds its output open: ")
+                    && detail.contains("(sleep)"),
+                "{detail}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_interrupted_headless_run_stops_the_server() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");

@@ -2,6 +2,7 @@
 //! reports what happened as [`TransportEvent`]s and owns the server's shutdown. One task per
 //! resource; events carry their own timestamps.
 
+mod holders;
 pub mod http;
 mod stderr_lines;
 pub mod stdio;

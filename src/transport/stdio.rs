@@ -3,6 +3,7 @@
 //! reports the exit only after both outputs are drained, and stops the whole process group.
 
 use std::collections::{HashMap, VecDeque};
+use std::os::fd::AsRawFd;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -16,8 +17,12 @@ use tokio::task::JoinHandle;
 use super::{EVENT_CAPACITY, Transport, TransportError, TransportEvent, now};
 use crate::mcp::framing::{LineFramer, decode};
 
-/// How long the supervisor waits for the outputs to drain, and for exit after stdout closes.
+/// How long the supervisor waits for the outputs to drain while the server's processes may
+/// still write, and for exit after stdout closes.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// Once no process of the server's group is left, what is in the pipes is read at once: a
+/// process still holding them has left the group (`setsid`) and is no longer the server.
+const DRAIN_GONE: Duration = Duration::from_millis(50);
 /// Each step of a shutdown waits this long: stdin closed, then SIGTERM, then SIGKILL.
 const SHUTDOWN_STEP: Duration = Duration::from_millis(300);
 /// Longest stderr line kept whole; longer ones are cut, not buffered.
@@ -109,6 +114,8 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         .and_then(|pid| i32::try_from(pid).ok())
         .map(|pid| ProcessGroup(nix::unistd::Pid::from_raw(pid)))
         .ok_or_else(|| spawn_error(std::io::Error::other("the child has no process id")))?;
+    // The pipes by name, to say later which process keeps them open.
+    let pipes = [stdout.as_raw_fd(), stderr.as_raw_fd()].map(super::holders::pipe_of);
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let outgoing = start_writer(stdin, events_tx.clone());
     let tail = StderrTail::default();
@@ -120,6 +127,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         group,
         tail,
         events: events_tx,
+        pipes,
     };
     tokio::spawn(supervisor.run(stdout_task, stderr_task, stop_rx));
     Ok(Transport {
@@ -269,6 +277,8 @@ struct Supervisor {
     group: ProcessGroup,
     tail: StderrTail,
     events: mpsc::Sender<TransportEvent>,
+    /// The server's stdout and stderr pipes (`pipe:[…]`), where `/proc` names them.
+    pipes: [Option<String>; 2],
 }
 
 impl Supervisor {
@@ -278,7 +288,7 @@ impl Supervisor {
     async fn run(
         mut self,
         mut stdout_task: JoinHandle<()>,
-        stderr_task: JoinHandle<()>,
+        mut stderr_task: JoinHandle<()>,
         mut stop: oneshot::Receiver<()>,
     ) {
         let first = tokio::select! {
@@ -291,8 +301,11 @@ impl Supervisor {
             First::StopAsked => {
                 let status = self.stop_group().await;
                 // A helper may hold stdout open after the leader died; don't wait for it forever.
-                Self::drain(stdout_task).await;
-                status
+                if Self::drain(&mut stdout_task, self.grace()).await {
+                    status
+                } else {
+                    format!("{status}; {}", self.held())
+                }
             }
             First::OutputEnded => {
                 match tokio::time::timeout(DRAIN_GRACE, self.child.wait()).await {
@@ -302,17 +315,15 @@ impl Supervisor {
             }
             // The server is gone even if a process it started keeps its output open.
             First::Exited(exit) => {
-                if Self::drain(stdout_task).await {
+                if Self::drain(&mut stdout_task, self.grace()).await {
                     describe(exit)
                 } else {
-                    format!(
-                        "{}; a process it started still holds its output open",
-                        describe(exit)
-                    )
+                    format!("{}; {}", describe(exit), self.held())
                 }
             }
         };
-        let _ = tokio::time::timeout(DRAIN_GRACE, stderr_task).await;
+        // Its sender must go too, or the client would wait for the channel to close.
+        Self::drain(&mut stderr_task, self.grace()).await;
         let stderr_tail = self
             .tail
             .lock()
@@ -333,14 +344,40 @@ impl Supervisor {
         }
     }
 
-    /// Lets the stdout reader finish what was written; stops it after a grace period (a helper
-    /// process holds the pipe). Whether it finished on its own.
-    async fn drain(mut stdout_task: JoinHandle<()>) -> bool {
-        let finished = tokio::time::timeout(DRAIN_GRACE, &mut stdout_task)
-            .await
-            .is_ok();
-        stdout_task.abort();
+    /// Lets a reader finish what was written; stops it after `grace` (a helper process holds
+    /// the pipe). Whether it finished on its own.
+    async fn drain(task: &mut JoinHandle<()>, grace: Duration) -> bool {
+        let finished = tokio::time::timeout(grace, &mut *task).await.is_ok();
+        task.abort();
         finished
+    }
+
+    /// How long output may still take: no time to speak of once the group is gone.
+    fn grace(&self) -> Duration {
+        if self.group.is_alive() {
+            DRAIN_GRACE
+        } else {
+            DRAIN_GONE
+        }
+    }
+
+    /// Who keeps the server's output open after it is gone, as far as `/proc` tells.
+    fn held(&self) -> String {
+        let mut holders: Vec<String> = self
+            .pipes
+            .iter()
+            .flatten()
+            .flat_map(|pipe| super::holders::holders(pipe, 4))
+            .collect();
+        holders.dedup();
+        if holders.is_empty() {
+            "a process it started still holds its output open".to_owned()
+        } else {
+            format!(
+                "a process it started still holds its output open: {}",
+                holders.join(", ")
+            )
+        }
     }
 
     /// Stdin is already closed: wait, SIGTERM the group, wait, SIGKILL it. Whatever the leader

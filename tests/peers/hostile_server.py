@@ -24,6 +24,8 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   duplicate
            answer tools/call twice in one write
   orphan   on tools/call start a helper that keeps stdout open, then exit with status 3
+  setsid   on tools/call start a helper in its own session (setsid) that keeps stdout and
+           stderr open, then answer; setsid-exit: exit with status 3 instead of answering
   escapes  put terminal escapes into every error message and cursor (the era probe's answer,
            tools/list's second page)
 Floods, each written in chunks so this server stays small (a peak-RSS figure is sightline's):
@@ -208,6 +210,13 @@ for line in sys.stdin:
         elif MODE == "orphan":
             subprocess.Popen(["sleep", os.environ.get("ORPHAN_SECONDS", "30")])
             sys.exit(3)
+        elif MODE in ("setsid", "setsid-exit"):
+            # A helper in a session of its own: out of the process group sightline stops, and
+            # holding stdout and stderr open.
+            subprocess.Popen(["sleep", os.environ.get("ORPHAN_SECONDS", "30")], start_new_session=True)
+            if MODE == "setsid-exit":
+                sys.exit(3)
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "done"}]}})
     else:
         message = "Method not found" + (" " + ESCAPES if MODE == "escapes" else "")
         send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": message}})
