@@ -43,8 +43,17 @@ const CASES: &[(&str, &str, u64, &str)] = &[
 
 fn main() {
     let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let transcript =
+        std::env::temp_dir().join(format!("hostile-memory-{}.jsonl", std::process::id()));
     for (mode, command, bytes, what) in CASES {
-        for json in [true, false] {
+        // The floods that were over 3x with `--record` are measured with it too.
+        let recorded = matches!(*mode, "blocks" | "many-tools");
+        let variants: &[(bool, bool)] = if recorded {
+            &[(true, false), (false, false), (true, true)]
+        } else {
+            &[(true, false), (false, false)]
+        };
+        for &(json, record) in variants {
             let mut run = Command::new("/usr/bin/time");
             run.args(["-f", "%M", env!("CARGO_BIN_EXE_sightline"), command]);
             if *command == "call" {
@@ -52,6 +61,9 @@ fn main() {
             }
             if json {
                 run.arg("--json");
+            }
+            if record {
+                run.arg("--record").arg(&transcript);
             }
             run.args([
                 "--era",
@@ -82,9 +94,14 @@ fn main() {
                 (peak_kb * 1024) as f64 / 1e6,
                 (peak_kb * 1024) as f64 / *bytes as f64,
             );
+            let _ = std::fs::remove_file(&transcript);
             println!(
-                "{mode:<14} {:<6} {what}: peak {megabytes:.0} MB ({ratio:.1}x), {:.1} s, exit {}",
-                if json { "--json" } else { "human" },
+                "{mode:<14} {:<15} {what}: peak {megabytes:.0} MB ({ratio:.1}x), {:.1} s, exit {}",
+                match (json, record) {
+                    (true, true) => "--json --record",
+                    (true, false) => "--json",
+                    _ => "human",
+                },
                 start.elapsed().as_secs_f64(),
                 output.status.code().unwrap_or(-1)
             );

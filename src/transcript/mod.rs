@@ -115,7 +115,7 @@ pub enum Record<'a> {
         reason: String,
     },
     Tools {
-        tools: Vec<ToolRecord>,
+        tools: Vec<ToolRecord<'a>>,
     },
     ToolsFailed {
         reason: String,
@@ -141,11 +141,92 @@ pub struct ServerRecord {
     pub version: String,
 }
 
+/// A listed tool: written as the text it was listed in (borrowed, never parsed into a tree:
+/// a listing of 200,000 tools would cost ten times its bytes), read back as text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolRecord {
-    pub tool: Value,
+pub struct ToolRecord<'a> {
+    pub tool: ToolText<'a>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rejected: Option<String>,
+    pub rejected: Option<Cow<'a, str>>,
+}
+
+/// A tool object: the listed text when written, a value when read back (serde cannot read a
+/// raw value inside a tagged enum).
+#[derive(Debug, Clone)]
+pub enum ToolText<'a> {
+    Listed(&'a serde_json::value::RawValue),
+    Read(Value),
+}
+
+impl ToolText<'_> {
+    pub fn value(&self) -> Value {
+        match self {
+            ToolText::Listed(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            ToolText::Read(value) => value.clone(),
+        }
+    }
+}
+
+impl PartialEq for ToolText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value()
+    }
+}
+
+impl Serialize for ToolText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ToolText::Listed(raw) => raw.serialize(serializer),
+            ToolText::Read(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolText<'_> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(ToolText::Read)
+    }
+}
+
+impl<'a> ToolRecord<'a> {
+    /// A listed tool's record, borrowing its text (checked JSON, so this only borrows it).
+    pub fn of(tool: &'a Tool) -> Option<Self> {
+        Some(ToolRecord {
+            tool: ToolText::Listed(serde_json::from_str(tool.raw.text()).ok()?),
+            rejected: tool.rejected.as_deref().map(Cow::Borrowed),
+        })
+    }
+}
+
+/// A `tools` line written straight from the listing, tool by tool: the same line as
+/// [`Record::Tools`], without a record per tool held at once.
+#[derive(Serialize)]
+pub struct ToolsLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    tools: Listed<'a>,
+}
+
+impl<'a> ToolsLine<'a> {
+    pub fn new(tools: &'a [Tool]) -> Self {
+        Self {
+            kind: "tools",
+            tools: Listed(tools),
+        }
+    }
+}
+
+struct Listed<'a>(&'a [Tool]);
+
+impl Serialize for Listed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(None)?;
+        for record in self.0.iter().filter_map(ToolRecord::of) {
+            seq.serialize_element(&record)?;
+        }
+        seq.end()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -369,13 +450,7 @@ impl<'a> Record<'a> {
                 reason: redactor.text(reason).into_owned(),
             },
             SessionEvent::ToolsListed(tools) => Record::Tools {
-                tools: tools
-                    .iter()
-                    .map(|tool| ToolRecord {
-                        tool: tool.raw.value(),
-                        rejected: tool.rejected.as_deref().map(str::to_owned),
-                    })
-                    .collect(),
+                tools: tools.iter().filter_map(ToolRecord::of).collect(),
             },
             SessionEvent::ToolsFailed(reason) => Record::ToolsFailed {
                 reason: redactor.text(reason).into_owned(),
@@ -511,7 +586,7 @@ impl<'a> Record<'a> {
                     .iter()
                     .map(|record| Tool {
                         rejected: record.rejected.as_deref().map(Box::from),
-                        ..Tool::from_value(&record.tool)
+                        ..Tool::from_value(&record.tool.value())
                     })
                     .collect(),
             )),

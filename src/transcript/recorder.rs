@@ -11,9 +11,6 @@ use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
 use crate::sanitize;
 
-/// The line buffer kept between events, at most.
-const LINE_KEPT: usize = 1 << 20;
-
 /// Writes a transcript; clones share the file.
 #[derive(Clone)]
 pub struct Recorder(Arc<Mutex<Inner>>);
@@ -21,8 +18,6 @@ pub struct Recorder(Arc<Mutex<Inner>>);
 struct Inner {
     path: String,
     out: BufWriter<File>,
-    /// The line being written (one serialization, then one screen for unsafe characters).
-    line: Vec<u8>,
     redactor: Redactor,
     /// What the class and findings of a call depend on, followed from the stream.
     version: String,
@@ -54,7 +49,6 @@ impl Recorder {
         let mut inner = Inner {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
-            line: Vec::new(),
             redactor,
             version: "unknown".to_owned(),
             catalog: None,
@@ -94,12 +88,13 @@ impl Inner {
             return;
         }
         let judged = match event {
-            SessionEvent::Connected(connection) => {
-                self.version.clone_from(&connection.protocol_version);
-                None
-            }
             SessionEvent::ToolsListed(tools) => {
                 self.catalog = Some(Arc::clone(tools));
+                self.write(&super::ToolsLine::new(tools));
+                return;
+            }
+            SessionEvent::Connected(connection) => {
+                self.version.clone_from(&connection.protocol_version);
                 None
             }
             SessionEvent::CallFinished(exchange) => {
@@ -120,25 +115,14 @@ impl Inner {
     }
 
     /// One line, flushed: what was received is on disk before the next event. Control and
-    /// bidi characters are written as JSON escapes, so the file is safe to `cat`.
+    /// bidi characters are written as JSON escapes, so the file is safe to `cat`. Streamed
+    /// through the escaping writer to the file: a huge reply is not copied to be written.
     fn write(&mut self, value: &impl serde::Serialize) {
-        self.line.clear();
-        let written = serde_json::to_writer(&mut self.line, value)
+        let mut safe = sanitize::JsonWriter::new(&mut self.out);
+        let written = serde_json::to_writer(&mut safe, value)
             .map_err(std::io::Error::from)
-            .and_then(|()| {
-                // serde_json escapes what is below 0x20; the rest to screen is DEL or not ASCII.
-                if self.line.iter().all(|byte| *byte < 0x7f) {
-                    return self.out.write_all(&self.line);
-                }
-                let text = String::from_utf8_lossy(&self.line);
-                self.out.write_all(sanitize::json(&text).as_bytes())
-            })
-            .and_then(|()| self.out.write_all(b"\n"))
-            .and_then(|()| self.out.flush());
-        // A huge reply's line is not kept for the rest of the session.
-        if self.line.capacity() > LINE_KEPT {
-            self.line = Vec::new();
-        }
+            .and_then(|()| safe.write_all(b"\n"))
+            .and_then(|()| safe.flush());
         if let Err(error) = written {
             self.failed = Some(format!("recording to '{}' stopped: {error}", self.path));
         }

@@ -343,3 +343,21 @@ fn a_class_is_named_as_call_json_names_it() {
     assert_eq!(class_name(Class::ToolError), "tool_error");
     assert_eq!(class_name(Class::TransportFailure), "transport_failure");
 }
+
+#[test]
+fn the_recorder_writes_a_listing_as_the_record_would_without_holding_one_per_tool() {
+    let mut rejected = Tool::from_value(&json!({"name": "bad", "inputSchema": {"type": "object"}}));
+    rejected.rejected = Some("an x-mcp-header on an object".into());
+    let tools: Vec<Tool> = vec![
+        Tool::from_value(
+            &json!({"name": "a", "description": "é \u{1b}", "inputSchema": {"type": "object"}}),
+        ),
+        rejected,
+    ];
+    let event = SessionEvent::ToolsListed(tools.clone().into());
+    let record = Record::of(&event, &Redactor::default(), None).unwrap();
+    assert_eq!(
+        serde_json::to_string(&ToolsLine::new(&tools)).unwrap(),
+        serde_json::to_string(&record).unwrap()
+    );
+}
