@@ -306,6 +306,8 @@ pub struct OutputArgs {
 // Each bool is a flag of its own on the command line, as clap wants it; none combine.
 #[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, Args)]
+// A machine client authenticates with its secret, its key, or both (the server picks).
+#[command(group(clap::ArgGroup::new("client_auth").args(["client_secret", "client_key"]).multiple(true)))]
 pub struct ServerArgs {
     /// Use the built-in demo server in this style (the default server).
     #[arg(long, value_enum, value_name = "STYLE", conflicts_with_all = ["command", "url"])]
@@ -331,9 +333,9 @@ pub struct ServerArgs {
     /// live in memory for the run. `sightline auth logout` forgets them.
     #[arg(long, value_name = "FILE", requires = "url")]
     pub token_cache: Option<std::path::PathBuf>,
-    /// With --client-id and --client-secret: a machine client; its own credentials get the
-    /// token (the client credentials grant), no browser.
-    #[arg(long, requires = "client_secret")]
+    /// With --client-id and --client-secret or --client-key: a machine client; its own
+    /// credentials get the token (the client credentials grant), no browser.
+    #[arg(long, requires = "client_auth")]
     pub client_credentials: bool,
     /// With --url: sightline's Client ID Metadata Document, an HTTPS URL you host, used as its
     /// client id where the authorization server takes one (else it registers itself).
@@ -348,6 +350,10 @@ pub struct ServerArgs {
         hide_env_values = true
     )]
     pub client_secret: Option<String>,
+    /// With --client-id: a PEM private key (PKCS#8, EC P-256) to authenticate with by a signed
+    /// JWT (`private_key_jwt`, ES256) where the authorization server takes that.
+    #[arg(long, value_name = "FILE", requires = "client_id", value_parser = parse_client_key)]
+    pub client_key: Option<std::path::PathBuf>,
     /// With --url: call a tool whose `x-mcp-header` declaration is invalid, as a deliberate
     /// test (2026-07-28 clients MUST exclude such tools; sightline does unless told so).
     #[arg(long, requires = "url")]
@@ -426,6 +432,7 @@ impl ServerArgs {
                 client: self.client_id.clone().map(|id| OAuthClient {
                     id,
                     secret: self.client_secret.clone(),
+                    key: self.client_key.clone(),
                     machine: self.client_credentials,
                 }),
                 token_cache: self.token_cache.clone(),
@@ -585,6 +592,14 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
         Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
         _ => Err(format!("'{text}' is not KEY=VALUE")),
     }
+}
+
+/// `--client-key FILE`: the file, once it reads as a key sightline signs with (so a wrong one
+/// is said at once, not after discovery); it is read again for each token request.
+fn parse_client_key(text: &str) -> Result<std::path::PathBuf, String> {
+    let pem = std::fs::read(text).map_err(|error| format!("cannot read {text}: {error}"))?;
+    crate::mcp::jwt::ClientKey::from_pem(&pem, &ring::rand::SystemRandom::new())?;
+    Ok(text.into())
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {

@@ -661,3 +661,159 @@ fn a_step_up_reuses_the_registered_client() {
         );
     }
 }
+
+/// A PEM file (mode 0600) of a fresh EC P-256 key, PKCS#8, as `openssl genpkey` writes one.
+fn client_key_file(name: &str) -> std::path::PathBuf {
+    use base64::Engine;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let rng = ring::rand::SystemRandom::new();
+    let der = ring::signature::EcdsaKeyPair::generate_pkcs8(
+        &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+        &rng,
+    )
+    .unwrap();
+    let body = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+    let path = std::env::temp_dir().join(format!("sightline-{name}-{}.pem", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .unwrap();
+    write!(
+        file,
+        "-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"
+    )
+    .unwrap();
+    path
+}
+
+/// `--client-key`: a machine client authenticates with a `private_key_jwt` assertion (RFC
+/// 7523) where the authorization server lists that method and ES256; where it does not, a
+/// secret given too is used instead, and without one nothing reaches the token endpoint.
+/// Neither the key nor the assertion is ever in the output.
+#[test]
+fn a_machine_client_signs_its_assertion_with_its_key() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/oauth_server.py");
+    let key = client_key_file("client-key");
+    let pem = std::fs::read_to_string(&key).unwrap();
+    let secret_body = pem.lines().nth(1).unwrap();
+    let key_arg = key.to_str().unwrap();
+    let machine = [
+        "--client-id",
+        "jwt-client",
+        "--client-credentials",
+        "--client-key",
+        key_arg,
+    ];
+    let call = |mode: &str, extra: &[&str]| {
+        let server = Server::start("python3", &[script, mode]);
+        let mut args = vec!["call", "echo", "{}", "--era", "legacy", "--json", "-v"];
+        args.extend_from_slice(&machine);
+        args.extend_from_slice(extra);
+        let output = run(&args, &server.url, "follow");
+        let (stdout, stderr) = text(&output);
+        for out in [&stdout, &stderr] {
+            assert!(!out.contains(&secret_body[..24]), "the key leaked:\n{out}");
+            // An assertion's header, base64url: `{"alg":"ES256",…`.
+            assert!(
+                !out.contains("eyJhbGciOiJFUzI1NiIs"),
+                "an assertion leaked:\n{out}"
+            );
+            assert!(!out.contains("scripted-token-"), "a token leaked:\n{out}");
+        }
+        let json: Value = serde_json::from_str(&stdout).unwrap();
+        (json, stderr)
+    };
+
+    // Twice: a fresh assertion (a new jti) each time.
+    for _ in 0..2 {
+        let (json, stderr) = call("jwt", &[]);
+        assert_eq!(json["outcome"]["class"], "success", "{json}\n{stderr}");
+        assert!(
+            stderr.contains("authenticating as jwt-client with a private_key_jwt assertion (ES256, audience http://127.0.0.1:"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("open this URL"), "no browser: {stderr}");
+    }
+
+    // Assertions signed RS256 only: refused before the token endpoint, said why.
+    let (json, stderr) = call("jwt-rs256", &[]);
+    assert_eq!(json["outcome"]["class"], "transport_failure", "{json}");
+    let detail = json["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("does not take the client key: its token_endpoint_auth_signing_alg_values_supported (RS256) does not list ES256")
+            && detail.contains("no token request sent"),
+        "{detail}"
+    );
+    assert!(!stderr.contains("POST /token"), "{stderr}");
+    // With the secret too, the secret is used, and the log says why the key was not.
+    let (json, stderr) = call("jwt-rs256", &["--client-secret", "jwt-secret"]);
+    assert_eq!(json["outcome"]["class"], "success", "{json}\n{stderr}");
+    assert!(
+        stderr.contains("the client key is not used (its token_endpoint_auth_signing_alg_values_supported (RS256) does not list ES256"),
+        "{stderr}"
+    );
+
+    // A server that lists no private_key_jwt (client_secret_basic only): refused, unsent.
+    let server = Server::start("python3", &[script, "preregistered"]);
+    let args = ["call", "echo", "{}", "--era", "legacy", "--json"];
+    let mut args = args.to_vec();
+    args.extend_from_slice(&machine);
+    let output = run(&args, &server.url, "follow");
+    let json: Value = serde_json::from_str(&text(&output).0).unwrap();
+    let detail = json["outcome"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "its token_endpoint_auth_methods_supported (client_secret_basic) does not list private_key_jwt"
+        ),
+        "{detail}"
+    );
+    std::fs::remove_file(&key).unwrap();
+}
+
+/// A key sightline cannot sign with is said at once, as a usage error naming the option, before
+/// any request: here a SEC 1 EC key, and a file that is not there.
+#[test]
+fn an_unusable_client_key_is_a_usage_error() {
+    let sec1 = std::env::temp_dir().join(format!("sightline-sec1-{}.pem", std::process::id()));
+    std::fs::write(
+        &sec1,
+        "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let missing = std::env::temp_dir().join("sightline-no-such-key.pem");
+    for (path, said) in [
+        (
+            &sec1,
+            "a SEC 1 EC key (BEGIN EC PRIVATE KEY): convert it to PKCS#8",
+        ),
+        (&missing, "cannot read"),
+    ] {
+        let args = [
+            "tools",
+            "--client-id",
+            "c",
+            "--client-credentials",
+            "--client-key",
+            path.to_str().unwrap(),
+        ];
+        let output = run(&args, "http://127.0.0.1:9/mcp", "follow");
+        let stderr = text(&output).1;
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--client-key") && stderr.contains(said),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_file(&sec1).unwrap();
+    // --client-credentials still needs a secret or a key.
+    let output = run(
+        &["tools", "--client-id", "c", "--client-credentials"],
+        "http://127.0.0.1:9/mcp",
+        "follow",
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output).1);
+}

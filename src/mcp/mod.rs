@@ -7,6 +7,7 @@ pub mod headers;
 pub mod input;
 pub mod json;
 pub mod jsonrpc;
+pub mod jwt;
 pub mod log;
 pub mod messages;
 pub mod oauth;

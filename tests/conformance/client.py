@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,10 +103,21 @@ def pre_registered(url):
 
 
 def client_credentials(url):
+    """A machine client: with the secret the scenario gives, or with its private key, which a
+    user keeps in a file only they can read (private_key_jwt signs with it)."""
     ctx = context()
     credentials = ["--client-id", ctx["client_id"], "--client-credentials"]
-    credentials += ["--client-secret", ctx["client_secret"]]
-    tools(url, *credentials)
+    if "private_key_pem" not in ctx:
+        tools(url, *credentials, "--client-secret", ctx["client_secret"])
+        return
+    if ctx.get("signing_algorithm", "ES256") != "ES256":
+        raise SystemExit(f"sightline signs ES256 only, not {ctx['signing_algorithm']}")
+    with tempfile.TemporaryDirectory() as folder:
+        key = Path(folder) / "client-key.pem"
+        descriptor = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(ctx["private_key_pem"])
+        tools(url, *credentials, "--client-key", str(key))
 
 
 def elicitation_defaults(url):

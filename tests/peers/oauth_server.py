@@ -21,6 +21,12 @@ so that each discovery path of the spec is walked by a real client against a rea
   iss-unadvertised not advertised, and the redirect's iss is another issuer
   iss-wrong-error not advertised, and the redirect is an error with another issuer's iss
   step-up         tools/call needs the scope `write`: a 403 insufficient_scope until granted
+  jwt             a machine client `jwt-client` only, by client credentials with private_key_jwt
+                  (ES256): the assertion's type, header and claims are checked (iss, sub, aud
+                  the issuer, a short exp, a jti never seen before), not its signature, which
+                  would need more than the stdlib
+  jwt-rs256       the same, with assertions signed RS256 only; or the secret `jwt-secret` by
+                  client_secret_basic
 
 Registration takes only a native application (SEP-837: `application_type: native`). The authorization endpoint grants at once
 (redirect with code and state, and the scopes asked); the token endpoint checks PKCE S256,
@@ -32,13 +38,19 @@ import hashlib
 import json
 import secrets
 import sys
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "well-known"
-STATE = {"clients": {"pre-client": "pre-secret"}, "redirects": {}, "codes": {}, "tokens": {}}
+STATE = {"clients": {"pre-client": "pre-secret", "jwt-client": "jwt-secret"}, "redirects": {},
+         "codes": {}, "tokens": {}, "jtis": set()}
 ISS = {"iss-right": "issuer", "iss-slash": "issuer/", "iss-unadvertised": "http://evil.example",
        "iss-wrong-error": "http://evil.example"}
+
+
+def unbase64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def s256(verifier):
@@ -86,7 +98,35 @@ class Handler(BaseHTTPRequestHandler):
             endpoints["issuer"] = "http://attacker.example"
         if MODE in ("iss-right", "iss-missing", "iss-slash"):
             endpoints["authorization_response_iss_parameter_supported"] = True
+        if MODE in ("jwt", "jwt-rs256"):
+            endpoints["grant_types_supported"] = ["client_credentials"]
+            endpoints["token_endpoint_auth_methods_supported"] = (
+                ["private_key_jwt"] if MODE == "jwt" else ["private_key_jwt", "client_secret_basic"])
+            endpoints["token_endpoint_auth_signing_alg_values_supported"] = (
+                ["ES256"] if MODE == "jwt" else ["RS256"])
         return endpoints
+
+    def assertion_problem(self, form):
+        """Why the client assertion of a token request is refused; None when it is taken."""
+        if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+            return "no jwt-bearer client_assertion_type"
+        parts = form.get("client_assertion", "").split(".")
+        if len(parts) != 3:
+            return "the assertion is not a compact JWS"
+        header, claims = (json.loads(unbase64url(part)) for part in parts[:2])
+        if header != {"alg": "ES256", "typ": "JWT"} or len(unbase64url(parts[2])) != 64:
+            return "not an ES256 JWS: %r" % header
+        if claims.get("iss") != "jwt-client" or claims.get("sub") != "jwt-client":
+            return "iss and sub must be the client id"
+        if claims.get("aud") != self.issuer():
+            return "aud must be the issuer"
+        now = time.time()
+        if not claims.get("iat", now + 1) <= now < claims.get("exp", 0) <= now + 600:
+            return "iat and exp must bracket now, and exp be close"
+        if not claims.get("jti") or claims["jti"] in STATE["jtis"]:
+            return "no jti, or one already used"
+        STATE["jtis"].add(claims["jti"])
+        return None
 
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
@@ -152,6 +192,13 @@ class Handler(BaseHTTPRequestHandler):
                 client, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
                 if STATE["clients"].get(client) != secret:
                     return self.send(401, {"error": "invalid_client"})
+            if form.get("grant_type") == "client_credentials" and MODE in ("jwt", "jwt-rs256"):
+                problem = None if auth.startswith("Basic ") else self.assertion_problem(form)
+                if problem or client != "jwt-client":
+                    return self.send(401, {"error": "invalid_client", "error_description": problem})
+                token = "scripted-token-" + secrets.token_urlsafe(12)
+                STATE["tokens"][token] = set()
+                return self.send(200, {"access_token": token, "token_type": "Bearer"})
             grant = STATE["codes"].pop(form.get("code"), None)
             if grant is None or grant[0] != client or grant[1] != form.get("redirect_uri") \
                     or grant[2] != s256(form.get("code_verifier", "")):

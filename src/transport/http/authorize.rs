@@ -3,27 +3,28 @@
 //! request of the flow is an HTTP entry of the log (secrets masked as everywhere), every step a
 //! note saying where the flow stands; the spec's requirements of servers become findings there.
 
-use std::time::Duration;
+mod browser;
+mod client_auth;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use url::Url;
 
 use super::{Poster, Record, words};
 use crate::mcp::oauth::{self, Challenge};
 
-/// How long the user has to authorize in the browser.
-const BROWSER_WAIT: Duration = Duration::from_secs(300);
 /// The largest metadata or token answer read.
 const MAX_ANSWER: usize = 256 * 1024;
 
-/// A client registered beforehand (`--client-id`, `--client-secret`).
+/// A client registered beforehand (`--client-id`, `--client-secret`, `--client-key`).
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OAuthClient {
     pub id: String,
     pub secret: Option<String>,
+    /// The PEM file of the key its `private_key_jwt` assertions are signed with: only the
+    /// path is kept (in the token cache too), the key read each time it signs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<std::path::PathBuf>,
     /// A machine client (`--client-credentials`): its own credentials get the token, no user
     /// and no browser (the client credentials grant, RFC 6749 §4.4).
     #[serde(default)]
@@ -36,6 +37,7 @@ impl std::fmt::Debug for OAuthClient {
         f.debug_struct("OAuthClient")
             .field("id", &self.id)
             .field("secret", &self.secret.as_ref().map(|_| "****"))
+            .field("key", &self.key)
             .field("machine", &self.machine)
             .finish()
     }
@@ -83,6 +85,9 @@ struct Server {
     token_endpoint: Url,
     registration_endpoint: Option<Url>,
     auth_methods: Vec<String>,
+    /// Its `token_endpoint_auth_signing_alg_values_supported`: empty when it names none.
+    #[serde(default)]
+    signing_algs: Vec<String>,
     /// It takes a Client ID Metadata Document's URL as a client id.
     #[serde(default)]
     client_documents: bool,
@@ -248,31 +253,6 @@ impl Poster {
         Ok(tokens)
     }
 
-    /// The redirect listener on 127.0.0.1: at the port of the earlier authorization being
-    /// stepped up when it is free (the redirect URI the client was registered with), else any.
-    async fn listener(&self, previous: Option<&Tokens>) -> Result<TcpListener, String> {
-        let port = previous
-            .and_then(|tokens| tokens.redirect.as_deref())
-            .and_then(|redirect| Url::parse(redirect).ok())
-            .and_then(|redirect| redirect.port());
-        if let Some(port) = port {
-            match TcpListener::bind(("127.0.0.1", port)).await {
-                Ok(listener) => return Ok(listener),
-                Err(error) => {
-                    // RFC 8252 §7.3 has authorization servers take any port of a loopback
-                    // redirect, so another port should do.
-                    self.note(format!(
-                        "authorization: the registered redirect port {port} is taken ({error}); listening on another"
-                    ))
-                    .await;
-                }
-            }
-        }
-        TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|error| format!("authorization: no port for the redirect: {error}"))
-    }
-
     /// The token request `form` asks for, as the tokens the flow ends with.
     async fn granted(
         &self,
@@ -420,20 +400,15 @@ impl Poster {
             ) else {
                 return Err("authorization: the authorization server's metadata names no authorization or token endpoint".into());
             };
-            let auth_methods = metadata
+            let mut auth_methods = strings(&metadata, "token_endpoint_auth_methods_supported");
+            if metadata
                 .get("token_endpoint_auth_methods_supported")
                 .and_then(Value::as_array)
-                .map_or_else(
-                    // RFC 8414 §2: the default when the metadata says nothing.
-                    || vec!["client_secret_basic".to_owned()],
-                    |methods| {
-                        methods
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_owned)
-                            .collect()
-                    },
-                );
+                .is_none()
+            {
+                // RFC 8414 §2: the default when the metadata says nothing.
+                auth_methods.push("client_secret_basic".to_owned());
+            }
             return Ok(Server {
                 issuer: said.filter(|_| !given).unwrap_or(issuer).to_owned(),
                 iss_required: oauth::iss_supported(&metadata),
@@ -441,6 +416,10 @@ impl Poster {
                 token_endpoint,
                 registration_endpoint: endpoint("registration_endpoint"),
                 auth_methods,
+                signing_algs: strings(
+                    &metadata,
+                    "token_endpoint_auth_signing_alg_values_supported",
+                ),
                 client_documents: metadata
                     .get("client_id_metadata_document_supported")
                     .and_then(Value::as_bool)
@@ -458,6 +437,7 @@ impl Poster {
             token_endpoint,
             registration_endpoint: Some(registration_endpoint),
             auth_methods: vec!["none".to_owned()],
+            signing_algs: Vec::new(),
             client_documents: false,
         })
     }
@@ -481,6 +461,7 @@ impl Poster {
                 return Ok(OAuthClient {
                     id: document.clone(),
                     secret: None,
+                    key: None,
                     machine: false,
                 });
             }
@@ -509,6 +490,7 @@ impl Poster {
                     .await;
                 Ok(OAuthClient {
                     machine: false,
+                    key: None,
                     id: id.to_owned(),
                     secret: answer
                         .as_ref()
@@ -523,94 +505,6 @@ impl Poster {
         }
     }
 
-    /// Opens the authorization URL with `$BROWSER`, else the platform's opener; the URL is in
-    /// the log either way, for the user to open by hand.
-    async fn open_browser(&self, url: &str) {
-        self.note(format!("authorization: open this URL to authorize: {url}"))
-            .await;
-        let opened = match std::env::var("BROWSER") {
-            Ok(browser) if !browser.trim().is_empty() => tokio::process::Command::new("sh")
-                .arg("-c")
-                .arg(format!("{browser} \"$1\""))
-                .arg("sh")
-                .arg(url)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn(),
-            _ => {
-                let opener = if cfg!(target_os = "macos") {
-                    "open"
-                } else {
-                    "xdg-open"
-                };
-                tokio::process::Command::new(opener)
-                    .arg(url)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn()
-            }
-        };
-        if let Err(error) = opened {
-            self.note(format!(
-                "authorization: no browser could be opened ({error})"
-            ))
-            .await;
-        }
-    }
-
-    /// Waits for the browser's redirect to the listener: the code, once the response is known
-    /// to answer `pending` (its state, and its issuer as RFC 9207 asks).
-    async fn redirected(
-        &self,
-        listener: &TcpListener,
-        pending: &oauth::PendingAuthorization,
-    ) -> Result<String, String> {
-        let wait = async {
-            loop {
-                let Ok((mut stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let mut head = vec![0; 8192];
-                let read = stream.read(&mut head).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&head[..read]).into_owned();
-                let target = head
-                    .split_whitespace()
-                    .nth(1)
-                    .unwrap_or_default()
-                    .to_owned();
-                let Some(query) = target.strip_prefix("/callback?") else {
-                    let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
-                    continue;
-                };
-                let params: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
-                    .into_owned()
-                    .collect();
-                let verdict = pending.accept(&params);
-                let page = match &verdict {
-                    Ok(_) => "sightline is authorized. You can close this tab.",
-                    Err(_) => {
-                        "sightline refused this answer, or the authorization was refused; see its log."
-                    }
-                };
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                    page.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-                return verdict;
-            }
-        };
-        match tokio::time::timeout(BROWSER_WAIT, wait).await {
-            Ok(result) => result,
-            Err(_) => Err(format!(
-                "authorization: nobody authorized within {} s",
-                BROWSER_WAIT.as_secs()
-            )),
-        }
-    }
-
     /// The token request, with the client authenticated as the server supports.
     async fn token(
         &self,
@@ -618,22 +512,14 @@ impl Poster {
         client: &OAuthClient,
         mut form: Vec<(&str, String)>,
     ) -> Result<(String, Option<String>), String> {
-        let mut request = self
+        let request = self
             .client
             .post(server.token_endpoint.clone())
             .header(ACCEPT, "application/json")
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-        let supports = |method: &str| server.auth_methods.iter().any(|m| m == method);
-        match &client.secret {
-            Some(secret) if supports("client_secret_basic") || !supports("client_secret_post") => {
-                request = request.basic_auth(&client.id, Some(secret));
-            }
-            Some(secret) => {
-                form.push(("client_id", client.id.clone()));
-                form.push(("client_secret", secret.clone()));
-            }
-            None => form.push(("client_id", client.id.clone())),
-        }
+        let request = self
+            .authenticated(server, client, request, &mut form)
+            .await?;
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -712,6 +598,21 @@ pub(super) fn challenges(headers: &reqwest::header::HeaderMap) -> Vec<String> {
         .iter()
         .map(|value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned())
         .collect()
+}
+
+/// The strings of the metadata's array `name` (none when it is absent or not an array).
+fn strings(metadata: &Value, name: &str) -> Vec<String> {
+    metadata
+        .get(name)
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `bytes` random bytes from the system's source (zeros only if it failed, which would make
