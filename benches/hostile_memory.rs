@@ -53,7 +53,15 @@ fn main() {
         } else {
             &[(true, false), (false, false)]
         };
-        for &(json, record) in variants {
+        // (json, record, payload): `--payload` repeats every block once more, as a host's API.
+        let mut runs: Vec<(bool, bool, bool)> = variants
+            .iter()
+            .map(|&(json, record)| (json, record, false))
+            .collect();
+        if *mode == "blocks" {
+            runs.push((true, false, true));
+        }
+        for (json, record, payload) in runs {
             let mut run = Command::new("/usr/bin/time");
             run.args(["-f", "%M", env!("CARGO_BIN_EXE_sightline"), command]);
             if *command == "call" {
@@ -64,6 +72,9 @@ fn main() {
             }
             if record {
                 run.arg("--record").arg(&transcript);
+            }
+            if payload {
+                run.arg("--payload");
             }
             run.args([
                 "--era",
@@ -97,9 +108,10 @@ fn main() {
             let _ = std::fs::remove_file(&transcript);
             println!(
                 "{mode:<14} {:<15} {what}: peak {megabytes:.0} MB ({ratio:.1}x), {:.1} s, exit {}",
-                match (json, record) {
-                    (true, true) => "--json --record",
-                    (true, false) => "--json",
+                match (json, record, payload) {
+                    (_, _, true) => "--json --payload",
+                    (true, true, _) => "--json --record",
+                    (true, false, _) => "--json",
                     _ => "human",
                 },
                 start.elapsed().as_secs_f64(),

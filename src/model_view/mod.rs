@@ -580,7 +580,7 @@ impl Serialize for ModelViewJson<'_, '_> {
             map.serialize_entry("truncated", truncation)?;
         }
         if self.with_payload {
-            map.serialize_entry("payload", &view.payload())?;
+            map.serialize_entry("payload", &view.payload_stream())?;
         }
         map.end()
     }

@@ -1,59 +1,102 @@
 //! The message a host sends its model for one tool result, in the host's API shape, pure. It
 //! repeats the text (and any image data), so it is built only when asked for.
 
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
 use super::hosts::Shape;
 use super::{Block, ModelView};
 use crate::mcp::json::{self, Compact};
 
-impl ModelView<'_> {
+impl<'a> ModelView<'a> {
     /// The message a host of this profile would send its model. With a size limit at work the
     /// content is the one text the host cut.
     pub fn payload(&self) -> Value {
+        serde_json::to_value(self.payload_stream()).unwrap_or(Value::Null)
+    }
+
+    /// The same message, serialized block by block as it is written: a reply of a million
+    /// blocks is never held as a tree of a million objects.
+    pub fn payload_stream(&self) -> Payload<'_, 'a> {
+        Payload(self)
+    }
+}
+
+/// See [`ModelView::payload_stream`].
+pub struct Payload<'v, 'a>(&'v ModelView<'a>);
+
+impl Serialize for Payload<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
         let cut;
-        let blocks: &[Block] = if self.truncation.is_some() {
+        let blocks: &[Block] = if view.truncation.is_some() {
             cut = [Block::Text {
-                text: self.text().into(),
+                text: view.text().into(),
             }];
             &cut
         } else {
-            &self.blocks
+            &view.blocks
         };
-        match self.shape {
+        let mut map = serializer.serialize_map(None)?;
+        match view.shape {
             Shape::Generic => {
-                let content: Vec<Value> = blocks.iter().map(generic_block).collect();
-                let mut message = json!({"type": "tool_result", "content": content});
-                if self.error_flag {
-                    message["is_error"] = json!(self.is_error);
+                map.serialize_entry("type", "tool_result")?;
+                map.serialize_entry("content", &Each(blocks, generic_block))?;
+                if view.error_flag {
+                    map.serialize_entry("is_error", &view.is_error)?;
                 }
-                message
             }
             Shape::AnthropicMessages => {
-                let content = match blocks {
-                    [Block::Structured { json }] => json!(Compact(json).to_string()),
-                    _ => Value::Array(blocks.iter().map(anthropic_block).collect()),
-                };
-                let mut message = json!({
-                    "type": "tool_result",
-                    "tool_use_id": "toolu_sightline",
-                    "content": content,
-                });
-                if self.is_error {
-                    message["is_error"] = json!(true);
+                map.serialize_entry("type", "tool_result")?;
+                map.serialize_entry("tool_use_id", "toolu_sightline")?;
+                match blocks {
+                    [Block::Structured { json }] => {
+                        map.serialize_entry("content", &Compact(json).to_string())?;
+                    }
+                    _ => map.serialize_entry("content", &Each(blocks, anthropic_block))?,
                 }
-                message
+                if view.is_error {
+                    map.serialize_entry("is_error", &true)?;
+                }
             }
-            Shape::OpenaiChat => json!({
-                "role": "tool",
-                "tool_call_id": "call_sightline",
-                "content": openai_content(blocks, chat_part),
-            }),
-            Shape::OpenaiResponses => json!({
-                "type": "function_call_output",
-                "call_id": "call_sightline",
-                "output": openai_content(blocks, responses_part),
-            }),
+            Shape::OpenaiChat => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", "call_sightline")?;
+                map.serialize_entry("content", &OpenaiContent(blocks, chat_part))?;
+            }
+            Shape::OpenaiResponses => {
+                map.serialize_entry("type", "function_call_output")?;
+                map.serialize_entry("call_id", "call_sightline")?;
+                map.serialize_entry("output", &OpenaiContent(blocks, responses_part))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// Blocks as a list, each made and written in turn.
+struct Each<'b>(&'b [Block<'b>], fn(&Block) -> Value);
+
+impl Serialize for Each<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for block in self.0 {
+            seq.serialize_element(&(self.1)(block))?;
+        }
+        seq.end()
+    }
+}
+
+/// One string when the output is one text; else a list of parts.
+struct OpenaiContent<'b>(&'b [Block<'b>], fn(&Block) -> Value);
+
+impl Serialize for OpenaiContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            [one] if !matches!(one, Block::Media { .. }) => {
+                serializer.serialize_str(&one.to_string())
+            }
+            blocks => Each(blocks, self.1).serialize(serializer),
         }
     }
 }
@@ -112,14 +155,6 @@ fn anthropic_block(block: &Block) -> Value {
             }
         }
         _ => text(block),
-    }
-}
-
-/// One string when the output is one text; else a list of parts.
-fn openai_content(blocks: &[Block], part: fn(&Block) -> Value) -> Value {
-    match blocks {
-        [one] if !matches!(one, Block::Media { .. }) => json!(one.to_string()),
-        _ => Value::Array(blocks.iter().map(part).collect()),
     }
 }
 
