@@ -260,6 +260,9 @@ pub struct Client {
     /// Log entries recorded but not yet handed to the sink; handed over, in order, before the
     /// client waits for the server again or emits anything else.
     unsent: Vec<SessionEvent>,
+    /// Bytes of stderr and lines of stdout read so far: a timeout says whether the server was
+    /// busy writing while it was awaited, or silent.
+    output_read: (u64, u64),
 }
 
 /// How the server's side ended, as the transport reported it.
@@ -292,6 +295,7 @@ impl Client {
             questions_asked: 0,
             sink,
             unsent: Vec::new(),
+            output_read: (0, 0),
         }
     }
 
@@ -1160,6 +1164,7 @@ impl Client {
             }
         }
         let mut deadline = Instant::now() + timeout;
+        let read_before = self.output_read;
         loop {
             let cancelled = async {
                 match cancel.as_mut() {
@@ -1170,7 +1175,9 @@ impl Client {
             self.flush().await;
             let event = tokio::select! {
                 event = self.transport.recv() => event,
-                () = sleep_until(deadline) => return self.time_out(&id, timeout, cancel_on_timeout),
+                () = sleep_until(deadline) => {
+                    return self.time_out(&id, timeout, cancel_on_timeout, read_before);
+                }
                 true = cancelled => {
                     // Fired: a receiver is not awaited again.
                     *cancel = None;
@@ -1215,7 +1222,13 @@ impl Client {
         }
     }
 
-    fn time_out(&mut self, id: &Id, timeout: Duration, cancel: bool) -> Exchange {
+    fn time_out(
+        &mut self,
+        id: &Id,
+        timeout: Duration,
+        cancel: bool,
+        read_before: (u64, u64),
+    ) -> Exchange {
         let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let at = now();
         let Some(ended) = self.session.abandon(id, End::TimedOut { after_ms }, at) else {
@@ -1229,6 +1242,17 @@ impl Client {
                 after_ms,
             },
         );
+        let (stderr, lines) = (
+            self.output_read.0 - read_before.0,
+            self.output_read.1 - read_before.1,
+        );
+        if stderr > 0 || lines > 0 {
+            // Not silent: a server blocked writing its logging looks like one that never answers.
+            self.note(format!(
+                "while #{id} waited, the server wrote {stderr} bytes to stderr and {lines} other \
+                 lines to stdout: it was busy writing, not silent"
+            ));
+        }
         if cancel {
             self.cancel_request(id, &format!("sightline timed out after {after_ms} ms"));
         }
@@ -1246,6 +1270,7 @@ impl Client {
                 body_of,
             } => {
                 let mut ended = None;
+                self.output_read.1 += lines.len() as u64;
                 for line in lines {
                     let this = match line {
                         Ok(frame) => self.on_frame(frame, at, mark, body_of.as_ref(), waiting),
@@ -1260,6 +1285,7 @@ impl Client {
                 ended
             }
             TransportEvent::StderrLines { text, at } => {
+                self.output_read.0 += text.len() as u64;
                 self.record_at(at, LogEvent::Stderr(text));
                 None
             }

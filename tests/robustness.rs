@@ -46,6 +46,26 @@ fn a_hundred_megabytes_of_short_stderr_lines_do_not_time_a_call_out() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// A server that never stops logging and never answers: the timeout is ours, and the log says
+/// the server was busy writing rather than silent.
+#[test]
+fn a_timeout_says_the_server_was_busy_writing_not_silent() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
+    let output = Command::new(BIN)
+        .args(["call", "boom", "--json", "--verbose", "--timeout", "1", "--era", "legacy"])
+        .args(["--", "python3", script, "stderr-flood"])
+        .env("STDERR_BYTES", "20000000000")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains("bytes to stderr and") && log.contains("it was busy writing, not silent"),
+        "{}",
+        &log[log.len().saturating_sub(2000)..]
+    );
+}
+
 /// A raw CR between a reply's tokens, and noncharacters, fillers and tag characters in its
 /// strings: on every output, escaped (JSON escapes in `--json`, `\u{…}` in text), the value
 /// unchanged.
