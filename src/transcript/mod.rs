@@ -151,7 +151,8 @@ pub struct ToolRecord<'a> {
 }
 
 /// A tool object: the listed text when written, a value when read back (serde cannot read a
-/// raw value inside a tagged enum).
+/// raw value inside a tagged enum). Written as its value (one tool's tree at a time), so a
+/// listing reads back and is written again byte for byte.
 #[derive(Debug, Clone)]
 pub enum ToolText<'a> {
     Listed(&'a serde_json::value::RawValue),
@@ -176,7 +177,10 @@ impl PartialEq for ToolText<'_> {
 impl Serialize for ToolText<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            ToolText::Listed(raw) => raw.serialize(serializer),
+            ToolText::Listed(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(value) => value.serialize(serializer),
+                Err(_) => raw.serialize(serializer),
+            },
             ToolText::Read(value) => value.serialize(serializer),
         }
     }
