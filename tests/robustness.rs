@@ -52,7 +52,16 @@ fn a_hundred_megabytes_of_short_stderr_lines_do_not_time_a_call_out() {
 fn a_timeout_says_the_server_was_busy_writing_not_silent() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
     let output = Command::new(BIN)
-        .args(["call", "boom", "--json", "--verbose", "--timeout", "1", "--era", "legacy"])
+        .args([
+            "call",
+            "boom",
+            "--json",
+            "--verbose",
+            "--timeout",
+            "1",
+            "--era",
+            "legacy",
+        ])
         .args(["--", "python3", script, "stderr-flood"])
         .env("STDERR_BYTES", "20000000000")
         .output()
