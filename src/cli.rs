@@ -195,6 +195,25 @@ pub enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// Run a real host (the `OpenAI` Agents SDK) once against a mock model and the server: the
+    /// tool definition and tool result it sent its model, beside the host profile's prediction.
+    /// Stdio servers only for now. Exit 0 when they match, 1 when they differ.
+    Capture {
+        #[command(flatten)]
+        capture: CaptureArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Relay a stdio server, logging each line that passes (used by `capture`).
+    #[command(hide = true)]
+    Relay {
+        /// Append each line to this file, one JSON object a line.
+        #[arg(long, value_name = "FILE")]
+        log: String,
+        /// The server: `-- CMD [ARGS…]`.
+        #[arg(last = true, value_name = "CMD", required = true)]
+        command: Vec<String>,
+    },
     /// Run the built-in demo server on stdio, or over Streamable HTTP with --http.
     DemoServer {
         /// How input validation failures are reported.
@@ -254,6 +273,35 @@ pub struct CallArgs {
     /// (it repeats the result text once more).
     #[arg(long, requires = "json")]
     pub payload: bool,
+}
+
+/// The hosts `capture` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CaptureHost {
+    /// The `OpenAI` Agents SDK for Python (`openai-agents`), on its default Responses API.
+    OpenaiAgents,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CaptureArgs {
+    /// The host to run.
+    #[arg(value_enum)]
+    pub host: CaptureHost,
+    /// The tool the mock model calls (by name, whether or not the host lists it).
+    pub tool: String,
+    /// The arguments the mock model calls it with, as JSON (`-` reads stdin).
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The Python with the host installed (default: tests/peers/.venv/bin/python if present,
+    /// else python3).
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+    /// Give up on the host after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub deadline: u64,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -32,8 +32,12 @@ use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
 
 mod audit;
+mod capture;
+mod relay;
 
 pub use audit::audit;
+pub use capture::capture;
+pub use relay::relay;
 
 /// Exit codes of the headless commands.
 pub mod exit {

@@ -156,6 +156,10 @@ fn main() -> ExitCode {
                 let name = show.map(|HostsCommand::Show { name }| name);
                 headless::hosts(name.as_deref(), json)
             }
+            Some(Command::Capture { capture, server }) => {
+                headless::capture(&server, &capture).await
+            }
+            Some(Command::Relay { log, command }) => headless::relay(&log, &command).await,
             Some(Command::DemoServer {
                 style,
                 http,

@@ -254,13 +254,11 @@ fn real_host_profiles_forward_in_their_own_words() {
     };
     let (code, agents) = run("legacy", "openai-agents");
     assert_eq!(code, Some(3), "a protocol error");
-    assert_eq!(agents["forwarded"], true);
-    let text = agents["text"].as_str().unwrap();
-    assert!(
-        text.starts_with(
-            "An error occurred while running the tool. Please try again. Error: Invalid arguments"
-        ) && text.contains("must be in the future"),
-        "{text}"
+    // openai-agents 0.24.0 (captured, tests/hosts.rs) does not forward the server's message.
+    assert_eq!(agents["forwarded"], false);
+    assert_eq!(
+        agents["text"],
+        "An error occurred while running the tool. Please try again."
     );
     let (_, anthropic) = run("legacy", "anthropic-messages");
     assert_eq!(anthropic["forwarded"], false);
@@ -327,7 +325,10 @@ fn hosts_lists_every_profile_and_shows_one_to_copy() {
         .iter()
         .find(|host| host["name"] == "openai-agents")
         .unwrap();
-    assert_eq!(agents["forward_protocol_errors"], true);
+    assert_eq!(
+        agents["forward_protocol_errors"], false,
+        "calibrated: 0.24.0 hides them"
+    );
     assert_eq!(
         agents["source"]["repository"],
         "openai/openai-agents-python"

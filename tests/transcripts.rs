@@ -98,7 +98,8 @@ fn record_then_replay_json_reproduces_the_live_outcome_findings_and_model_view()
             "openai-agents",
         ]));
         assert_eq!(agents["calls"][0]["model_view"]["host"], "openai-agents");
-        assert_eq!(agents["calls"][0]["model_view"]["forwarded"], true);
+        // Judged as that host: its message has no error flag (the default `spec` one does).
+        assert_eq!(agents["calls"][0]["model_view"]["error_flag"], false);
     }
 }
 

@@ -299,14 +299,16 @@ fn openai_chat_keeps_text_only_and_fills_an_empty_message() {
 }
 
 #[test]
-fn openai_agents_forwards_protocol_errors_in_its_words_and_structured_only_on_success() {
+fn openai_agents_hides_protocol_errors_behind_its_sentence_and_structured_only_on_success() {
+    // As captured from openai-agents 0.24.0 (tests/hosts.rs): the server's message never
+    // reaches the model.
     let agents = resolve("openai-agents", &[]).unwrap();
     let exchange = case("protocol error");
-    let forwarded = view(&exchange, &agents);
-    assert!(forwarded.forwarded);
+    let hidden = view(&exchange, &agents);
+    assert!(!hidden.forwarded);
     assert_eq!(
-        forwarded.text(),
-        "An error occurred while running the tool. Please try again. Error: Invalid params"
+        hidden.text(),
+        "An error occurred while running the tool. Please try again."
     );
     let structured = resolve("openai-agents-structured", &[]).unwrap();
     let exchange = case("structured with other text");
