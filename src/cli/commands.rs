@@ -1,0 +1,88 @@
+//! The arguments of the headless commands that act on one server: `call`, `capture`, `audit`.
+
+use clap::Args;
+
+#[derive(Debug, Clone, Args)]
+pub struct CallArgs {
+    /// The tool name.
+    pub tool: String,
+    /// The `arguments` value as JSON, sent exactly as given (`-` reads stdin).
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// Host profile for "what the model sees": spec, content-only, structured-first, or one
+    /// from ~/.config/sightline/hosts.toml.
+    #[arg(long, value_name = "PROFILE", default_value = "spec")]
+    pub host: String,
+    /// Apply the MAY rule: forward protocol errors to the model.
+    #[arg(long)]
+    pub forward_protocol_errors: bool,
+    /// With --json: add `model_view.payload`, the message the host would send its model
+    /// (it repeats the result text once more).
+    #[arg(long, requires = "json")]
+    pub payload: bool,
+}
+
+/// The hosts `capture` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CaptureHost {
+    /// The `OpenAI` Agents SDK for Python (`openai-agents`), on its default Responses API.
+    OpenaiAgents,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CaptureArgs {
+    /// The host to run.
+    #[arg(value_enum)]
+    pub host: CaptureHost,
+    /// The tool the mock model calls (by name, whether or not the host lists it).
+    pub tool: String,
+    /// The arguments the mock model calls it with, as JSON (`-` reads stdin).
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The Python with the host installed (default: tests/peers/.venv/bin/python if present,
+    /// else python3).
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+    /// Give up on the host after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub deadline: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// Send the planned calls without asking (required when not at a terminal).
+    #[arg(long)]
+    pub yes: bool,
+    /// Print one JSON object instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Audit only this tool (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Vec<String>,
+    /// Also audit tools that may be destructive (annotated so, or without annotations).
+    #[arg(long)]
+    pub include_destructive: bool,
+    /// The verdicts that fail the run, comma-separated [default: model-blind,lenient,misfiled,unclear]
+    #[arg(long, value_name = "VERDICTS")]
+    pub fail_on: Option<String>,
+    /// Known cases (an earlier `audit --json`, or one `tool/kind/property` key a line): only
+    /// new failures fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
+    /// Also write a JUnit XML report here.
+    #[allow(clippy::doc_markdown)] // the help's words, not Markdown
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<String>,
+    /// Also write a Markdown report here (for a pull-request comment).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<String>,
+    /// Connections auditing tools at once (a tool's cases always share one).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Judge what the model sees as this host would.
+    #[arg(long, value_name = "PROFILE", default_value = "spec")]
+    pub host: String,
+}
