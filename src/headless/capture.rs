@@ -180,11 +180,11 @@ fn assemble(
 ) -> Captured {
     let tool_definition = requests
         .first()
-        .and_then(|first| model::tool_definition(first.api, &first.body, tool))
+        .and_then(|first| model::tool_definition(&first.body, tool))
         .cloned();
     let tool_result = requests
         .iter()
-        .find_map(|request| model::tool_output(request.api, &request.body))
+        .find_map(|request| model::tool_output(&request.body))
         .cloned();
     let (exchange, version, catalog) = exchange_of(&frames);
     Captured {

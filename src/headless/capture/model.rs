@@ -1,6 +1,6 @@
-//! The mock model `capture` gives a host: an `OpenAI`-style endpoint on loopback that answers the
-//! first request with a call of the chosen tool and the follow-up with a final text, keeping
-//! every request it was sent.
+//! The mock model `capture` gives a host: the `OpenAI` Responses API on loopback (what the Agents
+//! SDK speaks), answering the first request with a call of the chosen tool and the follow-up
+//! with a final text, keeping every request it was sent.
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,17 +23,9 @@ pub const CALL_ID: &str = "call_sightline";
 /// The text that ends the run.
 const FINAL_TEXT: &str = "Done.";
 
-/// Which API a request used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    Responses,
-    ChatCompletions,
-}
-
 /// One request the host sent the model.
 #[derive(Debug, Clone)]
 pub struct ModelRequest {
-    pub api: Api,
     pub body: Value,
 }
 
@@ -72,16 +64,14 @@ async fn answer(
     requests: Arc<Mutex<Vec<ModelRequest>>>,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let api = match (request.method(), request.uri().path()) {
-        (&Method::POST, "/v1/responses") => Api::Responses,
-        (&Method::POST, "/v1/chat/completions") => Api::ChatCompletions,
-        (method, path) => {
-            return Ok(reply(
-                StatusCode::NOT_FOUND,
-                &error_body(&format!("the mock model has no {method} {path}")),
-            ));
-        }
-    };
+    // Other APIs (Chat Completions…) come with the hosts that use them, and their tests.
+    if (request.method(), request.uri().path()) != (&Method::POST, "/v1/responses") {
+        let (method, path) = (request.method(), request.uri().path());
+        return Ok(reply(
+            StatusCode::NOT_FOUND,
+            &error_body(&format!("the mock model has no {method} {path}")),
+        ));
+    }
     let Ok(body) = Limited::new(request.into_body(), MAX_BODY).collect().await else {
         return Ok(reply(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -100,65 +90,41 @@ async fn answer(
             &error_body("the mock model does not stream; run the host non-streaming"),
         ));
     }
-    let follow_up = carries_tool_output(api, &body);
+    let follow_up = tool_output(&body).is_some();
     requests
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .push(ModelRequest {
-            api,
-            body: body.clone(),
-        });
-    let answer = match (api, follow_up) {
-        (Api::Responses, false) => responses(&json!([{
-            "type": "function_call", "id": "fc_sightline", "call_id": CALL_ID,
-            "name": *tool, "arguments": *arguments, "status": "completed",
-        }])),
-        (Api::Responses, true) => responses(&json!([{
+        .push(ModelRequest { body: body.clone() });
+    let answer = if follow_up {
+        responses(&json!([{
             "type": "message", "id": "msg_sightline", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
-        }])),
-        (Api::ChatCompletions, false) => chat(
-            &json!({"role": "assistant", "content": null, "tool_calls": [{
-                "id": CALL_ID, "type": "function",
-                "function": {"name": *tool, "arguments": *arguments},
-            }]}),
-            "tool_calls",
-        ),
-        (Api::ChatCompletions, true) => {
-            chat(&json!({"role": "assistant", "content": FINAL_TEXT}), "stop")
-        }
+        }]))
+    } else {
+        responses(&json!([{
+            "type": "function_call", "id": "fc_sightline", "call_id": CALL_ID,
+            "name": *tool, "arguments": *arguments, "status": "completed",
+        }]))
     };
     Ok(reply(StatusCode::OK, &answer))
 }
 
-/// Whether a request already holds the result of the mock's call (so it is the follow-up).
-pub fn carries_tool_output(api: Api, body: &Value) -> bool {
-    tool_output(api, body).is_some()
-}
-
-/// The result of the mock's call as the host sent it: a Responses `function_call_output`'s
-/// `output`, or a Chat Completions `tool` message's `content`.
-pub fn tool_output(api: Api, body: &Value) -> Option<&Value> {
-    let (list, kind_key, kind, id_key, field) = match api {
-        Api::Responses => ("input", "type", "function_call_output", "call_id", "output"),
-        Api::ChatCompletions => ("messages", "role", "tool", "tool_call_id", "content"),
-    };
-    body.get(list)?.as_array()?.iter().find_map(|item| {
-        let ours = item.get(kind_key).and_then(Value::as_str) == Some(kind)
-            && item.get(id_key).and_then(Value::as_str) == Some(CALL_ID);
-        ours.then(|| item.get(field)).flatten()
+/// The result of the mock's call as the host sent it, the `output` of its
+/// `function_call_output`; a request that holds one is the follow-up.
+pub fn tool_output(body: &Value) -> Option<&Value> {
+    body.get("input")?.as_array()?.iter().find_map(|item| {
+        let ours = item.get("type").and_then(Value::as_str) == Some("function_call_output")
+            && item.get("call_id").and_then(Value::as_str) == Some(CALL_ID);
+        ours.then(|| item.get("output")).flatten()
     })
 }
 
 /// The definition of `tool` in a request's tool list, as the host wrote it.
-pub fn tool_definition<'a>(api: Api, body: &'a Value, tool: &str) -> Option<&'a Value> {
-    body.get("tools")?.as_array()?.iter().find(|definition| {
-        let named = match api {
-            Api::Responses => definition.get("name"),
-            Api::ChatCompletions => definition.get("function").and_then(|f| f.get("name")),
-        };
-        named.and_then(Value::as_str) == Some(tool)
-    })
+pub fn tool_definition<'a>(body: &'a Value, tool: &str) -> Option<&'a Value> {
+    body.get("tools")?
+        .as_array()?
+        .iter()
+        .find(|definition| definition.get("name").and_then(Value::as_str) == Some(tool))
 }
 
 fn responses(output: &Value) -> Value {
@@ -171,15 +137,6 @@ fn responses(output: &Value) -> Value {
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens_details": {"reasoning_tokens": 0},
         },
-    })
-}
-
-fn chat(message: &Value, finish_reason: &str) -> Value {
-    json!({
-        "id": "chatcmpl_sightline", "object": "chat.completion", "created": 0,
-        "model": "sightline-mock",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     })
 }
 
