@@ -501,7 +501,7 @@ async fn a_reply_written_before_its_request_is_never_its_answer() {
     };
     // Reads enough to fill the transport's event queue, each its own read, so that the reader
     // is left holding the last one (read, not yet handed over) when the call goes out.
-    for _ in 0..16 {
+    for _ in 0..sightline::transport::EVENT_CAPACITY {
         peer.send(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#)
             .await;
         tokio::time::sleep(Duration::from_millis(3)).await;

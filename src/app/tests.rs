@@ -67,6 +67,14 @@ fn type_text(state: &mut AppState, text: &str) {
     }
 }
 
+/// The status line's message, empty when there is none.
+fn status(state: &AppState) -> &str {
+    state
+        .status
+        .as_ref()
+        .map_or("", |status| status.text.as_str())
+}
+
 fn set_editor(state: &mut AppState, text: &str) {
     state.editor.textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
 }
@@ -217,12 +225,7 @@ fn invalid_json_is_never_replaced_by_earlier_arguments() {
         "{:?}",
         state.editor.problems
     );
-    assert!(
-        state
-            .status
-            .as_ref()
-            .is_some_and(|status| status.text.starts_with("not sent"))
-    );
+    assert!(status(&state).starts_with("not sent"));
     assert_eq!(state.pending_calls, 0);
 }
 
@@ -603,12 +606,7 @@ fn one_call_at_a_time() {
     set_editor(&mut state, "{}");
     assert_eq!(command(&mut state, Command::SendRequest).len(), 1);
     assert!(command(&mut state, Command::SendRequest).is_empty());
-    assert!(
-        state
-            .status
-            .as_ref()
-            .is_some_and(|status| status.text.contains("still pending"))
-    );
+    assert!(status(&state).contains("still pending"));
 }
 
 #[test]
@@ -910,14 +908,9 @@ fn a_tool_with_an_invalid_x_mcp_header_is_not_sent_until_i_allows_it() {
     let refused = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(refused.is_empty(), "{refused:?}");
     assert!(
-        state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("x-mcp-header is invalid"),
-        "{:?}",
-        state.status
+        status(&state).contains("x-mcp-header is invalid"),
+        "{}",
+        status(&state)
     );
     press(&mut state, KeyCode::Char('I'), KeyModifiers::SHIFT);
     assert!(state.settings.allow_invalid_tool_headers);
@@ -983,14 +976,7 @@ fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
     command(&mut state, Command::SendRequest);
     command(&mut state, Command::Audit);
     assert!(state.audit.is_none());
-    assert!(
-        state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("still pending")
-    );
+    assert!(status(&state).contains("still pending"));
     let mut replay = self::state();
     replay.replay = Some("s.jsonl".into());
     command(&mut replay, Command::Audit);
