@@ -69,11 +69,30 @@ pub fn view<'a>(
     } else {
         Cow::Borrowed(context.host)
     };
+    if let Some(stopped) = stopped_by_host(exchange, context.catalog, &host) {
+        return stopped;
+    }
     let mut view = model_view(exchange, outcome, context.version, &host);
     if let Some((tool, reason)) = rejected_tool(exchange, context.catalog) {
         view.dropped(tool, reason);
     }
     view
+}
+
+/// What the model reads when the host would stop this call before the server.
+fn stopped_by_host(
+    exchange: &Exchange,
+    catalog: Option<&[Tool]>,
+    host: &HostProfile,
+) -> Option<ModelView<'static>> {
+    if exchange.method != "tools/call" {
+        return None;
+    }
+    let params = exchange.params()?;
+    let tool = params.get("name")?.as_str()?;
+    let empty = serde_json::Value::Object(serde_json::Map::new());
+    let arguments = params.get("arguments").unwrap_or(&empty);
+    crate::model_view::stopped_by_host(tool, arguments, catalog, host)
 }
 
 /// The called tool and why the host dropped it, when it did.

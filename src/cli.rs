@@ -214,6 +214,9 @@ pub enum Command {
         /// Append each line to this file, one JSON object a line.
         #[arg(long, value_name = "FILE")]
         log: String,
+        /// Start the server in this directory (the host runs elsewhere).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<String>,
         /// The server: `-- CMD [ARGS…]`.
         #[arg(last = true, value_name = "CMD", required = true)]
         command: Vec<String>,

@@ -159,7 +159,9 @@ fn main() -> ExitCode {
             Some(Command::Capture { capture, server }) => {
                 headless::capture(&server, &capture).await
             }
-            Some(Command::Relay { log, command }) => headless::relay(&log, &command).await,
+            Some(Command::Relay { log, cwd, command }) => {
+                headless::relay(&log, cwd.as_deref(), &command).await
+            }
             Some(Command::DemoServer {
                 style,
                 http,

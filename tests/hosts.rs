@@ -1,152 +1,177 @@
-//! What real hosts show the model: `sightline capture` runs the `OpenAI` Agents SDK (0.24.0, from
-//! `tests/peers/install.sh`) against the demo server in both styles, and the built-in
-//! `openai-agents` profile must predict exactly what the host sent its model.
+//! What real hosts show the model: `sightline capture` runs each host installed by
+//! `tests/peers/install.sh` (pinned releases) over a matrix of cases — each answer class, both
+//! demo styles, schema breaks, an unknown tool, a throwing tool, structured content with and
+//! without an output schema, images, audio, embedded resources, a very long text — and the
+//! host's built-in profile must predict exactly what the host sent its model. A host update
+//! that changes behaviour fails here, naming the host, the case and the difference.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use serde_json::Value;
 
-/// The host's fixed sentence for any failure of the call (`default_tool_error_function`).
-const SDK_FAILURE: &str = "An error occurred while running the tool. Please try again.";
-
-/// What a case must show besides a matching prediction.
+/// Where a case's server comes from.
 #[derive(Clone, Copy)]
-enum Expect {
-    /// The host called the server and the profile predicts the model's text exactly.
-    Predicted,
-    /// The host refused the arguments itself (its own schema check): the server is never
-    /// called and the model reads the SDK's sentence.
-    HostRefused,
-    /// The host fails the run on a tool it did not list: no call, no tool result at all.
-    RunFails,
+enum Server {
+    Demo(&'static str),
+    /// The official Python SDK peer with the content cases (`tests/peers/py_host_cases.py`).
+    Cases,
 }
 
-const CASES: &[(&str, &str, &str, Expect)] = &[
-    (
-        "past date",
-        "book_flight",
-        r#"{"departureDate":"12/12/2024","destination":"Paris"}"#,
-        Expect::Predicted,
-    ),
-    (
-        "valid booking",
-        "book_flight",
-        r#"{"departureDate":"12/12/2099","destination":"Paris"}"#,
-        Expect::Predicted,
-    ),
-    (
-        "missing required argument",
-        "book_flight",
-        r#"{"destination":"Paris"}"#,
-        Expect::HostRefused,
-    ),
-    (
-        "business error",
-        "cancel_booking",
-        r#"{"bookingRef":"SL-1A2B3C"}"#,
-        Expect::Predicted,
-    ),
-    (
-        "structured content",
-        "get_flight_status",
-        r#"{"flightNumber":"LH123"}"#,
-        Expect::Predicted,
-    ),
-    ("unknown tool", "no_such_tool", "{}", Expect::RunFails),
+/// The matrix: a name, the server, the tool and the arguments the mock model calls it with.
+const CASES: &[(&str, Server, &str, &str)] = &[
+    ("protocol error (-32602, a past date)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"12/12/2024","destination":"Paris"}"#),
+    ("tool error (SEP-1303, a past date)", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"12/12/2024","destination":"Paris"}"#),
+    ("success", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"12/12/2099","destination":"Paris"}"#),
+    ("success (legacy style)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"12/12/2099"}"#),
+    ("missing required argument (legacy)", Server::Demo("legacy"), "book_flight", r#"{"destination":"Paris"}"#),
+    ("missing required argument (SEP-1303)", Server::Demo("sep1303"), "book_flight", r#"{"destination":"Paris"}"#),
+    ("schema break: pattern (legacy)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"2099-12-12"}"#),
+    ("schema break: pattern (SEP-1303)", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"2099-12-12"}"#),
+    ("schema break: wrong type", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":20991212}"#),
+    ("business error", Server::Demo("sep1303"), "cancel_booking", r#"{"bookingRef":"SL-1A2B3C"}"#),
+    ("structured content with an output schema (demo)", Server::Demo("sep1303"), "get_flight_status", r#"{"flightNumber":"LH123"}"#),
+    ("text, image and resource link", Server::Demo("sep1303"), "boarding_pass", r#"{"bookingRef":"SL-1A2B3C"}"#),
+    ("unknown tool", Server::Demo("sep1303"), "no_such_tool", "{}"),
+    ("unknown tool (legacy)", Server::Demo("legacy"), "no_such_tool", "{}"),
+    ("throwing tool", Server::Cases, "throws", "{}"),
+    ("structured content with an output schema (Python SDK)", Server::Cases, "flight_status", r#"{"flightNumber":"LH123"}"#),
+    ("structured content without an output schema", Server::Cases, "flight_unschemed", r#"{"flightNumber":"LH123"}"#),
+    ("text and image", Server::Cases, "picture", "{}"),
+    ("audio", Server::Cases, "sound", "{}"),
+    ("embedded text resource", Server::Cases, "document", "{}"),
+    ("long text (40 KB)", Server::Cases, "long_text", r#"{"size":40000}"#),
+    ("very long text (400 KB)", Server::Cases, "long_text", r#"{"size":400000}"#),
 ];
 
-fn require_host() {
+/// How many captures run at once (each host is a process tree of its own).
+const PARALLEL: usize = 3;
+
+fn require_hosts() {
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    let installed = std::fs::read(peers.join(".venv/.installed-requirements.txt")).ok();
+    let stamp = |installed: &str, wanted: &str| {
+        let installed = std::fs::read(peers.join(installed)).ok();
+        installed.is_some() && installed == std::fs::read(peers.join(wanted)).ok()
+    };
     assert!(
-        installed.is_some() && installed == std::fs::read(peers.join("requirements.txt")).ok(),
-        "openai-agents is not installed (or is out of date): run `tests/peers/install.sh`"
+        stamp(".venv/.installed-requirements.txt", "requirements.txt")
+            && stamp(
+                "hosts/node_modules/.installed-lock.json",
+                "hosts/package-lock.json"
+            ),
+        "the hosts are not installed (or are out of date): run `tests/peers/install.sh`"
     );
 }
 
-fn capture(style: &str, tool: &str, args: &str) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "capture",
-            "openai-agents",
-            tool,
-            args,
-            "--json",
-            "--demo",
-            style,
-        ])
+fn capture(host: &str, server: Server, tool: &str, args: &str) -> Value {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sightline"));
+    command.args(["capture", host, tool, args, "--json"]);
+    match server {
+        Server::Demo(style) => command.args(["--demo", style]),
+        Server::Cases => command.args([
+            "--",
+            "tests/peers/.venv/bin/python",
+            "tests/peers/py_host_cases.py",
+        ]),
+    };
+    let output = command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
         .expect("sightline starts");
     serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
         panic!(
-            "capture {style} {tool}: no JSON ({error}); stderr:\n{}",
+            "capture {host} {tool}: no JSON ({error}); stderr:\n{}",
             String::from_utf8_lossy(&output.stderr)
         )
     })
 }
 
+/// Captures every case on `host` and fails with every difference between the host and its
+/// profile, each named by host and case.
+fn calibrate(host: &str, version: &str) {
+    require_hosts();
+    let queue = Mutex::new(CASES.iter());
+    let problems = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..PARALLEL {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().unwrap().next();
+                    let Some((case, server, tool, args)) = next else {
+                        break;
+                    };
+                    let got = capture(host, *server, tool, args);
+                    if let Some(problem) = problem(host, version, case, &got) {
+                        problems.lock().unwrap().push(problem);
+                    }
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
 /// What is wrong with one case's capture, if anything.
-fn problem(style: &str, case: &str, expect: Expect, got: &Value) -> Option<String> {
-    let text = got["text"].as_str();
-    let predicted = got["prediction"]["text"].as_str();
-    let wrong = match expect {
-        Expect::Predicted if got["server_called"] != true => "the host did not call the server",
-        Expect::Predicted if got["matches"] != true => "the prediction differs",
-        Expect::HostRefused if got["server_called"] != false || text != Some(SDK_FAILURE) => {
-            "expected the host to refuse the arguments itself"
-        }
-        Expect::RunFails
-            if got["server_called"] != false
-                || !got["tool_result"].is_null()
-                || !got["run_error"]
-                    .as_str()
-                    .is_some_and(|e| e.contains("not found")) =>
-        {
-            "expected the run to fail on the unlisted tool"
-        }
-        _ if got["host_version"] != "0.24.0" => "not openai-agents 0.24.0",
-        _ if !got["error_flag"].is_null() => "the Agents SDK has no error flag",
-        _ => return None,
-    };
+fn problem(host: &str, version: &str, case: &str, got: &Value) -> Option<String> {
+    let mut wrong: Vec<String> = Vec::new();
+    if got["host_version"] != version {
+        wrong.push(format!("not {host} {version}: {}", got["host_version"]));
+    }
+    if got["matches"] != true {
+        wrong.extend(
+            got["differences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|d| d.as_str().unwrap_or_default().to_owned()),
+        );
+    }
+    if wrong.is_empty() {
+        return None;
+    }
     Some(format!(
-        "{style} / {case}: {wrong}\n  host sent:  {text:?}\n  predicted:  {predicted:?}\n  \
-         run error:  {}",
+        "{host} / {case}:\n  - {}\n  host sent:  {}\n  predicted:  {}\n  run error:  {}",
+        wrong.join("\n  - "),
+        clipped(&got["tool_result"]),
+        clipped(&got["prediction"]["text"]),
         got["run_error"]
     ))
 }
 
+fn clipped(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(400) {
+        Some((at, _)) => format!("{}… ({} bytes)", &text[..at], text.len()),
+        None => text,
+    }
+}
+
 #[test]
-fn the_openai_agents_profile_predicts_what_the_real_sdk_sends() {
-    require_host();
-    let runs: Vec<_> = ["legacy", "sep1303"]
-        .into_iter()
-        .flat_map(|style| CASES.iter().map(move |case| (style, *case)))
-        .map(|(style, (case, tool, args, expect))| {
-            std::thread::spawn(move || problem(style, case, expect, &capture(style, tool, args)))
-        })
-        .collect();
-    let problems: Vec<String> = runs
-        .into_iter()
-        .filter_map(|run| run.join().unwrap())
-        .collect();
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+fn openai_agents_sends_what_its_profile_predicts() {
+    calibrate("openai-agents", "0.24.0");
+}
+
+#[test]
+fn claude_code_sends_what_its_profile_predicts() {
+    calibrate("claude-code", "2.1.332");
 }
 
 #[test]
 fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
-    require_host();
+    require_hosts();
     let got = capture(
-        "sep1303",
+        "claude-code",
+        Server::Demo("sep1303"),
         "book_flight",
         r#"{"departureDate":"12/12/2024"}"#,
     );
-    assert_eq!(got["tool_definition"]["name"], "book_flight");
-    assert_eq!(got["tool_definition"]["type"], "function");
+    assert_eq!(got["tool_definition"]["name"], "mcp__srv__book_flight");
+    assert_eq!(got["called_as"], "mcp__srv__book_flight");
     let frames = got["exchange"].as_array().unwrap();
     let call = frames
         .iter()
@@ -154,5 +179,6 @@ fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
         .expect("the relay logged the host's tools/call");
     assert!(call["frame"].as_str().unwrap().contains("12/12/2024"));
     assert!(frames.iter().any(|f| f["dir"] == "recv"));
-    assert_eq!(got["prediction"]["host"], "openai-agents");
+    assert_eq!(got["prediction"]["host"], "claude-code");
+    assert_eq!(got["error_flag"], true);
 }

@@ -25,8 +25,18 @@ pub struct CallArgs {
 /// The hosts `capture` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CaptureHost {
+    /// Claude Code (`claude` on PATH, or --host-bin).
+    ClaudeCode,
+    /// Gemini CLI (`gemini` on PATH, or --host-bin).
+    GeminiCli,
     /// The `OpenAI` Agents SDK for Python (`openai-agents`), on its default Responses API.
     OpenaiAgents,
+    /// The Vercel AI SDK (`ai`, `@ai-sdk/mcp`, `@ai-sdk/openai`) on the Responses API.
+    VercelAi,
+    /// The Vercel AI SDK on Chat Completions.
+    VercelAiChat,
+    /// A LangChain agent with `langchain-mcp-adapters`, on Chat Completions.
+    Langchain,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -46,6 +56,21 @@ pub struct CaptureArgs {
     /// else python3).
     #[arg(long, value_name = "PY")]
     pub python: Option<String>,
+    /// The host's program, for the CLI hosts (default: the test peers' copy if installed,
+    /// else the name on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub host_bin: Option<String>,
+    /// The Node.js that runs the Vercel AI SDK (default: node).
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<String>,
+    /// The node_modules folder with the Vercel AI SDK (default: the test peers' if installed,
+    /// else ./node_modules).
+    #[arg(long, value_name = "DIR")]
+    pub node_path: Option<String>,
+    /// Also write every request the host sent the mock model to FILE, one JSON object a line
+    /// (`path`, `body`): the whole conversation, system prompt and tool list included.
+    #[arg(long, value_name = "FILE")]
+    pub model_requests: Option<String>,
     /// Give up on the host after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub deadline: u64,

@@ -2,55 +2,52 @@
 //! stdio server (through the recording relay), and what it sent its model set beside the
 //! built-in profile's prediction for the same exchange.
 
+mod host;
 mod model;
+mod report;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
 use super::relay::LoggedFrame;
-use super::{emit, exit, pretty, print_json, read_arguments};
-use crate::analysis::{CallContext, analyze};
-use crate::cli::{CaptureArgs, CaptureHost, ServerArgs};
+use super::{exit, read_arguments};
+use crate::cli::{CaptureArgs, ServerArgs};
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::{self, Frame, Message, Reply};
 use crate::mcp::messages::{Tool, tools_page};
 use crate::mcp::session::{End, Exchange};
-use crate::model_view::hosts;
 use crate::sanitize;
 use crate::transport::Target;
-use model::ModelRequest;
-
-/// The runner for the `OpenAI` Agents SDK, written to a temporary directory for each run.
-const OPENAI_AGENTS_RUNNER: &str = include_str!("capture/openai_agents.py");
-/// What to install when the SDK is missing (the release the profile is calibrated against).
-const OPENAI_AGENTS_INSTALL: &str = "pip install openai-agents==0.24.0";
-/// The interpreter used when `--python` is not given and the test venv exists.
-const PEERS_PYTHON: &str = "tests/peers/.venv/bin/python";
-
-/// How much of each relayed frame the text output shows.
-const FRAME_PREVIEW: usize = 160;
+use host::{Host, Setup};
+use model::{ModelRequest, Plan, ToolResult};
 
 /// What a capture found, before it is printed.
 struct Captured {
+    host: &'static dyn Host,
     host_version: String,
+    /// The tool as the user named it.
+    tool: String,
+    /// The name the mock called the tool by, and the arguments it sent.
+    called: String,
+    arguments: Value,
     tool_definition: Option<Value>,
     frames: Vec<LoggedFrame>,
     /// The exchange of the host's `tools/call`, when it made one and the server answered.
     exchange: Option<Exchange>,
     version: String,
     catalog: Option<Vec<Tool>>,
-    tool_result: Option<Value>,
+    tool_result: Option<ToolResult>,
     run_error: Option<String>,
 }
 
 /// Runs the capture; prints text or (`--json`) one object; exit 0 when the prediction matches,
-/// 1 when it differs, 2 for a usage problem, 4 when the host could not be run.
+/// 1 when it differs, 2 for a usage problem (or a host that is not installed), 4 when the host
+/// could not be run.
 pub async fn capture(server: &ServerArgs, args: &CaptureArgs) -> u8 {
     match run(server, args).await {
-        Ok(captured) => report(&captured, args),
+        Ok(captured) => report::report(&captured, args),
         Err((code, message)) => {
             eprintln!("sightline capture: {}", sanitize::text(&message));
             code
@@ -59,30 +56,26 @@ pub async fn capture(server: &ServerArgs, args: &CaptureArgs) -> u8 {
 }
 
 async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
-    let CaptureHost::OpenaiAgents = args.host;
+    let host = host::host(args.host);
     let arguments = read_arguments(&args.args).map_err(|message| (exit::USAGE, message))?;
     let command = match server.target() {
         Ok(Target::Stdio(command)) => command,
         Ok(Target::Http(_)) => {
             return Err((
                 exit::USAGE,
-                "capture drives stdio servers only (this slice); not --url".to_owned(),
+                "capture drives stdio servers (the relay records them); not --url".to_owned(),
             ));
         }
         Err(error) => return Err((exit::USAGE, error.to_string())),
     };
+    let probe_args = args.clone();
+    let host_version = tokio::task::spawn_blocking(move || host.probe(&probe_args))
+        .await
+        .map_err(|error| (exit::TRANSPORT_FAILURE, error.to_string()))?
+        .map_err(|missing| (exit::USAGE, missing))?;
     let dir = TempDir::new().map_err(|error| (exit::TRANSPORT_FAILURE, error))?;
-    let runner = dir.path.join("openai_agents_runner.py");
     let home = dir.path.join("home");
     let log = dir.path.join("exchange.jsonl");
-    std::fs::write(&runner, OPENAI_AGENTS_RUNNER)
-        .and_then(|()| std::fs::create_dir(&home))
-        .map_err(|error| {
-            (
-                exit::TRANSPORT_FAILURE,
-                format!("temporary directory: {error}"),
-            )
-        })?;
     let me = std::env::current_exe()
         .map_err(|error| (exit::TRANSPORT_FAILURE, format!("own path: {error}")))?;
     let mut relayed = vec![
@@ -90,120 +83,170 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
         "relay".to_owned(),
         "--log".to_owned(),
         log.to_string_lossy().into_owned(),
+        // The server's relative paths are the user's: it starts where they are.
+        "--cwd".to_owned(),
+        std::env::current_dir()
+            .map_err(|error| (exit::TRANSPORT_FAILURE, format!("working directory: {error}")))?
+            .to_string_lossy()
+            .into_owned(),
         "--".to_owned(),
         command.program.clone(),
     ];
     relayed.extend(command.args.iter().cloned());
-    let spec = json!({"server": relayed, "env": command.env});
-    let mock = model::start(args.tool.clone(), arguments.to_string())
-        .await
-        .map_err(|error| (exit::TRANSPORT_FAILURE, format!("mock model: {error}")))?;
-    let python = absolute(args.python.clone().unwrap_or_else(default_python));
-    let mut host = tokio::process::Command::new(&python);
-    host.arg(&runner)
-        .arg(spec.to_string())
+    let names = host.names(&args.tool);
+    let mock = model::start(Plan {
+        api: host.api(),
+        names: names.clone(),
+        arguments: arguments.to_string(),
+    })
+    .await
+    .map_err(|error| (exit::TRANSPORT_FAILURE, format!("mock model: {error}")))?;
+    let launch = host
+        .launch(&Setup {
+            dir: &dir.path,
+            home: &home,
+            model_url: &mock.base_url,
+            server: &relayed,
+            server_env: &command.env,
+            tool: &args.tool,
+            args,
+        })
+        .map_err(|error| (exit::USAGE, error))?;
+    std::fs::create_dir(&home)
+        .and_then(|()| {
+            launch.files.iter().try_for_each(|(path, text)| {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(path, text)
+            })
+        })
+        .map_err(|error| {
+            (
+                exit::TRANSPORT_FAILURE,
+                format!("temporary directory: {error}"),
+            )
+        })?;
+    let mut child = tokio::process::Command::new(&launch.program);
+    child
+        .args(&launch.args)
         // Nothing of the user's configuration: a clean environment and an empty HOME.
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &home)
-        .env("OPENAI_BASE_URL", &mock.base_url)
-        .env("OPENAI_API_KEY", "dummy")
-        .env("OPENAI_AGENTS_DISABLE_TRACING", "1")
-        .env("PYTHONNOUSERSITE", "1")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("TMPDIR", &dir.path)
+        .envs(launch.env.iter().map(|(key, value)| (key, value)))
         .current_dir(&home)
         .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        // Its own group, so the server it starts goes with it at the deadline.
+        .process_group(0)
         .kill_on_drop(true);
-    let ran = tokio::time::timeout(Duration::from_secs(args.deadline), host.output()).await;
+    let child = child.spawn().map_err(|error| {
+        (
+            exit::USAGE,
+            format!("cannot run {}: {error}", launch.program),
+        )
+    })?;
+    let group = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .map(nix::unistd::Pid::from_raw);
+    let ran = tokio::time::timeout(
+        Duration::from_secs(args.deadline),
+        child.wait_with_output(),
+    )
+    .await;
+    if let Some(group) = group {
+        // Whatever the host left behind (its server, a helper) ends with the capture.
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    }
     let output = match ran {
         Err(_) => {
             return Err((
                 exit::TRANSPORT_FAILURE,
-                format!("the host did not finish within {} s", args.deadline),
+                format!("{} did not finish within {} s", host.title(), args.deadline),
             ));
         }
         Ok(Err(error)) => {
             return Err((
-                exit::USAGE,
-                format!("cannot run {python}: {error} (--python names the interpreter)"),
+                exit::TRANSPORT_FAILURE,
+                format!("{}: {error}", launch.program),
             ));
         }
         Ok(Ok(output)) => output,
     };
-    let said = host_report(&output)?;
-    if let Some(missing) = said.get("missing").and_then(Value::as_str) {
-        return Err((
-            exit::USAGE,
-            format!(
-                "the OpenAI Agents SDK is not installed for {python} ({missing}); install it \
-                 with `{OPENAI_AGENTS_INSTALL}` (or name another interpreter with --python)"
-            ),
-        ));
-    }
     let requests = mock
         .requests
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
-    let frames = read_log(&log);
-    Ok(assemble(&said, &requests, frames, &args.tool))
-}
-
-/// The runner's last JSON line; without one, the tail of its stderr says why.
-fn host_report(output: &std::process::Output) -> Result<Value, (u8, String)> {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    stdout
-        .lines()
-        .rev()
-        .find_map(|line| serde_json::from_str::<Value>(line).ok())
-        .ok_or_else(|| {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            (
-                exit::TRANSPORT_FAILURE,
-                format!(
-                    "the host runner failed ({}):\n{}",
-                    output.status,
-                    tail.join("\n")
-                ),
-            )
-        })
-}
-
-/// Puts the host's report, the model requests and the relay's frames together.
-fn assemble(
-    said: &Value,
-    requests: &[ModelRequest],
-    frames: Vec<LoggedFrame>,
-    tool: &str,
-) -> Captured {
-    let tool_definition = requests
-        .first()
-        .and_then(|first| model::tool_definition(&first.body, tool))
-        .cloned();
-    let tool_result = requests
-        .iter()
-        .find_map(|request| model::tool_output(&request.body))
-        .cloned();
-    let (exchange, version, catalog) = exchange_of(&frames);
-    Captured {
-        host_version: said
-            .get("host_version")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_owned(),
-        tool_definition,
-        frames,
-        exchange,
-        version,
-        catalog,
-        tool_result,
-        run_error: said
-            .get("run_error")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+    if let Some(file) = &args.model_requests {
+        let lines: String = requests
+            .iter()
+            .map(|request| format!("{}\n", json!({"path": request.path, "body": request.body})))
+            .collect();
+        std::fs::write(file, lines)
+            .map_err(|error| (exit::USAGE, format!("--model-requests {file}: {error}")))?;
     }
+    let run_error = host.run_error(&output);
+    if requests.is_empty() {
+        return Err((exit::TRANSPORT_FAILURE, silent_host(host, &output)));
+    }
+    let frames = read_log(&log);
+    let called = names.first().cloned().unwrap_or_default();
+    Ok(assemble(Captured {
+        host,
+        host_version,
+        tool: args.tool.clone(),
+        called,
+        arguments,
+        tool_definition: None,
+        frames,
+        exchange: None,
+        version: "unknown".to_owned(),
+        catalog: None,
+        tool_result: None,
+        run_error,
+    }, &requests, &names))
+}
+
+/// Why a host that never asked the model anything failed: its output's tail.
+fn silent_host(host: &dyn Host, output: &std::process::Output) -> String {
+    let said = [&output.stderr, &output.stdout]
+        .iter()
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let tail: Vec<&str> = said.lines().filter(|l| !l.trim().is_empty()).rev().take(15).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!(
+        "{} never asked the model anything ({}):\n{}",
+        host.title(),
+        output.status,
+        tail.join("\n")
+    )
+}
+
+/// Puts the model requests and the relay's frames into the capture.
+fn assemble(mut captured: Captured, requests: &[ModelRequest], names: &[String]) -> Captured {
+    let api = captured.host.api();
+    if let Some((definition, name)) = requests.iter().find_map(|request| {
+        let definition = model::tool_definition(api, &request.body, names)?;
+        Some((definition.clone(), api.tool_name(definition)?.to_owned()))
+    }) {
+        captured.tool_definition = Some(definition);
+        captured.called = name;
+    }
+    captured.tool_result = requests
+        .iter()
+        .find_map(|request| api.tool_result(&request.body));
+    let (exchange, version, catalog) = exchange_of(&captured.frames);
+    captured.exchange = exchange;
+    captured.version = version;
+    captured.catalog = catalog;
+    captured
 }
 
 /// The host's `tools/call` and its answer among the relay's frames, with the negotiated
@@ -299,163 +342,6 @@ fn read_log(log: &Path) -> Vec<LoggedFrame> {
         .collect()
 }
 
-/// The text the model reads of a tool output: a string as it is, a list of parts one per line
-/// (text parts as their text, others as their JSON), as sightline's model view joins blocks.
-fn output_text(output: &Value) -> String {
-    match output {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts.iter().map(part_text).collect::<Vec<_>>().join("\n"),
-        other => part_text(other),
-    }
-}
-
-fn part_text(part: &Value) -> String {
-    match part.get("text").and_then(Value::as_str) {
-        Some(text) if part.get("type").and_then(Value::as_str) != Some("input_image") => {
-            text.to_owned()
-        }
-        _ => part.to_string(),
-    }
-}
-
-fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
-    let profile = hosts::resolve("openai-agents", &[]).unwrap_or_else(|_| hosts::spec().clone());
-    let analysis = captured.exchange.as_ref().map(|exchange| {
-        analyze(
-            exchange,
-            &CallContext {
-                version: &captured.version,
-                catalog: captured.catalog.as_deref(),
-                host: &profile,
-                forward_protocol_errors: false,
-            },
-        )
-    });
-    let text = captured.tool_result.as_ref().map(output_text);
-    let predicted = analysis.as_ref().map(|analysis| analysis.view.text());
-    let matches = match (&text, &predicted) {
-        (Some(text), Some(predicted)) => Some(text == predicted),
-        _ => None,
-    };
-    if args.json {
-        let frames: Vec<Value> = captured
-            .frames
-            .iter()
-            .map(|f| json!({"dir": f.dir, "ms": f.ms, "frame": f.frame}))
-            .collect();
-        print_json(&json!({
-            "host": "openai-agents",
-            "host_version": captured.host_version,
-            "tool_definition": captured.tool_definition,
-            "exchange": frames,
-            "server_called": captured.exchange.is_some(),
-            "tool_result": captured.tool_result,
-            "text": text,
-            "error_flag": Value::Null,
-            "run_error": captured.run_error,
-            "prediction": analysis.as_ref().map(|a| a.view.to_json(false)),
-            "matches": matches,
-        }));
-    } else {
-        emit(|out| {
-            write_text(
-                out,
-                captured,
-                text.as_deref(),
-                predicted.as_deref(),
-                matches,
-            )
-        });
-    }
-    match matches {
-        Some(true) => exit::SUCCESS,
-        Some(false) => exit::TOOL_ERROR,
-        None if captured.tool_result.is_some() || captured.run_error.is_some() => exit::TOOL_ERROR,
-        None => exit::TRANSPORT_FAILURE,
-    }
-}
-
-fn write_text(
-    out: &mut dyn Write,
-    captured: &Captured,
-    text: Option<&str>,
-    predicted: Option<&str>,
-    matches: Option<bool>,
-) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "host      openai-agents {} (the OpenAI Agents SDK, run once)",
-        sanitize::text(&captured.host_version)
-    )?;
-    writeln!(out, "\ntool definition sent to the model")?;
-    match &captured.tool_definition {
-        Some(definition) => writeln!(out, "{}", pretty(&definition.to_string()))?,
-        None => writeln!(out, "(none: the tool is not in the host's tool list)")?,
-    }
-    writeln!(out, "\nserver exchange (through the relay)")?;
-    if captured.exchange.is_none() {
-        writeln!(out, "(the host did not call the server)")?;
-    }
-    for frame in &captured.frames {
-        let arrow = if frame.dir == "send" { "→" } else { "←" };
-        // One line a frame, clipped: the full frames are in --json.
-        let shown = crate::model_view::clip(&frame.frame, FRAME_PREVIEW);
-        let more = if shown.len() < frame.frame.len() {
-            "…"
-        } else {
-            ""
-        };
-        writeln!(out, "{arrow} {}{more}", sanitize::text(shown))?;
-    }
-    writeln!(out, "\ntool result sent to the model (verbatim)")?;
-    match &captured.tool_result {
-        Some(result) => writeln!(out, "{}", pretty(&result.to_string()))?,
-        None => writeln!(out, "(none)")?,
-    }
-    if let Some(error) = &captured.run_error {
-        writeln!(out, "host run error  {}", sanitize::text(error))?;
-    }
-    writeln!(
-        out,
-        "\ntext        {}",
-        text.map_or_else(|| "(none)".into(), sanitize::text)
-    )?;
-    writeln!(
-        out,
-        "error flag  none (the Agents SDK's function_call_output has no error flag)"
-    )?;
-    writeln!(
-        out,
-        "predicted   {} (profile 'openai-agents')",
-        predicted.map_or_else(|| "(no prediction)".into(), sanitize::text)
-    )?;
-    let verdict = match matches {
-        Some(true) => "matches",
-        Some(false) => "differs",
-        None => "cannot compare",
-    };
-    writeln!(out, "verdict     {verdict}")
-}
-
-fn default_python() -> String {
-    if Path::new(PEERS_PYTHON).exists() {
-        PEERS_PYTHON.to_owned()
-    } else {
-        "python3".to_owned()
-    }
-}
-
-/// A path with a `/` made absolute: the host runs in its own empty HOME, not here.
-fn absolute(program: String) -> String {
-    if !program.contains('/') {
-        return program;
-    }
-    // Joined, not canonicalized: a venv's python is a symlink that must stay one.
-    std::env::current_dir().map_or(program.clone(), |here| {
-        here.join(&program).to_string_lossy().into_owned()
-    })
-}
-
 /// A directory removed when the capture ends.
 struct TempDir {
     path: PathBuf,
@@ -479,3 +365,4 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
+

@@ -24,7 +24,7 @@ pub struct LoggedFrame {
 }
 
 /// Runs `server` with its stdin and stdout relayed through this process; its exit code is ours.
-pub async fn relay(log: &str, server: &[String]) -> u8 {
+pub async fn relay(log: &str, cwd: Option<&str>, server: &[String]) -> u8 {
     let Some((program, args)) = server.split_first() else {
         eprintln!("sightline relay: no server command after --");
         return exit::USAGE;
@@ -36,7 +36,11 @@ pub async fn relay(log: &str, server: &[String]) -> u8 {
             return exit::USAGE;
         }
     };
-    let mut child = match Command::new(program)
+    let mut command = Command::new(program);
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = match command
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

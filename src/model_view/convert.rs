@@ -152,11 +152,28 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
         },
         Action::Json => Block::Json { json: source },
         Action::Placeholder => Block::Placeholder {
-            text: label(source),
+            text: match rules.placeholders.get(&kind) {
+                Some(template) => in_host_words(template, source),
+                None => label(source),
+            },
         },
         Action::Drop => return Ok(None),
         Action::Throw => return Err(throw(format!("Unsupported MCP content type: {kind}"))),
     }))
+}
+
+/// A host's placeholder for a block: its template with the block's string fields filled in
+/// (an embedded resource's from its `resource`).
+fn in_host_words(template: &str, source: &str) -> String {
+    let fields = json::member(source, "resource").unwrap_or(source);
+    let value: serde_json::Value = serde_json::from_str(fields).unwrap_or_default();
+    let strings: Vec<(&str, &str)> = value
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, value)| Some((key.as_str(), value.as_str()?)))
+        .collect();
+    super::hosts::fill(template, &strings)
 }
 
 /// Whether a MIME type is in a host's list: exact types, prefixes ending in `/`, `""` for none.

@@ -77,6 +77,11 @@ pub struct Blocks {
     /// resource without a MIME type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_types: Option<Vec<String>>,
+    /// The host's own words for a block it replaces (`placeholder`), by block type: `{name}`,
+    /// `{uri}`, `{mimeType}`… are the block's string fields (an embedded resource's are its
+    /// `resource`'s). A type without one gets sightline's short label.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub placeholders: BTreeMap<String, String>,
 }
 
 /// Which part of a too-long result a host keeps.
@@ -122,6 +127,25 @@ pub struct Source {
 
 const DEFAULT_FAILURE_TEXT: &str = "Error: the tool call failed.";
 
+/// What a host checks itself before it calls the server. Profiles calibrated against a real
+/// host have them; the generic profiles do not (sightline shows the server's answer).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checks {
+    /// Whether the host validates the arguments against the tool's `inputSchema` and refuses
+    /// arguments that break it, without calling the server.
+    #[serde(default)]
+    pub arguments: bool,
+    /// What the model reads when the host refuses the arguments: `{tool}` is the tool's name,
+    /// `{error}` the validator's first complaint.
+    #[serde(default = "default_failure_text")]
+    pub invalid_arguments_text: String,
+    /// What the model reads when it calls a tool the host did not list (`{tool}`); absent:
+    /// the host fails the whole run, and the model reads nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_tool_text: Option<String>,
+}
+
 /// One host profile.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -157,6 +181,8 @@ pub struct HostProfile {
     pub host_error_text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Checks>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
 }
@@ -204,7 +230,7 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// The built-in profile files, in the order `h` cycles through them.
-const BUILTIN_FILES: [(&str, &str); 10] = [
+const BUILTIN_FILES: [(&str, &str); 15] = [
     ("hosts/spec.toml", include_str!("../../hosts/spec.toml")),
     (
         "hosts/content-only.toml",
@@ -239,6 +265,26 @@ const BUILTIN_FILES: [(&str, &str); 10] = [
         include_str!("../../hosts/openai-agents-structured.toml"),
     ),
     ("hosts/codex.toml", include_str!("../../hosts/codex.toml")),
+    (
+        "hosts/claude-code.toml",
+        include_str!("../../hosts/claude-code.toml"),
+    ),
+    (
+        "hosts/gemini-cli.toml",
+        include_str!("../../hosts/gemini-cli.toml"),
+    ),
+    (
+        "hosts/vercel-ai.toml",
+        include_str!("../../hosts/vercel-ai.toml"),
+    ),
+    (
+        "hosts/vercel-ai-chat.toml",
+        include_str!("../../hosts/vercel-ai-chat.toml"),
+    ),
+    (
+        "hosts/langchain.toml",
+        include_str!("../../hosts/langchain.toml"),
+    ),
 ];
 
 /// The built-in profiles; `spec` is the default. Each file is checked by a test, so none is
@@ -287,6 +333,7 @@ pub fn spec() -> &'static HostProfile {
                 failure_text: default_failure_text(),
                 host_error_text: default_host_error_text(),
                 limit: None,
+                checks: None,
                 source: None,
             })
     })
@@ -505,7 +552,8 @@ structured = "ignore"
             error,
             "unknown host profile 'nope'; available: spec, content-only, structured-first, \
              anthropic-messages, anthropic-tool-runner, openai-chat, openai-responses, \
-             openai-agents, openai-agents-structured, codex"
+             openai-agents, openai-agents-structured, codex, claude-code, gemini-cli, vercel-ai, \
+             vercel-ai-chat, langchain"
         );
     }
 }

@@ -35,6 +35,9 @@ pub enum Rule {
     /// The host dropped the tool from its listing (an invalid `x-mcp-header` over HTTP): the
     /// model has no such tool to call.
     Dropped,
+    /// The host stopped the call before the server (arguments it refused, a tool it does not
+    /// list): the model reads the host's words.
+    Host,
 }
 
 impl Rule {
@@ -45,6 +48,7 @@ impl Rule {
             Rule::Result => "result",
             Rule::NoReply => "no reply",
             Rule::Dropped => "tool dropped",
+            Rule::Host => "stopped by the host",
         }
     }
 }
@@ -256,6 +260,8 @@ pub struct ModelView<'a> {
     pub truncation: Option<Truncation>,
     /// Findings that depend on the host (a block it cannot send).
     pub findings: Vec<Finding>,
+    /// Whether the host would call the server at all (false: it stops the call itself).
+    pub server_called: bool,
     shape: Shape,
 }
 
@@ -282,6 +288,7 @@ pub fn model_view<'a>(
         thrown: None,
         truncation: None,
         findings: Vec::new(),
+        server_called: true,
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
@@ -328,6 +335,68 @@ pub fn model_view<'a>(
     }
     view.as_the_host_marks_and_cuts_it(host);
     view
+}
+
+/// What the model reads when the host stops a call itself, before the server: a tool it does
+/// not list, or (when it checks them) arguments that break the tool's `inputSchema`. `None`
+/// when the host would call the server, or its profile does not model its checks, or the
+/// tools are not known.
+pub fn stopped_by_host(
+    tool: &str,
+    arguments: &serde_json::Value,
+    catalog: Option<&[crate::mcp::messages::Tool]>,
+    host: &HostProfile,
+) -> Option<ModelView<'static>> {
+    let checks = host.checks.as_ref()?;
+    let listed = catalog?.iter().find(|listed| listed.name == tool);
+    let (text, reason, notes) = match listed {
+        None => match &checks.unknown_tool_text {
+            Some(text) => (
+                hosts::fill(text, &[("tool", tool)]),
+                format!("'{tool}' is not a tool the server listed: the host answers the model itself and never calls the server"),
+                Vec::new(),
+            ),
+            None => (
+                String::new(),
+                format!("'{tool}' is not a tool the server listed: the host fails the whole run, so the model reads nothing and the server is never called"),
+                Vec::new(),
+            ),
+        },
+        Some(listed) if checks.arguments => {
+            let schema = listed.input_schema()?;
+            let problems = crate::schema::violations(&schema, arguments);
+            let first = problems.first()?;
+            let error = first.split_once(": ").map_or(first.as_str(), |(_, why)| why);
+            (
+                hosts::fill(&checks.invalid_arguments_text, &[("tool", tool), ("error", error)]),
+                "the arguments break the tool's inputSchema, and this host validates them itself: it refuses the call, the server is never called, and the model reads the host's message".to_owned(),
+                problems,
+            )
+        }
+        Some(_) => return None,
+    };
+    let mut view = ModelView {
+        host: host.name.clone(),
+        forwarded: false,
+        rule: Rule::Host,
+        is_error: !text.is_empty(),
+        error_flag: host.error_flag,
+        less_likely_to_help: false,
+        blocks: if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![Block::Text { text: text.into() }]
+        },
+        reason,
+        notes,
+        thrown: None,
+        truncation: None,
+        findings: Vec::new(),
+        server_called: false,
+        shape: host.shape,
+    };
+    view.as_the_host_marks_and_cuts_it(host);
+    Some(view)
 }
 
 impl<'a> ModelView<'a> {
@@ -578,6 +647,9 @@ impl Serialize for ModelViewJson<'_, '_> {
         }
         if let Some(truncation) = &view.truncation {
             map.serialize_entry("truncated", truncation)?;
+        }
+        if !view.server_called {
+            map.serialize_entry("server_called", &false)?;
         }
         if self.with_payload {
             map.serialize_entry("payload", &view.payload_stream())?;

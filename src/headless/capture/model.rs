@@ -1,6 +1,12 @@
-//! The mock model `capture` gives a host: the `OpenAI` Responses API on loopback (what the Agents
-//! SDK speaks), answering the first request with a call of the chosen tool and the follow-up
-//! with a final text, keeping every request it was sent.
+//! The mock model `capture` gives a host, on loopback: it speaks the host's model API (one
+//! module each), answers the first request that lists tools with one call of the chosen tool,
+//! answers the follow-up (the request carrying that call's result) with a final text, and keeps
+//! every request it was sent.
+
+mod anthropic;
+mod chat;
+mod gemini;
+mod responses;
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -8,46 +14,182 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::CONTENT_TYPE;
+use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 /// The largest request body taken (a host sends its tool list and the conversation).
 const MAX_BODY: usize = 16 * 1024 * 1024;
-/// The id of the one function call the mock makes, for finding its output again.
+/// The id of the one tool call the mock makes, for finding its result again.
 pub const CALL_ID: &str = "call_sightline";
 /// The text that ends the run.
-const FINAL_TEXT: &str = "Done.";
+pub const FINAL_TEXT: &str = "Done.";
+
+/// The model APIs the mock speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `POST /v1/responses` (`OpenAI` Responses).
+    Responses,
+    /// `POST /v1/chat/completions` (`OpenAI` Chat Completions).
+    Chat,
+    /// `POST /v1/messages` (Anthropic Messages, SSE when asked).
+    Anthropic,
+    /// `POST /v1beta/models/M:generateContent` and `:streamGenerateContent` (Gemini).
+    Gemini,
+}
 
 /// One request the host sent the model.
 #[derive(Debug, Clone)]
 pub struct ModelRequest {
+    pub path: String,
     pub body: Value,
 }
 
-/// The running mock: its base URL and what it was sent.
+/// The result of the mock's call as the host sent it back to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The block or item that carries it, verbatim.
+    pub verbatim: Value,
+    /// What the model reads of it: a string as it is, parts joined one per line.
+    pub text: String,
+    /// The host's error flag: `Some` where its message has one, `None` where it has none.
+    pub error_flag: Option<bool>,
+}
+
+/// What the mock answers one request with.
+pub struct Answer {
+    pub content_type: &'static str,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(body: &Value) -> Answer {
+        Answer {
+            content_type: "application/json",
+            body: body.to_string(),
+        }
+    }
+
+    /// Server-sent events, one `data:` line each (with its `event:` name when given).
+    pub fn sse(events: &[(Option<&str>, Value)]) -> Answer {
+        let mut body = String::new();
+        for (name, data) in events {
+            if let Some(name) = name {
+                body.push_str("event: ");
+                body.push_str(name);
+                body.push('\n');
+            }
+            body.push_str("data: ");
+            body.push_str(&data.to_string());
+            body.push_str("\n\n");
+        }
+        Answer {
+            content_type: "text/event-stream",
+            body,
+        }
+    }
+}
+
+/// What the mock does with one request.
+pub enum Turn<'a> {
+    /// Call the tool named so, with these arguments (a JSON object, as text).
+    Call { name: &'a str, arguments: &'a str },
+    /// End the turn with [`FINAL_TEXT`].
+    Finish,
+    /// A request that is neither a tool turn nor the follow-up (a title, a routing question).
+    Other,
+}
+
+impl Api {
+    /// Whether this API serves `path` (the method is always POST).
+    fn serves(self, path: &str) -> bool {
+        match self {
+            Api::Responses => path.ends_with("/responses"),
+            Api::Chat => path.ends_with("/chat/completions"),
+            Api::Anthropic => path.ends_with("/v1/messages"),
+            Api::Gemini => gemini::serves(path),
+        }
+    }
+
+    /// The tool definitions a request lists.
+    pub fn tools(self, body: &Value) -> Vec<&Value> {
+        match self {
+            Api::Responses => responses::tools(body),
+            Api::Chat => chat::tools(body),
+            Api::Anthropic => anthropic::tools(body),
+            Api::Gemini => gemini::tools(body),
+        }
+    }
+
+    /// The name the model calls a listed tool by.
+    pub fn tool_name(self, definition: &Value) -> Option<&str> {
+        match self {
+            Api::Responses => responses::tool_name(definition),
+            Api::Chat => chat::tool_name(definition),
+            Api::Anthropic => anthropic::tool_name(definition),
+            Api::Gemini => gemini::tool_name(definition),
+        }
+    }
+
+    /// The mock call's result, when the request carries it.
+    pub fn tool_result(self, body: &Value) -> Option<ToolResult> {
+        match self {
+            Api::Responses => responses::tool_result(body),
+            Api::Chat => chat::tool_result(body),
+            Api::Anthropic => anthropic::tool_result(body),
+            Api::Gemini => gemini::tool_result(body),
+        }
+    }
+
+    fn answer(self, turn: &Turn, path: &str, body: &Value) -> Answer {
+        match self {
+            Api::Responses => responses::answer(turn, body),
+            Api::Chat => chat::answer(turn, body),
+            Api::Anthropic => anthropic::answer(turn, body),
+            Api::Gemini => gemini::answer(turn, path, body),
+        }
+    }
+}
+
+/// What the mock is to call: the tool's names in the host's dialect, the first the host lists
+/// winning (the first is called when none is listed), and the arguments.
+pub struct Plan {
+    pub api: Api,
+    pub names: Vec<String>,
+    pub arguments: String,
+}
+
+/// The running mock: its base URL (`http://127.0.0.1:PORT`) and what it was sent.
 pub struct MockModel {
     pub base_url: String,
     pub requests: Arc<Mutex<Vec<ModelRequest>>>,
 }
 
+struct Shared {
+    plan: Plan,
+    requests: Arc<Mutex<Vec<ModelRequest>>>,
+    called: Mutex<bool>,
+}
+
 /// Binds 127.0.0.1 on a free port and serves until the process ends.
-pub async fn start(tool: String, arguments: String) -> std::io::Result<MockModel> {
+pub async fn start(plan: Plan) -> std::io::Result<MockModel> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let base_url = format!("http://{}/v1", listener.local_addr()?);
+    let base_url = format!("http://{}", listener.local_addr()?);
     let requests: Arc<Mutex<Vec<ModelRequest>>> = Arc::default();
-    let shared = (Arc::new(tool), Arc::new(arguments), requests.clone());
+    let shared = Arc::new(Shared {
+        plan,
+        requests: requests.clone(),
+        called: Mutex::new(false),
+    });
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            let (tool, arguments, requests) = shared.clone();
+            let shared = shared.clone();
             tokio::spawn(async move {
-                let service = service_fn(move |request| {
-                    answer(tool.clone(), arguments.clone(), requests.clone(), request)
-                });
+                let service = service_fn(move |request| serve(shared.clone(), request));
                 // A host that hangs up mid-answer ends its own run; the capture says so.
                 let _ = http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
@@ -58,98 +200,110 @@ pub async fn start(tool: String, arguments: String) -> std::io::Result<MockModel
     Ok(MockModel { base_url, requests })
 }
 
-async fn answer(
-    tool: Arc<String>,
-    arguments: Arc<String>,
-    requests: Arc<Mutex<Vec<ModelRequest>>>,
+async fn serve(
+    shared: Arc<Shared>,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    // Other APIs (Chat Completions…) come with the hosts that use them, and their tests.
-    if (request.method(), request.uri().path()) != (&Method::POST, "/v1/responses") {
-        let (method, path) = (request.method(), request.uri().path());
+    let api = shared.plan.api;
+    let path = request.uri().path().to_owned();
+    if request.method() != hyper::Method::POST || !api.serves(&path) {
+        let method = request.method().clone();
         return Ok(reply(
             StatusCode::NOT_FOUND,
-            &error_body(&format!("the mock model has no {method} {path}")),
+            &Answer::json(&error_body(&format!(
+                "the mock model ({api:?}) has no {method} {path}"
+            ))),
         ));
     }
     let Ok(body) = Limited::new(request.into_body(), MAX_BODY).collect().await else {
         return Ok(reply(
             StatusCode::PAYLOAD_TOO_LARGE,
-            &error_body("body too large"),
+            &Answer::json(&error_body("body too large")),
         ));
     };
     let Ok(body) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
         return Ok(reply(
             StatusCode::BAD_REQUEST,
-            &error_body("the body is not JSON"),
+            &Answer::json(&error_body("the body is not JSON")),
         ));
     };
-    if body.get("stream").and_then(Value::as_bool) == Some(true) {
-        return Ok(reply(
-            StatusCode::BAD_REQUEST,
-            &error_body("the mock model does not stream; run the host non-streaming"),
-        ));
-    }
-    let follow_up = tool_output(&body).is_some();
-    requests
+    let turn = shared.turn(&body);
+    let answer = api.answer(&turn, &path, &body);
+    shared
+        .requests
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .push(ModelRequest { body: body.clone() });
-    let answer = if follow_up {
-        responses(&json!([{
-            "type": "message", "id": "msg_sightline", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
-        }]))
-    } else {
-        responses(&json!([{
-            "type": "function_call", "id": "fc_sightline", "call_id": CALL_ID,
-            "name": *tool, "arguments": *arguments, "status": "completed",
-        }]))
-    };
+        .push(ModelRequest { path, body });
     Ok(reply(StatusCode::OK, &answer))
 }
 
-/// The result of the mock's call as the host sent it, the `output` of its
-/// `function_call_output`; a request that holds one is the follow-up.
-pub fn tool_output(body: &Value) -> Option<&Value> {
-    body.get("input")?.as_array()?.iter().find_map(|item| {
-        let ours = item.get("type").and_then(Value::as_str) == Some("function_call_output")
-            && item.get("call_id").and_then(Value::as_str) == Some(CALL_ID);
-        ours.then(|| item.get("output")).flatten()
+impl Shared {
+    /// The follow-up ends the turn; the first request listing tools gets the one call; a tool
+    /// turn after that (a host retrying) ends the turn too.
+    fn turn(&self, body: &Value) -> Turn<'_> {
+        let api = self.plan.api;
+        if api.tool_result(body).is_some() {
+            return Turn::Finish;
+        }
+        let tools = api.tools(body);
+        if tools.is_empty() {
+            return Turn::Other;
+        }
+        let mut called = self.called.lock().unwrap_or_else(PoisonError::into_inner);
+        if *called {
+            return Turn::Finish;
+        }
+        *called = true;
+        let listed: Vec<&str> = tools.iter().filter_map(|t| api.tool_name(t)).collect();
+        let name = self
+            .plan
+            .names
+            .iter()
+            .find(|name| listed.contains(&name.as_str()))
+            .or(self.plan.names.first())
+            .map_or("", String::as_str);
+        Turn::Call {
+            name,
+            arguments: &self.plan.arguments,
+        }
+    }
+}
+
+/// The definition of the tool called, among a request's tools, by any of its names.
+pub fn tool_definition<'a>(api: Api, body: &'a Value, names: &[String]) -> Option<&'a Value> {
+    api.tools(body).into_iter().find(|definition| {
+        api.tool_name(definition)
+            .is_some_and(|name| names.iter().any(|n| n == name))
     })
 }
 
-/// The definition of `tool` in a request's tool list, as the host wrote it.
-pub fn tool_definition<'a>(body: &'a Value, tool: &str) -> Option<&'a Value> {
-    body.get("tools")?
-        .as_array()?
-        .iter()
-        .find(|definition| definition.get("name").and_then(Value::as_str) == Some(tool))
+/// A tool output as the model reads it: a string as it is, a list of parts one per line (text
+/// parts as their text, others as their JSON).
+pub fn output_text(output: &Value) -> String {
+    match output {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().map(part_text).collect::<Vec<_>>().join("\n"),
+        other => part_text(other),
+    }
 }
 
-fn responses(output: &Value) -> Value {
-    json!({
-        "id": "resp_sightline", "object": "response", "created_at": 0, "model": "sightline-mock",
-        "status": "completed", "output": output, "parallel_tool_calls": false,
-        "tool_choice": "auto", "tools": [],
-        "usage": {
-            "input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
-    })
+fn part_text(part: &Value) -> String {
+    let kind = part.get("type").and_then(Value::as_str);
+    match part.get("text").and_then(Value::as_str) {
+        Some(text) if matches!(kind, Some("text" | "input_text") | None) => text.to_owned(),
+        _ => part.to_string(),
+    }
 }
 
 fn error_body(message: &str) -> Value {
     json!({"error": {"message": message, "type": "invalid_request_error"}})
 }
 
-fn reply(status: StatusCode, body: &Value) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
+fn reply(status: StatusCode, answer: &Answer) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(answer.body.clone())));
     *response.status_mut() = status;
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
     response
 }

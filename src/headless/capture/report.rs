@@ -1,0 +1,223 @@
+//! What `capture` prints: the host's tool definition, the relayed exchange, the tool result as
+//! the host sent it, and the built-in profile's prediction beside it, with a verdict.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::Captured;
+use crate::analysis::{CallContext, analyze};
+use crate::cli::CaptureArgs;
+use crate::headless::{emit, exit, pretty, print_json};
+use crate::model_view::{self, hosts};
+use crate::sanitize;
+
+/// How much of each relayed frame the text output shows.
+const FRAME_PREVIEW: usize = 160;
+
+/// The profile's prediction for the captured call.
+pub struct Prediction {
+    /// The `model_view` object, as `call --json` prints it.
+    pub json: Value,
+    pub text: String,
+    pub is_error: bool,
+    pub server_called: bool,
+}
+
+/// The built-in profile of `captured.host`'s prediction: from the exchange when the host
+/// called the server, from the call alone when the profile says the host stops it first.
+pub fn predict(captured: &Captured) -> Option<Prediction> {
+    let profile = hosts::resolve(captured.host.name(), &[]).ok()?;
+    let catalog = captured.catalog.as_deref();
+    if let Some(exchange) = &captured.exchange {
+        let analysis = analyze(
+            exchange,
+            &CallContext {
+                version: &captured.version,
+                catalog,
+                host: &profile,
+                forward_protocol_errors: false,
+            },
+        );
+        let view = analysis.view;
+        return Some(Prediction {
+            json: serde_json::to_value(view.to_json(false)).ok()?,
+            text: view.text(),
+            is_error: view.is_error,
+            server_called: view.server_called,
+        });
+    }
+    let view = model_view::stopped_by_host(&captured.tool, &captured.arguments, catalog, &profile)?;
+    Some(Prediction {
+        json: serde_json::to_value(view.to_json(false)).ok()?,
+        text: view.text(),
+        is_error: view.is_error,
+        server_called: false,
+    })
+}
+
+/// Where the capture and the prediction differ, one sentence each; empty when they agree.
+pub fn differences(captured: &Captured, prediction: Option<&Prediction>) -> Vec<String> {
+    let Some(prediction) = prediction else {
+        return vec!["the profile makes no prediction for this call".to_owned()];
+    };
+    let mut found = Vec::new();
+    let called = captured.exchange.is_some();
+    if called != prediction.server_called {
+        found.push(format!(
+            "the host {} the server; the profile says it {}",
+            if called { "called" } else { "did not call" },
+            if prediction.server_called {
+                "would"
+            } else {
+                "would not"
+            }
+        ));
+    }
+    let text = captured.tool_result.as_ref().map(|result| result.text.as_str());
+    match text {
+        None if prediction.text.is_empty() => {}
+        None => found.push(format!(
+            "the model read nothing; the profile predicts {}",
+            quoted(&prediction.text)
+        )),
+        Some(text) if text != prediction.text => found.push(format!(
+            "the model read {}; the profile predicts {}",
+            quoted(text),
+            quoted(&prediction.text)
+        )),
+        Some(_) => {}
+    }
+    let flag = captured.tool_result.as_ref().and_then(|r| r.error_flag);
+    if let Some(flag) = flag
+        && flag != prediction.is_error
+    {
+        found.push(format!(
+            "the host's error flag is {flag}; the profile predicts {}",
+            prediction.is_error
+        ));
+    }
+    found
+}
+
+/// A text in a sentence: quoted, and only its first 300 bytes when it is longer.
+fn quoted(text: &str) -> String {
+    let shown = model_view::clip(text, 300);
+    if shown.len() < text.len() {
+        format!("{shown:?}… ({} bytes)", text.len())
+    } else {
+        format!("{text:?}")
+    }
+}
+
+pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
+    let prediction = predict(captured);
+    let differences = differences(captured, prediction.as_ref());
+    let matches = differences.is_empty();
+    let result = captured.tool_result.as_ref();
+    if args.json {
+        let frames: Vec<Value> = captured
+            .frames
+            .iter()
+            .map(|f| json!({"dir": f.dir, "ms": f.ms, "frame": f.frame}))
+            .collect();
+        print_json(&json!({
+            "host": captured.host.name(),
+            "host_version": captured.host_version,
+            "tool": captured.tool.clone(),
+            "called_as": captured.called,
+            "arguments": captured.arguments,
+            "tool_definition": captured.tool_definition,
+            "exchange": frames,
+            "server_called": captured.exchange.is_some(),
+            "tool_result": result.map(|r| &r.verbatim),
+            "text": result.map(|r| &r.text),
+            "error_flag": result.and_then(|r| r.error_flag),
+            "run_error": captured.run_error,
+            "prediction": prediction.as_ref().map(|p| &p.json),
+            "matches": matches,
+            "differences": differences,
+        }));
+    } else {
+        emit(|out| write_text(out, captured, prediction.as_ref(), &differences));
+    }
+    if matches {
+        exit::SUCCESS
+    } else {
+        exit::TOOL_ERROR
+    }
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    captured: &Captured,
+    prediction: Option<&Prediction>,
+    differences: &[String],
+) -> std::io::Result<()> {
+    let host = captured.host;
+    writeln!(
+        out,
+        "host      {} {} ({}, run once)",
+        host.name(),
+        sanitize::text(&captured.host_version),
+        host.title()
+    )?;
+    writeln!(out, "\ntool definition sent to the model")?;
+    match &captured.tool_definition {
+        Some(definition) => writeln!(out, "{}", pretty(&definition.to_string()))?,
+        None => writeln!(out, "(none: the tool is not in the host's tool list)")?,
+    }
+    writeln!(out, "\nserver exchange (through the relay)")?;
+    if captured.exchange.is_none() {
+        writeln!(out, "(the host did not call the server)")?;
+    }
+    for frame in &captured.frames {
+        let arrow = if frame.dir == "send" { "→" } else { "←" };
+        // One line a frame, clipped: the full frames are in --json.
+        let shown = model_view::clip(&frame.frame, FRAME_PREVIEW);
+        let more = if shown.len() < frame.frame.len() {
+            "…"
+        } else {
+            ""
+        };
+        writeln!(out, "{arrow} {}{more}", sanitize::text(shown))?;
+    }
+    writeln!(out, "\ntool result sent to the model (verbatim)")?;
+    let result = captured.tool_result.as_ref();
+    match result {
+        Some(result) => writeln!(out, "{}", pretty(&result.verbatim.to_string()))?,
+        None => writeln!(out, "(none)")?,
+    }
+    if let Some(error) = &captured.run_error {
+        writeln!(out, "host run error  {}", sanitize::text(error))?;
+    }
+    writeln!(
+        out,
+        "\ntext        {}",
+        result.map_or_else(|| "(none)".into(), |r| sanitize::text(&r.text))
+    )?;
+    match result.and_then(|r| r.error_flag) {
+        Some(flag) => writeln!(out, "error flag  {flag} ({})", host.flag_note())?,
+        None => writeln!(out, "error flag  {}", host.flag_note())?,
+    }
+    writeln!(
+        out,
+        "predicted   {} (profile '{}'{})",
+        prediction.map_or_else(|| "(no prediction)".into(), |p| sanitize::text(&p.text)),
+        host.name(),
+        match prediction {
+            Some(p) if !p.server_called => ", the host stops the call",
+            Some(p) if p.is_error => ", flagged as an error",
+            _ => "",
+        }
+    )?;
+    if differences.is_empty() {
+        writeln!(out, "verdict     matches")
+    } else {
+        writeln!(out, "verdict     differs")?;
+        for difference in differences {
+            writeln!(out, "  - {}", sanitize::text(difference))?;
+        }
+        Ok(())
+    }
+}
