@@ -209,7 +209,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
         catalog: None,
         tool_result: None,
         run_error,
-    }, &requests, &names))
+    }, &requests, &names, &dir.path))
 }
 
 /// Why a host that never asked the model anything failed: its output's tail.
@@ -230,7 +230,12 @@ fn silent_host(host: &dyn Host, output: &std::process::Output) -> String {
 }
 
 /// Puts the model requests and the relay's frames into the capture.
-fn assemble(mut captured: Captured, requests: &[ModelRequest], names: &[String]) -> Captured {
+fn assemble(
+    mut captured: Captured,
+    requests: &[ModelRequest],
+    names: &[String],
+    dir: &Path,
+) -> Captured {
     let api = captured.host.api();
     if let Some((definition, name)) = requests.iter().find_map(|request| {
         let definition = model::tool_definition(api, &request.body, names)?;
@@ -241,13 +246,41 @@ fn assemble(mut captured: Captured, requests: &[ModelRequest], names: &[String])
     }
     captured.tool_result = requests
         .iter()
-        .find_map(|request| api.tool_result(&request.body));
+        .find_map(|request| api.tool_result(&request.body))
+        .map(|mut result| {
+            result.text = without_saved_paths(&result.text, &dir.to_string_lossy());
+            result
+        });
     let (exchange, version, catalog) = exchange_of(&captured.frames);
     captured.exchange = exchange;
     captured.version = version;
     captured.catalog = catalog;
     captured
 }
+
+/// Where a host saved output (under the capture's temporary HOME) the text says
+/// `<saved file>`: the path differs every run, and the profile cannot know it.
+fn without_saved_paths(text: &str, dir: &str) -> String {
+    if dir.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(dir) {
+        out.push_str(&rest[..at]);
+        let path = &rest[at..];
+        let end = path.find(char::is_whitespace).unwrap_or(path.len());
+        // A sentence's full stop or comma after the path is not part of it.
+        let kept = path[..end].trim_end_matches(['.', ',', ')']);
+        out.push_str(SAVED_FILE);
+        rest = &path[kept.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What a saved file's path reads as in a captured text.
+pub const SAVED_FILE: &str = "<saved file>";
 
 /// The host's `tools/call` and its answer among the relay's frames, with the negotiated
 /// version and the listed tools.
@@ -256,8 +289,10 @@ fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<
         .iter()
         .filter_map(|logged| Some((logged, jsonrpc::parse(&logged.frame).ok()?)))
         .collect();
-    let answer_to = |id: &jsonrpc::Id| {
-        parsed.iter().find(|(logged, frame)| {
+    // The answer after the request: a host that opens a session per call (LangChain's
+    // adapters) reuses ids, and an earlier session's answer is not this one's.
+    let answer_to = |at: usize, id: &jsonrpc::Id| {
+        parsed[at..].iter().find(|(logged, frame)| {
             logged.dir == "recv"
                 && matches!(&frame.message, Message::Response { id: Some(answered), .. } if answered == id)
         })
@@ -265,14 +300,14 @@ fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<
     let mut version = "unknown".to_owned();
     let mut catalog: Option<Vec<Tool>> = None;
     let mut exchange = None;
-    for (logged, frame) in &parsed {
+    for (at, (logged, frame)) in parsed.iter().enumerate() {
         let Message::Request { id, method, .. } = &frame.message else {
             continue;
         };
         if logged.dir != "send" {
             continue;
         }
-        let Some((answered_at, answer)) = answer_to(id) else {
+        let Some((answered_at, answer)) = answer_to(at, id) else {
             continue;
         };
         let result = match &answer.message {

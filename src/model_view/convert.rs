@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::Block;
-use super::hosts::{Action, Blocks, HostProfile, Structured};
+use super::hosts::{Action, Blocks, HostProfile, JsonStyle, Structured};
 use crate::mcp::json::{self, Json};
 use crate::mcp::messages::{CallResult, block_text};
 
@@ -150,7 +150,14 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
                 text: label(source),
             },
         },
-        Action::Json => Block::Json { json: source },
+        Action::Json => match rules.json_style {
+            JsonStyle::Wire => Block::Json { json: source },
+            JsonStyle::PythonSdk => Block::Text {
+                text: Cow::Owned(super::python_dump::dump(
+                    &serde_json::from_str(source).unwrap_or_default(),
+                )),
+            },
+        },
         Action::Placeholder => Block::Placeholder {
             text: match rules.placeholders.get(&kind) {
                 Some(template) => in_host_words(template, source),
@@ -167,12 +174,19 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
 fn in_host_words(template: &str, source: &str) -> String {
     let fields = json::member(source, "resource").unwrap_or(source);
     let value: serde_json::Value = serde_json::from_str(fields).unwrap_or_default();
-    let strings: Vec<(&str, &str)> = value
+    let mut strings: Vec<(&str, &str)> = value
         .as_object()
         .into_iter()
         .flatten()
         .filter_map(|(key, value)| Some((key.as_str(), value.as_str()?)))
         .collect();
+    // `{bytes}`: the decoded size of the block's data (or blob).
+    let data = strings
+        .iter()
+        .find(|(key, _)| matches!(*key, "data" | "blob"))
+        .map_or(0, |(_, data)| base64_len(data))
+        .to_string();
+    strings.push(("bytes", &data));
     super::hosts::fill(template, &strings)
 }
 
@@ -210,14 +224,19 @@ fn plural(source: &str) -> &'static str {
     }
 }
 
+/// How an image or audio block is named where its bytes would be: "[image: image/png, 70 B]".
+pub fn media_label(kind: &str, mime: &str, base64: &str) -> String {
+    format!("[{kind}: {mime}, {}]", human_size(base64_len(base64)))
+}
+
 /// The short stand-in shown for a block a text reader cannot show: type, name and size.
 pub(super) fn label(block: &str) -> String {
     let field = |key: &str| json::member(block, key).and_then(json::string);
     match field("type").as_deref() {
-        Some(kind @ ("image" | "audio")) => format!(
-            "[{kind}: {}, {}]",
-            field("mimeType").unwrap_or("unknown type".into()),
-            human_size(base64_len(&field("data").unwrap_or_default()))
+        Some(kind @ ("image" | "audio")) => media_label(
+            kind,
+            &field("mimeType").unwrap_or("unknown type".into()),
+            &field("data").unwrap_or_default(),
         ),
         Some("resource_link") => {
             let mime = field("mimeType")

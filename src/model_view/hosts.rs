@@ -82,6 +82,24 @@ pub struct Blocks {
     /// `resource`'s). A type without one gets sightline's short label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub placeholders: BTreeMap<String, String>,
+    /// How a block sent as JSON text (`json`) is written.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub json_style: JsonStyle,
+}
+
+/// How a host writes a block it sends as JSON text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JsonStyle {
+    /// The block as the server wrote it, compact.
+    #[default]
+    Wire,
+    /// As the MCP Python SDK's `model_dump_json()`: its field order, snake_case, nulls.
+    PythonSdk,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// Which part of a too-long result a host keeps.
@@ -93,6 +111,9 @@ pub enum Keep {
     /// The head and the tail; the middle is dropped.
     #[default]
     HeadAndTail,
+    /// Nothing: the whole text is replaced by the marker (a host that saves a long result to
+    /// a file and tells the model where it is).
+    Replace,
 }
 
 /// A host's size limit on what the model reads of one result.
@@ -103,7 +124,8 @@ pub struct Limit {
     pub bytes: usize,
     #[serde(default)]
     pub keep: Keep,
-    /// What stands where text was cut; `{omitted}` is the number of bytes left out.
+    /// What stands where text was cut; `{omitted}` is the number of bytes left out,
+    /// `{characters}` and `{lines}` the size of the whole text (with thousands separators).
     #[serde(default = "default_marker")]
     pub marker: String,
 }
@@ -127,23 +149,64 @@ pub struct Source {
 
 const DEFAULT_FAILURE_TEXT: &str = "Error: the tool call failed.";
 
+/// How much of the `inputSchema` a host checks itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArgumentCheck {
+    /// Nothing: the arguments go to the server as the model wrote them.
+    #[default]
+    None,
+    /// Only that the top-level `required` properties are there.
+    Required,
+    /// The whole schema.
+    Schema,
+}
+
 /// What a host checks itself before it calls the server. Profiles calibrated against a real
 /// host have them; the generic profiles do not (sightline shows the server's answer).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Checks {
-    /// Whether the host validates the arguments against the tool's `inputSchema` and refuses
-    /// arguments that break it, without calling the server.
+    /// What of the arguments the host checks against the tool's `inputSchema` before it calls
+    /// the server; arguments that fail are refused there.
     #[serde(default)]
-    pub arguments: bool,
+    pub arguments: ArgumentCheck,
     /// What the model reads when the host refuses the arguments: `{tool}` is the tool's name,
     /// `{error}` the validator's first complaint.
     #[serde(default = "default_failure_text")]
     pub invalid_arguments_text: String,
-    /// What the model reads when it calls a tool the host did not list (`{tool}`); absent:
-    /// the host fails the whole run, and the model reads nothing.
+    /// What the model reads when it calls a tool the host did not list (`{tool}`; `{tools}`
+    /// is the names of the tools it did list, joined by ", "); absent: the host fails the
+    /// whole run, and the model reads nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_tool_text: Option<String>,
+}
+
+/// What can end a host's whole run instead of reaching the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Abort {
+    /// A JSON-RPC error from the server (the host re-raises it; no MAY, no failure text).
+    ProtocolError,
+    /// A block the host fails on (`throw`, or a MIME type it refuses): no `host_error_text`.
+    HostError,
+}
+
+/// A host that sends a result's parts as one text, their JSON array (as `JSON.stringify` of
+/// its own parts writes it): each part is its kind's template, whose `{key}`s are filled
+/// with JSON strings, quoted and escaped.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartsAsJson {
+    /// A text part (text blocks, and what the host turned into text: JSON, placeholders,
+    /// `structuredContent`, the label of a passed block without its own template): `{text}`.
+    pub text: String,
+    /// An image part: `{data}` (its base64) and `{mimeType}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// An audio part: `{data}` and `{mimeType}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<String>,
 }
 
 /// One host profile.
@@ -183,6 +246,12 @@ pub struct HostProfile {
     pub limit: Option<Limit>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
+    /// What ends the host's whole run, so that its model reads nothing of this call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aborts_run_on: Vec<Abort>,
+    /// The result's parts sent as one JSON text rather than as parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts_as_json: Option<PartsAsJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
 }
@@ -206,6 +275,13 @@ fn default_host_error_text() -> String {
 /// `template` with each `{key}` replaced once, left to right: a value holding `{code}` stays
 /// as it is. Unknown keys are kept; the result is trimmed at its end (an empty `{data}`).
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = fill_exact(template, values);
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// [`fill`] without trimming: for texts whose last newline is the host's.
+pub fn fill_exact(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -225,7 +301,6 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
         }
     }
     out.push_str(rest);
-    out.truncate(out.trim_end().len());
     out
 }
 
@@ -334,6 +409,8 @@ pub fn spec() -> &'static HostProfile {
                 host_error_text: default_host_error_text(),
                 limit: None,
                 checks: None,
+                aborts_run_on: Vec::new(),
+                parts_as_json: None,
                 source: None,
             })
     })

@@ -6,6 +6,7 @@
 mod convert;
 pub mod hosts;
 mod payload;
+mod python_dump;
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};
@@ -18,7 +19,8 @@ use crate::mcp::json::Compact;
 use crate::mcp::jsonrpc::{ErrorObject, Reply, error_code_name};
 use crate::mcp::session::Exchange;
 use convert::{Converted, convert};
-use hosts::{HostProfile, Keep, Limit, Shape, Structured};
+pub use convert::media_label;
+use hosts::{ArgumentCheck, HostProfile, Keep, Limit, Shape, Structured};
 
 /// The rule of the spec that decided whether the server's answer reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -114,7 +116,8 @@ pub struct Truncation {
 }
 
 impl Truncation {
-    fn for_limit(total: usize, limit: &Limit) -> Option<Truncation> {
+    /// `lines` is the number of lines of the whole text.
+    fn for_limit(total: usize, lines: usize, limit: &Limit) -> Option<Truncation> {
         if total <= limit.bytes {
             return None;
         }
@@ -122,13 +125,22 @@ impl Truncation {
             Keep::Head => (limit.bytes, 0),
             Keep::Tail => (0, limit.bytes),
             Keep::HeadAndTail => (limit.bytes / 2, limit.bytes - limit.bytes / 2),
+            Keep::Replace => (0, 0),
         };
         let omitted = (total - head - tail).to_string();
+        let marker = hosts::fill_exact(
+            &limit.marker,
+            &[
+                ("omitted", &omitted),
+                ("characters", &thousands(total)),
+                ("lines", &thousands(lines)),
+            ],
+        );
         Some(Truncation {
             total,
             head,
             tail,
-            marker: hosts::fill(&limit.marker, &[("omitted", &omitted)]),
+            marker,
         })
     }
 
@@ -138,6 +150,14 @@ impl Truncation {
 
     /// Where the cut is, in words.
     pub fn describe(&self, limit: usize) -> String {
+        if (self.head, self.tail) == (0, 0) {
+            return format!(
+                "this host keeps {limit} bytes of a result: this one has {}, so the model reads \
+                 the host's notice \"{}\" instead of any of it",
+                self.total,
+                clip(&self.marker, 120)
+            );
+        }
         let what = match (self.head, self.tail) {
             (_, 0) => "the end",
             (0, _) => "the start",
@@ -348,11 +368,12 @@ pub fn stopped_by_host(
     host: &HostProfile,
 ) -> Option<ModelView<'static>> {
     let checks = host.checks.as_ref()?;
-    let listed = catalog?.iter().find(|listed| listed.name == tool);
+    let catalog = catalog?;
+    let listed = catalog.iter().find(|listed| listed.name == tool);
     let (text, reason, notes) = match listed {
         None => match &checks.unknown_tool_text {
             Some(text) => (
-                hosts::fill(text, &[("tool", tool)]),
+                hosts::fill(text, &[("tool", tool), ("tools", &tool_names(catalog))]),
                 format!("'{tool}' is not a tool the server listed: the host answers the model itself and never calls the server"),
                 Vec::new(),
             ),
@@ -362,14 +383,21 @@ pub fn stopped_by_host(
                 Vec::new(),
             ),
         },
-        Some(listed) if checks.arguments => {
+        Some(listed) if checks.arguments != ArgumentCheck::None => {
             let schema = listed.input_schema()?;
-            let problems = crate::schema::violations(&schema, arguments);
+            let problems = match checks.arguments {
+                ArgumentCheck::Schema => crate::schema::violations(&schema, arguments),
+                _ => missing_required(&schema, arguments),
+            };
             let first = problems.first()?;
             let error = first.split_once(": ").map_or(first.as_str(), |(_, why)| why);
             (
                 hosts::fill(&checks.invalid_arguments_text, &[("tool", tool), ("error", error)]),
-                "the arguments break the tool's inputSchema, and this host validates them itself: it refuses the call, the server is never called, and the model reads the host's message".to_owned(),
+                format!(
+                    "the arguments break the tool's inputSchema ({}), and this host checks {} itself: it refuses the call, the server is never called, and the model reads the host's message",
+                    error,
+                    if checks.arguments == ArgumentCheck::Schema { "them" } else { "required properties" }
+                ),
                 problems,
             )
         }
@@ -399,6 +427,33 @@ pub fn stopped_by_host(
     Some(view)
 }
 
+/// The names of the listed tools, once each in their order, joined by ", " (a host that lists
+/// its tools to a model that called an unknown one).
+fn tool_names(catalog: &[crate::mcp::messages::Tool]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for tool in catalog {
+        // A host that lists the tools once a session sends the same names again.
+        if !names.contains(&tool.name.as_str()) {
+            names.push(tool.name.as_str());
+        }
+    }
+    names.join(", ")
+}
+
+/// The top-level `required` properties `arguments` lacks, one line each as the validator words
+/// it (`arguments: "x" is a required property`).
+fn missing_required(schema: &serde_json::Value, arguments: &serde_json::Value) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .filter(|name| arguments.get(name).is_none())
+        .map(|name| format!("arguments: \"{name}\" is a required property"))
+        .collect()
+}
+
 impl<'a> ModelView<'a> {
     /// A protocol error: the host's failure text, or (MAY, on) the error in the host's words.
     fn protocol_error(&mut self, error: &ErrorObject, since_sep1303: bool, host: &HostProfile) {
@@ -414,6 +469,16 @@ impl<'a> ModelView<'a> {
         } else {
             "the MAY rule of 2025-11-25"
         };
+        if host.aborts_run_on.contains(&hosts::Abort::ProtocolError) {
+            // Nothing reaches the model, so nothing is marked as an error there either.
+            self.forwarded = false;
+            self.is_error = false;
+            self.blocks = Vec::new();
+            self.reason = format!(
+                "{named}: this host fails its whole run on a protocol error ({may}; off), so the model reads nothing of this call"
+            );
+            return;
+        }
         if host.forward_protocol_errors {
             self.less_likely_to_help = true;
             let code = error.code.to_string();
@@ -457,7 +522,14 @@ impl<'a> ModelView<'a> {
         if let Some(limit) = &host.limit {
             let total = self.blocks.iter().map(Block::len).sum::<usize>()
                 + self.blocks.len().saturating_sub(1);
-            self.truncation = Truncation::for_limit(total, limit);
+            let lines = if limit.keep == Keep::Replace && total > limit.bytes {
+                let mut counted = LineCount::default();
+                let _ = write_blocks(&self.blocks, &mut counted);
+                counted.lines()
+            } else {
+                0
+            };
+            self.truncation = Truncation::for_limit(total, lines, limit);
             if let Some(truncation) = &self.truncation {
                 self.notes.push(truncation.describe(limit.bytes));
             }
@@ -470,8 +542,35 @@ impl<'a> ModelView<'a> {
         self.blocks = converted.blocks;
         self.notes = converted.notes;
         let Some(thrown) = converted.thrown else {
+            if let Some(templates) = &host.parts_as_json {
+                self.blocks = vec![Block::Text {
+                    text: parts_as_json(&self.blocks, templates).into(),
+                }];
+                self.notes.push(
+                    "this host sends the parts as one text, their JSON array: the model reads \
+                     the JSON, not the parts"
+                        .to_owned(),
+                );
+            }
             return;
         };
+        if host.aborts_run_on.contains(&hosts::Abort::HostError) {
+            self.notes.insert(
+                0,
+                format!(
+                    "this host fails its whole run on this result (\"{}\"): the model reads nothing of it",
+                    thrown.message
+                ),
+            );
+            self.forwarded = false;
+            self.is_error = false;
+            self.reason = "this host cannot convert the result, and that ends its whole run: \
+                           its model reads nothing of this call"
+                .to_owned();
+            self.blocks = Vec::new();
+            self.thrown = Some(thrown.message);
+            return;
+        }
         let block = match thrown.kind.as_str() {
             "resource_link" => "a resource_link block".to_owned(),
             "" => "a block without a type".to_owned(),
@@ -602,6 +701,42 @@ impl ModelView<'_> {
             with_payload,
         }
     }
+}
+
+/// Counts the lines of what is written (a last line without a newline counts).
+#[derive(Default)]
+struct LineCount {
+    newlines: usize,
+    open: bool,
+}
+
+impl LineCount {
+    fn lines(&self) -> usize {
+        self.newlines + usize::from(self.open)
+    }
+}
+
+impl Write for LineCount {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.newlines += s.bytes().filter(|b| *b == b'\n').count();
+        if !s.is_empty() {
+            self.open = !s.ends_with('\n');
+        }
+        Ok(())
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Collects at most `max` bytes, counting the rest.

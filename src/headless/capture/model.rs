@@ -287,12 +287,42 @@ pub fn output_text(output: &Value) -> String {
     }
 }
 
+/// One part as the model reads it: text as text; an image (in any of the APIs' shapes) by
+/// sightline's label for it, as the model view names images; anything else as its JSON.
 fn part_text(part: &Value) -> String {
     let kind = part.get("type").and_then(Value::as_str);
-    match part.get("text").and_then(Value::as_str) {
-        Some(text) if matches!(kind, Some("text" | "input_text") | None) => text.to_owned(),
-        _ => part.to_string(),
+    if let Some(text) = part.get("text").and_then(Value::as_str)
+        && matches!(kind, Some("text" | "input_text") | None)
+    {
+        return text.to_owned();
     }
+    match image_data(part) {
+        Some((mime, data)) => crate::model_view::media_label("image", mime, data),
+        None => part.to_string(),
+    }
+}
+
+/// The MIME type and base64 data of an image part: Anthropic's `source`, the Responses API's
+/// `input_image` and Chat's `image_url` data URLs, Gemini's `inlineData`.
+fn image_data(part: &Value) -> Option<(&str, &str)> {
+    fn text<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
+        value.get(key).and_then(Value::as_str)
+    }
+    if let Some(source) = part.get("source")
+        && text(source, "type") == Some("base64")
+    {
+        return Some((text(source, "media_type")?, text(source, "data")?));
+    }
+    if let Some(inline) = part.get("inlineData") {
+        return Some((text(inline, "mimeType")?, text(inline, "data")?));
+    }
+    let url = match part.get("image_url") {
+        Some(Value::String(url)) => url.as_str(),
+        Some(object) => text(object, "url")?,
+        None => return None,
+    };
+    let (mime, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
+    Some((mime, data))
 }
 
 fn error_body(message: &str) -> Value {

@@ -26,12 +26,10 @@ impl Host for GeminiCli {
         Api::Gemini
     }
 
+    /// One name: `mcp_SERVER_TOOL`, made valid as the CLI makes it (`generateValidName`,
+    /// tools/mcp-tool.js).
     fn names(&self, tool: &str) -> Vec<String> {
-        vec![
-            format!("mcp_{SERVER_NAME}_{tool}"),
-            tool.to_owned(),
-            format!("{SERVER_NAME}__{tool}"),
-        ]
+        vec![valid_name(&format!("{SERVER_NAME}_{tool}"))]
     }
 
     fn probe(&self, args: &CaptureArgs) -> Result<String, String> {
@@ -85,5 +83,47 @@ impl Host for GeminiCli {
 
     fn flag_note(&self) -> &'static str {
         "none (a Gemini functionResponse has no error flag)"
+    }
+}
+
+/// The CLI's `generateValidName`: an `mcp_` prefix, characters outside `[A-Za-z0-9_.:-]` as
+/// `_` (one for each UTF-16 unit, as its regex replaces them), `_` before a name that does not
+/// start with a letter or `_`, and a name past 63 characters cut to its first and last 30 with
+/// `...` between.
+fn valid_name(name: &str) -> String {
+    let prefixed = if name.starts_with("mcp_") {
+        name.to_owned()
+    } else {
+        format!("mcp_{name}")
+    };
+    let mut valid: String = prefixed
+        .chars()
+        .flat_map(|c| {
+            let kept = c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':');
+            let (c, times) = if kept { (c, 1) } else { ('_', c.len_utf16()) };
+            std::iter::repeat_n(c, times)
+        })
+        .collect();
+    if !valid.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        valid.insert(0, '_');
+    }
+    // All ASCII now: bytes are characters.
+    if valid.len() > 63 {
+        valid = format!("{}...{}", &valid[..30], &valid[valid.len() - 30..]);
+    }
+    valid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_name;
+
+    #[test]
+    fn tool_names_are_made_valid_as_the_cli_makes_them() {
+        assert_eq!(valid_name("srv_book_flight"), "mcp_srv_book_flight");
+        assert_eq!(valid_name("srv_a b/c\u{e9}\u{1f600}"), "mcp_srv_a_b_c___");
+        let long = valid_name(&format!("srv_{}", "x".repeat(80)));
+        assert_eq!(long.len(), 63);
+        assert_eq!(&long[..33], "mcp_srv_xxxxxxxxxxxxxxxxxxxxxx...");
     }
 }

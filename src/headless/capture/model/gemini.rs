@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, CALL_ID, FINAL_TEXT, ToolResult, Turn};
+use super::{Answer, CALL_ID, FINAL_TEXT, ToolResult, Turn, output_text};
 
 pub fn serves(path: &str) -> bool {
     path.ends_with(":generateContent") || path.ends_with(":streamGenerateContent")
@@ -24,28 +24,70 @@ pub fn tool_name(definition: &Value) -> Option<&str> {
     definition.get("name").and_then(Value::as_str)
 }
 
-/// The host's `functionResponse` for the mock's call: its `response` object is what the model
-/// reads (Gemini's message has no error flag; an `error` key is the host's convention).
+/// The host's `functionResponse` for the mock's call, and what the model reads of it.
+///
+/// Measured on Gemini CLI 0.61.0 (`convertToFunctionResponse`,
+/// generateContentResponseUtilities.js): the `response` object is `{output: TEXT}` for a
+/// result (its text parts joined by newlines), `{error: TEXT}` when the call failed (a tool
+/// error, a protocol error, arguments it refused, a tool it does not know), `{}` when nothing
+/// was left, and both keys for a cancelled call. Images travel apart from that text: in the
+/// `functionResponse`'s own `parts` (models that take multimodal function responses) or as
+/// the parts after it in the same turn; either way the model reads them after the text. So
+/// the text is the lone `output` or `error` string as it is, else the `response` object's
+/// JSON (the model reads the whole object), then a line for each such part (an image by
+/// sightline's label). Gemini's message has no error flag.
 pub fn tool_result(body: &Value) -> Option<ToolResult> {
-    let part = body
+    let (parts, at) = body
         .get("contents")?
         .as_array()?
         .iter()
         .filter_map(|content| content.get("parts")?.as_array())
-        .flatten()
-        .find(|part| {
-            part.get("functionResponse").is_some_and(|response| {
-                response.get("id").and_then(Value::as_str).is_none_or(|id| id == CALL_ID)
-            })
+        .find_map(|parts| {
+            let at = parts.iter().position(|part| {
+                part.get("functionResponse").is_some_and(|response| {
+                    response.get("id").and_then(Value::as_str).is_none_or(|id| id == CALL_ID)
+                })
+            })?;
+            Some((parts, at))
         })?;
-    let response = part.get("functionResponse")?.get("response")?;
-    let text = match response.get("output").or_else(|| response.get("error")) {
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
-        None => response.to_string(),
+    let part = &parts[at];
+    let function_response = part.get("functionResponse")?;
+    let response = function_response.get("response")?;
+    let mut text = match response.as_object() {
+        Some(object) if object.len() == 1 => {
+            match object.get("output").or_else(|| object.get("error")) {
+                Some(Value::String(text)) => text.clone(),
+                _ => response.to_string(),
+            }
+        }
+        _ => response.to_string(),
+    };
+    // The parts that belong to this result: the functionResponse's own, then those after it
+    // up to the next functionResponse.
+    let siblings: Vec<Value> = parts[at + 1..]
+        .iter()
+        .take_while(|sibling| sibling.get("functionResponse").is_none())
+        .cloned()
+        .collect();
+    let media: Vec<Value> = function_response
+        .get("parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(&siblings)
+        .cloned()
+        .collect();
+    if !media.is_empty() {
+        text.push('\n');
+        text.push_str(&output_text(&Value::Array(media)));
+    }
+    let verbatim = if siblings.is_empty() {
+        part.clone()
+    } else {
+        Value::Array(std::iter::once(part.clone()).chain(siblings).collect())
     };
     Some(ToolResult {
-        verbatim: part.clone(),
+        verbatim,
         text,
         error_flag: None,
     })
