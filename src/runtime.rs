@@ -337,6 +337,16 @@ async fn event_loop(
                         .map_err(|error| error.to_string());
                     Action::Saved { path, result }
                 }),
+                Effect::Capture {
+                    call,
+                    host,
+                    tool,
+                    arguments,
+                    server_args,
+                } => off_the_screen(&done, move || {
+                    let result = run_capture(&host, &tool, &arguments, &server_args);
+                    Action::Captured { call, host, result }
+                }),
                 Effect::ReadBack(what) => {
                     if let Some(transcript) = replayed.cloned() {
                         off_the_screen(&done, move || transcript.read_back(what));
@@ -348,6 +358,33 @@ async fn event_loop(
             terminal.draw(|frame| ui::render(frame, &state, theme))?;
         }
     }
+}
+
+/// `sightline capture HOST TOOL ARGUMENTS --json SERVER_ARGS…`, this binary run as a child
+/// (its own host and mock model); the object it printed, or why there is none.
+fn run_capture(
+    host: &str,
+    tool: &str,
+    arguments: &str,
+    server_args: &[String],
+) -> Result<serde_json::Value, String> {
+    let me = std::env::current_exe().map_err(|error| error.to_string())?;
+    let output = std::process::Command::new(me)
+        .args(["capture", host, tool, arguments, "--json"])
+        .args(server_args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| error.to_string())?;
+    serde_json::from_slice(&output.stdout).map_err(|_| {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        stderr
+            .trim()
+            .trim_start_matches("sightline capture: ")
+            .lines()
+            .next()
+            .unwrap_or("the capture printed nothing")
+            .to_owned()
+    })
 }
 
 /// Runs `work` (file I/O) on a blocking thread; its action comes back through `done`.

@@ -30,6 +30,13 @@ pub enum Action {
         index: usize,
         result: Result<Box<crate::mcp::session::Exchange>, String>,
     },
+    /// What a real host sent its model for call `call`, asked for by [`Effect::Capture`]: the
+    /// `capture --json` object, or why the capture could not run.
+    Captured {
+        call: usize,
+        host: String,
+        result: Result<serde_json::Value, String>,
+    },
     /// A file asked for by [`Effect::Save`] was written (its size), or why not.
     Saved {
         path: String,
@@ -103,6 +110,8 @@ pub enum Command {
     CopyModelView,
     /// Copy the equivalent `sightline call …` command line.
     CopyCommandLine,
+    /// Re-run the selected call through the real host of the current profile.
+    CaptureOnHost,
     /// Save the selected call as a transcript.
     SaveCall,
     /// Save the selected call as pretty JSON, with what the model sees.
@@ -143,6 +152,15 @@ pub enum Effect {
     /// Read back what a replay left in its transcript; it comes back as
     /// [`Action::FrameRead`] or [`Action::CallRead`].
     ReadBack(super::state::Stored),
+    /// Run `sightline capture HOST TOOL ARGUMENTS --json SERVER_ARGS…`; the outcome comes back
+    /// as [`Action::Captured`].
+    Capture {
+        call: usize,
+        host: String,
+        tool: String,
+        arguments: String,
+        server_args: Vec<String>,
+    },
     /// Restore the terminal and exit.
     Quit,
 }

@@ -3,6 +3,7 @@
 pub mod action;
 pub mod ask;
 pub mod audit;
+mod capture;
 pub mod describe;
 mod editor;
 mod export;

@@ -505,6 +505,24 @@ pub struct ModelPane {
     pub notes: Vec<String>,
     /// Findings that depend on the host.
     pub findings: Vec<crate::classify::findings::Finding>,
+    /// What the real host sent its model for this call (`H`), when it was run.
+    pub captured: Option<Captured>,
+}
+
+/// The call run through a real host (`H`): running, or what `sightline capture` found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Captured {
+    Running,
+    /// Terminal-safe: the host and its version, the text its model read (or none), whether
+    /// the host called the server, and how that differs from the prediction.
+    Done {
+        host: String,
+        version: String,
+        text: Option<String>,
+        server_called: bool,
+        differences: Vec<String>,
+    },
+    Failed(String),
 }
 
 /// Everything the screen shows.
@@ -553,6 +571,8 @@ pub struct AppState {
     pub asking: Option<super::ask::AskPanel>,
     /// The audit of a tool: its plan, running, or its table.
     pub audit: Option<super::audit::AuditPanel>,
+    /// Calls run through a real host (`H`): by call index and host profile.
+    pub captures: Vec<(usize, String, Captured)>,
 }
 
 impl AppState {
@@ -564,6 +584,7 @@ impl AppState {
             negotiated: None,
             asking: None,
             audit: None,
+            captures: Vec::new(),
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

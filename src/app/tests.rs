@@ -986,3 +986,83 @@ fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
         "a replay sends nothing"
     );
 }
+
+/// Cycles `h` until the profile is `name`.
+fn use_host(state: &mut AppState, name: &str) {
+    for _ in 0..crate::model_view::hosts::builtins().len() {
+        if state.settings.host().name == name {
+            return;
+        }
+        press(state, KeyCode::Char('h'), KeyModifiers::NONE);
+    }
+    panic!("no profile {name}");
+}
+
+#[test]
+fn h_runs_the_call_through_the_real_host_and_shows_what_it_sent_beside_the_prediction() {
+    let mut state = state();
+    let past = "Invalid departure date: must be in the future.";
+    finish(
+        &mut state,
+        call("book_flight", json!({"departureDate": "12/12/2024"})).error(-32602, past),
+    );
+    // The spec profile is no real host: nothing runs.
+    assert!(press(&mut state, KeyCode::Char('H'), KeyModifiers::SHIFT).is_empty());
+    assert!(
+        status(&state).contains("not a real host"),
+        "{}",
+        status(&state)
+    );
+    use_host(&mut state, "claude-code");
+    let effects = press(&mut state, KeyCode::Char('H'), KeyModifiers::SHIFT);
+    let [
+        Effect::Capture {
+            call,
+            host,
+            tool,
+            arguments,
+            server_args,
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(
+        (host.as_str(), tool.as_str()),
+        ("claude-code", "book_flight")
+    );
+    assert_eq!(arguments, r#"{"departureDate":"12/12/2024"}"#);
+    assert_eq!(server_args, &["--demo", "legacy"]);
+    assert_eq!(
+        state.model.as_ref().unwrap().captured,
+        Some(super::state::Captured::Running)
+    );
+    let said = json!({
+        "host_version": "2.1.332", "text": "the host's words", "server_called": true,
+        "differences": ["the model read \"the host's words\"; the profile predicts \"x\""],
+    });
+    update(
+        &mut state,
+        Action::Captured {
+            call: *call,
+            host: host.clone(),
+            result: Ok(said),
+        },
+    );
+    let Some(super::state::Captured::Done {
+        version,
+        text,
+        differences,
+        ..
+    }) = &state.model.as_ref().unwrap().captured
+    else {
+        panic!("{:?}", state.model);
+    };
+    assert_eq!(version, "2.1.332");
+    assert_eq!(text.as_deref(), Some("the host's words"));
+    assert_eq!(differences.len(), 1);
+    assert!(status(&state).contains("differs"), "{}", status(&state));
+    // Another profile has no capture of this call.
+    press(&mut state, KeyCode::Char('h'), KeyModifiers::NONE);
+    assert_eq!(state.model.as_ref().unwrap().captured, None);
+}

@@ -90,6 +90,12 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::Captured { call, host, result } => {
+            let said = super::capture::finished(state, call, &host, result);
+            refresh_model(state);
+            inform(state, said);
+            Vec::new()
+        }
         Action::FrameRead { number, result } => {
             frame_read(state, number, result);
             Vec::new()
@@ -445,6 +451,17 @@ fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
             return save(state, command);
         }
         Command::Audit => start_audit(state),
+        Command::CaptureOnHost => match super::capture::start(state) {
+            Ok(effect) => {
+                refresh_model(state);
+                inform(
+                    state,
+                    format!("running the real {}…", state.settings.host().name),
+                );
+                return vec![effect];
+            }
+            Err(why) => complain(state, why),
+        },
         Command::Reconnect => {
             inform(state, "reconnecting…".into());
             return vec![Effect::Session(SessionCommand::Reconnect)];
@@ -1606,6 +1623,7 @@ fn refresh_model(state: &mut AppState) {
                 .map(|note| sanitize::text(note).into_owned())
                 .collect(),
             findings: view.findings.clone(),
+            captured: super::capture::of(state, index, &view.host).cloned(),
         }
     });
 }

@@ -146,6 +146,9 @@ impl Report {
                     if result.known { " (known)" } else { "" }
                 );
                 let _ = writeln!(out, "      the model sees: {}", judged.model_sees);
+                if !judged.hosts.is_empty() {
+                    let _ = writeln!(out, "      real hosts: {}", per_host(judged));
+                }
                 if judged.verdict != Verdict::Conformant {
                     let _ = writeln!(out, "      {}", judged.why);
                 }
@@ -248,19 +251,20 @@ impl Report {
         let _ = writeln!(out, "**{}**\n", self.summary());
         for (group, results) in self.groups() {
             let _ = writeln!(out, "#### `{}`\n", md(group));
-            out.push_str("| verdict | case | expected | got | the model sees |\n");
-            out.push_str("|---|---|---|---|---|\n");
+            out.push_str("| verdict | case | expected | got | the model sees | real hosts |\n");
+            out.push_str("|---|---|---|---|---|---|\n");
             for result in results {
                 let judged = &result.judged;
                 let _ = writeln!(
                     out,
-                    "| {}{} | {} | {} | {} | {} |",
+                    "| {}{} | {} | {} | {} | {} | {} |",
                     judged.verdict.name(),
                     if result.known { " (known)" } else { "" },
                     md(&result.case.what),
                     judged.expected,
                     md(&judged.got),
-                    md(&judged.model_sees)
+                    md(&judged.model_sees),
+                    per_host(judged)
                 );
             }
             out.push('\n');
@@ -283,6 +287,16 @@ impl Report {
         }
         out
     }
+}
+
+/// `claude-code readable · openai-agents model-blind · …`: each real host's consequence.
+fn per_host(judged: &Judged) -> String {
+    judged
+        .hosts
+        .iter()
+        .map(|host| format!("{} {}", host.host, host.consequence.name()))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// Known cases: from an earlier `audit --json` (each case's key and verdict), or a text file

@@ -108,6 +108,46 @@ pub struct Judged {
     pub model_sees: String,
     /// Whether the host passes anything of it to the model.
     pub forwarded: bool,
+    /// What the model of each host calibrated against the real thing reads of this answer.
+    pub hosts: Vec<HostConsequence>,
+}
+
+/// What one real host's model makes of a case's answer (its captured profile's prediction).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostConsequence {
+    pub host: String,
+    pub consequence: Consequence,
+    /// False when the host stops the call before the server.
+    pub server_called: bool,
+    pub model_sees: String,
+}
+
+/// The consequence of an answer for one host's model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Consequence {
+    /// The server's words reach the model.
+    Readable,
+    /// Only the host's generic failure text does: the model never learns why.
+    ModelBlind,
+    /// The host stops the call itself and tells the model why, in its own words.
+    HostExplains,
+    /// The host stops the call itself with a generic text.
+    HostRefusesBlind,
+    /// The host fails the run: the model reads nothing.
+    RunFails,
+}
+
+impl Consequence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Consequence::Readable => "readable",
+            Consequence::ModelBlind => "model-blind",
+            Consequence::HostExplains => "host-explains",
+            Consequence::HostRefusesBlind => "host-refuses-blind",
+            Consequence::RunFails => "run-fails",
+        }
+    }
 }
 
 /// Judges the answer to `case`, made under the negotiated `context.version`.
@@ -145,12 +185,51 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
         rule,
         model_sees: model_sees(&view),
         forwarded: view.forwarded,
+        hosts: per_host(exchange, &outcome, context),
+    }
+}
+
+/// The answer under each captured host profile.
+fn per_host(
+    exchange: &Exchange,
+    outcome: &Outcome,
+    context: &CallContext<'_>,
+) -> Vec<HostConsequence> {
+    crate::model_view::hosts::captured()
+        .iter()
+        .map(|host| {
+            let view = analysis::view(
+                exchange,
+                outcome,
+                &CallContext {
+                    host,
+                    forward_protocol_errors: false,
+                    ..*context
+                },
+            );
+            HostConsequence {
+                host: host.name.clone(),
+                consequence: consequence(&view),
+                server_called: view.server_called,
+                model_sees: model_sees(&view),
+            }
+        })
+        .collect()
+}
+
+fn consequence(view: &crate::model_view::ModelView<'_>) -> Consequence {
+    match (view.server_called, view.forwarded) {
+        (true, true) => Consequence::Readable,
+        (true, false) => Consequence::ModelBlind,
+        (false, _) if view.blocks.is_empty() => Consequence::RunFails,
+        (false, _) if view.explains => Consequence::HostExplains,
+        (false, _) => Consequence::HostRefusesBlind,
     }
 }
 
 /// What the model would have seen, clipped, or that it saw nothing of the answer.
 fn model_sees(view: &crate::model_view::ModelView<'_>) -> String {
-    if !view.forwarded {
+    if !view.forwarded && view.server_called {
         return format!("nothing of the answer: {}", view.verdict());
     }
     let text = view.text();

@@ -122,6 +122,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(KeyCode::Char('Y'), SHIFT, "Y", Command::CopyResponse, Browsing, "copy the response"),
     bind(KeyCode::Char('M'), SHIFT, "M", Command::CopyModelView, Browsing, "copy what the model sees"),
     bind(KeyCode::Char('C'), SHIFT, "C", Command::CopyCommandLine, Browsing, "copy the `sightline call` command line"),
+    bind(KeyCode::Char('H'), SHIFT, "H", Command::CaptureOnHost, Browsing, "re-run the call through the real host of this profile"),
     bind(KeyCode::Char('E'), SHIFT, "E", Command::SaveCall, Browsing, "save the selected call as a transcript (for replay)"),
     bind(KeyCode::Char('J'), SHIFT, "J", Command::SaveCallJson, Browsing, "save the selected call as JSON, with what the model sees"),
     bind(KeyCode::Char('L'), SHIFT, "L", Command::SaveLog, Browsing, "save the whole log as a transcript"),

@@ -110,13 +110,20 @@ mod tests {
             r#"{"type":"audio","data":"UklG","mime_type":"audio/wav","annotations":null,"meta":null}"#
         );
         assert_eq!(
-            dump(&json!({"uri": "https://x/p", "type": "resource_link", "name": "p", "mimeType": "a/b"})),
+            dump(
+                &json!({"uri": "https://x/p", "type": "resource_link", "name": "p", "mimeType": "a/b"})
+            ),
             r#"{"name":"p","title":null,"uri":"https://x/p","description":null,"mime_type":"a/b","size":null,"icons":null,"annotations":null,"meta":null,"type":"resource_link"}"#
         );
         assert_eq!(
-            dump(&json!({"type": "resource", "resource": {"uri": "file:///f", "mimeType": "text/plain", "text": "t"}, "annotations": {"priority": 0.5}})),
+            dump(
+                &json!({"type": "resource", "resource": {"uri": "file:///f", "mimeType": "text/plain", "text": "t"}, "annotations": {"priority": 0.5}})
+            ),
             r#"{"type":"resource","resource":{"uri":"file:///f","mime_type":"text/plain","meta":null,"text":"t"},"annotations":{"audience":null,"priority":0.5,"last_modified":null},"meta":null}"#
         );
-        assert_eq!(dump(&json!({"type": "odd", "x": 1})), r#"{"type":"odd","x":1}"#);
+        assert_eq!(
+            dump(&json!({"type": "odd", "x": 1})),
+            r#"{"type":"odd","x":1}"#
+        );
     }
 }

@@ -595,10 +595,74 @@ fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
         format!("why: {}", view.reason),
         theme.style(Meaning::TextMuted),
     ));
+    if let Some(captured) = &view.captured {
+        lines.extend(captured_lines(captured, &view.host, theme));
+    }
     for finding in call.findings.iter().chain(&view.findings) {
         lines.extend(finding_lines(finding, theme));
     }
     wrapped_or_cut(lines, state, state.model_scroll, inner, buf);
+}
+
+/// What the real host sent its model (`H`), beside the prediction above it.
+fn captured_lines<'a>(
+    captured: &'a crate::app::state::Captured,
+    host: &str,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    use crate::app::state::Captured;
+    let mut lines = vec![Line::raw("")];
+    match captured {
+        Captured::Running => lines.push(Line::styled(
+            format!("── the real {host}: running… ──"),
+            theme.style(Meaning::TextMuted),
+        )),
+        Captured::Failed(error) => lines.push(Line::styled(
+            format!("── the real {host} could not be run: {error}"),
+            theme.style(Meaning::FindingWarning),
+        )),
+        Captured::Done {
+            host,
+            version,
+            text,
+            server_called,
+            differences,
+        } => {
+            let (verdict, meaning) = if differences.is_empty() {
+                ("sent its model exactly this", Meaning::ModelForwarded)
+            } else {
+                ("sent its model something else", Meaning::FindingWarning)
+            };
+            lines.push(Line::styled(
+                format!("── the real {host} {version} (H): {verdict} ──"),
+                theme.style(meaning),
+            ));
+            if !server_called {
+                lines.push(Line::styled(
+                    "it did not call the server",
+                    theme.style(Meaning::TextMuted),
+                ));
+            }
+            for difference in differences {
+                lines.push(Line::styled(
+                    format!("▸ {difference}"),
+                    theme.style(Meaning::FindingWarning),
+                ));
+            }
+            if !differences.is_empty() {
+                lines.push(Line::styled(
+                    "what its model read:",
+                    theme.style(Meaning::TextMuted),
+                ));
+                let read = text.as_deref().unwrap_or("(nothing)");
+                lines.extend(
+                    read.split('\n')
+                        .map(|l| Line::styled(l, theme.style(Meaning::Text))),
+                );
+            }
+        }
+    }
+    lines
 }
 
 /// A finding in the model pane: a blank line, the flag, the id, the message.
