@@ -23,28 +23,118 @@ enum Server {
 
 /// The matrix: a name, the server, the tool and the arguments the mock model calls it with.
 const CASES: &[(&str, Server, &str, &str)] = &[
-    ("protocol error (-32602, a past date)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"12/12/2024","destination":"Paris"}"#),
-    ("tool error (SEP-1303, a past date)", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"12/12/2024","destination":"Paris"}"#),
-    ("success", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"12/12/2099","destination":"Paris"}"#),
-    ("success (legacy style)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"12/12/2099"}"#),
-    ("missing required argument (legacy)", Server::Demo("legacy"), "book_flight", r#"{"destination":"Paris"}"#),
-    ("missing required argument (SEP-1303)", Server::Demo("sep1303"), "book_flight", r#"{"destination":"Paris"}"#),
-    ("schema break: pattern (legacy)", Server::Demo("legacy"), "book_flight", r#"{"departureDate":"2099-12-12"}"#),
-    ("schema break: pattern (SEP-1303)", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":"2099-12-12"}"#),
-    ("schema break: wrong type", Server::Demo("sep1303"), "book_flight", r#"{"departureDate":20991212}"#),
-    ("business error", Server::Demo("sep1303"), "cancel_booking", r#"{"bookingRef":"SL-1A2B3C"}"#),
-    ("structured content with an output schema (demo)", Server::Demo("sep1303"), "get_flight_status", r#"{"flightNumber":"LH123"}"#),
-    ("text, image and resource link", Server::Demo("sep1303"), "boarding_pass", r#"{"bookingRef":"SL-1A2B3C"}"#),
-    ("unknown tool", Server::Demo("sep1303"), "no_such_tool", "{}"),
-    ("unknown tool (legacy)", Server::Demo("legacy"), "no_such_tool", "{}"),
+    (
+        "protocol error (-32602, a past date)",
+        Server::Demo("legacy"),
+        "book_flight",
+        r#"{"departureDate":"12/12/2024","destination":"Paris"}"#,
+    ),
+    (
+        "tool error (SEP-1303, a past date)",
+        Server::Demo("sep1303"),
+        "book_flight",
+        r#"{"departureDate":"12/12/2024","destination":"Paris"}"#,
+    ),
+    (
+        "success",
+        Server::Demo("sep1303"),
+        "book_flight",
+        r#"{"departureDate":"12/12/2099","destination":"Paris"}"#,
+    ),
+    (
+        "success (legacy style)",
+        Server::Demo("legacy"),
+        "book_flight",
+        r#"{"departureDate":"12/12/2099"}"#,
+    ),
+    (
+        "missing required argument (legacy)",
+        Server::Demo("legacy"),
+        "book_flight",
+        r#"{"destination":"Paris"}"#,
+    ),
+    (
+        "missing required argument (SEP-1303)",
+        Server::Demo("sep1303"),
+        "book_flight",
+        r#"{"destination":"Paris"}"#,
+    ),
+    (
+        "schema break: pattern (legacy)",
+        Server::Demo("legacy"),
+        "book_flight",
+        r#"{"departureDate":"2099-12-12"}"#,
+    ),
+    (
+        "schema break: pattern (SEP-1303)",
+        Server::Demo("sep1303"),
+        "book_flight",
+        r#"{"departureDate":"2099-12-12"}"#,
+    ),
+    (
+        "schema break: wrong type",
+        Server::Demo("sep1303"),
+        "book_flight",
+        r#"{"departureDate":20991212}"#,
+    ),
+    (
+        "business error",
+        Server::Demo("sep1303"),
+        "cancel_booking",
+        r#"{"bookingRef":"SL-1A2B3C"}"#,
+    ),
+    (
+        "structured content with an output schema (demo)",
+        Server::Demo("sep1303"),
+        "get_flight_status",
+        r#"{"flightNumber":"LH123"}"#,
+    ),
+    (
+        "text, image and resource link",
+        Server::Demo("sep1303"),
+        "boarding_pass",
+        r#"{"bookingRef":"SL-1A2B3C"}"#,
+    ),
+    (
+        "unknown tool",
+        Server::Demo("sep1303"),
+        "no_such_tool",
+        "{}",
+    ),
+    (
+        "unknown tool (legacy)",
+        Server::Demo("legacy"),
+        "no_such_tool",
+        "{}",
+    ),
     ("throwing tool", Server::Cases, "throws", "{}"),
-    ("structured content with an output schema (Python SDK)", Server::Cases, "flight_status", r#"{"flightNumber":"LH123"}"#),
-    ("structured content without an output schema", Server::Cases, "flight_unschemed", r#"{"flightNumber":"LH123"}"#),
+    (
+        "structured content with an output schema (Python SDK)",
+        Server::Cases,
+        "flight_status",
+        r#"{"flightNumber":"LH123"}"#,
+    ),
+    (
+        "structured content without an output schema",
+        Server::Cases,
+        "flight_unschemed",
+        r#"{"flightNumber":"LH123"}"#,
+    ),
     ("text and image", Server::Cases, "picture", "{}"),
     ("audio", Server::Cases, "sound", "{}"),
     ("embedded text resource", Server::Cases, "document", "{}"),
-    ("long text (40 KB)", Server::Cases, "long_text", r#"{"size":40000}"#),
-    ("very long text (400 KB)", Server::Cases, "long_text", r#"{"size":400000}"#),
+    (
+        "long text (40 KB)",
+        Server::Cases,
+        "long_text",
+        r#"{"size":40000}"#,
+    ),
+    (
+        "very long text (400 KB)",
+        Server::Cases,
+        "long_text",
+        r#"{"size":400000}"#,
+    ),
 ];
 
 /// How many captures run at once (each host is a process tree of its own).
@@ -58,6 +148,10 @@ fn require_hosts() {
     };
     assert!(
         stamp(".venv/.installed-requirements.txt", "requirements.txt")
+            && stamp(
+                ".venv-langchain/.installed-requirements.txt",
+                "requirements-langchain.txt"
+            )
             && stamp(
                 "hosts/node_modules/.installed-lock.json",
                 "hosts/package-lock.json"
@@ -162,6 +256,26 @@ fn claude_code_sends_what_its_profile_predicts() {
 }
 
 #[test]
+fn vercel_ai_sends_what_its_profile_predicts() {
+    calibrate("vercel-ai", "6.0.326");
+}
+
+#[test]
+fn vercel_ai_chat_sends_what_its_profile_predicts() {
+    calibrate("vercel-ai-chat", "6.0.326");
+}
+
+#[test]
+fn langchain_sends_what_its_profile_predicts() {
+    calibrate("langchain", "1.5.0");
+}
+
+#[test]
+fn gemini_cli_sends_what_its_profile_predicts() {
+    calibrate("gemini-cli", "0.61.0");
+}
+
+#[test]
 fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
     require_hosts();
     let got = capture(
@@ -181,4 +295,109 @@ fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
     assert!(frames.iter().any(|f| f["dir"] == "recv"));
     assert_eq!(got["prediction"]["host"], "claude-code");
     assert_eq!(got["error_flag"], true);
+}
+
+/// The hosts of the README's table, in its column order, with the release each was captured at.
+const README_HOSTS: &[(&str, &str)] = &[
+    ("claude-code", "2.1.332"),
+    ("gemini-cli", "0.61.0"),
+    ("openai-agents", "0.24.0"),
+    ("vercel-ai", "6.0.326"),
+    ("vercel-ai-chat", "6.0.326"),
+    ("langchain", "1.5.0"),
+];
+
+/// The README's rows: cases of the matrix, by name.
+const README_CASES: &[&str] = &[
+    "protocol error (-32602, a past date)",
+    "tool error (SEP-1303, a past date)",
+    "missing required argument (SEP-1303)",
+    "schema break: pattern (SEP-1303)",
+    "unknown tool",
+    "structured content with an output schema (demo)",
+    "very long text (400 KB)",
+];
+
+const README_START: &str =
+    "<!-- captured: generated by tests/hosts.rs; SIGHTLINE_WRITE_README=1 rewrites it -->";
+const README_END: &str = "<!-- captured: end -->";
+
+/// One cell: what the model read, short, and how (flag, server not called, nothing at all).
+fn cell(got: &Value) -> String {
+    let Some(text) = got["text"].as_str() else {
+        return "*nothing: the run fails*".to_owned();
+    };
+    // Today's date is in the demo's message; the table must not change every day.
+    let mut text = text.to_owned();
+    if let Some(at) = text.find("Current date is ") {
+        let end = (at + "Current date is dd/mm/yyyy".len()).min(text.len());
+        text.replace_range(at..end, "Current date is …");
+    }
+    let mut shown: String = text.chars().take(90).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    let shown = shown
+        .replace('|', "\\|")
+        .replace('\n', " ↵ ")
+        .replace('`', "'");
+    let mut out = format!("`{shown}`");
+    if got["error_flag"] == true {
+        out.push_str(" · is_error");
+    }
+    if got["server_called"] == false {
+        out.push_str(" · *server not called*");
+    }
+    out
+}
+
+fn readme_table() -> String {
+    let mut rows = Vec::new();
+    for case in README_CASES {
+        let (_, server, tool, args) = CASES.iter().find(|(name, ..)| name == case).unwrap();
+        let cells: Vec<String> = std::thread::scope(|scope| {
+            let runs: Vec<_> = README_HOSTS
+                .iter()
+                .map(|(host, _)| scope.spawn(move || cell(&capture(host, *server, tool, args))))
+                .collect();
+            runs.into_iter().map(|run| run.join().unwrap()).collect()
+        });
+        rows.push(format!("| {case} | {} |", cells.join(" | ")));
+    }
+    let hosts: Vec<String> = README_HOSTS
+        .iter()
+        .map(|(host, version)| format!("{host} {version}"))
+        .collect();
+    format!(
+        "{README_START}\n| case | {} |\n|---|{}\n{}\n{README_END}",
+        hosts.join(" | "),
+        "---|".repeat(README_HOSTS.len()),
+        rows.join("\n")
+    )
+}
+
+#[test]
+fn the_readme_table_is_what_the_hosts_sent() {
+    require_hosts();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme
+        .find(README_START)
+        .expect("the README has the table's start marker");
+    let end = readme[start..]
+        .find(README_END)
+        .expect("and its end marker")
+        + start
+        + README_END.len();
+    let table = readme_table();
+    if std::env::var_os("SIGHTLINE_WRITE_README").is_some() {
+        let written = format!("{}{table}{}", &readme[..start], &readme[end..]);
+        std::fs::write(&path, written).unwrap();
+        return;
+    }
+    assert_eq!(
+        &readme[start..end],
+        table,
+        "the README's table is not what the hosts send now: rerun with SIGHTLINE_WRITE_README=1"
+    );
 }

@@ -35,7 +35,7 @@ pub enum CaptureHost {
     VercelAi,
     /// The Vercel AI SDK on Chat Completions.
     VercelAiChat,
-    /// A LangChain agent with `langchain-mcp-adapters`, on Chat Completions.
+    /// A `LangChain` agent with `langchain-mcp-adapters`, on Chat Completions.
     Langchain,
 }
 
@@ -63,8 +63,8 @@ pub struct CaptureArgs {
     /// The Node.js that runs the Vercel AI SDK (default: node).
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
-    /// The node_modules folder with the Vercel AI SDK (default: the test peers' if installed,
-    /// else ./node_modules).
+    /// The `node_modules` folder with the Vercel AI SDK (default: the test peers' if
+    /// installed, else `./node_modules`).
     #[arg(long, value_name = "DIR")]
     pub node_path: Option<String>,
     /// Also write every request the host sent the mock model to FILE, one JSON object a line

@@ -76,23 +76,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
     let dir = TempDir::new().map_err(|error| (exit::TRANSPORT_FAILURE, error))?;
     let home = dir.path.join("home");
     let log = dir.path.join("exchange.jsonl");
-    let me = std::env::current_exe()
-        .map_err(|error| (exit::TRANSPORT_FAILURE, format!("own path: {error}")))?;
-    let mut relayed = vec![
-        me.to_string_lossy().into_owned(),
-        "relay".to_owned(),
-        "--log".to_owned(),
-        log.to_string_lossy().into_owned(),
-        // The server's relative paths are the user's: it starts where they are.
-        "--cwd".to_owned(),
-        std::env::current_dir()
-            .map_err(|error| (exit::TRANSPORT_FAILURE, format!("working directory: {error}")))?
-            .to_string_lossy()
-            .into_owned(),
-        "--".to_owned(),
-        command.program.clone(),
-    ];
-    relayed.extend(command.args.iter().cloned());
+    let relayed = relayed(&log, &command.program, &command.args)?;
     let names = host.names(&args.tool);
     let mock = model::start(Plan {
         api: host.api(),
@@ -112,9 +96,73 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
             args,
         })
         .map_err(|error| (exit::USAGE, error))?;
-    std::fs::create_dir(&home)
+    write_files(&home, &launch.files)?;
+    let output = run_host(host, &launch, &dir.path, &home, args.deadline).await?;
+    let requests = mock
+        .requests
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    if let Some(file) = &args.model_requests {
+        keep_requests(file, &requests)?;
+    }
+    let run_error = host.run_error(&output);
+    if requests.is_empty() {
+        return Err((exit::TRANSPORT_FAILURE, silent_host(host, &output)));
+    }
+    let frames = read_log(&log);
+    let called = names.first().cloned().unwrap_or_default();
+    Ok(assemble(
+        Captured {
+            host,
+            host_version,
+            tool: args.tool.clone(),
+            called,
+            arguments,
+            tool_definition: None,
+            frames,
+            exchange: None,
+            version: "unknown".to_owned(),
+            catalog: None,
+            tool_result: None,
+            run_error,
+        },
+        &requests,
+        &names,
+        &dir.path,
+    ))
+}
+
+/// This binary's `relay` in front of the server: it logs to `log`, and starts the server in
+/// the user's directory (its relative paths are theirs; the host runs elsewhere).
+fn relayed(log: &Path, program: &str, args: &[String]) -> Result<Vec<String>, (u8, String)> {
+    let me = std::env::current_exe()
+        .map_err(|error| (exit::TRANSPORT_FAILURE, format!("own path: {error}")))?;
+    let here = std::env::current_dir().map_err(|error| {
+        (
+            exit::TRANSPORT_FAILURE,
+            format!("working directory: {error}"),
+        )
+    })?;
+    let mut relayed = vec![
+        me.to_string_lossy().into_owned(),
+        "relay".to_owned(),
+        "--log".to_owned(),
+        log.to_string_lossy().into_owned(),
+        "--cwd".to_owned(),
+        here.to_string_lossy().into_owned(),
+        "--".to_owned(),
+        program.to_owned(),
+    ];
+    relayed.extend(args.iter().cloned());
+    Ok(relayed)
+}
+
+/// The empty HOME and the host's config files.
+fn write_files(home: &Path, files: &[(PathBuf, String)]) -> Result<(), (u8, String)> {
+    std::fs::create_dir(home)
         .and_then(|()| {
-            launch.files.iter().try_for_each(|(path, text)| {
+            files.iter().try_for_each(|(path, text)| {
                 if let Some(parent) = path.parent() {
                     std::fs::create_dir_all(parent)?;
                 }
@@ -126,17 +174,39 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
                 exit::TRANSPORT_FAILURE,
                 format!("temporary directory: {error}"),
             )
-        })?;
+        })
+}
+
+/// `--model-requests FILE`: every request the host made, one JSON object a line.
+fn keep_requests(file: &str, requests: &[ModelRequest]) -> Result<(), (u8, String)> {
+    let mut lines = String::new();
+    for request in requests {
+        lines.push_str(&json!({"path": request.path, "body": request.body}).to_string());
+        lines.push('\n');
+    }
+    std::fs::write(file, lines)
+        .map_err(|error| (exit::USAGE, format!("--model-requests {file}: {error}")))
+}
+
+/// Runs the host to its end or the deadline, in a clean environment, in its own process group
+/// (killed afterwards, with whatever it started).
+async fn run_host(
+    host: &dyn Host,
+    launch: &host::Launch,
+    dir: &Path,
+    home: &Path,
+    deadline: u64,
+) -> Result<std::process::Output, (u8, String)> {
     let mut child = tokio::process::Command::new(&launch.program);
     child
         .args(&launch.args)
         // Nothing of the user's configuration: a clean environment and an empty HOME.
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &home)
-        .env("TMPDIR", &dir.path)
+        .env("HOME", home)
+        .env("TMPDIR", dir)
         .envs(launch.env.iter().map(|(key, value)| (key, value)))
-        .current_dir(&home)
+        .current_dir(home)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -153,63 +223,22 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .map(nix::unistd::Pid::from_raw);
-    let ran = tokio::time::timeout(
-        Duration::from_secs(args.deadline),
-        child.wait_with_output(),
-    )
-    .await;
+    let ran = tokio::time::timeout(Duration::from_secs(deadline), child.wait_with_output()).await;
     if let Some(group) = group {
         // Whatever the host left behind (its server, a helper) ends with the capture.
         let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
     }
-    let output = match ran {
-        Err(_) => {
-            return Err((
-                exit::TRANSPORT_FAILURE,
-                format!("{} did not finish within {} s", host.title(), args.deadline),
-            ));
-        }
-        Ok(Err(error)) => {
-            return Err((
-                exit::TRANSPORT_FAILURE,
-                format!("{}: {error}", launch.program),
-            ));
-        }
-        Ok(Ok(output)) => output,
-    };
-    let requests = mock
-        .requests
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    if let Some(file) = &args.model_requests {
-        let lines: String = requests
-            .iter()
-            .map(|request| format!("{}\n", json!({"path": request.path, "body": request.body})))
-            .collect();
-        std::fs::write(file, lines)
-            .map_err(|error| (exit::USAGE, format!("--model-requests {file}: {error}")))?;
+    match ran {
+        Err(_) => Err((
+            exit::TRANSPORT_FAILURE,
+            format!("{} did not finish within {deadline} s", host.title()),
+        )),
+        Ok(Err(error)) => Err((
+            exit::TRANSPORT_FAILURE,
+            format!("{}: {error}", launch.program),
+        )),
+        Ok(Ok(output)) => Ok(output),
     }
-    let run_error = host.run_error(&output);
-    if requests.is_empty() {
-        return Err((exit::TRANSPORT_FAILURE, silent_host(host, &output)));
-    }
-    let frames = read_log(&log);
-    let called = names.first().cloned().unwrap_or_default();
-    Ok(assemble(Captured {
-        host,
-        host_version,
-        tool: args.tool.clone(),
-        called,
-        arguments,
-        tool_definition: None,
-        frames,
-        exchange: None,
-        version: "unknown".to_owned(),
-        catalog: None,
-        tool_result: None,
-        run_error,
-    }, &requests, &names, &dir.path))
 }
 
 /// Why a host that never asked the model anything failed: its output's tail.
@@ -219,7 +248,12 @@ fn silent_host(host: &dyn Host, output: &std::process::Output) -> String {
         .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
         .collect::<Vec<_>>()
         .join("\n");
-    let tail: Vec<&str> = said.lines().filter(|l| !l.trim().is_empty()).rev().take(15).collect();
+    let tail: Vec<&str> = said
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .rev()
+        .take(15)
+        .collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     format!(
         "{} never asked the model anything ({}):\n{}",
@@ -289,25 +323,32 @@ fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<
         .iter()
         .filter_map(|logged| Some((logged, jsonrpc::parse(&logged.frame).ok()?)))
         .collect();
-    // The answer after the request: a host that opens a session per call (LangChain's
-    // adapters) reuses ids, and an earlier session's answer is not this one's.
-    let answer_to = |at: usize, id: &jsonrpc::Id| {
-        parsed[at..].iter().find(|(logged, frame)| {
-            logged.dir == "recv"
-                && matches!(&frame.message, Message::Response { id: Some(answered), .. } if answered == id)
-        })
-    };
+    // Each request's answer is the first answer with its id not already taken by an earlier
+    // request: a host that opens a session per call (LangChain's adapters) reuses ids, and the
+    // relay may log an answer before the request it answers (each direction logs after it
+    // forwards).
+    let mut taken = vec![false; parsed.len()];
     let mut version = "unknown".to_owned();
     let mut catalog: Option<Vec<Tool>> = None;
     let mut exchange = None;
-    for (at, (logged, frame)) in parsed.iter().enumerate() {
+    for (logged, frame) in &parsed {
         let Message::Request { id, method, .. } = &frame.message else {
             continue;
         };
         if logged.dir != "send" {
             continue;
         }
-        let Some((answered_at, answer)) = answer_to(at, id) else {
+        let Some(found) = parsed.iter().zip(&taken).position(|((logged, frame), taken)| {
+            !taken
+                && logged.dir == "recv"
+                && matches!(&frame.message, Message::Response { id: Some(answered), .. } if answered == id)
+        }) else {
+            continue;
+        };
+        if let Some(slot) = taken.get_mut(found) {
+            *slot = true;
+        }
+        let Some((answered_at, answer)) = parsed.get(found) else {
             continue;
         };
         let result = match &answer.message {
@@ -400,4 +441,3 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
-

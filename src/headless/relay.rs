@@ -87,10 +87,9 @@ async fn pipe(
             Ok(read) => read,
         };
         let chunk = &buffer[..read];
-        // Forwarded before it is logged: the relay must not slow the exchange down.
-        if to.write_all(chunk).await.is_err() || to.flush().await.is_err() {
-            break;
-        }
+        // Logged before it is forwarded (a file append, microseconds): a host that has read a
+        // frame may end the relay at once (closing its server on a busy machine), and the
+        // record must already hold every frame the host saw, in the order they passed.
         for &byte in chunk {
             if byte == b'\n' {
                 write_entry(&log, dir, &line);
@@ -98,6 +97,9 @@ async fn pipe(
             } else {
                 line.push(byte);
             }
+        }
+        if to.write_all(chunk).await.is_err() || to.flush().await.is_err() {
+            break;
         }
     }
     if !line.is_empty() {

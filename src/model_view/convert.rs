@@ -112,8 +112,23 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
         kind: kind.clone(),
         message,
     };
+    let action = match action {
+        Action::Unwrap => {
+            let text = json::member(source, "resource")
+                .and_then(|resource| json::member(resource, "text"))
+                .and_then(json::string);
+            if kind == "resource"
+                && let Some(text) = text
+            {
+                return Ok(Some(Block::Text { text }));
+            }
+            Action::Pass
+        }
+        other => other,
+    };
     Ok(Some(match action {
-        Action::Pass => match kind.as_str() {
+        // `unwrap` was made `pass` above for everything but a text resource.
+        Action::Pass | Action::Unwrap => match kind.as_str() {
             "text" => Block::Text {
                 text: block_text(source).unwrap_or_default(),
             },
@@ -157,6 +172,11 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
                     &serde_json::from_str(source).unwrap_or_default(),
                 )),
             },
+            JsonStyle::AiSdk => Block::Text {
+                text: Cow::Owned(super::ai_sdk_json::dump(
+                    &serde_json::from_str(source).unwrap_or_default(),
+                )),
+            },
         },
         Action::Placeholder => Block::Placeholder {
             text: match rules.placeholders.get(&kind) {
@@ -172,6 +192,11 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
 /// A host's placeholder for a block: its template with the block's string fields filled in
 /// (an embedded resource's from its `resource`).
 fn in_host_words(template: &str, source: &str) -> String {
+    in_host_words_with(template, source, &[])
+}
+
+/// [`in_host_words`] with more keys than the block's own (they win over its fields).
+fn in_host_words_with(template: &str, source: &str, extra: &[(&str, &str)]) -> String {
     let fields = json::member(source, "resource").unwrap_or(source);
     let value: serde_json::Value = serde_json::from_str(fields).unwrap_or_default();
     let mut strings: Vec<(&str, &str)> = value
@@ -187,7 +212,29 @@ fn in_host_words(template: &str, source: &str) -> String {
         .map_or(0, |(_, data)| base64_len(data))
         .to_string();
     strings.push(("bytes", &data));
+    strings.splice(0..0, extra.iter().copied());
     super::hosts::fill(template, &strings)
+}
+
+/// The blocks with the host's caption (`blocks.captions`) before each block it passes as it
+/// is (an image, audio, an embedded resource); `{tool}` is the tool's name on the server.
+pub(super) fn captioned<'a>(blocks: Vec<Block<'a>>, rules: &Blocks, tool: &str) -> Vec<Block<'a>> {
+    if rules.captions.is_empty() {
+        return blocks;
+    }
+    let mut out = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        if let Block::Media { source, .. } = &block {
+            let kind = json::member(source, "type").and_then(json::string);
+            if let Some(template) = kind.and_then(|kind| rules.captions.get(kind.as_ref())) {
+                out.push(Block::Placeholder {
+                    text: in_host_words_with(template, source, &[("tool", tool)]),
+                });
+            }
+        }
+        out.push(block);
+    }
+    out
 }
 
 /// Whether a MIME type is in a host's list: exact types, prefixes ending in `/`, `""` for none.

@@ -36,6 +36,10 @@ pub enum Shape {
     OpenaiChat,
     /// A `function_call_output` item: a string or input parts (the `OpenAI` Responses API).
     OpenaiResponses,
+    /// A Gemini `functionResponse` part, `{output}` or `{error}`, as Gemini CLI builds it
+    /// (`convertToFunctionResponse`): the text parts joined in one string, images after it as
+    /// parts of their own, and audio and video left out with a notice first.
+    GeminiFunctionResponse,
 }
 
 /// What a host does with one kind of content block.
@@ -53,6 +57,9 @@ pub enum Action {
     Drop,
     /// The host fails on it: the model sees the host's error, not the result.
     Throw,
+    /// An embedded resource sent as the text it holds, alone (no URI, no MIME type); one
+    /// holding a blob fares as `pass`. Other blocks: as `pass`.
+    Unwrap,
 }
 
 /// What a host does with each kind of content block.
@@ -82,6 +89,10 @@ pub struct Blocks {
     /// `resource`'s). A type without one gets sightline's short label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub placeholders: BTreeMap<String, String>,
+    /// The host's words before a block it passes (`pass`), by block type: the same `{key}`s
+    /// as `placeholders`, and `{tool}` (the tool's name on the server).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub captions: BTreeMap<String, String>,
     /// How a block sent as JSON text (`json`) is written.
     #[serde(default, skip_serializing_if = "is_default")]
     pub json_style: JsonStyle,
@@ -94,8 +105,11 @@ pub enum JsonStyle {
     /// The block as the server wrote it, compact.
     #[default]
     Wire,
-    /// As the MCP Python SDK's `model_dump_json()`: its field order, snake_case, nulls.
+    /// As the MCP Python SDK's `model_dump_json()`: its field order, `snake_case`, nulls.
     PythonSdk,
+    /// As the Vercel AI SDK's MCP client writes it: its schemas' keys first, in their order,
+    /// then the others as received (`JSON.stringify` of what zod parsed).
+    AiSdk,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -124,10 +138,18 @@ pub struct Limit {
     pub bytes: usize,
     #[serde(default)]
     pub keep: Keep,
-    /// What stands where text was cut; `{omitted}` is the number of bytes left out,
-    /// `{characters}` and `{lines}` the size of the whole text (with thousands separators).
+    /// What stands where text was cut; `{omitted}` is the number of bytes left out
+    /// (`{omitted_thousands}` with thousands separators), `{characters}` and `{lines}` the
+    /// size of the whole text (with thousands separators).
     #[serde(default = "default_marker")]
     pub marker: String,
+    /// For `head-and-tail`: bytes kept from the start (the rest of `bytes` from the end).
+    /// Absent: half.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<usize>,
+    /// What the host writes before the text it kept, when it cuts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 fn default_marker() -> String {
@@ -145,6 +167,9 @@ pub struct Source {
     pub version: String,
     /// The date the code was read.
     pub checked: String,
+    /// Calibrated against the real host by `sightline capture` (tests/hosts.rs), not only read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub captured: bool,
 }
 
 const DEFAULT_FAILURE_TEXT: &str = "Error: the tool call failed.";
@@ -180,6 +205,42 @@ pub struct Checks {
     /// whole run, and the model reads nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_tool_text: Option<String>,
+    /// Whose validator the host checks the arguments with: which error it reports, in which
+    /// words. With `ajv`, `{error}` is what Ajv's `errorsText` says.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub validator: Validator,
+    /// The host's name for a server tool (`{tool}`), for `{did_you_mean}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// All the host's tools in its registry's order, `{server_tools}` standing for the
+    /// server's: `unknown_tool_text`'s `{did_you_mean}` picks the nearest names among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_order: Vec<String>,
+    /// With `ajv`: the name its messages give the arguments (`errorsText`'s `dataVar`).
+    #[serde(
+        default = "default_data_var",
+        skip_serializing_if = "is_default_data_var"
+    )]
+    pub data_var: String,
+}
+
+fn default_data_var() -> String {
+    "data".to_owned()
+}
+
+fn is_default_data_var(name: &str) -> bool {
+    name == "data"
+}
+
+/// A validator whose choice and words of errors a host's check has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Validator {
+    /// sightline's (the `jsonschema` crate): its first complaint, in its words.
+    #[default]
+    Sightline,
+    /// Ajv 8 without `allErrors` (JavaScript hosts): the error it stops at, in its words.
+    Ajv,
 }
 
 /// What can end a host's whole run instead of reaching the model.
@@ -236,6 +297,13 @@ pub struct HostProfile {
     /// `{data}` (compact JSON, or nothing) are filled in.
     #[serde(default = "default_protocol_error_text")]
     pub protocol_error_text: String,
+    /// The words a tool execution error (`isError`) reaches the model in, instead of its
+    /// blocks: `{tool}` (the tool's name on the server), `{arguments}` (compact JSON) and
+    /// `{result}` (the whole result as the MCP TypeScript SDK parses it, compact JSON as
+    /// `JSON.stringify` writes it). Absent: the blocks, as for a result. `protocol_error_text` has `{tool}` and
+    /// `{arguments}` too, and `{message_escaped}` (the message escaped as in a JSON string).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_error_text: Option<String>,
     /// What the host tells the model when nothing from the server is forwarded.
     #[serde(default = "default_failure_text")]
     pub failure_text: String,
@@ -376,6 +444,22 @@ pub fn builtins() -> Vec<HostProfile> {
         .clone()
 }
 
+/// The built-in profiles calibrated against their real hosts, in the order of `builtins`.
+pub fn captured() -> &'static [HostProfile] {
+    static CAPTURED: OnceLock<Vec<HostProfile>> = OnceLock::new();
+    CAPTURED.get_or_init(|| {
+        builtins()
+            .into_iter()
+            .filter(|profile| {
+                profile
+                    .source
+                    .as_ref()
+                    .is_some_and(|source| source.captured)
+            })
+            .collect()
+    })
+}
+
 /// The file a built-in profile comes from, as written (comments included).
 pub fn builtin_file(name: &str) -> Option<&'static str> {
     BUILTIN_FILES
@@ -405,6 +489,7 @@ pub fn spec() -> &'static HostProfile {
                 empty_text: None,
                 forward_protocol_errors: false,
                 protocol_error_text: default_protocol_error_text(),
+                tool_error_text: None,
                 failure_text: default_failure_text(),
                 host_error_text: default_host_error_text(),
                 limit: None,

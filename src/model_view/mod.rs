@@ -3,10 +3,13 @@
 //! from the reply, never copied), the rule of the spec that decided it, and the payload a host
 //! would build.
 
+mod ai_sdk_json;
 mod convert;
+mod gemini;
 pub mod hosts;
 mod payload;
 mod python_dump;
+mod validators;
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};
@@ -18,8 +21,8 @@ use crate::classify::{Class, Outcome};
 use crate::mcp::json::Compact;
 use crate::mcp::jsonrpc::{ErrorObject, Reply, error_code_name};
 use crate::mcp::session::Exchange;
-use convert::{Converted, convert};
 pub use convert::media_label;
+use convert::{Converted, convert};
 use hosts::{ArgumentCheck, HostProfile, Keep, Limit, Shape, Structured};
 
 /// The rule of the spec that decided whether the server's answer reaches the model.
@@ -113,6 +116,9 @@ pub struct Truncation {
     pub head: usize,
     pub tail: usize,
     pub marker: String,
+    /// What the host writes before the text it kept (its limit's `notice`), or nothing.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub notice: String,
 }
 
 impl Truncation {
@@ -124,14 +130,19 @@ impl Truncation {
         let (head, tail) = match limit.keep {
             Keep::Head => (limit.bytes, 0),
             Keep::Tail => (0, limit.bytes),
-            Keep::HeadAndTail => (limit.bytes / 2, limit.bytes - limit.bytes / 2),
+            Keep::HeadAndTail => {
+                let head = limit.head.unwrap_or(limit.bytes / 2).min(limit.bytes);
+                (head, limit.bytes - head)
+            }
             Keep::Replace => (0, 0),
         };
         let omitted = (total - head - tail).to_string();
+        let omitted_thousands = thousands(total - head - tail);
         let marker = hosts::fill_exact(
             &limit.marker,
             &[
                 ("omitted", &omitted),
+                ("omitted_thousands", &omitted_thousands),
                 ("characters", &thousands(total)),
                 ("lines", &thousands(lines)),
             ],
@@ -141,6 +152,7 @@ impl Truncation {
             head,
             tail,
             marker,
+            notice: limit.notice.clone().unwrap_or_default(),
         })
     }
 
@@ -188,6 +200,7 @@ impl fmt::Display for Joined<'_, '_> {
         let Some(truncation) = self.truncation else {
             return write_blocks(self.blocks, f);
         };
+        f.write_str(&truncation.notice)?;
         let mut window = Window {
             out: f,
             at: 0,
@@ -282,6 +295,8 @@ pub struct ModelView<'a> {
     pub findings: Vec<Finding>,
     /// Whether the host would call the server at all (false: it stops the call itself).
     pub server_called: bool,
+    /// When the host stops the call: whether its words say why (the validator's complaint).
+    pub explains: bool,
     shape: Shape,
 }
 
@@ -309,6 +324,7 @@ pub fn model_view<'a>(
         truncation: None,
         findings: Vec::new(),
         server_called: true,
+        explains: false,
         shape: host.shape,
     };
     let since_sep1303 = version >= SEP_1303_VERSION;
@@ -332,10 +348,25 @@ pub fn model_view<'a>(
                     "tool execution error: isError results are meant for the model ({version}); the SHOULD came with SEP-1303 in {SEP_1303_VERSION}"
                 )
             };
-            view.take(convert(result, host), exchange, host);
+            match &host.tool_error_text {
+                // The host words the whole result itself; its blocks are never converted.
+                Some(template) => {
+                    let (tool, arguments) = call_words(exchange);
+                    let result = gemini::sdk_result_json(result.text());
+                    let values = [
+                        ("tool", tool),
+                        ("arguments", &arguments),
+                        ("result", &result),
+                    ];
+                    view.blocks = vec![Block::Text {
+                        text: hosts::fill_exact(template, &values).into(),
+                    }];
+                }
+                None => view.take(convert(result, host), exchange, host),
+            }
         }
         (Class::ProtocolError, Some(Reply::Error(error))) => {
-            view.protocol_error(error, since_sep1303, host);
+            view.protocol_error(error, since_sep1303, host, exchange);
         }
         // A class that disagrees with the reply cannot come from `classify`; shown as no reply.
         (Class::TransportFailure, _)
@@ -370,19 +401,30 @@ pub fn stopped_by_host(
     let checks = host.checks.as_ref()?;
     let catalog = catalog?;
     let listed = catalog.iter().find(|listed| listed.name == tool);
-    let (text, reason, notes) = match listed {
-        None => match &checks.unknown_tool_text {
-            Some(text) => (
-                hosts::fill(text, &[("tool", tool), ("tools", &tool_names(catalog))]),
-                format!("'{tool}' is not a tool the server listed: the host answers the model itself and never calls the server"),
-                Vec::new(),
-            ),
-            None => (
-                String::new(),
-                format!("'{tool}' is not a tool the server listed: the host fails the whole run, so the model reads nothing and the server is never called"),
-                Vec::new(),
-            ),
-        },
+    let (text, reason, notes, explains) = match listed {
+        None => unknown_tool(tool, catalog, checks),
+        Some(listed)
+            if checks.arguments == ArgumentCheck::Schema
+                && checks.validator == hosts::Validator::Ajv =>
+        {
+            let schema = listed.input_schema()?;
+            let errors = validators::ajv(&schema, arguments);
+            if errors.is_empty() {
+                return None;
+            }
+            let error = validators::ajv_text(&errors, &checks.data_var);
+            (
+                hosts::fill(
+                    &checks.invalid_arguments_text,
+                    &[("tool", tool), ("error", &error)],
+                ),
+                format!(
+                    "the arguments break the tool's inputSchema ({error}), and this host checks them itself with Ajv: it refuses the call, the server is never called, and the model reads the host's message"
+                ),
+                crate::schema::violations(&schema, arguments),
+                checks.invalid_arguments_text.contains("{error}"),
+            )
+        }
         Some(listed) if checks.arguments != ArgumentCheck::None => {
             let schema = listed.input_schema()?;
             let problems = match checks.arguments {
@@ -390,15 +432,25 @@ pub fn stopped_by_host(
                 _ => missing_required(&schema, arguments),
             };
             let first = problems.first()?;
-            let error = first.split_once(": ").map_or(first.as_str(), |(_, why)| why);
+            let error = first
+                .split_once(": ")
+                .map_or(first.as_str(), |(_, why)| why);
             (
-                hosts::fill(&checks.invalid_arguments_text, &[("tool", tool), ("error", error)]),
+                hosts::fill(
+                    &checks.invalid_arguments_text,
+                    &[("tool", tool), ("error", error)],
+                ),
                 format!(
                     "the arguments break the tool's inputSchema ({}), and this host checks {} itself: it refuses the call, the server is never called, and the model reads the host's message",
                     error,
-                    if checks.arguments == ArgumentCheck::Schema { "them" } else { "required properties" }
+                    if checks.arguments == ArgumentCheck::Schema {
+                        "them"
+                    } else {
+                        "required properties"
+                    }
                 ),
                 problems,
+                checks.invalid_arguments_text.contains("{error}"),
             )
         }
         Some(_) => return None,
@@ -421,10 +473,24 @@ pub fn stopped_by_host(
         truncation: None,
         findings: Vec::new(),
         server_called: false,
+        explains,
         shape: host.shape,
     };
     view.as_the_host_marks_and_cuts_it(host);
     Some(view)
+}
+
+/// The called tool's name and its arguments as compact JSON (`{}` when it sent none), for a
+/// host's words about the call.
+fn call_words(exchange: &Exchange) -> (&str, String) {
+    let params = exchange.params();
+    let tool = params
+        .and_then(|params| params.get("name")?.as_str())
+        .unwrap_or_default();
+    let arguments = params
+        .and_then(|params| params.get("arguments"))
+        .map_or_else(|| "{}".to_owned(), serde_json::Value::to_string);
+    (tool, arguments)
 }
 
 /// The names of the listed tools, once each in their order, joined by ", " (a host that lists
@@ -438,6 +504,132 @@ fn tool_names(catalog: &[crate::mcp::messages::Tool]) -> String {
         }
     }
     names.join(", ")
+}
+
+/// The blocks as one JSON array text, each part written by its kind's template (a host that
+/// `JSON.stringify`s its own parts): images and audio by theirs, with `{data}` and
+/// `{mimeType}`; everything else, and media without a template, as a text part of what the
+/// model would otherwise read.
+fn parts_as_json(blocks: &[Block], templates: &hosts::PartsAsJson) -> String {
+    use crate::mcp::json;
+    // A JSON string literal, escaped as `JSON.stringify` escapes it.
+    let quoted = |text: &str| serde_json::Value::from(text).to_string();
+    let mut out = String::from("[");
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let media = match block {
+            Block::Media { source, .. } => {
+                let field = |key: &str| json::member(source, key).and_then(json::string);
+                let template = match field("type").as_deref() {
+                    Some("image") => templates.image.as_ref(),
+                    Some("audio") => templates.audio.as_ref(),
+                    _ => None,
+                };
+                template.map(|template| {
+                    let data = quoted(&field("data").unwrap_or_default());
+                    let mime = quoted(&field("mimeType").unwrap_or_default());
+                    hosts::fill(template, &[("data", &data), ("mimeType", &mime)])
+                })
+            }
+            _ => None,
+        };
+        let part = media.unwrap_or_else(|| {
+            hosts::fill(&templates.text, &[("text", &quoted(&block.to_string()))])
+        });
+        out.push_str(&part);
+    }
+    out.push(']');
+    out
+}
+
+/// The host's answer to a tool it did not list: its words, why, and whether they say why.
+fn unknown_tool(
+    tool: &str,
+    catalog: &[crate::mcp::messages::Tool],
+    checks: &hosts::Checks,
+) -> (String, String, Vec<String>, bool) {
+    match &checks.unknown_tool_text {
+        Some(text) => (
+            hosts::fill(
+                text,
+                &[
+                    ("tool", tool),
+                    ("tools", &tool_names(catalog)),
+                    ("did_you_mean", &did_you_mean(tool, catalog, checks)),
+                ],
+            ),
+            format!(
+                "'{tool}' is not a tool the server listed: the host answers the model itself and never calls the server"
+            ),
+            Vec::new(),
+            true,
+        ),
+        None => (
+            String::new(),
+            format!(
+                "'{tool}' is not a tool the server listed: the host fails the whole run, so the model reads nothing and the server is never called"
+            ),
+            Vec::new(),
+            false,
+        ),
+    }
+}
+
+/// Gemini CLI's hint for a tool it does not have (`getToolSuggestion`): the three names nearest
+/// by edit distance among all its tools, in its order (ties keep it), as " Did you mean one of:
+/// "a", "b", "c"?"; the server's tools are named by `checks.tool_name`, where `{server_tools}`
+/// stands in `checks.tool_order`.
+fn did_you_mean(
+    tool: &str,
+    catalog: &[crate::mcp::messages::Tool],
+    checks: &hosts::Checks,
+) -> String {
+    let name = |tool: &str| match &checks.tool_name {
+        Some(template) => hosts::fill(template, &[("tool", tool)]),
+        None => tool.to_owned(),
+    };
+    let wanted = name(tool);
+    let mut all: Vec<String> = Vec::new();
+    for entry in &checks.tool_order {
+        if entry == "{server_tools}" {
+            all.extend(catalog.iter().map(|listed| name(&listed.name)));
+        } else {
+            all.push(entry.clone());
+        }
+    }
+    let mut near: Vec<(usize, String)> = all
+        .into_iter()
+        .map(|candidate| (levenshtein(&wanted, &candidate), candidate))
+        .collect();
+    // Stable, as JavaScript's sort: equal distances keep the host's order.
+    near.sort_by_key(|(distance, _)| *distance);
+    let quoted: Vec<String> = near
+        .iter()
+        .take(3)
+        .map(|(_, n)| format!("\"{n}\""))
+        .collect();
+    match quoted.len() {
+        0 => String::new(),
+        1 => format!(" Did you mean {}?", quoted[0]),
+        _ => format!(" Did you mean one of: {}?", quoted.join(", ")),
+    }
+}
+
+/// Edit distance in UTF-16 code units, as `fast-levenshtein` counts.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<u16>, Vec<u16>) = (a.encode_utf16().collect(), b.encode_utf16().collect());
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, y) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(x != y);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }
 
 /// The top-level `required` properties `arguments` lacks, one line each as the validator words
@@ -456,7 +648,13 @@ fn missing_required(schema: &serde_json::Value, arguments: &serde_json::Value) -
 
 impl<'a> ModelView<'a> {
     /// A protocol error: the host's failure text, or (MAY, on) the error in the host's words.
-    fn protocol_error(&mut self, error: &ErrorObject, since_sep1303: bool, host: &HostProfile) {
+    fn protocol_error(
+        &mut self,
+        error: &ErrorObject,
+        since_sep1303: bool,
+        host: &HostProfile,
+        exchange: &Exchange,
+    ) {
         self.rule = Rule::May;
         self.is_error = true;
         let named = format!(
@@ -469,7 +667,11 @@ impl<'a> ModelView<'a> {
         } else {
             "the MAY rule of 2025-11-25"
         };
-        if host.aborts_run_on.contains(&hosts::Abort::ProtocolError) {
+        // The MAY rule switched on (`m`) wins: it asks what the model would read if the host
+        // forwarded the error.
+        if !host.forward_protocol_errors
+            && host.aborts_run_on.contains(&hosts::Abort::ProtocolError)
+        {
             // Nothing reaches the model, so nothing is marked as an error there either.
             self.forwarded = false;
             self.is_error = false;
@@ -487,12 +689,18 @@ impl<'a> ModelView<'a> {
                 .as_ref()
                 .map(|data| Compact(data.text()).to_string())
                 .unwrap_or_default();
+            let (tool, arguments) = call_words(exchange);
+            let quoted = serde_json::Value::from(error.message.as_str()).to_string();
+            let escaped = &quoted[1..quoted.len() - 1];
             let text = hosts::fill(
                 &host.protocol_error_text,
                 &[
                     ("code", &code),
                     ("message", &error.message),
                     ("data", &data),
+                    ("tool", tool),
+                    ("arguments", &arguments),
+                    ("message_escaped", escaped),
                 ],
             );
             self.blocks = vec![Block::Text { text: text.into() }];
@@ -539,8 +747,11 @@ impl<'a> ModelView<'a> {
     /// Takes in a result as the host converted it; a block the host fails on replaces the
     /// result with the host's own error.
     fn take(&mut self, converted: Converted<'a>, exchange: &Exchange, host: &HostProfile) {
-        self.blocks = converted.blocks;
+        self.blocks = convert::captioned(converted.blocks, &host.blocks, call_words(exchange).0);
         self.notes = converted.notes;
+        if host.shape == Shape::GeminiFunctionResponse {
+            gemini::lay_out(&mut self.blocks, &mut self.notes);
+        }
         let Some(thrown) = converted.thrown else {
             if let Some(templates) = &host.parts_as_json {
                 self.blocks = vec![Block::Text {
@@ -554,23 +765,6 @@ impl<'a> ModelView<'a> {
             }
             return;
         };
-        if host.aborts_run_on.contains(&hosts::Abort::HostError) {
-            self.notes.insert(
-                0,
-                format!(
-                    "this host fails its whole run on this result (\"{}\"): the model reads nothing of it",
-                    thrown.message
-                ),
-            );
-            self.forwarded = false;
-            self.is_error = false;
-            self.reason = "this host cannot convert the result, and that ends its whole run: \
-                           its model reads nothing of this call"
-                .to_owned();
-            self.blocks = Vec::new();
-            self.thrown = Some(thrown.message);
-            return;
-        }
         let block = match thrown.kind.as_str() {
             "resource_link" => "a resource_link block".to_owned(),
             "" => "a block without a type".to_owned(),
@@ -592,6 +786,22 @@ impl<'a> ModelView<'a> {
         self.blocks = vec![Block::Text {
             text: hosts::fill(&host.host_error_text, &[("error", &thrown.message)]).into(),
         }];
+        if host.aborts_run_on.contains(&hosts::Abort::HostError) {
+            // Its error ends the run: the model reads neither the result nor the error.
+            if let Some(first) = self.notes.first_mut() {
+                *first = format!(
+                    "this host would throw on {block} (\"{}\"), and that ends its whole run: \
+                     the model reads nothing of this call",
+                    thrown.message
+                );
+            }
+            self.is_error = false;
+            self.reason = format!(
+                "this host cannot convert the result (it fails on {block}), and that ends its \
+                 whole run: its model reads nothing of this call"
+            );
+            self.blocks = Vec::new();
+        }
         if matches!(thrown.kind.as_str(), "audio" | "resource_link") {
             self.findings.push(Finding {
                 id: "audio-or-link-unsupported-by-host",
@@ -731,7 +941,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

@@ -5,7 +5,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
 use super::hosts::Shape;
-use super::{Block, ModelView};
+use super::{Block, ModelView, Rule};
 use crate::mcp::json::{self, Compact};
 
 impl<'a> ModelView<'a> {
@@ -68,6 +68,10 @@ impl Serialize for Payload<'_, '_> {
                 map.serialize_entry("type", "function_call_output")?;
                 map.serialize_entry("call_id", "call_sightline")?;
                 map.serialize_entry("output", &OpenaiContent(blocks, responses_part))?;
+            }
+            Shape::GeminiFunctionResponse => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("parts", &gemini_parts(blocks, view.rule))?;
             }
         }
         map.end()
@@ -184,4 +188,38 @@ fn responses_part(block: &Block) -> Value {
         },
         _ => json!({"type": "input_text", "text": block.to_string()}),
     }
+}
+
+/// A Gemini turn's parts for one result: the `functionResponse` (the text in `output`, or in
+/// `error` when the call failed), then each image as an `inlineData` part.
+fn gemini_parts(blocks: &[Block], rule: Rule) -> Vec<Value> {
+    let text: Vec<String> = blocks
+        .iter()
+        .filter(|block| !matches!(block, Block::Media { .. }))
+        .map(ToString::to_string)
+        .collect();
+    let key = if rule == Rule::Result {
+        "output"
+    } else {
+        "error"
+    };
+    let response = if text.is_empty() {
+        json!({})
+    } else {
+        json!({key: text.join("\n")})
+    };
+    let mut parts = vec![json!({"functionResponse": {
+        "id": "call_sightline", "name": "mcp_tool", "response": response,
+    }})];
+    parts.extend(blocks.iter().filter_map(|block| {
+        let Block::Media { source, .. } = block else {
+            return None;
+        };
+        let (mime, data) = match json::member(source, "resource") {
+            Some(resource) => (field(resource, "mimeType"), field(resource, "blob")),
+            None => (field(source, "mimeType"), field(source, "data")),
+        };
+        Some(json!({"inlineData": {"mimeType": mime, "data": data}}))
+    }));
+    parts
 }

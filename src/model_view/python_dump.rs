@@ -1,5 +1,5 @@
 //! A content block as the MCP Python SDK writes it with `model_dump_json()` (mcp-types 2.3.0):
-//! the models' field order, snake_case names, every field present (`null` when unset), compact.
+//! the models' field order, `snake_case` names, every field present (`null` when unset), compact.
 //! Hosts built on that SDK (the `OpenAI` Agents SDK) hand non-text blocks to their model so.
 
 use serde_json::{Map, Value};

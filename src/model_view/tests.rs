@@ -23,6 +23,23 @@ fn with_may(mut host: HostProfile) -> HostProfile {
 
 const PAST: &str = "Invalid departure date: must be in the future. Current date is 29/11/2026.";
 
+/// One text block's text as `host` sends it: as is, or as its parts' JSON array.
+fn sent(host: &HostProfile, text: &str) -> String {
+    // A host that wraps every text block in its own words (`placeholder` with a template).
+    if host.blocks.text == super::hosts::Action::Placeholder
+        && let Some(template) = host.blocks.placeholders.get("text")
+    {
+        return super::hosts::fill(template, &[("text", text)]);
+    }
+    match &host.parts_as_json {
+        Some(templates) => format!(
+            "[{}]",
+            super::hosts::fill(&templates.text, &[("text", &json!(text).to_string())])
+        ),
+        None => text.to_owned(),
+    }
+}
+
 fn every_class() -> Vec<(Class, Exchange)> {
     vec![
         (
@@ -68,7 +85,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert_eq!(view.rule, Rule::Result, "{label}");
                             assert_eq!(
                                 view.text(),
-                                "Booked: one seat departing 12/12/2027.",
+                                sent(&host, "Booked: one seat departing 12/12/2027."),
                                 "{label}"
                             );
                         }
@@ -76,7 +93,12 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert!(view.forwarded && !view.less_likely_to_help, "{label}");
                             assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::Should, "{label}");
-                            assert_eq!(view.text(), PAST, "{label}");
+                            if host.tool_error_text.is_some() {
+                                // The host's own sentence, holding the whole result.
+                                assert!(view.text().contains(PAST), "{label}");
+                            } else {
+                                assert_eq!(view.text(), sent(&host, PAST), "{label}");
+                            }
                             assert_eq!(view.verdict(), "forwarded (SHOULD)", "{label}");
                             assert_eq!(
                                 view.notes.iter().any(|note| note.contains("no error flag")),
@@ -90,10 +112,26 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert_eq!(view.rule, Rule::May, "{label}");
                             let expected = super::hosts::fill(
                                 &host.protocol_error_text,
-                                &[("code", "-32602"), ("message", PAST), ("data", "")],
+                                &[
+                                    ("code", "-32602"),
+                                    ("message", PAST),
+                                    ("data", ""),
+                                    ("tool", "book_flight"),
+                                    ("arguments", "{}"),
+                                    ("message_escaped", PAST),
+                                ],
                             );
                             assert!(expected.contains(PAST), "{label}");
                             assert_eq!(view.text(), expected, "{label}");
+                        }
+                        Class::ProtocolError
+                            if host
+                                .aborts_run_on
+                                .contains(&super::hosts::Abort::ProtocolError) =>
+                        {
+                            assert!(!view.forwarded && !view.is_error, "{label}");
+                            assert_eq!(view.rule, Rule::May, "{label}");
+                            assert_eq!(view.text(), "", "the run aborts: {label}");
                         }
                         Class::ProtocolError => {
                             assert!(!view.forwarded, "{label}");
@@ -399,4 +437,169 @@ fn the_json_form_says_what_the_host_cut_and_threw() {
     assert_eq!(value["host_error"], "Unsupported MCP content type: audio");
     assert_eq!(value["forwarded"], false);
     assert_eq!(value["error_flag"], true);
+}
+
+#[test]
+fn an_unknown_tool_answer_can_name_the_tools_the_host_lists() {
+    let text = "[hosts.x]\ndescription = \"x\"\n[hosts.x.checks]\n\
+                unknown_tool_text = \"No '{tool}'. Available tools: {tools}.\"\n";
+    let host = super::hosts::parse(text, "t").unwrap().remove(0);
+    let listing = crate::mcp::json::Json::from_value(
+        &json!({"tools": [{"name": "a", "inputSchema": {}}, {"name": "b", "inputSchema": {}}]}),
+    );
+    let mut tools = crate::mcp::messages::tools_page(&listing).unwrap().tools;
+    // A host with a session per call lists the tools again: each name counts once.
+    tools.extend(crate::mcp::messages::tools_page(&listing).unwrap().tools);
+    let stopped = super::stopped_by_host("c", &json!({}), Some(&tools), &host).unwrap();
+    assert_eq!(stopped.text(), "No 'c'. Available tools: a, b.");
+    assert!(!stopped.server_called);
+}
+
+#[test]
+fn a_host_whose_run_aborts_shows_its_model_nothing() {
+    let mut host = host("spec");
+    host.aborts_run_on = vec![
+        super::hosts::Abort::ProtocolError,
+        super::hosts::Abort::HostError,
+    ];
+    let error = call("book_flight", json!({})).error(-32602, PAST);
+    let aborted = view(&error, "2025-11-25", &host);
+    assert_eq!(
+        (aborted.text(), aborted.forwarded, aborted.is_error),
+        (String::new(), false, false)
+    );
+    assert!(aborted.reason.contains("whole run"), "{}", aborted.reason);
+    // The MAY rule switched on asks what a forwarding host would show: it wins.
+    let forwarded = view(&error, "2025-11-25", &with_may(host.clone()));
+    assert_eq!(forwarded.text(), "MCP error -32602: ".to_owned() + PAST);
+    host.blocks.audio = super::hosts::Action::Throw;
+    let audio = call("sound", json!({})).result(json!({"content": [
+        {"type": "text", "text": "Listen:"},
+        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+    ]}));
+    let thrown = view(&audio, "2025-11-25", &host);
+    assert_eq!(thrown.text(), "");
+    assert!(!thrown.forwarded && thrown.thrown.is_some());
+    assert!(
+        thrown.notes[0].contains("ends its whole run"),
+        "{:?}",
+        thrown.notes
+    );
+}
+
+#[test]
+fn a_host_can_send_its_parts_as_one_json_text() {
+    let mut host = host("openai-chat");
+    host.blocks.image = super::hosts::Action::Pass;
+    host.parts_as_json = Some(super::hosts::PartsAsJson {
+        text: r#"{"type":"text","text":{text}}"#.to_owned(),
+        image: Some(r#"{"type":"image-data","data":{data},"mediaType":{mimeType}}"#.to_owned()),
+        audio: None,
+    });
+    let exchange = call("picture", json!({})).result(json!({"content": [
+        {"type": "text", "text": "A \"map\":\n"},
+        {"type": "image", "data": "iVBO", "mimeType": "image/png"},
+    ]}));
+    let parts = view(&exchange, "2025-11-25", &host);
+    assert_eq!(
+        parts.text(),
+        r#"[{"type":"text","text":"A \"map\":\n"},{"type":"image-data","data":"iVBO","mediaType":"image/png"}]"#
+    );
+    assert_eq!(parts.blocks.len(), 1);
+    // An error the host writes itself is not a part: it is sent as it is.
+    let error = call("picture", json!({})).error(-32602, PAST);
+    let forwarded = view(&error, "2025-11-25", &with_may(host));
+    assert_eq!(forwarded.text(), "MCP error -32602: ".to_owned() + PAST);
+}
+
+#[test]
+fn a_host_words_tool_and_protocol_errors_with_the_call_and_the_result_as_json() {
+    let mut host = host("spec");
+    host.error_flag = false;
+    host.forward_protocol_errors = true;
+    host.tool_error_text = Some("'{tool}' failed: {\"args\":{arguments}} gave {result}".to_owned());
+    host.protocol_error_text = "'{tool}' {arguments}: \"{message_escaped}\" ({code})".to_owned();
+    let arguments = json!({"departureDate": "12/12/2024"});
+    let tool_error = call("book_flight", arguments.clone()).result(json!({
+        "isError": true,
+        "content": [{"text": "no \"seat\"", "type": "text", "annotations": {"audience": ["user"]}}],
+    }));
+    assert_eq!(
+        view(&tool_error, "2025-11-25", &host).text(),
+        r#"'book_flight' failed: {"args":{"departureDate":"12/12/2024"}} gave {"content":[{"type":"text","text":"no \"seat\""}],"isError":true}"#
+    );
+    let protocol = call("book_flight", arguments).error(-32602, "bad \"date\"\n");
+    assert_eq!(
+        view(&protocol, "2025-11-25", &host).text(),
+        r#"'book_flight' {"departureDate":"12/12/2024"}: "bad \"date\"\n" (-32602)"#
+    );
+}
+
+#[test]
+fn the_gemini_shape_captions_media_sends_images_last_and_leaves_audio_out() {
+    let host = host("gemini-cli");
+    assert_eq!(host.shape, Shape::GeminiFunctionResponse);
+    let exchange = call("picture", json!({})).result(json!({"content": [
+        {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+        {"type": "text", "text": "The seat map"},
+        {"type": "audio", "mimeType": "audio/wav", "data": "UklGRiQAAABXQVZF"},
+    ]}));
+    let view = view(&exchange, "2025-11-25", &host);
+    assert_eq!(
+        view.text(),
+        "[SYSTEM: Binary content (audio/wav) stripped from response due to protocol limitations.]\n\
+         [Tool 'picture' provided the following image data with mime-type: image/png]\n\
+         <untrusted_context>\nThe seat map\n</untrusted_context>\n\
+         [Tool 'picture' provided the following audio data with mime-type: audio/wav]\n\
+         [image: image/png, 8 B]"
+    );
+    let payload = view.payload();
+    assert_eq!(
+        payload["parts"].as_array().map(Vec::len),
+        Some(2),
+        "{payload}"
+    );
+    assert_eq!(payload["parts"][1]["inlineData"]["mimeType"], "image/png");
+}
+
+#[test]
+fn gemini_suggests_the_nearest_tools_in_its_own_order() {
+    let catalog: Vec<crate::mcp::messages::Tool> =
+        ["book_flight", "summarise", "list_roots", "slow_search"]
+            .iter()
+            .map(|name| crate::mcp::messages::Tool::from_value(&json!({"name": name})))
+            .collect();
+    let gemini = resolve("gemini-cli", &[]).unwrap();
+    let view = super::stopped_by_host("no_such_tool", &json!({}), Some(&catalog), &gemini).unwrap();
+    // As Gemini CLI 0.61.0 answered (captured): distance 9, 10, then the first of the 11s.
+    assert_eq!(
+        view.text(),
+        r#"Tool "mcp_srv_no_such_tool" not found. Did you mean one of: "mcp_srv_list_roots", "mcp_srv_summarise", "mcp_srv_book_flight"?"#
+    );
+    assert!(!view.server_called);
+    assert_eq!(super::levenshtein("kitten", "sitting"), 3);
+    assert_eq!(super::levenshtein("", "abc"), 3);
+}
+
+#[test]
+fn an_unwrapping_host_sends_an_embedded_text_resource_as_its_text() {
+    let mut host = host("openai-chat");
+    host.blocks.resource = super::hosts::Action::Unwrap;
+    let exchange = call("document", json!({})).result(json!({"content": [
+        {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "Fares."}},
+        {"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "AAAA"}},
+    ]}));
+    let unwrapped = view(&exchange, "2025-11-25", &host);
+    assert_eq!(
+        unwrapped.blocks[0],
+        Block::Text {
+            text: "Fares.".into()
+        }
+    );
+    // A blob has no text to unwrap: it fares as a passed block.
+    assert!(
+        matches!(unwrapped.blocks[1], Block::Media { .. }),
+        "{:?}",
+        unwrapped.blocks
+    );
 }

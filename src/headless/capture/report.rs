@@ -74,7 +74,10 @@ pub fn differences(captured: &Captured, prediction: Option<&Prediction>) -> Vec<
             }
         ));
     }
-    let text = captured.tool_result.as_ref().map(|result| result.text.as_str());
+    let text = captured
+        .tool_result
+        .as_ref()
+        .map(|result| result.text.as_str());
     match text {
         None if prediction.text.is_empty() => {}
         None => found.push(format!(

@@ -61,7 +61,10 @@ impl Host for ClaudeCode {
             env: vec![
                 ("ANTHROPIC_BASE_URL".into(), setup.model_url.to_owned()),
                 ("ANTHROPIC_API_KEY".into(), "sk-ant-dummy".into()),
-                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()),
+                (
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                    "1".into(),
+                ),
                 ("DISABLE_TELEMETRY".into(), "1".into()),
                 ("DISABLE_AUTOUPDATER".into(), "1".into()),
                 ("DISABLE_ERROR_REPORTING".into(), "1".into()),

@@ -1,6 +1,8 @@
-//! LangChain (`langchain` agents with `langchain-mcp-adapters`): an embedded runner script,
-//! `ChatOpenAI` pointed at the mock's Chat Completions API.
+//! `LangChain` (`langchain` agents with `langchain-mcp-adapters`): an embedded runner script,
+//! `ChatOpenAI` pointed at the mock's Chat Completions API, run by the interpreter of the
+//! `LangChain` test venv (its adapters need mcp < 2, the peers' venv has mcp 2).
 
+use std::path::Path;
 use std::process::Output;
 
 use super::{Host, Launch, Setup};
@@ -8,7 +10,11 @@ use crate::cli::CaptureArgs;
 use crate::headless::capture::model::Api;
 
 const RUNNER: &str = include_str!("../runners/langchain.py");
-const INSTALL: &str = "pip install langchain langchain-mcp-adapters langchain-openai";
+/// What to install when `LangChain` is missing (the releases the profile is calibrated against).
+const INSTALL: &str =
+    "pip install langchain==1.5.0 langchain-mcp-adapters==0.3.2 langchain-openai==1.7.4";
+/// The interpreter used when `--python` is not given and the `LangChain` test venv exists.
+const PEERS_PYTHON: &str = "tests/peers/.venv-langchain/bin/python";
 
 pub struct Langchain;
 
@@ -30,19 +36,21 @@ impl Host for Langchain {
     }
 
     fn probe(&self, args: &CaptureArgs) -> Result<String, String> {
-        super::python_version(&super::python(args), "langchain", INSTALL)
+        super::python_version(&python(args), "langchain", INSTALL)
     }
 
     fn launch(&self, setup: &Setup) -> Result<Launch, String> {
         let runner = setup.dir.join("langchain_runner.py");
         let spec = serde_json::json!({"server": setup.server, "env": setup.server_env});
         Ok(Launch {
-            program: super::python(setup.args),
+            program: python(setup.args),
             args: vec![runner.to_string_lossy().into_owned(), spec.to_string()],
             env: vec![
                 ("OPENAI_BASE_URL".into(), format!("{}/v1", setup.model_url)),
                 ("OPENAI_API_KEY".into(), "dummy".into()),
+                // No traces leave the machine.
                 ("LANGCHAIN_TRACING_V2".into(), "false".into()),
+                ("LANGSMITH_TRACING".into(), "false".into()),
                 ("PYTHONNOUSERSITE".into(), "1".into()),
                 ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
             ],
@@ -57,4 +65,14 @@ impl Host for Langchain {
     fn flag_note(&self) -> &'static str {
         "none (a Chat Completions tool message has no error flag)"
     }
+}
+
+/// `--python`, or the `LangChain` test venv's, or what the other Python hosts use.
+fn python(args: &CaptureArgs) -> String {
+    if args.python.is_none() && Path::new(PEERS_PYTHON).exists() {
+        let mut chosen = args.clone();
+        chosen.python = Some(PEERS_PYTHON.to_owned());
+        return super::python(&chosen);
+    }
+    super::python(args)
 }

@@ -9,7 +9,8 @@ use crate::cli::CaptureArgs;
 use crate::headless::capture::model::Api;
 
 const RUNNER: &str = include_str!("../runners/vercel_ai.mjs");
-const INSTALL: &str = "npm install ai @ai-sdk/mcp @ai-sdk/openai";
+/// What to install when the SDK is missing (the releases the profiles are calibrated against).
+const INSTALL: &str = "npm install ai@6.0.326 @ai-sdk/mcp@1.0.102 @ai-sdk/openai@3.0.141";
 
 /// The SDK on one of the `OpenAI` provider's two APIs.
 pub struct VercelAi {
@@ -48,7 +49,13 @@ impl Host for VercelAi {
 
     fn probe(&self, args: &CaptureArgs) -> Result<String, String> {
         let modules = super::node_modules(args);
-        let script = "console.log(require(process.argv[1] + '/ai/package.json').version)";
+        // The runner needs all three packages: each is looked for, and `ai`'s version (the
+        // one the profile names) is printed; a missing one is named on one line.
+        let script = "const m = process.argv[1]; \
+                      try { \
+                        for (const p of ['@ai-sdk/mcp', '@ai-sdk/openai']) require(m + '/' + p + '/package.json'); \
+                        console.log(require(m + '/ai/package.json').version); \
+                      } catch (e) { console.error(e.message.split('\\n')[0]); process.exit(1); }";
         super::run_quietly(&node(args), &["-e", script, &modules], None).map_err(|error| {
             format!(
                 "the Vercel AI SDK is not in {modules} ({error}); install it with `{INSTALL}` \
@@ -59,7 +66,11 @@ impl Host for VercelAi {
 
     fn launch(&self, setup: &Setup) -> Result<Launch, String> {
         let runner = setup.dir.join("vercel_ai_runner.mjs");
-        let api = if self.api == Api::Chat { "chat" } else { "responses" };
+        let api = if self.api == Api::Chat {
+            "chat"
+        } else {
+            "responses"
+        };
         let spec = serde_json::json!({
             "server": setup.server, "env": setup.server_env, "api": api,
             "modules": super::node_modules(setup.args),

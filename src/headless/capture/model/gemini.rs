@@ -45,7 +45,10 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
         .find_map(|parts| {
             let at = parts.iter().position(|part| {
                 part.get("functionResponse").is_some_and(|response| {
-                    response.get("id").and_then(Value::as_str).is_none_or(|id| id == CALL_ID)
+                    response
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .is_none_or(|id| id == CALL_ID)
                 })
             })?;
             Some((parts, at))
@@ -99,10 +102,9 @@ pub fn answer(turn: &Turn, path: &str, body: &Value) -> Answer {
             let args: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
             json!({"functionCall": {"id": CALL_ID, "name": name, "args": args}})
         }
-        Turn::Finish => json!({"text": FINAL_TEXT}),
         // A question that wants JSON back (the CLI's model router) gets a JSON object.
         Turn::Other if wants_json(body) => json!({"text": routing_answer()}),
-        Turn::Other => json!({"text": FINAL_TEXT}),
+        Turn::Finish | Turn::Other => json!({"text": FINAL_TEXT}),
     };
     let response = json!({
         "candidates": [{
