@@ -577,8 +577,8 @@ fn gemini_suggests_the_nearest_tools_in_its_own_order() {
         r#"Tool "mcp_srv_no_such_tool" not found. Did you mean one of: "mcp_srv_list_roots", "mcp_srv_summarise", "mcp_srv_book_flight"?"#
     );
     assert!(!view.server_called);
-    assert_eq!(super::levenshtein("kitten", "sitting"), 3);
-    assert_eq!(super::levenshtein("", "abc"), 3);
+    assert_eq!(super::host_checks::levenshtein("kitten", "sitting"), 3);
+    assert_eq!(super::host_checks::levenshtein("", "abc"), 3);
 }
 
 #[test]
