@@ -190,3 +190,37 @@ pub fn mcp_server_entry(setup: &Setup) -> serde_json::Value {
         .map_or(("", &[][..]), |(c, a)| (c.as_str(), a));
     serde_json::json!({"command": command, "args": args, "env": setup.server_env})
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::host;
+    use crate::cli::CaptureHost;
+    use crate::model_view::hosts;
+
+    #[test]
+    fn every_host_calibrates_a_captured_profile_and_every_captured_profile_has_its_host() {
+        let runnable: Vec<&str> = CaptureHost::value_variants()
+            .iter()
+            .map(|which| host(*which).name())
+            .collect();
+        let captured: Vec<&str> = hosts::captured().iter().map(|p| p.name.as_str()).collect();
+        let mut sorted = runnable.clone();
+        sorted.sort_unstable();
+        let mut marked = captured.clone();
+        marked.sort_unstable();
+        assert_eq!(
+            sorted, marked,
+            "hosts capture runs vs profiles marked captured"
+        );
+        for which in CaptureHost::value_variants() {
+            let name = which.to_possible_value().unwrap();
+            assert_eq!(
+                name.get_name(),
+                host(*which).name(),
+                "the CLI name is the profile's"
+            );
+        }
+    }
+}
