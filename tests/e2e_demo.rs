@@ -357,7 +357,8 @@ fn hosts_lists_every_profile_and_shows_one_to_copy() {
     std::fs::remove_dir_all(&config).unwrap();
     let shown: Value =
         serde_json::from_slice(&sightline(&["hosts", "show", "codex", "--json"]).stdout).unwrap();
-    assert_eq!(shown["limit"]["bytes"], 12000);
+    assert_eq!(shown["limit"]["bytes"], 11967);
+    assert_eq!(shown["limit"]["then"]["bytes"], 11964);
     let output = sightline(&["hosts", "show", "nope"]);
     assert_eq!(output.status.code(), Some(2));
 }

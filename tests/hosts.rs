@@ -1,9 +1,10 @@
 //! What real hosts show the model: `sightline capture` runs each host installed by
 //! `tests/peers/install.sh` (pinned releases) over a matrix of cases — each answer class, both
 //! demo styles, schema breaks, an unknown tool, a throwing tool, structured content with and
-//! without an output schema, images, audio, embedded resources, a very long text — and the
-//! host's built-in profile must predict exactly what the host sent its model. A host update
-//! that changes behaviour fails here, naming the host, the case and the difference.
+//! without an output schema, images, audio, embedded resources, a very long text, a server
+//! that exits during the call (no reply) — and the host's built-in profile must predict
+//! exactly what the host sent its model. A host update that changes behaviour fails here,
+//! naming the host, the case and the difference.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -130,11 +131,18 @@ const CASES: &[(&str, Server, &str, &str)] = &[
         r#"{"size":40000}"#,
     ),
     (
+        "long text (80 KB)",
+        Server::Cases,
+        "long_text",
+        r#"{"size":80000}"#,
+    ),
+    (
         "very long text (400 KB)",
         Server::Cases,
         "long_text",
         r#"{"size":400000}"#,
     ),
+    ("server exits during the call", Server::Cases, "crash", "{}"),
 ];
 
 /// How many captures run at once (each host is a process tree of its own).
@@ -276,6 +284,11 @@ fn gemini_cli_sends_what_its_profile_predicts() {
 }
 
 #[test]
+fn codex_sends_what_its_profile_predicts() {
+    calibrate("codex", "0.171.0");
+}
+
+#[test]
 fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
     require_hosts();
     let got = capture(
@@ -305,6 +318,7 @@ const README_HOSTS: &[(&str, &str)] = &[
     ("vercel-ai", "6.0.326"),
     ("vercel-ai-chat", "6.0.326"),
     ("langchain", "1.5.0"),
+    ("codex", "0.171.0"),
 ];
 
 /// The README's rows: cases of the matrix, by name.

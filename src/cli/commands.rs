@@ -37,6 +37,9 @@ pub enum CaptureHost {
     VercelAiChat,
     /// A `LangChain` agent with `langchain-mcp-adapters`, on Chat Completions.
     Langchain,
+    /// The `OpenAI` Codex CLI (`codex exec`; `codex` on PATH, or --host-bin), on the Responses
+    /// API, streamed.
+    Codex,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -15,9 +15,9 @@ use super::relay::LoggedFrame;
 use super::{exit, read_arguments};
 use crate::cli::{CaptureArgs, ServerArgs};
 use crate::mcp::Timestamp;
-use crate::mcp::jsonrpc::{self, Frame, Message, Reply};
+use crate::mcp::jsonrpc::{self, Frame, Id, Message, Reply};
 use crate::mcp::messages::{Tool, tools_page};
-use crate::mcp::session::{End, Exchange};
+use crate::mcp::session::{End, Exchange, Failure};
 use crate::sanitize;
 use crate::transport::Target;
 use host::{Host, Setup};
@@ -34,7 +34,8 @@ struct Captured {
     arguments: Value,
     tool_definition: Option<Value>,
     frames: Vec<LoggedFrame>,
-    /// The exchange of the host's `tools/call`, when it made one and the server answered.
+    /// The exchange of the host's `tools/call`, when it made one: answered, or ended without
+    /// an answer (the server exited first).
     exchange: Option<Exchange>,
     version: String,
     catalog: Option<Vec<Tool>>,
@@ -272,8 +273,8 @@ fn assemble(
 ) -> Captured {
     let api = captured.host.api();
     if let Some((definition, name)) = requests.iter().find_map(|request| {
-        let definition = model::tool_definition(api, &request.body, names)?;
-        Some((definition.clone(), api.tool_name(definition)?.to_owned()))
+        let (name, definition) = model::tool_definition(api, &request.body, names)?;
+        Some((definition.clone(), name))
     }) {
         captured.tool_definition = Some(definition);
         captured.called = name;
@@ -282,7 +283,9 @@ fn assemble(
         .iter()
         .find_map(|request| api.tool_result(&request.body))
         .map(|mut result| {
-            result.text = without_saved_paths(&result.text, &dir.to_string_lossy());
+            result.text = captured
+                .host
+                .steadied(without_saved_paths(&result.text, &dir.to_string_lossy()));
             result
         });
     let (exchange, version, catalog) = exchange_of(&captured.frames);
@@ -343,6 +346,12 @@ fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<
                 && logged.dir == "recv"
                 && matches!(&frame.message, Message::Response { id: Some(answered), .. } if answered == id)
         }) else {
+            if method == "tools/call" && exchange.is_none() {
+                if let Some(named) = modern_version(frame) {
+                    version = named;
+                }
+                exchange = Some(unanswered(frames, logged, frame, id));
+            }
             continue;
         };
         if let Some(slot) = taken.get_mut(found) {
@@ -395,6 +404,41 @@ fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<
     (exchange, version, catalog)
 }
 
+/// A `tools/call` no answer came to: the server ended first (the relay logged its exit after
+/// the request), or else the host ended the session before it answered.
+fn unanswered(frames: &[LoggedFrame], logged: &LoggedFrame, request: &Frame, id: &Id) -> Exchange {
+    let exited = frames
+        .iter()
+        .skip_while(|frame| !std::ptr::eq(*frame, logged))
+        .find(|frame| frame.dir == "exit");
+    let (failure, ended_at) = match exited {
+        Some(exit) => (
+            Failure::ServerExited {
+                status: exit.frame.clone(),
+                stderr_tail: Vec::new(),
+            },
+            exit.ms,
+        ),
+        None => (
+            Failure::Rejected {
+                reason: "the host ended the session before the server answered".to_owned(),
+            },
+            frames.last().map_or(logged.ms, |frame| frame.ms),
+        ),
+    };
+    Exchange {
+        id: id.clone(),
+        method: "tools/call".to_owned(),
+        request: request.clone(),
+        sent_at: Timestamp(logged.ms),
+        end: End::Failed(failure),
+        ended_at: Timestamp(ended_at),
+        http: None,
+        rounds: Vec::new(),
+        task: None,
+    }
+}
+
 fn modern_version(frame: &Frame) -> Option<String> {
     let Message::Request {
         params: Some(params),
@@ -439,5 +483,45 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(dir: &str, ms: u64, frame: &str) -> LoggedFrame {
+        LoggedFrame {
+            dir: dir.to_owned(),
+            ms,
+            frame: frame.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_call_the_server_died_during_is_an_exchange_without_a_reply() {
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash"}}"#;
+        let frames = [
+            logged("exit", 1, "exit status: 0"),
+            logged("send", 2, call),
+            logged("exit", 3, "exit status: 3"),
+        ];
+        let (exchange, ..) = exchange_of(&frames);
+        let exchange = exchange.expect("the unanswered call is the exchange");
+        assert_eq!(exchange.method, "tools/call");
+        assert_eq!(
+            exchange.end,
+            End::Failed(Failure::ServerExited {
+                status: "exit status: 3".to_owned(),
+                stderr_tail: Vec::new(),
+            })
+        );
+        assert!(exchange.answer().is_none());
+        // No exit logged after it: the host's session ended first.
+        let (exchange, ..) = exchange_of(&frames[..2]);
+        assert!(matches!(
+            exchange.map(|e| e.end),
+            Some(End::Failed(Failure::Rejected { .. }))
+        ));
     }
 }

@@ -1,5 +1,6 @@
 //! `sightline relay --log FILE -- SERVER…` (hidden): a stdio server behind a recording pipe. The
-//! bytes pass through unchanged both ways; each line is appended to FILE as it passes.
+//! bytes pass through unchanged both ways; each line is appended to FILE as it passes, and the
+//! server's exit status when it ends.
 
 use std::fs::File;
 use std::io::Write;
@@ -15,7 +16,8 @@ use super::exit;
 /// One line that passed the relay, as the log keeps it (one JSON object a line).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggedFrame {
-    /// `send` (host to server) or `recv` (server to host).
+    /// `send` (host to server) or `recv` (server to host); `exit` is the server's end, its
+    /// exit status in `frame` (as `ExitStatus` displays it: "exit status: 3").
     pub dir: String,
     /// Milliseconds since the Unix epoch when the line's end passed.
     pub ms: u64,
@@ -57,16 +59,22 @@ pub async fn relay(log: &str, cwd: Option<&str>, server: &[String]) -> u8 {
         return exit::TRANSPORT_FAILURE;
     };
     let to_server = tokio::spawn(pipe(tokio::io::stdin(), child_in, "send", file.clone()));
+    let log_of_exit = file.clone();
     let from_server = pipe(child_out, tokio::io::stdout(), "recv", file);
     // The host closing our stdin closes the server's (inside `pipe`); the server's stdout
     // ending means it is done.
     from_server.await;
     to_server.abort();
     match child.wait().await {
-        Ok(status) => status
-            .code()
-            .and_then(|code| u8::try_from(code).ok())
-            .unwrap_or(exit::TRANSPORT_FAILURE),
+        Ok(status) => {
+            // The server's end, logged (`exit`) before the host can see ours: a call it never
+            // answered ended with the server.
+            write_entry(&log_of_exit, "exit", status.to_string().as_bytes());
+            status
+                .code()
+                .and_then(|code| u8::try_from(code).ok())
+                .unwrap_or(exit::TRANSPORT_FAILURE)
+        }
         Err(_) => exit::TRANSPORT_FAILURE,
     }
 }

@@ -177,6 +177,11 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
                     &serde_json::from_str(source).unwrap_or_default(),
                 )),
             },
+            JsonStyle::Rmcp => Block::Text {
+                text: Cow::Owned(super::rmcp_json::dump(
+                    &serde_json::from_str(source).unwrap_or_default(),
+                )),
+            },
         },
         Action::Placeholder => Block::Placeholder {
             text: match rules.placeholders.get(&kind) {

@@ -322,14 +322,21 @@ fn openai_agents_hides_protocol_errors_behind_its_sentence_and_structured_only_o
 
 #[test]
 fn codex_keeps_the_head_and_the_tail_of_a_long_result() {
+    // As captured from Codex 0.171.0 (tests/hosts.rs): cut to 11,967 bytes, then that cut to
+    // 11,964, whose marker alone the model reads, after the Wall time line.
     let host = resolve("codex", &[]).unwrap();
     let exchange = case("60 KB text");
     let cut = view(&exchange, &host);
     let text = cut.text();
-    let marker = "…48000 chars truncated…";
+    // 5,983 + "…48033 chars truncated…" (27) + 5,984 = 11,994: 30 bytes more, 8 tokens.
+    let marker = "…8 tokens truncated…";
     assert_eq!(
         text,
-        format!("{}{marker}{}", "a".repeat(6000), "z".repeat(6000))
+        format!(
+            "Wall time: <seconds> seconds\nOutput:\n{}{marker}{}",
+            "a".repeat(5982),
+            "z".repeat(5982)
+        )
     );
     assert!(
         cut.notes

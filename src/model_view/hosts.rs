@@ -110,6 +110,9 @@ pub enum JsonStyle {
     /// As the Vercel AI SDK's MCP client writes it: its schemas' keys first, in their order,
     /// then the others as received (`JSON.stringify` of what zod parsed).
     AiSdk,
+    /// As a Rust host writes it from the `rmcp` SDK's types (Codex): `type` first, then each
+    /// type's fields in its struct's order, then the others as received.
+    Rmcp,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -139,8 +142,9 @@ pub struct Limit {
     #[serde(default)]
     pub keep: Keep,
     /// What stands where text was cut; `{omitted}` is the number of bytes left out
-    /// (`{omitted_thousands}` with thousands separators), `{characters}` and `{lines}` the
-    /// size of the whole text (with thousands separators).
+    /// (`{omitted_thousands}` with thousands separators, `{omitted_tokens}` as tokens of 4
+    /// bytes, rounded up), `{characters}` and `{lines}` the size of the whole text (with
+    /// thousands separators).
     #[serde(default = "default_marker")]
     pub marker: String,
     /// For `head-and-tail`: bytes kept from the start (the rest of `bytes` from the end).
@@ -150,10 +154,29 @@ pub struct Limit {
     /// What the host writes before the text it kept, when it cuts it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// A second limit the host applies to what this one left (its marker included), or to the
+    /// whole text when this one did not cut it (Codex cuts twice). Its `head` and `tail` must
+    /// not exceed this one's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Box<Limit>>,
 }
 
 fn default_marker() -> String {
     "[… {omitted} bytes omitted …]".to_owned()
+}
+
+/// A host that keeps a long result in a file and shows its model a preview (Claude Code).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persist {
+    /// The result's text may have this many bytes (characters, for ASCII) before it is saved.
+    pub bytes: usize,
+    /// How many characters of the preview: the host's content for the model as pretty JSON
+    /// (two-space indent), cut there.
+    pub preview: usize,
+    /// What the model reads instead: `{size}` is that JSON's length in KB with one decimal
+    /// ("50.4KB"), `{preview}` its first `preview` characters.
+    pub marker: String,
 }
 
 /// Where a profile was taken from.
@@ -251,6 +274,9 @@ pub enum Abort {
     ProtocolError,
     /// A block the host fails on (`throw`, or a MIME type it refuses): no `host_error_text`.
     HostError,
+    /// No reply (the server exited, or the call timed out): the host re-raises its client's
+    /// error (an MCP SDK's "Connection closed"); no `failure_text`.
+    NoReply,
 }
 
 /// A host that sends a result's parts as one text, their JSON array (as `JSON.stringify` of
@@ -304,7 +330,9 @@ pub struct HostProfile {
     /// `{arguments}` too, and `{message_escaped}` (the message escaped as in a JSON string).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_error_text: Option<String>,
-    /// What the host tells the model when nothing from the server is forwarded.
+    /// What the host tells the model when nothing from the server is forwarded (no reply, or
+    /// a protocol error it does not forward): `{tool}` (the tool's name on the server) and
+    /// `{arguments}` (compact JSON) are filled in, as in `protocol_error_text`.
     #[serde(default = "default_failure_text")]
     pub failure_text: String,
     /// What the model reads when the host itself fails on a result; `{error}` is its message.
@@ -312,6 +340,10 @@ pub struct HostProfile {
     pub host_error_text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit>,
+    /// A second, lower limit at which the host saves the result to a file and sends a preview
+    /// of its message instead (`limit` still wins above its own size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persist: Option<Persist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
     /// What ends the host's whole run, so that its model reads nothing of this call.
@@ -320,6 +352,11 @@ pub struct HostProfile {
     /// The result's parts sent as one JSON text rather than as parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts_as_json: Option<PartsAsJson>,
+    /// What the host writes before everything the model reads of a call it made (the server's
+    /// answer, or the host's words for its failure), then a newline; the size limit does not
+    /// count it. A capture writes a timing in it as `<seconds>` (Codex's "Wall time").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_prefix: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
 }
@@ -493,9 +530,11 @@ pub fn spec() -> &'static HostProfile {
                 failure_text: default_failure_text(),
                 host_error_text: default_host_error_text(),
                 limit: None,
+                persist: None,
                 checks: None,
                 aborts_run_on: Vec::new(),
                 parts_as_json: None,
+                call_prefix: None,
                 source: None,
             })
     })

@@ -10,6 +10,7 @@ mod host_checks;
 pub mod hosts;
 mod payload;
 mod python_dump;
+mod rmcp_json;
 mod validators;
 
 use std::borrow::Cow;
@@ -124,8 +125,34 @@ pub struct Truncation {
 }
 
 impl Truncation {
-    /// `lines` is the number of lines of the whole text.
+    /// `lines` is the number of lines of the whole text. A limit's second limit (`then`)
+    /// cuts what the first kept, its marker included: one window over the whole text again,
+    /// as its head and tail lie within the first's.
     fn for_limit(total: usize, lines: usize, limit: &Limit) -> Option<Truncation> {
+        let first = Truncation::once(total, lines, limit);
+        let Some(then) = limit.then.as_deref() else {
+            return first;
+        };
+        let Some(first) = first else {
+            return Truncation::once(total, lines, then);
+        };
+        let left = first.notice.len() + first.head + first.marker.len() + first.tail;
+        match Truncation::once(left, lines, then) {
+            Some(second) if second.head <= first.head && second.tail <= first.tail => {
+                Some(Truncation {
+                    total,
+                    head: second.head,
+                    tail: second.tail,
+                    marker: second.marker,
+                    notice: first.notice,
+                })
+            }
+            _ => Some(first),
+        }
+    }
+
+    /// One limit's cut of a text of `total` bytes.
+    fn once(total: usize, lines: usize, limit: &Limit) -> Option<Truncation> {
         if total <= limit.bytes {
             return None;
         }
@@ -140,11 +167,13 @@ impl Truncation {
         };
         let omitted = (total - head - tail).to_string();
         let omitted_thousands = thousands(total - head - tail);
+        let omitted_tokens = (total - head - tail).div_ceil(4).to_string();
         let marker = hosts::fill_exact(
             &limit.marker,
             &[
                 ("omitted", &omitted),
                 ("omitted_thousands", &omitted_thousands),
+                ("omitted_tokens", &omitted_tokens),
                 ("characters", &thousands(total)),
                 ("lines", &thousands(lines)),
             ],
@@ -376,18 +405,35 @@ pub fn model_view<'a>(
         | (Class::ProtocolError, None | Some(Reply::Result(_))) => {
             view.rule = Rule::NoReply;
             view.forwarded = false;
-            view.is_error = true;
-            view.blocks = vec![Block::Text {
-                text: host.failure_text.clone().into(),
-            }];
-            view.reason = format!(
-                "no reply, so nothing from the server reaches the model and the host reports the failure ({})",
-                outcome.detail
-            );
+            if host.aborts_run_on.contains(&hosts::Abort::NoReply) {
+                // The client's error ends the run: nothing reaches the model, flagged or not.
+                view.reason = format!(
+                    "no reply, and this host fails its whole run on that: the model reads nothing of this call ({})",
+                    outcome.detail
+                );
+            } else {
+                view.is_error = true;
+                view.blocks = vec![Block::Text {
+                    text: failure_text(host, exchange).into(),
+                }];
+                view.reason = format!(
+                    "no reply, so nothing from the server reaches the model and the host reports the failure ({})",
+                    outcome.detail
+                );
+            }
         }
     }
     view.as_the_host_marks_and_cuts_it(host);
     view
+}
+
+/// The host's `failure_text`, with the call's `{tool}` and `{arguments}`.
+fn failure_text(host: &HostProfile, exchange: &Exchange) -> String {
+    let (tool, arguments) = call_words(exchange);
+    hosts::fill(
+        &host.failure_text,
+        &[("tool", tool), ("arguments", &arguments)],
+    )
 }
 
 /// The called tool's name and its arguments as compact JSON (`{}` when it sent none), for a
@@ -505,7 +551,7 @@ impl<'a> ModelView<'a> {
         } else {
             self.forwarded = false;
             self.blocks = vec![Block::Text {
-                text: host.failure_text.clone().into(),
+                text: failure_text(host, exchange).into(),
             }];
             self.reason = format!(
                 "{named}: handled by the client, not forwarded ({may}; off): the model learns that the call failed, not why"
@@ -537,6 +583,40 @@ impl<'a> ModelView<'a> {
                 self.notes.push(truncation.describe(limit.bytes));
             }
         }
+        if let Some(persist) = host.persist.as_ref().filter(|_| self.truncation.is_none()) {
+            let total = self.blocks.iter().map(Block::len).sum::<usize>()
+                + self.blocks.len().saturating_sub(1);
+            if total > persist.bytes {
+                self.truncation = Some(self.persisted(total, persist));
+                self.notes.push(format!(
+                    "this host keeps results of up to {} bytes: this one has {total}, so it is saved to a file and the model reads a {}-character preview of it",
+                    persist.bytes, persist.preview
+                ));
+            }
+        }
+        self.with_the_call_prefix(host);
+    }
+
+    /// The host's own line before all it sends of a call it made (outside its size limit: the
+    /// cut moves on by the prefix and its newline).
+    fn with_the_call_prefix(&mut self, host: &HostProfile) {
+        let Some(prefix) = host.call_prefix.as_deref() else {
+            return;
+        };
+        if !self.server_called || self.blocks.is_empty() {
+            return;
+        }
+        let added = prefix.len() + 1;
+        if let Some(truncation) = &mut self.truncation {
+            truncation.total += added;
+            truncation.head += added;
+        }
+        self.blocks.insert(
+            0,
+            Block::Text {
+                text: prefix.to_owned().into(),
+            },
+        );
     }
 
     /// Takes in a result as the host converted it; a block the host fails on replaces the
@@ -704,6 +784,27 @@ impl ModelView<'_> {
         ModelViewJson {
             view: self,
             with_payload,
+        }
+    }
+}
+
+impl ModelView<'_> {
+    /// The whole text replaced by the host's notice with a preview of its content as pretty
+    /// JSON (the content is built once, for a result a host saves: tens of KB).
+    fn persisted(&self, total: usize, persist: &hosts::Persist) -> Truncation {
+        let payload = self.payload();
+        let content = payload.get("content").unwrap_or(&payload);
+        let pretty = serde_json::to_string_pretty(content).unwrap_or_default();
+        let units = pretty.encode_utf16().count();
+        #[allow(clippy::cast_precision_loss)] // a size shown with one decimal
+        let size = format!("{:.1}KB", units as f64 / 1024.0);
+        let preview: String = pretty.chars().take(persist.preview).collect();
+        Truncation {
+            total,
+            head: 0,
+            tail: 0,
+            marker: hosts::fill_exact(&persist.marker, &[("size", &size), ("preview", &preview)]),
+            notice: String::new(),
         }
     }
 }

@@ -40,6 +40,27 @@ fn sent(host: &HostProfile, text: &str) -> String {
     }
 }
 
+/// The view's text without the host's `call_prefix`, which must lead whatever it says of a
+/// call it made.
+fn said(view: &super::ModelView, host: &HostProfile) -> String {
+    let text = view.text();
+    match &host.call_prefix {
+        Some(prefix) if view.server_called && !text.is_empty() => text
+            .strip_prefix(&format!("{prefix}\n"))
+            .unwrap_or_else(|| panic!("{}: no call prefix in {text:?}", host.name))
+            .to_owned(),
+        _ => text,
+    }
+}
+
+/// The host's `failure_text` for `every_class`'s calls (`book_flight`, no arguments).
+fn failure_text(host: &HostProfile) -> String {
+    super::hosts::fill(
+        &host.failure_text,
+        &[("tool", "book_flight"), ("arguments", "{}")],
+    )
+}
+
 fn every_class() -> Vec<(Class, Exchange)> {
     vec![
         (
@@ -84,7 +105,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert!(view.forwarded && !view.is_error, "{label}");
                             assert_eq!(view.rule, Rule::Result, "{label}");
                             assert_eq!(
-                                view.text(),
+                                said(&view, &host),
                                 sent(&host, "Booked: one seat departing 12/12/2027."),
                                 "{label}"
                             );
@@ -95,9 +116,9 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                             assert_eq!(view.rule, Rule::Should, "{label}");
                             if host.tool_error_text.is_some() {
                                 // The host's own sentence, holding the whole result.
-                                assert!(view.text().contains(PAST), "{label}");
+                                assert!(said(&view, &host).contains(PAST), "{label}");
                             } else {
-                                assert_eq!(view.text(), sent(&host, PAST), "{label}");
+                                assert_eq!(said(&view, &host), sent(&host, PAST), "{label}");
                             }
                             assert_eq!(view.verdict(), "forwarded (SHOULD)", "{label}");
                             assert_eq!(
@@ -122,7 +143,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                                 ],
                             );
                             assert!(expected.contains(PAST), "{label}");
-                            assert_eq!(view.text(), expected, "{label}");
+                            assert_eq!(said(&view, &host), expected, "{label}");
                         }
                         Class::ProtocolError
                             if host
@@ -131,24 +152,31 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                         {
                             assert!(!view.forwarded && !view.is_error, "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
-                            assert_eq!(view.text(), "", "the run aborts: {label}");
+                            assert_eq!(said(&view, &host), "", "the run aborts: {label}");
                         }
                         Class::ProtocolError => {
                             assert!(!view.forwarded, "{label}");
                             assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
                             assert!(
-                                !view.text().contains("Current date"),
+                                !said(&view, &host).contains("Current date"),
                                 "the reason must not leak: {label}"
                             );
-                            assert_eq!(view.text(), host.failure_text, "{label}");
+                            assert_eq!(said(&view, &host), failure_text(&host), "{label}");
                             assert_eq!(view.verdict(), "not forwarded (MAY, off)", "{label}");
+                        }
+                        Class::TransportFailure
+                            if host.aborts_run_on.contains(&super::hosts::Abort::NoReply) =>
+                        {
+                            assert!(!view.forwarded && !view.is_error, "{label}");
+                            assert_eq!(view.rule, Rule::NoReply, "{label}");
+                            assert_eq!(said(&view, &host), "", "the run aborts: {label}");
                         }
                         Class::TransportFailure => {
                             assert!(!view.forwarded, "{label}");
                             assert_eq!(view.is_error, host.error_flag, "{label}");
                             assert_eq!(view.rule, Rule::NoReply, "{label}");
-                            assert_eq!(view.text(), host.failure_text, "{label}");
+                            assert_eq!(said(&view, &host), failure_text(&host), "{label}");
                         }
                     }
                 }
@@ -456,6 +484,47 @@ fn an_unknown_tool_answer_can_name_the_tools_the_host_lists() {
 }
 
 #[test]
+fn a_host_whose_run_aborts_on_no_reply_shows_its_model_nothing() {
+    let text = "[hosts.x]\naborts_run_on = [\"no-reply\"]\n";
+    let host = super::hosts::parse(text, "t").unwrap().remove(0);
+    assert_eq!(host.aborts_run_on, vec![super::hosts::Abort::NoReply]);
+    for exchange in [
+        call("book_flight", json!({})).exited(),
+        call("book_flight", json!({})).timeout(),
+    ] {
+        let aborted = view(&exchange, "2025-11-25", &host);
+        assert_eq!(
+            (aborted.text(), aborted.forwarded, aborted.is_error),
+            (String::new(), false, false)
+        );
+        assert_eq!(aborted.rule, Rule::NoReply);
+        assert!(aborted.reason.contains("whole run"), "{}", aborted.reason);
+    }
+    // A protocol error is not a missing reply: the failure text, as before.
+    let error = call("book_flight", json!({})).error(-32602, PAST);
+    assert_eq!(view(&error, "2025-11-25", &host).text(), host.failure_text);
+}
+
+#[test]
+fn the_failure_text_can_name_the_call() {
+    let mut host = host("spec");
+    host.failure_text = "{tool} {arguments} failed: Connection closed".to_owned();
+    let exited = call("book_flight", json!({"seats": 2})).exited();
+    let failed = view(&exited, "2025-11-25", &host);
+    assert_eq!(
+        failed.text(),
+        r#"book_flight {"seats":2} failed: Connection closed"#
+    );
+    assert!(failed.is_error && !failed.forwarded);
+    // The same words for a protocol error the host does not forward.
+    let error = call("book_flight", json!({})).error(-32602, PAST);
+    assert_eq!(
+        view(&error, "2025-11-25", &host).text(),
+        "book_flight {} failed: Connection closed"
+    );
+}
+
+#[test]
 fn a_host_whose_run_aborts_shows_its_model_nothing() {
     let mut host = host("spec");
     host.aborts_run_on = vec![
@@ -602,4 +671,27 @@ fn an_unwrapping_host_sends_an_embedded_text_resource_as_its_text() {
         "{:?}",
         unwrapped.blocks
     );
+}
+
+#[test]
+fn a_second_limit_cuts_what_the_first_kept_and_a_call_prefix_stays_outside_both() {
+    let text = "[hosts.twice]\ndescription = \"x\"\ncall_prefix = \"took <seconds>\"\n\
+                [hosts.twice.limit]\nbytes = 10\nmarker = \"[{omitted}]\"\n\
+                [hosts.twice.limit.then]\nbytes = 8\nmarker = \"<{omitted_tokens}t>\"\n";
+    let host = super::hosts::parse(text, "t").unwrap().remove(0);
+    let cut = |body: &str| view(&call("x", json!({})).text(body), "2025-11-25", &host).text();
+    // 20 bytes: the first keeps 5 + "[10]" + 5 = 14; the second 4 + 4 of those, 6 bytes
+    // (2 tokens) cut, the first marker among them.
+    assert_eq!(cut("abcdefghij0123456789"), "took <seconds>\nabcd<2t>6789");
+    // Within the first limit, over the second: the second alone (1 byte, 1 token).
+    assert_eq!(cut("abcdefghi"), "took <seconds>\nabcd<1t>fghi");
+    assert_eq!(cut("abcdefgh"), "took <seconds>\nabcdefgh");
+    // A call the host stops itself has no prefix.
+    let checks = "[hosts.p]\ndescription = \"x\"\ncall_prefix = \"P\"\n[hosts.p.checks]\n\
+                  unknown_tool_text = \"no {tool}\"\n";
+    let host = super::hosts::parse(checks, "t").unwrap().remove(0);
+    let listing = crate::mcp::json::Json::from_value(&json!({"tools": []}));
+    let tools = crate::mcp::messages::tools_page(&listing).unwrap().tools;
+    let stopped = super::stopped_by_host("c", &json!({}), Some(&tools), &host).unwrap();
+    assert_eq!(stopped.text(), "no c");
 }

@@ -9,7 +9,12 @@ differs most between hosts, for `tests/hosts.rs` (sightline capture against real
   picture            a text block and a PNG image
   sound              an audio block
   document           an embedded text resource
+  crash              the server writes to stderr and exits with status 3 during the call,
+                     without answering (a transport failure: the host gets no reply)
 """
+
+import os
+import sys
 
 from mcp.server import MCPServer
 from mcp.types import (
@@ -89,6 +94,14 @@ def document() -> list:
             ),
         )
     ]
+
+
+@mcp.tool()
+def crash() -> str:
+    """Kills the server mid-call: no reply ever comes."""
+    sys.stderr.write("fatal: the tool crashed\n")
+    sys.stderr.flush()
+    os._exit(3)
 
 
 if __name__ == "__main__":

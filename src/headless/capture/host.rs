@@ -2,6 +2,7 @@
 //! headless in an empty HOME, and what its run said. One module a host.
 
 mod claude_code;
+mod codex;
 mod gemini_cli;
 mod langchain;
 mod openai_agents;
@@ -60,6 +61,11 @@ pub trait Host: Sync {
     fn run_error(&self, output: &Output) -> Option<String>;
     /// Where its message carries an error flag, in words ("the `tool_result`'s `is_error`").
     fn flag_note(&self) -> &'static str;
+    /// The text its model read, with what differs on every run (a timing) written as its
+    /// profile writes it; most hosts' texts are kept as they are.
+    fn steadied(&self, text: String) -> String {
+        text
+    }
 }
 
 /// The host behind a command-line name.
@@ -71,6 +77,7 @@ pub fn host(which: CaptureHost) -> &'static dyn Host {
         CaptureHost::VercelAi => &vercel_ai::VercelAi::RESPONSES,
         CaptureHost::VercelAiChat => &vercel_ai::VercelAi::CHAT,
         CaptureHost::Langchain => &langchain::Langchain,
+        CaptureHost::Codex => &codex::Codex,
     }
 }
 

@@ -125,6 +125,18 @@ impl Api {
         }
     }
 
+    /// The tools a request lists, each with the name the model calls it by (a Responses
+    /// tool in a `namespace` by `NAMESPACE__NAME`).
+    pub fn listed(self, body: &Value) -> Vec<(String, &Value)> {
+        if self == Api::Responses {
+            return responses::listed(body);
+        }
+        self.tools(body)
+            .into_iter()
+            .filter_map(|definition| Some((self.tool_name(definition)?.to_owned(), definition)))
+            .collect()
+    }
+
     /// The name the model calls a listed tool by.
     pub fn tool_name(self, definition: &Value) -> Option<&str> {
         match self {
@@ -254,12 +266,12 @@ impl Shared {
             return Turn::Finish;
         }
         *called = true;
-        let listed: Vec<&str> = tools.iter().filter_map(|t| api.tool_name(t)).collect();
+        let listed: Vec<String> = api.listed(body).into_iter().map(|(name, _)| name).collect();
         let name = self
             .plan
             .names
             .iter()
-            .find(|name| listed.contains(&name.as_str()))
+            .find(|name| listed.contains(name))
             .or(self.plan.names.first())
             .map_or("", String::as_str);
         Turn::Call {
@@ -269,12 +281,16 @@ impl Shared {
     }
 }
 
-/// The definition of the tool called, among a request's tools, by any of its names.
-pub fn tool_definition<'a>(api: Api, body: &'a Value, names: &[String]) -> Option<&'a Value> {
-    api.tools(body).into_iter().find(|definition| {
-        api.tool_name(definition)
-            .is_some_and(|name| names.iter().any(|n| n == name))
-    })
+/// The definition of the tool called, among a request's tools, by any of its names, with the
+/// name it is listed by.
+pub fn tool_definition<'a>(
+    api: Api,
+    body: &'a Value,
+    names: &[String],
+) -> Option<(String, &'a Value)> {
+    api.listed(body)
+        .into_iter()
+        .find(|(name, _)| names.contains(name))
 }
 
 /// A tool output as the model reads it: a string as it is, a list of parts one per line (text

@@ -175,7 +175,12 @@ fn write_text(
         writeln!(out, "(the host did not call the server)")?;
     }
     for frame in &captured.frames {
-        let arrow = if frame.dir == "send" { "→" } else { "←" };
+        let arrow = match frame.dir.as_str() {
+            "send" => "→",
+            "recv" => "←",
+            // The server's end: its exit status.
+            _ => "■",
+        };
         // One line a frame, clipped: the full frames are in --json.
         let shown = model_view::clip(&frame.frame, FRAME_PREVIEW);
         let more = if shown.len() < frame.frame.len() {
