@@ -45,7 +45,7 @@ fn reordered(block: &Value) -> Value {
 }
 
 /// The schema's keys that are present, in its order, then the rest as received.
-fn in_order(object: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
+pub(super) fn in_order(object: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
     let mut out = Map::new();
     for key in keys {
         if let Some(value) = object.get(*key) {

@@ -2,7 +2,9 @@
 //! resource link or an embedded resource to its model as this JSON text): `type` first, then
 //! each type's fields in the order of its struct, then any other keys as received.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use super::ai_sdk_json::in_order;
 
 /// The keys of each block type, in the order of its `rmcp` struct (`RawContent`'s variants).
 const TEXT: &[&str] = &["type", "text", "_meta", "annotations"];
@@ -48,22 +50,6 @@ fn reordered(block: &Value) -> Value {
         *resource = Value::Object(in_order(contents, CONTENTS));
     }
     Value::Object(out)
-}
-
-/// The struct's keys that are present, in its order, then the rest as received.
-fn in_order(object: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in keys {
-        if let Some(value) = object.get(*key) {
-            out.insert((*key).to_owned(), value.clone());
-        }
-    }
-    for (key, value) in object {
-        if !keys.contains(&key.as_str()) {
-            out.insert(key.clone(), value.clone());
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -167,6 +167,34 @@ pub fn run_quietly(
         .to_owned())
 }
 
+/// An embedded Python runner: written as `file` into the capture's directory, run by `python`
+/// with the server spec as its argument, `OPENAI_BASE_URL` at the mock, and `env` besides.
+pub fn python_runner(
+    setup: &Setup,
+    python: String,
+    (file, text): (&str, &str),
+    env: &[(&str, &str)],
+) -> Launch {
+    let runner = setup.dir.join(file);
+    let spec = serde_json::json!({"server": setup.server, "env": setup.server_env});
+    let mut all = vec![
+        (
+            "OPENAI_BASE_URL".to_owned(),
+            format!("{}/v1", setup.model_url),
+        ),
+        ("OPENAI_API_KEY".to_owned(), "dummy".to_owned()),
+        ("PYTHONNOUSERSITE".to_owned(), "1".to_owned()),
+        ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
+    ];
+    all.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    Launch {
+        program: python,
+        args: vec![runner.to_string_lossy().into_owned(), spec.to_string()],
+        env: all,
+        files: vec![(runner, text.to_owned())],
+    }
+}
+
 /// The last JSON line a runner printed, with `run_error` in it.
 pub fn runner_error(output: &Output) -> Option<String> {
     String::from_utf8_lossy(&output.stdout)

@@ -40,22 +40,16 @@ impl Host for Langchain {
     }
 
     fn launch(&self, setup: &Setup) -> Result<Launch, String> {
-        let runner = setup.dir.join("langchain_runner.py");
-        let spec = serde_json::json!({"server": setup.server, "env": setup.server_env});
-        Ok(Launch {
-            program: python(setup.args),
-            args: vec![runner.to_string_lossy().into_owned(), spec.to_string()],
-            env: vec![
-                ("OPENAI_BASE_URL".into(), format!("{}/v1", setup.model_url)),
-                ("OPENAI_API_KEY".into(), "dummy".into()),
-                // No traces leave the machine.
-                ("LANGCHAIN_TRACING_V2".into(), "false".into()),
-                ("LANGSMITH_TRACING".into(), "false".into()),
-                ("PYTHONNOUSERSITE".into(), "1".into()),
-                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+        Ok(super::python_runner(
+            setup,
+            python(setup.args),
+            ("langchain_runner.py", RUNNER),
+            // No traces leave the machine.
+            &[
+                ("LANGCHAIN_TRACING_V2", "false"),
+                ("LANGSMITH_TRACING", "false"),
             ],
-            files: vec![(runner, RUNNER.to_owned())],
-        })
+        ))
     }
 
     fn run_error(&self, output: &Output) -> Option<String> {

@@ -35,20 +35,12 @@ impl Host for OpenaiAgents {
     }
 
     fn launch(&self, setup: &Setup) -> Result<Launch, String> {
-        let runner = setup.dir.join("openai_agents_runner.py");
-        let spec = serde_json::json!({"server": setup.server, "env": setup.server_env});
-        Ok(Launch {
-            program: super::python(setup.args),
-            args: vec![runner.to_string_lossy().into_owned(), spec.to_string()],
-            env: vec![
-                ("OPENAI_BASE_URL".into(), format!("{}/v1", setup.model_url)),
-                ("OPENAI_API_KEY".into(), "dummy".into()),
-                ("OPENAI_AGENTS_DISABLE_TRACING".into(), "1".into()),
-                ("PYTHONNOUSERSITE".into(), "1".into()),
-                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
-            ],
-            files: vec![(runner, RUNNER.to_owned())],
-        })
+        Ok(super::python_runner(
+            setup,
+            super::python(setup.args),
+            ("openai_agents_runner.py", RUNNER),
+            &[("OPENAI_AGENTS_DISABLE_TRACING", "1")],
+        ))
     }
 
     fn run_error(&self, output: &Output) -> Option<String> {
