@@ -233,6 +233,47 @@ fn the_model_pane_per_real_host() {
     }
 }
 
+/// `H` on a protocol error under Claude Code: running, then the real host's answer beside the
+/// prediction, as the capture's JSON comes back (a made-up difference, to show its lines).
+#[test]
+fn the_real_host_beside_the_prediction() {
+    let captured = |s: &mut Session, result: serde_json::Value| {
+        legacy_demo(s);
+        s.call(
+            3,
+            "book_flight",
+            &json!({"departureDate": "12/12/2024"}),
+            PAST_AS_32602,
+        );
+        s.host("claude-code");
+        s.command(Command::CaptureOnHost);
+        if !result.is_null() {
+            let call = s.state.model.as_ref().unwrap().call;
+            sightline::app::update(
+                &mut s.state,
+                sightline::app::Action::Captured {
+                    call,
+                    host: "claude-code".into(),
+                    result: Ok(result),
+                },
+            );
+        }
+    };
+    snapshot("real_host_running", |s| {
+        captured(s, serde_json::Value::Null)
+    });
+    snapshot("real_host_differs", |s| {
+        captured(
+            s,
+            json!({
+                "host_version": "2.1.332", "server_called": true,
+                "text": "MCP error -32602: Invalid departure date",
+                "differences": ["the model read \"MCP error -32602: Invalid departure date\"; the profile predicts \"Invalid departure date\""],
+            }),
+        );
+    });
+}
+
 #[test]
 fn a_timeout() {
     snapshot("timeout", |s| {
