@@ -260,7 +260,7 @@ fn the_real_host_beside_the_prediction() {
         }
     };
     snapshot("real_host_running", |s| {
-        captured(s, serde_json::Value::Null)
+        captured(s, serde_json::Value::Null);
     });
     snapshot("real_host_differs", |s| {
         captured(
