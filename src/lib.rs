@@ -7,7 +7,8 @@
 //! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
 //! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
-//! - [`headless`]: the `tools`, `call`, `replay --json` and `hosts` commands.
+//! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
+//!   `hosts`, `diff`, `auth`), one module each.
 //! - [`transcript`]: sessions on disk (`--record`, `replay`): written as they happen, read
 //!   back into the same events.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.

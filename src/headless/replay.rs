@@ -1,0 +1,136 @@
+//! `sightline replay FILE --json` (each recorded call judged again, streamed from the file)
+//! and `replay FILE --serve` (the recording as a server).
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::call::CallReport;
+use super::exit;
+use super::output::print_json;
+use crate::config;
+use crate::mcp::log::SessionEvent;
+use crate::mcp::messages::Tool;
+use crate::model_view::hosts::{self, HostProfile};
+use crate::sanitize;
+
+/// `sightline replay FILE --json`: every `tools/call` of a transcript, judged again by today's
+/// rules, in the shape of `call --json`. A line that cannot be read ends the transcript there:
+/// what came before is printed, `stopped` says why, and the exit code is 2.
+pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bool) -> u8 {
+    let host = match config::user_host_profiles().and_then(|user| hosts::resolve(host, &user)) {
+        Ok(host) => host,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let reader = match crate::transcript::open(file) {
+        Ok(reader) => reader,
+        Err(error) => {
+            eprintln!("sightline: {}", sanitize::text(&error.to_string()));
+            return exit::USAGE;
+        }
+    };
+    let replayed = Replayed {
+        header: reader.header.clone(),
+        reader: RefCell::new(Some(reader)),
+        host: &host,
+        forward_protocol_errors,
+        payload,
+        stopped: RefCell::new(None),
+    };
+    print_json(&replayed);
+    if replayed.stopped.borrow().is_some() {
+        exit::USAGE
+    } else {
+        exit::SUCCESS
+    }
+}
+
+/// `replay --json`: the calls are read from the transcript while they are written out, so a
+/// long recording is never held whole.
+struct Replayed<'h> {
+    header: crate::transcript::Header,
+    reader: RefCell<Option<crate::transcript::Reader<std::io::BufReader<std::fs::File>>>>,
+    host: &'h HostProfile,
+    forward_protocol_errors: bool,
+    payload: bool,
+    /// Why reading stopped early; known once `calls` is written.
+    stopped: RefCell<Option<String>>,
+}
+
+impl Serialize for Replayed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("transcript", &self.header)?;
+        map.serialize_entry("calls", &ReplayedCalls(self))?;
+        map.serialize_entry("stopped", &*self.stopped.borrow())?;
+        map.end()
+    }
+}
+
+struct ReplayedCalls<'r, 'h>(&'r Replayed<'h>);
+
+impl Serialize for ReplayedCalls<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let replayed = self.0;
+        let mut seq = serializer.serialize_seq(None)?;
+        let Some(reader) = replayed.reader.borrow_mut().take() else {
+            return seq.end();
+        };
+        let mut transport = replayed.header.transport.clone();
+        let mut connection = None;
+        let mut catalog: Option<Arc<Vec<Tool>>> = None;
+        for event in reader {
+            match event {
+                Ok(SessionEvent::Connecting { transport: named }) => transport = named,
+                Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
+                Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
+                Ok(SessionEvent::CallFinished(exchange)) if exchange.method == "tools/call" => {
+                    let report = CallReport::new(
+                        connection.as_ref(),
+                        &transport,
+                        &exchange,
+                        catalog.as_ref().map(|tools| tools.as_slice()),
+                        replayed.host,
+                        replayed.forward_protocol_errors,
+                    );
+                    seq.serialize_element(&report.to_json(replayed.payload, false))?;
+                }
+                Ok(_) => {}
+                Err(error) => *replayed.stopped.borrow_mut() = Some(error.to_string()),
+            }
+        }
+        seq.end()
+    }
+}
+
+/// `sightline replay FILE --serve [--http ADDR]`: the recording as a server.
+pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
+    let loaded = match crate::transcript::load(file) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("sightline: {}", sanitize::text(&error.to_string()));
+            return exit::USAGE;
+        }
+    };
+    if let Some(stopped) = &loaded.stopped {
+        eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
+    }
+    let recorded = crate::transcript::serve::Recorded::new(&loaded, file);
+    let served = match http {
+        Some(address) => crate::transcript::serve::serve_http(recorded, address).await,
+        None => crate::transcript::serve::serve_stdio(recorded),
+    };
+    match served {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline replay --serve: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}

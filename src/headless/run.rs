@@ -1,0 +1,279 @@
+//! How a headless command runs against a server: the usage checks before it starts, the
+//! connection with its taps (stage, OAuth steps, recording, the `-v` log on stderr), and the guard
+//! that stops it on SIGINT, SIGTERM, SIGHUP or its deadline.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::exit;
+use super::output::print_json;
+use crate::classify::Class;
+use crate::cli::{RecordArgs, ServerArgs};
+use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Role, Stage};
+use crate::mcp::jsonrpc::Message;
+use crate::mcp::log::SessionEvent;
+use crate::sanitize;
+use crate::stream::EventSink;
+use crate::transcript::recorder::Recorder;
+use crate::transport::TransportError;
+
+/// Longest frame the verbose log prints whole.
+const LOG_FRAME_CHARS: usize = 4096;
+
+/// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
+/// usage error, said before anything starts.
+fn selection_problem(server: &ServerArgs) -> Option<String> {
+    match server.target() {
+        Err(error @ (TransportError::Config(_) | TransportError::BadUrl { .. })) => {
+            Some(error.to_string())
+        }
+        Ok(_) | Err(_) => None,
+    }
+}
+
+/// Before a headless command starts: a server selection that cannot name a server, or a
+/// recording that cannot be opened, is a usage error said on stderr (its exit code); else the
+/// recorder, if `--record` asked for one.
+pub(super) fn prepared(
+    server: &ServerArgs,
+    record: &RecordArgs,
+    command: &str,
+) -> Result<Option<Recorder>, u8> {
+    if let Some(problem) = selection_problem(server) {
+        eprintln!("sightline: {}", sanitize::text(&problem));
+        return Err(exit::USAGE);
+    }
+    server.recorder(record, command).map_err(|message| {
+        eprintln!("sightline: {message}");
+        exit::USAGE
+    })
+}
+
+/// Says so when a recording stopped before the run did.
+pub(super) fn recording_ended(recorder: Option<&Recorder>) {
+    if let Some(failure) = recorder.and_then(Recorder::failure) {
+        eprintln!("sightline: {}", sanitize::text(&failure));
+    }
+}
+
+/// Connects as the selection says; with `verbose`, every log entry goes to stderr as it
+/// happens. Nothing else of the stream is kept: a headless run holds only what it prints.
+pub(super) async fn connect(
+    server: &ServerArgs,
+    verbose: bool,
+    stage: &StageTracker,
+    recorder: Option<&Recorder>,
+) -> Result<Client, ClientError> {
+    let mut sink = EventSink::taps_only().with_tap(stage.tap());
+    // Recorded before shown: whatever `-v` printed is already on disk.
+    if let Some(recorder) = recorder {
+        sink = sink.with_tap(recorder.tap());
+    }
+    if verbose {
+        sink = sink.with_tap(print_log_entry);
+    } else {
+        sink = sink.with_tap(print_authorization);
+    }
+    let target = server.target().map_err(ClientError::Transport)?;
+    client::connect(&target, server.client_options(), sink).await
+}
+
+/// The step a run has reached, followed from its session stream.
+#[derive(Debug, Clone)]
+pub(super) struct StageTracker(Arc<Mutex<Stage>>, Arc<Mutex<AuthSteps>>);
+
+/// The steps of OAuth flows, as `call --json` reports them.
+#[derive(Debug, Default)]
+struct AuthSteps {
+    steps: Vec<Value>,
+    /// Between a flow's start and its end: its HTTP requests are steps.
+    running: bool,
+}
+
+impl AuthSteps {
+    fn see(&mut self, at: crate::mcp::Timestamp, event: &LogEvent) {
+        match event {
+            LogEvent::Note(text) if text.starts_with("authorization:") => {
+                let step = text.trim_start_matches("authorization:").trim();
+                if step.starts_with("starting") || step.starts_with("the token was refused") {
+                    self.running = true;
+                }
+                self.steps.push(json!({"at": at.0, "step": step}));
+                if step.starts_with("done") || step.starts_with("refreshed") {
+                    self.running = false;
+                }
+            }
+            LogEvent::Note(text) if text.starts_with("⚑ auth.") => {
+                let (id, message) = text.trim_start_matches("⚑ ").split_once(": ").unwrap_or((text, ""));
+                self.steps.push(json!({"at": at.0, "finding": {"id": id, "message": message}}));
+            }
+            LogEvent::Http(http) if self.running => self.steps.push(json!({
+                "at": at.0,
+                "http": {"method": http.method, "url": http.url, "status": http.status, "error": http.error, "body": http.body},
+            })),
+            _ => {}
+        }
+    }
+}
+
+impl Default for StageTracker {
+    fn default() -> Self {
+        Self(Arc::new(Mutex::new(Stage::Spawn)), Arc::default())
+    }
+}
+
+impl StageTracker {
+    fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
+        let stage = Arc::clone(&self.0);
+        let auth = Arc::clone(&self.1);
+        move |event| {
+            let SessionEvent::Logged(LogEntry { at, event }) = event else {
+                return;
+            };
+            if let LogEvent::Sent(frame) = event
+                && let Message::Request { method, .. } = &frame.message
+            {
+                *stage.lock().unwrap_or_else(PoisonError::into_inner) = Stage::of_method(method);
+            }
+            auth.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .see(*at, event);
+        }
+    }
+
+    pub(super) fn get(&self) -> Stage {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The OAuth steps seen so far.
+    pub(super) fn auth(&self) -> Vec<Value> {
+        self.1
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .steps
+            .clone()
+    }
+}
+
+/// Runs a headless command unless SIGINT, SIGTERM or SIGHUP comes first, or the deadline
+/// passes. The server runs in its own process group, out of the terminal's reach: dropping
+/// the run stops it. Either way `--json` still prints its one object.
+pub(super) async fn guarded<J: Serialize>(
+    run: impl Future<Output = u8>,
+    as_json: bool,
+    deadline: Duration,
+    stage: &StageTracker,
+    stopped: impl FnOnce(Value) -> J,
+) -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut listeners = Vec::new();
+    for (kind, name, code) in [
+        (SignalKind::interrupt(), "SIGINT", 130),
+        (SignalKind::terminate(), "SIGTERM", 143),
+        (SignalKind::hangup(), "SIGHUP", 129),
+    ] {
+        match signal(kind) {
+            Ok(listener) => listeners.push((listener, name, code)),
+            Err(error) => eprintln!("sightline: cannot watch {name}: {error}"),
+        }
+    }
+    let interrupted = async {
+        if listeners.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = listeners.iter_mut().map(|(listener, name, code)| {
+            Box::pin(async move { (listener.recv().await, *name, *code) })
+        });
+        let ((_, name, code), ..) = futures_util::future::select_all(waits).await;
+        (format!("interrupted by {name}"), code)
+    };
+    let (why, code) = tokio::select! {
+        code = run => return code,
+        interrupted = interrupted => interrupted,
+        () = tokio::time::sleep(deadline) => (
+            format!("the run did not finish within its {} s deadline (--deadline)", deadline.as_secs_f64()),
+            exit::TRANSPORT_FAILURE,
+        ),
+    };
+    let detail = format!("{why}; the server was stopped");
+    if as_json {
+        let outcome =
+            json!({"class": Class::TransportFailure, "stage": stage.get(), "detail": detail});
+        print_json(&stopped(outcome));
+    } else {
+        eprintln!("sightline: {detail}");
+    }
+    code
+}
+
+/// The `-v` log: one line per entry on stderr, as it happens.
+/// Without `-v`, the steps of an OAuth flow still reach the user: the URL to open, where the
+/// flow stands, what the server got wrong.
+fn print_authorization(event: &SessionEvent) {
+    if let SessionEvent::Logged(LogEntry {
+        event: LogEvent::Note(text),
+        ..
+    }) = event
+        && (text.starts_with("authorization:") || text.starts_with("⚑ auth."))
+    {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "sightline: {}",
+            sanitize::text(text)
+        );
+    }
+}
+
+fn print_log_entry(event: &SessionEvent) {
+    if let SessionEvent::Logged(LogEntry { at, event }) = event {
+        // A closed stderr leaves nowhere to report to.
+        let _ = writeln!(std::io::stderr().lock(), "{at} {}", describe(event));
+    }
+}
+
+fn describe(event: &LogEvent) -> String {
+    match event {
+        LogEvent::Sent(frame) => format!("→ {}", clip(&frame.raw)),
+        LogEvent::Received { frame, role } => {
+            let role = match role {
+                Role::Reply { .. } | Role::ServerRequest | Role::Notification => String::new(),
+                Role::Late { method } => format!("(late reply to {method}) "),
+                Role::Duplicate { method } => format!("(duplicate reply to {method}) "),
+                Role::UnknownId => "(a reply to a request never sent) ".into(),
+                Role::Unaddressed => "(an error about no request) ".into(),
+            };
+            format!("← {role}{}", clip(&frame.raw))
+        }
+        LogEvent::Invalid(invalid) => format!("✗ {}: {}", invalid.error, clip(&invalid.raw)),
+        LogEvent::Stderr(text) => text
+            .split('\n')
+            .map(|line| format!("  stderr | {}", clip(line)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        LogEvent::TimedOut {
+            id,
+            method,
+            after_ms,
+        } => {
+            format!("⏱ {method} (id {id}) timed out after {after_ms} ms (sightline's own timeout)")
+        }
+        LogEvent::WriteFailed(reason) => format!("✗ write failed: {}", sanitize::text(reason)),
+        LogEvent::Closed { status } => format!("■ server output closed ({status})"),
+        LogEvent::Note(text) => format!("• {}", sanitize::text(text)),
+        LogEvent::Http(http) => format!("⇄ {}", sanitize::text(&http.summary())),
+    }
+}
+
+/// The first `LOG_FRAME_CHARS` characters, terminal-safe; the rest is counted, not copied.
+fn clip(raw: &str) -> String {
+    let cut = raw.char_indices().nth(LOG_FRAME_CHARS).map(|(at, _)| at);
+    let shown = sanitize::text(&raw[..cut.unwrap_or(raw.len())]);
+    match cut {
+        Some(_) => format!("{shown}… ({} bytes in all)", raw.len()),
+        None => shown.into_owned(),
+    }
+}

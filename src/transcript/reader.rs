@@ -1,0 +1,447 @@
+//! Transcript files: read line by line, loaded whole, a line read again by its place.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::convert::Frames;
+use super::format::{Header, Record, VERSION};
+use crate::mcp::jsonrpc::{self, Id};
+use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
+
+/// Why a transcript cannot be read (further), naming the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptError {
+    pub file: String,
+    /// 0 when the file itself cannot be opened.
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for TranscriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "transcript '{}': {}", self.file, self.message),
+            line => write!(
+                f,
+                "transcript '{}', line {line}: {}",
+                self.file, self.message
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TranscriptError {}
+
+/// A transcript being read: its header, then its events one line at a time (a large file is
+/// never read whole).
+pub struct Reader<R> {
+    file: String,
+    lines: R,
+    line: usize,
+    pub header: Header,
+    done: bool,
+    recent: Frames,
+    /// Bytes read so far, and where the line of the last event began.
+    read: u64,
+    last: u64,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the header; a file that is not a transcript, or is newer than this sightline
+    /// reads, is an error naming line 1.
+    pub fn new(mut lines: R, file: &str) -> Result<Self, TranscriptError> {
+        let error = |message: String| TranscriptError {
+            file: file.to_owned(),
+            line: 1,
+            message,
+        };
+        let mut first = String::new();
+        let read = lines
+            .read_line(&mut first)
+            .map_err(|e| error(format!("cannot be read: {e}")))?;
+        if first.trim().is_empty() {
+            return Err(error("empty: not a sightline transcript".into()));
+        }
+        let value: Value = serde_json::from_str(&first)
+            .map_err(|e| error(format!("not a sightline transcript (not JSON: {e})")))?;
+        let version = value
+            .get("sightline_transcript")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| {
+                error("not a sightline transcript (no \"sightline_transcript\" version)".into())
+            })?;
+        if version > u64::from(VERSION) {
+            return Err(error(format!(
+                "transcript format version {version} is newer than this sightline reads ({VERSION}); update sightline"
+            )));
+        }
+        let header: Header = serde_json::from_value(value)
+            .map_err(|e| error(format!("a header this sightline cannot read: {e}")))?;
+        Ok(Self {
+            file: file.to_owned(),
+            lines,
+            line: 1,
+            header,
+            done: false,
+            recent: Frames::default(),
+            read: read as u64,
+            last: 0,
+        })
+    }
+
+    /// Where the line of the event last returned begins, in bytes from the file's start.
+    pub fn offset(&self) -> u64 {
+        self.last
+    }
+
+    fn error(&mut self, message: String) -> TranscriptError {
+        self.done = true;
+        TranscriptError {
+            file: self.file.clone(),
+            line: self.line,
+            message,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<SessionEvent, TranscriptError>;
+
+    /// The next event; a line that cannot be read ends the transcript there, with the reason.
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut text = String::new();
+        loop {
+            text.clear();
+            self.line += 1;
+            self.last = self.read;
+            match self.lines.read_line(&mut text) {
+                Ok(0) => return None,
+                Ok(read) if text.trim().is_empty() => self.read += read as u64,
+                Ok(read) => {
+                    self.read += read as u64;
+                    break;
+                }
+                Err(error) => return Some(Err(self.error(format!("cannot be read: {error}")))),
+            }
+        }
+        let complete = text.ends_with('\n');
+        let record = match serde_json::from_str::<Record>(text.trim_end()) {
+            Ok(record) => record,
+            Err(_) if !complete => {
+                return Some(Err(self.error(
+                    "cut short: the recording stopped in the middle of this line; everything before it is shown".into(),
+                )));
+            }
+            Err(error) if error.is_syntax() || error.is_eof() => {
+                return Some(Err(self.error(format!("not JSON: {error}"))));
+            }
+            Err(error) => {
+                return Some(Err(
+                    self.error(format!("not an event this sightline reads: {error}"))
+                ));
+            }
+        };
+        let event = record.into_event(&mut self.recent);
+        Some(event.map_err(|message| self.error(message)))
+    }
+}
+
+/// A finished `tools/call` of a transcript, with what its analysis depends on at that point.
+#[derive(Debug, Clone)]
+pub struct RecordedCall {
+    pub exchange: Exchange,
+    pub transport: String,
+    pub connection: Option<Connection>,
+    pub catalog: Option<Arc<Vec<Tool>>>,
+}
+
+impl RecordedCall {
+    /// The negotiated version the call was made under.
+    pub fn version(&self) -> &str {
+        self.connection
+            .as_ref()
+            .map_or("unknown", |connection| connection.protocol_version.as_str())
+    }
+}
+
+/// What `replay --json`, `diff` and `--serve` need of a transcript, read whole.
+#[derive(Debug)]
+pub struct Loaded {
+    pub header: Header,
+    /// The last tool listing.
+    pub tools: Option<Arc<Vec<Tool>>>,
+    pub calls: Vec<RecordedCall>,
+    /// Every request sightline sent that got a reply, with the reply, in order.
+    pub replies: Vec<(jsonrpc::Frame, jsonrpc::Frame)>,
+    /// Why reading stopped before the end, if it did.
+    pub stopped: Option<TranscriptError>,
+}
+
+/// Reads a whole transcript; a bad line stops it there (`stopped`).
+pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
+    let reader = open(path)?;
+    let mut loaded = Loaded {
+        header: reader.header.clone(),
+        tools: None,
+        calls: Vec::new(),
+        replies: Vec::new(),
+        stopped: None,
+    };
+    let mut transport = loaded.header.transport.clone();
+    let mut connection = None;
+    let mut pending: std::collections::HashMap<Id, jsonrpc::Frame> =
+        std::collections::HashMap::new();
+    for event in reader {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                loaded.stopped = Some(error);
+                break;
+            }
+        };
+        match event {
+            SessionEvent::Connecting { transport: named } => transport = named,
+            SessionEvent::Connected(connected) => connection = Some(*connected),
+            SessionEvent::ToolsListed(tools) => loaded.tools = Some(tools),
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(frame),
+                ..
+            }) => {
+                if let jsonrpc::Message::Request { id, .. } = &frame.message {
+                    pending.insert(id.clone(), frame.clone());
+                }
+            }
+            SessionEvent::Logged(LogEntry {
+                event:
+                    LogEvent::Received {
+                        frame,
+                        role: Role::Reply { .. } | Role::Late { .. },
+                    },
+                ..
+            }) => {
+                let request = jsonrpc::scan_id(&frame.raw).and_then(|id| pending.remove(&id));
+                if let Some(request) = request {
+                    loaded.replies.push((request, frame));
+                }
+            }
+            SessionEvent::CallFinished(exchange) if exchange.method == "tools/call" => {
+                loaded.calls.push(RecordedCall {
+                    exchange: *exchange,
+                    transport: transport.clone(),
+                    connection: connection.clone(),
+                    catalog: loaded.tools.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(loaded)
+}
+
+/// Where a transcript's frames and calls lie, by number (the n-th `sent` or `received` line,
+/// the n-th `call` line): what a replay reads back when it is shown instead of holding it.
+#[derive(Debug, Default, Clone)]
+pub struct Places {
+    frames: Vec<u64>,
+    calls: Vec<u64>,
+}
+
+impl Places {
+    /// Notes where the line of `event` began.
+    pub fn note(&mut self, event: &SessionEvent, offset: u64) {
+        match event {
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(_) | LogEvent::Received { .. },
+                ..
+            }) => self.frames.push(offset),
+            SessionEvent::CallFinished(_) => self.calls.push(offset),
+            _ => {}
+        }
+    }
+
+    /// The `number`-th frame of the transcript at `path`, read again.
+    pub fn frame(&self, path: &str, number: u64) -> Result<jsonrpc::Frame, String> {
+        let offset = usize::try_from(number)
+            .ok()
+            .and_then(|number| self.frames.get(number));
+        match read_at(path, offset.copied())? {
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Sent(frame) | LogEvent::Received { frame, .. },
+                ..
+            }) => Ok(frame),
+            _ => Err(format!("line {number} of the frames is not a frame")),
+        }
+    }
+
+    /// The `number`-th call of the transcript at `path`, read again.
+    pub fn call(&self, path: &str, number: usize) -> Result<Exchange, String> {
+        match read_at(path, self.calls.get(number).copied())? {
+            SessionEvent::CallFinished(exchange) => Ok(*exchange),
+            _ => Err(format!("call {number} is not a call line")),
+        }
+    }
+}
+
+/// The event of the line at `offset`, read on its own.
+fn read_at(path: &str, offset: Option<u64>) -> Result<SessionEvent, String> {
+    use std::io::{Seek, SeekFrom};
+    let offset = offset.ok_or("not in the transcript as read")?;
+    let cannot = |error: std::io::Error| format!("{path} cannot be read again: {error}");
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    file.seek(SeekFrom::Start(offset)).map_err(cannot)?;
+    let mut line = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut line)
+        .map_err(cannot)?;
+    let record: Record = serde_json::from_str(line.trim_end())
+        .map_err(|error| format!("{path} changed since it was read: {error}"))?;
+    record.into_event(&mut Frames::default())
+}
+
+/// Opens a transcript file.
+pub fn open(path: &str) -> Result<Reader<std::io::BufReader<std::fs::File>>, TranscriptError> {
+    let file = std::fs::File::open(path).map_err(|error| TranscriptError {
+        file: path.to_owned(),
+        line: 0,
+        message: format!("cannot be opened: {error}"),
+    })?;
+    Reader::new(std::io::BufReader::with_capacity(1 << 16, file), path)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::classify::fixtures::call;
+    use crate::transcript::Redactor;
+    use crate::transcript::fixtures::{entry, every_event, write};
+
+    fn read(text: &str) -> Result<Vec<Result<SessionEvent, TranscriptError>>, TranscriptError> {
+        Ok(Reader::new(text.as_bytes(), "t.jsonl")?.collect())
+    }
+
+    #[test]
+    fn every_event_reads_back_as_it_was_written() {
+        let events = every_event();
+        let text = write(&events, &Redactor::default());
+        assert_eq!(text.lines().count(), events.len() + 1, "one line per event");
+        let back: Vec<SessionEvent> = read(&text)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(back, events);
+    }
+
+    fn error_of(text: &str) -> TranscriptError {
+        match read(text) {
+            Err(error) => error,
+            Ok(events) => events
+                .into_iter()
+                .find_map(Result::err)
+                .unwrap_or_else(|| panic!("no error in {text:?}")),
+        }
+    }
+
+    #[test]
+    fn a_broken_transcript_is_read_up_to_the_line_that_breaks_and_names_it() {
+        let good = write(&every_event()[..3], &Redactor::default());
+        let cases = [
+            ("", 1, "empty: not a sightline transcript"),
+            ("hello\n", 1, "not a sightline transcript (not JSON"),
+            ("{\"a\":1}\n", 1, "no \"sightline_transcript\" version"),
+            (
+                "{\"sightline_transcript\":2}\n",
+                1,
+                "transcript format version 2 is newer than this sightline reads (1)",
+            ),
+        ];
+        for (text, line, message) in cases {
+            let error = error_of(text);
+            assert_eq!(error.line, line, "{text:?}");
+            assert!(error.message.contains(message), "{error}");
+        }
+        let events_before = |text: &str| {
+            read(text)
+                .unwrap()
+                .into_iter()
+                .take_while(Result::is_ok)
+                .count()
+        };
+        // Killed mid-line: the last line has no newline and does not parse.
+        let cut = format!("{good}{{\"type\":\"sent\",\"at\":9,\"raw\":\"{{\\\"jso");
+        let error = error_of(&cut);
+        assert_eq!(error.line, 5);
+        assert!(error.message.starts_with("cut short"), "{error}");
+        assert_eq!(events_before(&cut), 3);
+        let garbage = format!("{good}not json at all\n{{\"type\":\"disconnected\"}}\n");
+        let error = error_of(&garbage);
+        assert_eq!(error.line, 5);
+        assert!(error.message.starts_with("not JSON"), "{error}");
+        assert_eq!(events_before(&garbage), 3, "nothing after the bad line");
+        let unknown = format!("{good}{{\"type\":\"teleport\"}}\n");
+        assert!(
+            error_of(&unknown)
+                .message
+                .starts_with("not an event this sightline reads")
+        );
+        assert_eq!(
+            error_of(&unknown).to_string(),
+            format!(
+                "transcript 't.jsonl', line 5: {}",
+                error_of(&unknown).message
+            )
+        );
+    }
+
+    #[test]
+    fn a_call_read_back_shares_its_frames_with_the_lines_before_it() {
+        let call = call("x", json!({})).text("one copy");
+        let sent = entry(1, LogEvent::Sent(call.request.clone()));
+        let received = entry(
+            2,
+            LogEvent::Received {
+                frame: call.response().unwrap().clone(),
+                role: Role::Reply {
+                    method: "tools/call".into(),
+                },
+            },
+        );
+        let finished = SessionEvent::CallFinished(Box::new(call));
+        let text = write(&[sent, received, finished], &Redactor::default());
+        let back: Vec<SessionEvent> = read(&text)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let (
+            SessionEvent::Logged(sent),
+            SessionEvent::Logged(received),
+            SessionEvent::CallFinished(call),
+        ) = (&back[0], &back[1], &back[2])
+        else {
+            panic!("{back:?}");
+        };
+        let (
+            LogEvent::Sent(sent),
+            LogEvent::Received {
+                frame: received, ..
+            },
+        ) = (&sent.event, &received.event)
+        else {
+            panic!();
+        };
+        assert!(Arc::ptr_eq(&sent.raw, &call.request.raw));
+        assert!(Arc::ptr_eq(&received.raw, &call.response().unwrap().raw));
+    }
+}
