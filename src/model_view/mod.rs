@@ -8,9 +8,11 @@ mod convert;
 mod gemini;
 mod host_checks;
 pub mod hosts;
+mod json;
 mod payload;
 mod python_dump;
 mod rmcp_json;
+mod truncation;
 mod validators;
 
 use std::borrow::Cow;
@@ -26,7 +28,10 @@ use crate::mcp::session::Exchange;
 pub use convert::media_label;
 use convert::{Converted, convert};
 pub use host_checks::stopped_by_host;
-use hosts::{HostProfile, Keep, Limit, Shape, Structured};
+use hosts::{HostProfile, Keep, Shape, Structured};
+pub use json::ModelViewJson;
+use truncation::{Bounded, LineCount, write_blocks};
+pub use truncation::{Joined, Truncation};
 
 /// The rule of the spec that decided whether the server's answer reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -108,192 +113,6 @@ impl Block<'_> {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-}
-
-/// A host's size limit at work: the text is `total` bytes, the host keeps `head` bytes from
-/// the start and `tail` from the end, and `marker` stands for the rest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Truncation {
-    pub total: usize,
-    pub head: usize,
-    pub tail: usize,
-    pub marker: String,
-    /// What the host writes before the text it kept (its limit's `notice`), or nothing.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub notice: String,
-}
-
-impl Truncation {
-    /// `lines` is the number of lines of the whole text. A limit's second limit (`then`)
-    /// cuts what the first kept, its marker included: one window over the whole text again,
-    /// as its head and tail lie within the first's.
-    fn for_limit(total: usize, lines: usize, limit: &Limit) -> Option<Truncation> {
-        let first = Truncation::once(total, lines, limit);
-        let Some(then) = limit.then.as_deref() else {
-            return first;
-        };
-        let Some(first) = first else {
-            return Truncation::once(total, lines, then);
-        };
-        let left = first.notice.len() + first.head + first.marker.len() + first.tail;
-        match Truncation::once(left, lines, then) {
-            Some(second) if second.head <= first.head && second.tail <= first.tail => {
-                Some(Truncation {
-                    total,
-                    head: second.head,
-                    tail: second.tail,
-                    marker: second.marker,
-                    notice: first.notice,
-                })
-            }
-            _ => Some(first),
-        }
-    }
-
-    /// One limit's cut of a text of `total` bytes.
-    fn once(total: usize, lines: usize, limit: &Limit) -> Option<Truncation> {
-        if total <= limit.bytes {
-            return None;
-        }
-        let (head, tail) = match limit.keep {
-            Keep::Head => (limit.bytes, 0),
-            Keep::Tail => (0, limit.bytes),
-            Keep::HeadAndTail => {
-                let head = limit.head.unwrap_or(limit.bytes / 2).min(limit.bytes);
-                (head, limit.bytes - head)
-            }
-            Keep::Replace => (0, 0),
-        };
-        let omitted = (total - head - tail).to_string();
-        let omitted_thousands = thousands(total - head - tail);
-        let omitted_tokens = (total - head - tail).div_ceil(4).to_string();
-        let marker = hosts::fill_exact(
-            &limit.marker,
-            &[
-                ("omitted", &omitted),
-                ("omitted_thousands", &omitted_thousands),
-                ("omitted_tokens", &omitted_tokens),
-                ("characters", &thousands(total)),
-                ("lines", &thousands(lines)),
-            ],
-        );
-        Some(Truncation {
-            total,
-            head,
-            tail,
-            marker,
-            notice: limit.notice.clone().unwrap_or_default(),
-        })
-    }
-
-    pub fn omitted(&self) -> usize {
-        self.total - self.head - self.tail
-    }
-
-    /// Where the cut is, in words.
-    pub fn describe(&self, limit: usize) -> String {
-        if (self.head, self.tail) == (0, 0) {
-            return format!(
-                "this host keeps {limit} bytes of a result: this one has {}, so the model reads \
-                 the host's notice \"{}\" instead of any of it",
-                self.total,
-                clip(&self.marker, 120)
-            );
-        }
-        let what = match (self.head, self.tail) {
-            (_, 0) => "the end",
-            (0, _) => "the start",
-            _ => "the middle",
-        };
-        format!(
-            "this host keeps {limit} bytes of a result: {} of {} bytes are cut from {what} \
-             (bytes {}–{}), and \"{}\" stands in their place",
-            self.omitted(),
-            self.total,
-            self.head,
-            self.total - self.tail,
-            self.marker
-        )
-    }
-}
-
-/// The blocks as one text, one block per line, written as it is read (never built whole), cut
-/// as the host's size limit cuts it.
-#[derive(Debug, Clone, Copy)]
-pub struct Joined<'v, 'a> {
-    blocks: &'v [Block<'a>],
-    truncation: Option<&'v Truncation>,
-}
-
-impl fmt::Display for Joined<'_, '_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(truncation) = self.truncation else {
-            return write_blocks(self.blocks, f);
-        };
-        f.write_str(&truncation.notice)?;
-        let mut window = Window {
-            out: f,
-            at: 0,
-            truncation,
-            head_done: false,
-            tail_started: false,
-        };
-        write_blocks(self.blocks, &mut window)?;
-        if !window.head_done {
-            window.out.write_str(&truncation.marker)?;
-        }
-        Ok(())
-    }
-}
-
-fn write_blocks(blocks: &[Block], out: &mut dyn Write) -> fmt::Result {
-    for (i, block) in blocks.iter().enumerate() {
-        if i > 0 {
-            out.write_char('\n')?;
-        }
-        write!(out, "{block}")?;
-    }
-    Ok(())
-}
-
-/// Passes the head and the tail of what is written through, and the marker between them.
-struct Window<'o, 't> {
-    out: &'o mut dyn Write,
-    at: usize,
-    truncation: &'t Truncation,
-    head_done: bool,
-    tail_started: bool,
-}
-
-impl Write for Window<'_, '_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let start = self.at;
-        self.at += s.len();
-        if !self.head_done {
-            let room = self.truncation.head.saturating_sub(start);
-            let kept = clip(s, room);
-            self.out.write_str(kept)?;
-            if kept.len() < s.len() {
-                self.head_done = true;
-                self.out.write_str(&self.truncation.marker)?;
-            } else {
-                return Ok(());
-            }
-        }
-        let tail_from = self.truncation.total - self.truncation.tail;
-        if self.at <= tail_from {
-            return Ok(());
-        }
-        let mut from = tail_from.saturating_sub(start);
-        if self.tail_started {
-            from = 0;
-        }
-        while from < s.len() && !s.is_char_boundary(from) {
-            from += 1;
-        }
-        self.tail_started = true;
-        self.out.write_str(&s[from.min(s.len())..])
     }
 }
 
@@ -785,151 +604,6 @@ impl ModelView<'_> {
             view: self,
             with_payload,
         }
-    }
-}
-
-impl ModelView<'_> {
-    /// The whole text replaced by the host's notice with a preview of its content as pretty
-    /// JSON (the content is built once, for a result a host saves: tens of KB).
-    fn persisted(&self, total: usize, persist: &hosts::Persist) -> Truncation {
-        let payload = self.payload();
-        let content = payload.get("content").unwrap_or(&payload);
-        let pretty = serde_json::to_string_pretty(content).unwrap_or_default();
-        let units = pretty.encode_utf16().count();
-        #[allow(clippy::cast_precision_loss)] // a size shown with one decimal
-        let size = format!("{:.1}KB", units as f64 / 1024.0);
-        let preview: String = pretty.chars().take(persist.preview).collect();
-        Truncation {
-            total,
-            head: 0,
-            tail: 0,
-            marker: hosts::fill_exact(&persist.marker, &[("size", &size), ("preview", &preview)]),
-            notice: String::new(),
-        }
-    }
-}
-
-/// Counts the lines of what is written (a last line without a newline counts).
-#[derive(Default)]
-struct LineCount {
-    newlines: usize,
-    open: bool,
-}
-
-impl LineCount {
-    fn lines(&self) -> usize {
-        self.newlines + usize::from(self.open)
-    }
-}
-
-impl Write for LineCount {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.newlines += s.bytes().filter(|b| *b == b'\n').count();
-        if !s.is_empty() {
-            self.open = !s.ends_with('\n');
-        }
-        Ok(())
-    }
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-/// Collects at most `max` bytes, counting the rest.
-struct Bounded {
-    text: String,
-    max: usize,
-    omitted: usize,
-}
-
-impl Write for Bounded {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = self.max.saturating_sub(self.text.len());
-        let kept = if self.omitted == 0 { clip(s, room) } else { "" };
-        self.text.push_str(kept);
-        self.omitted += s.len() - kept.len();
-        Ok(())
-    }
-}
-
-/// See [`ModelView::to_json`].
-pub struct ModelViewJson<'v, 'a> {
-    view: &'v ModelView<'a>,
-    with_payload: bool,
-}
-
-impl Serialize for ModelViewJson<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let view = self.view;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("host", &view.host)?;
-        map.serialize_entry("forwarded", &view.forwarded)?;
-        map.serialize_entry("rule", &view.rule)?;
-        map.serialize_entry("is_error", &view.is_error)?;
-        map.serialize_entry("error_flag", &view.error_flag)?;
-        map.serialize_entry("less_likely_to_help", &view.less_likely_to_help)?;
-        map.serialize_entry("text", &Streamed(view.joined()))?;
-        map.serialize_entry("blocks", &Shapes(&view.blocks))?;
-        map.serialize_entry("reason", &view.reason)?;
-        map.serialize_entry("notes", &view.notes)?;
-        if let Some(thrown) = &view.thrown {
-            map.serialize_entry("host_error", thrown)?;
-        }
-        if let Some(truncation) = &view.truncation {
-            map.serialize_entry("truncated", truncation)?;
-        }
-        if !view.server_called {
-            map.serialize_entry("server_called", &false)?;
-        }
-        if self.with_payload {
-            map.serialize_entry("payload", &view.payload_stream())?;
-        }
-        map.end()
-    }
-}
-
-/// The blocks as `call --json` describes them (kind and size), serialized one by one.
-struct Shapes<'v, 'a>(&'v [Block<'a>]);
-
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum BlockShape<'v> {
-    Text { bytes: usize },
-    Media { text: &'v str },
-    Placeholder { text: &'v str },
-    Json { bytes: usize },
-    Structured { bytes: usize },
-}
-
-impl Serialize for Shapes<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|block| match block {
-            Block::Text { .. } => BlockShape::Text { bytes: block.len() },
-            Block::Media { label, .. } => BlockShape::Media { text: label },
-            Block::Placeholder { text } => BlockShape::Placeholder { text },
-            Block::Json { .. } => BlockShape::Json { bytes: block.len() },
-            Block::Structured { .. } => BlockShape::Structured { bytes: block.len() },
-        }))
-    }
-}
-
-/// A `Display` value serialized as a JSON string without building it first.
-struct Streamed<T>(T);
-
-impl<T: fmt::Display> Serialize for Streamed<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
     }
 }
 
