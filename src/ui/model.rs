@@ -1,0 +1,174 @@
+//! The "What the model sees" pane: the host's prediction, what the real host sent, findings.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use super::shared::{class_meaning, finding_lines, pane, wrapped_or_cut};
+use crate::app::describe::id_label;
+use crate::app::state::{AppState, Focus};
+use crate::model_view::Rule;
+use crate::theme::{Meaning, Theme};
+
+pub(super) fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
+    let host = crate::sanitize::text(&state.settings.host().name);
+    // The host's name matters more than the pane's: the long title gives way first.
+    let room = usize::from(area.width.saturating_sub(4));
+    let title = [
+        format!("What the model sees · host '{host}'"),
+        format!("What the model sees · {host}"),
+        format!("Model · {host}"),
+    ]
+    .into_iter()
+    .find(|title| title.chars().count() <= room)
+    .unwrap_or_else(|| host.into_owned());
+    let block = pane(&title, state.focus == Focus::Model, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let Some((view, call)) = state
+        .model
+        .as_ref()
+        .and_then(|view| Some((view, state.calls.get(view.call)?)))
+    else {
+        let text = match (&state.read_back.failed, state.current_call()) {
+            (Some(_), Some(_)) => "This call could not be read back from the transcript.",
+            (None, Some(_)) => "Reading this call back from the transcript…",
+            (_, None) => "Send a tools/call to see what would reach the model.",
+        };
+        Paragraph::new(text)
+            .style(theme.style(Meaning::TextMuted))
+            .wrap(Wrap { trim: false })
+            .render(inner, buf);
+        return;
+    };
+    let verdict_style = theme.style(if view.forwarded {
+        Meaning::ModelForwarded
+    } else {
+        Meaning::ModelNotForwarded
+    });
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    "{}: {} {} ",
+                    // A selected line that is no call's leaves the pane on the latest call.
+                    if state
+                        .log
+                        .selected
+                        .and_then(|i| state.log.lines.get(i)?.exchange)
+                        == Some(view.call)
+                    {
+                        "selected"
+                    } else {
+                        "latest"
+                    },
+                    id_label(call.session, &call.exchange.id),
+                    crate::sanitize::text(&call.tool)
+                ),
+                theme.style(Meaning::Text),
+            ),
+            Span::styled(
+                call.outcome.class.label(),
+                theme.style(class_meaning(call.outcome.class)),
+            ),
+        ]),
+        Line::styled(view.verdict.as_str(), verdict_style),
+    ];
+    let structured = view.structured;
+    let marker = match (view.forwarded, view.is_error, view.rule) {
+        (true, true, Rule::May) => "marked as an error, less likely to help",
+        (true, true, _) => "marked as an error",
+        (false, _, _) => "the host's own words, not the server's:",
+        (true, false, _) if structured => "includes structuredContent, serialized",
+        (true, false, _) => "",
+    };
+    for note in &view.notes {
+        lines.push(Line::styled(
+            format!("▸ {note}"),
+            theme.style(Meaning::FindingInfo),
+        ));
+    }
+    if !marker.is_empty() {
+        lines.push(Line::styled(marker, theme.style(Meaning::TextMuted)));
+    }
+    lines.push(Line::raw(""));
+    lines.extend(
+        view.text
+            .split('\n')
+            .map(|l| Line::styled(l, theme.style(Meaning::Text))),
+    );
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("why: {}", view.reason),
+        theme.style(Meaning::TextMuted),
+    ));
+    if let Some(captured) = &view.captured {
+        lines.extend(captured_lines(captured, &view.host, theme));
+    }
+    for finding in call.findings.iter().chain(&view.findings) {
+        lines.extend(finding_lines(finding, theme));
+    }
+    wrapped_or_cut(lines, state, state.model_scroll, inner, buf);
+}
+
+/// What the real host sent its model (`H`), beside the prediction above it.
+fn captured_lines<'a>(
+    captured: &'a crate::app::state::Captured,
+    host: &str,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    use crate::app::state::Captured;
+    let mut lines = vec![Line::raw("")];
+    match captured {
+        Captured::Running => lines.push(Line::styled(
+            format!("── the real {host}: running… ──"),
+            theme.style(Meaning::TextMuted),
+        )),
+        Captured::Failed(error) => lines.push(Line::styled(
+            format!("── the real {host} could not be run: {error}"),
+            theme.style(Meaning::FindingWarning),
+        )),
+        Captured::Done {
+            host,
+            version,
+            text,
+            server_called,
+            differences,
+        } => {
+            let (verdict, meaning) = if differences.is_empty() {
+                ("sent its model exactly this", Meaning::ModelForwarded)
+            } else {
+                ("sent its model something else", Meaning::FindingWarning)
+            };
+            lines.push(Line::styled(
+                format!("── the real {host} {version} (H): {verdict} ──"),
+                theme.style(meaning),
+            ));
+            if !server_called {
+                lines.push(Line::styled(
+                    "it did not call the server",
+                    theme.style(Meaning::TextMuted),
+                ));
+            }
+            for difference in differences {
+                lines.push(Line::styled(
+                    format!("▸ {difference}"),
+                    theme.style(Meaning::FindingWarning),
+                ));
+            }
+            if !differences.is_empty() {
+                lines.push(Line::styled(
+                    "what its model read:",
+                    theme.style(Meaning::TextMuted),
+                ));
+                let read = text.as_deref().unwrap_or("(nothing)");
+                lines.extend(
+                    read.split('\n')
+                        .map(|l| Line::styled(l, theme.style(Meaning::Text))),
+                );
+            }
+        }
+    }
+    lines
+}

@@ -1,0 +1,140 @@
+//! What several panes and overlays share: the pane's frame, cutting text to fit, wrapping or
+//! cutting a pane's lines, an outcome's colour and a finding's lines.
+
+use std::borrow::Cow;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::app::state::AppState;
+use crate::classify::Class;
+use crate::classify::findings::{Finding, Severity};
+use crate::theme::{Meaning, Theme};
+
+/// `text` cut to `width` columns, with `…` where it was cut.
+pub fn fit(text: &str, width: usize) -> Cow<'_, str> {
+    if text.width() <= width {
+        return Cow::Borrowed(text);
+    }
+    let mut kept = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    if width > 0 {
+        kept.push('…');
+    }
+    Cow::Owned(kept)
+}
+
+/// The columns of `text` from `skip` on, at most `width` of them, with `…` where more follows
+/// (sideways scrolling with wrap off).
+fn window(text: &str, skip: usize, width: usize) -> Cow<'_, str> {
+    if skip == 0 {
+        return fit(text, width);
+    }
+    let mut at = 0;
+    let rest = text
+        .char_indices()
+        .find(|(_, c)| {
+            let before = at;
+            at += c.width().unwrap_or(0);
+            before >= skip
+        })
+        .map_or("", |(i, _)| &text[i..]);
+    Cow::Owned(fit(rest, width).into_owned())
+}
+
+pub(super) fn pane<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
+    let (border, kind) = if focused {
+        (theme.style(Meaning::BorderFocused), BorderType::Thick)
+    } else {
+        (theme.style(Meaning::Border), BorderType::Rounded)
+    };
+    Block::bordered()
+        .border_type(kind)
+        .border_style(border)
+        .title(Span::styled(
+            format!(" {title} "),
+            if focused {
+                theme.style(Meaning::TextTitle)
+            } else {
+                theme.style(Meaning::Text)
+            },
+        ))
+}
+
+/// The theme meaning of an outcome class.
+pub fn class_meaning(class: Class) -> Meaning {
+    match class {
+        Class::Success => Meaning::OutcomeSuccess,
+        Class::ToolError => Meaning::OutcomeToolError,
+        Class::ProtocolError => Meaning::OutcomeProtocolError,
+        Class::TransportFailure => Meaning::OutcomeTransportFailure,
+    }
+}
+
+/// A finding in the model pane: a blank line, the flag, the id, the message.
+pub(super) fn finding_lines<'a>(finding: &'a Finding, theme: &Theme) -> [Line<'a>; 4] {
+    let meaning = match finding.severity {
+        Severity::Warning if finding.id.starts_with("sep1303") => Meaning::FindingSep1303,
+        Severity::Warning => Meaning::FindingWarning,
+        Severity::Info => Meaning::FindingInfo,
+    };
+    let severity = match finding.severity {
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    };
+    [
+        Line::raw(""),
+        Line::styled(format!("⚑ finding ({severity})"), theme.style(meaning)),
+        Line::styled(finding.id, theme.style(meaning)),
+        Line::styled(
+            crate::sanitize::text(&finding.message).into_owned(),
+            theme.style(Meaning::Text),
+        ),
+    ]
+}
+
+/// Lines wrapped at the pane's edge, or (wrap off) cut there with `…` and scrolled sideways.
+pub(super) fn wrapped_or_cut(
+    lines: Vec<Line>,
+    state: &AppState,
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    if state.wrap {
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .render(area, buf);
+    } else {
+        let width = usize::from(area.width);
+        let cut: Vec<Line> = lines
+            .into_iter()
+            .map(|line| {
+                let text: String = line
+                    .spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect();
+                let style = line
+                    .spans
+                    .first()
+                    .map_or(line.style, |span| line.style.patch(span.style));
+                Line::styled(window(&text, state.hscroll, width).into_owned(), style)
+            })
+            .collect();
+        Paragraph::new(cut).scroll((scroll, 0)).render(area, buf);
+    }
+}
