@@ -6,7 +6,11 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use super::action::{Command, Effect};
+use super::model_pane::call_context;
 use super::state::{AppState, CallRecord, LineKind, Raw};
+use super::status::complain;
+use crate::analysis;
 use crate::classify::findings::Finding;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{self, Frame, Id, Message};
@@ -289,4 +293,34 @@ fn frame_of(raw: Option<&Raw>) -> Option<Frame> {
         Raw::Line(line) => jsonrpc::parse(line).ok(),
         Raw::Stderr { .. } | Raw::Http(_) | Raw::Stored { .. } => None,
     }
+}
+
+/// `L`, `E`, `J`: the log or the selected call, as a file the runtime writes.
+pub(super) fn save(state: &mut AppState, command: Command) -> Vec<Effect> {
+    if let (Command::SaveLog, Some(replayed)) = (command, &state.replay) {
+        // The replay's log is its transcript, which keeps every event in its own kind.
+        let name = std::path::Path::new(replayed)
+            .file_stem()
+            .map_or_else(|| "replay".into(), |name| name.to_string_lossy());
+        return vec![Effect::CopyFile {
+            from: replayed.clone(),
+            path: format!("sightline-log-{}.jsonl", safe(&name)),
+        }];
+    }
+    let saved = match command {
+        Command::SaveLog => log_transcript(state),
+        Command::SaveCall => state
+            .current_call_index()
+            .and_then(|index| call_transcript(state, index)),
+        _ => state.current_call_index().and_then(|index| {
+            let record = state.whole_call(index)?;
+            let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
+            call_json(state, index, &view)
+        }),
+    };
+    let Some((path, text)) = saved else {
+        complain(state, "nothing to save yet".into());
+        return Vec::new();
+    };
+    vec![Effect::Save { path, text }]
 }

@@ -4,12 +4,21 @@ pub mod action;
 pub mod ask;
 pub mod audit;
 mod capture;
+mod commands;
 pub mod describe;
+mod detail;
 mod editor;
 mod export;
 pub mod layout;
+mod modals;
+mod model_pane;
+mod navigation;
 pub mod placeholders;
+mod read_back;
+mod session_events;
 pub mod state;
+mod status;
+mod toggles;
 pub mod update;
 
 #[cfg(test)]

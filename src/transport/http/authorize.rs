@@ -10,7 +10,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
 use url::Url;
 
-use super::{Poster, Record, words};
+use super::poster::Poster;
+use super::record::Record;
+use super::status::words;
 use crate::mcp::oauth::{self, Challenge};
 
 /// The largest metadata or token answer read.
@@ -576,7 +578,7 @@ impl Poster {
         };
         record.response(&response);
         let status = response.status();
-        let (body, _) = super::read_body(response, MAX_ANSWER).await;
+        let (body, _) = super::status::read_body(response, MAX_ANSWER).await;
         let answer: Option<Value> = serde_json::from_slice(&body).ok();
         let error = (!status.is_success()).then(|| format!("HTTP {status}"));
         // Shown in Detail and kept in transcripts: masked now, so no token is ever kept.

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::Tokens;
 use crate::mcp::oauth;
-use crate::transport::http::Poster;
+use crate::transport::http::poster::Poster;
 
 /// How long the user has to authorize in the browser.
 const BROWSER_WAIT: Duration = Duration::from_secs(300);

@@ -9,7 +9,7 @@ use reqwest::RequestBuilder;
 
 use super::{OAuthClient, Server, random};
 use crate::mcp::{jwt, oauth};
-use crate::transport::http::Poster;
+use crate::transport::http::poster::Poster;
 
 impl Poster {
     /// `request` and `form` with `client` authenticated for `server`. A key is used where the

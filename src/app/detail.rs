@@ -1,0 +1,141 @@
+//! The Detail pane's lines: the selected call or line, pretty-printed and terminal-safe.
+
+use serde_json::Value;
+
+use super::state::{AppState, LogLine, Raw};
+use crate::mcp::log::HttpExchange;
+use crate::model_view;
+use crate::sanitize;
+
+/// Most lines of a stderr run the detail shows (all of them are in the console).
+const DETAIL_STDERR_LINES: u32 = 2000;
+
+/// Frames larger than this are shown as received (clipped), not pretty-printed.
+const PRETTY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// How much of an oversized frame the detail shows.
+const RAW_PREVIEW: usize = 64 * 1024;
+
+/// Width of the rows an oversized frame's preview is cut into.
+const PREVIEW_WIDTH: usize = 120;
+
+/// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
+pub(super) fn pretty(raw: &str) -> Vec<String> {
+    if raw.len() > PRETTY_LIMIT {
+        let shown = model_view::clip(raw, RAW_PREVIEW);
+        let mut lines = vec![format!(
+            "(a frame of {} bytes: the first {} as received; y / Y copy it whole)",
+            raw.len(),
+            shown.len()
+        )];
+        let safe: Vec<char> = sanitize::text(shown).chars().collect();
+        lines.extend(
+            safe.chunks(PREVIEW_WIDTH)
+                .map(|chunk| chunk.iter().collect::<String>()),
+        );
+        return lines;
+    }
+    let text = serde_json::from_str::<Value>(raw)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| raw.to_owned());
+    sanitize::json(&text).lines().map(str::to_owned).collect()
+}
+
+pub(super) fn refresh_detail(state: &mut AppState) {
+    let line = state.log.selected.and_then(|i| state.log.lines.get(i));
+    let index = match line {
+        Some(line) => line.exchange,
+        None => state.calls.len().checked_sub(1),
+    };
+    let call = index.and_then(|index| state.whole_call(index));
+    if call.is_none() && index.is_some_and(|index| state.calls.get(index).is_some()) {
+        state.log.detail = vec![reading_back(state)];
+        return;
+    }
+    state.log.detail = match (call, line) {
+        // An HTTP row shows its own details, also when it belongs to a call.
+        (
+            _,
+            Some(LogLine {
+                raw: Some(Raw::Http(http)),
+                ..
+            }),
+        ) => http_lines(http, state.settings.show_secrets),
+        (Some(call), _) => {
+            // The response first: it is what the user is looking for.
+            let mut lines = match call.exchange.response() {
+                Some(frame) => {
+                    let mut lines = vec![format!("← response ({} bytes)", frame.raw.len())];
+                    lines.extend(pretty(&frame.raw));
+                    lines
+                }
+                None => vec![format!(
+                    "← no response: {}",
+                    sanitize::text(&call.outcome.detail)
+                )],
+            };
+            lines.push(format!(
+                "→ request ({} bytes)",
+                call.exchange.request.raw.len()
+            ));
+            lines.extend(pretty(&call.exchange.request.raw));
+            if !call.exchange.rounds.is_empty() {
+                // Said before the HTTP details: it is part of what the call was.
+                lines.push(format!(
+                    "→ the server asked, and sightline answered ({})",
+                    call.exchange.rounds.len()
+                ));
+                lines.extend(
+                    call.exchange
+                        .rounds
+                        .iter()
+                        .map(|round| format!("  {}", sanitize::text(&round.describe()))),
+                );
+            }
+            if let Some(http) = &call.exchange.http {
+                lines.extend(http_lines(http, state.settings.show_secrets));
+            }
+            lines
+        }
+        (None, Some(line)) => match &line.raw {
+            Some(Raw::Stderr { first, count }) => {
+                let shown = (*count).min(DETAIL_STDERR_LINES);
+                let mut lines = vec![format!(
+                    "stderr: {count} lines{}",
+                    if shown < *count {
+                        format!(", the last {shown}")
+                    } else {
+                        String::new()
+                    }
+                )];
+                let start = first + (count - shown);
+                lines.extend((start..first + count).map(|n| state.log.stderr.line(n).to_owned()));
+                lines
+            }
+            Some(Raw::Http(http)) => http_lines(http, state.settings.show_secrets),
+            Some(Raw::Stored { frame, .. }) => match &state.read_back.frame {
+                Some((read, whole)) if read == frame => pretty(&whole.raw),
+                _ => vec![reading_back(state)],
+            },
+            Some(raw) => pretty(raw.as_str()),
+            None => vec![state.log.summary(line).into_owned()],
+        },
+        (None, None) => Vec::new(),
+    };
+}
+
+/// What Detail says of a replay's call or frame not yet read back from the transcript.
+fn reading_back(state: &AppState) -> String {
+    match &state.read_back.failed {
+        Some(error) => format!("could not read this back from the transcript: {error}"),
+        None => "reading this back from the transcript…".to_owned(),
+    }
+}
+
+/// An HTTP exchange's details, terminal-safe.
+fn http_lines(http: &HttpExchange, show_secrets: bool) -> Vec<String> {
+    http.lines(show_secrets)
+        .iter()
+        .map(|line| sanitize::text(line).into_owned())
+        .collect()
+}

@@ -1,0 +1,360 @@
+//! What the session reports: connection, tools, log entries, finished calls, questions.
+
+use serde_json::Value;
+
+use super::action::{Effect, SessionEvent};
+use super::ask::AskPanel;
+use super::audit::{Phase as AuditPhase, audited};
+use super::describe::{clip_line, describe_received, describe_sent, id_label};
+use super::detail::refresh_detail;
+use super::model_pane::{call_context, refresh_model};
+use super::navigation::select_tool;
+use super::read_back::{replayed_frame, store_call, store_frame};
+use super::state::{AppState, CallRecord, LineKind, Link, LogLine, Raw};
+use super::status::{complain, inform};
+use crate::analysis;
+use crate::classify::Class;
+use crate::mcp::era::Era;
+use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
+use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::session::Exchange;
+use crate::sanitize;
+
+/// Notifications and server requests up to this size keep only their text; their row is
+/// derived from it when drawn (cheap at this size), so a flood costs little more than its bytes.
+const DERIVE_LIMIT: usize = 4096;
+
+pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effect> {
+    match event {
+        SessionEvent::Connecting { transport } => {
+            if state.link != Link::Starting {
+                // A reconnect: a new connection, whose ids start again at 1.
+                state.session += 1;
+                let text = format!(
+                    "── connection {0}: the server was restarted; its ids read {0}#1, {0}#2… ──",
+                    state.session
+                );
+                state.log.lines.push(note_line(state, &text));
+            }
+            state.link = Link::Connecting;
+            state.transport = sanitize::text(&transport).into_owned();
+        }
+        SessionEvent::Connected(connection) => {
+            state.negotiated = Some((state.session, (*connection).clone()));
+            if connection.era == Era::Legacy {
+                label_probe_answers(state);
+            }
+            if state.session > 1 {
+                inform(
+                    state,
+                    format!(
+                        "reconnected to {} {}",
+                        sanitize::text(&connection.server.name),
+                        sanitize::text(&connection.server.version)
+                    ),
+                );
+            }
+            state.link = Link::Connected(*connection);
+        }
+        SessionEvent::ConnectFailed { reason, .. } => {
+            let reason = sanitize::text(&reason).into_owned();
+            complain(state, format!("could not connect: {reason} (r retries)"));
+            state.link = Link::Failed(reason);
+        }
+        SessionEvent::ToolsListed(tools) => {
+            state.tools.tools = tools;
+            state.tools.problem = None;
+            select_tool(state, state.tools.selected);
+        }
+        SessionEvent::ToolsFailed(reason) => {
+            state.tools.problem = Some(sanitize::text(&reason).into_owned());
+        }
+        SessionEvent::Logged(entry) => log_entry(state, entry),
+        SessionEvent::CallFinished(exchange) => return finish_call(state, *exchange),
+        SessionEvent::Asked {
+            number,
+            request,
+            proposed,
+        } => {
+            let panel = AskPanel::new(number, *request, &proposed);
+            state.asking = Some(panel);
+        }
+        SessionEvent::Disconnected => {
+            state.link = Link::Disconnected;
+            state.pending_calls = 0;
+            if let Some(audit) = state.audit.as_mut()
+                && audit.pending().is_some()
+            {
+                audit.phase = AuditPhase::Done;
+                complain(state, "the audit stopped: the server went away".into());
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// A line of sightline's own, in the current connection.
+fn note_line(state: &AppState, text: &str) -> LogLine {
+    LogLine {
+        at: state
+            .log
+            .lines
+            .last()
+            .map_or_else(Default::default, |line| line.at),
+        kind: LineKind::Note,
+        summary: Some(clip_line(text).into_boxed_str()),
+        raw: None,
+        id: None,
+        exchange: None,
+        flagged: false,
+        session: state.session,
+    }
+}
+
+/// Once a connection is known to be legacy, the era probe's refusal (or silence) is what was
+/// expected: its rows say so, dimmed. The frame itself is unchanged, one Enter away.
+fn label_probe_answers(state: &mut AppState) {
+    const RECENT: usize = 256;
+    let session = state.session;
+    let probes: Vec<Id> = state
+        .log
+        .lines
+        .iter()
+        .rev()
+        .take(RECENT)
+        .filter(|line| line.session == session && line.kind == LineKind::Outgoing)
+        .filter(|line| {
+            matches!(&line.raw, Some(Raw::Frame(frame)) if frame.message.method() == Some("server/discover"))
+        })
+        .filter_map(|line| line.id.clone())
+        .collect();
+    for line in state.log.lines.iter_mut().rev().take(RECENT) {
+        let probe =
+            line.session == session && line.id.as_ref().is_some_and(|id| probes.contains(id));
+        if !probe {
+            continue;
+        }
+        let label = id_label(session, line.id.as_ref().unwrap_or(&Id::Number(0)));
+        let answer = match (&line.kind, &line.raw) {
+            (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) => {
+                match &frame.message {
+                    Message::Response {
+                        reply: Reply::Error(error),
+                        ..
+                    } => format!(
+                        "← {label} server/discover refused: {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                        error.code,
+                        error_code_name(error.code)
+                    ),
+                    _ => continue,
+                }
+            }
+            (LineKind::Failure, _) => format!(
+                "⏱ {label} server/discover: no answer within the probe timeout — the era probe; treated as a legacy server"
+            ),
+            _ => continue,
+        };
+        line.kind = LineKind::Probe;
+        line.summary = Some(clip_line(&answer).into_boxed_str());
+    }
+}
+
+fn finish_call(state: &mut AppState, exchange: Exchange) -> Vec<Effect> {
+    state.pending_calls = state.pending_calls.saturating_sub(1);
+    let (outcome, found) = analysis::judge(&exchange, &call_context(state));
+    let tool = exchange
+        .params()
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let index = state.calls.len();
+    let flagged = !found.is_empty();
+    // The call's lines are near the end of the log: mark them as part of this exchange.
+    let session = state.session;
+    // The earlier rounds of a multi round-trip call are the same logical call.
+    let ids: Vec<&Id> = std::iter::once(&exchange.id)
+        .chain(
+            exchange
+                .rounds
+                .iter()
+                .filter_map(|round| round.asked_by.as_ref()),
+        )
+        .collect();
+    for line in state.log.lines.iter_mut().rev().take(4096) {
+        if line.id.as_ref().is_some_and(|id| ids.contains(&id))
+            && line.session == session
+            && line.exchange.is_none()
+        {
+            line.exchange = Some(index);
+            // The call record holds these frames now; one copy is enough. (An HTTP row keeps
+            // its details: a resumed call had several exchanges, the record only the last.)
+            if line.kind != LineKind::Http {
+                line.raw = None;
+            }
+            if matches!(line.kind, LineKind::Response(_) | LineKind::Failure) {
+                line.flagged = flagged;
+            }
+        }
+    }
+    state.calls.push(CallRecord {
+        session,
+        tool,
+        exchange,
+        outcome,
+        findings: found,
+        stored: false,
+    });
+    if state.log.selected.is_none() {
+        refresh_detail(state);
+    }
+    refresh_model(state);
+    if state.replay.is_some() {
+        store_call(state, index);
+    }
+    audited(state, index)
+}
+
+/// Adds a stderr line; consecutive lines are one row of the log, however many there are.
+fn stderr_line(state: &mut AppState, text: &str, at: crate::mcp::Timestamp) {
+    let Some(number) = state.log.stderr.push(text, at) else {
+        return;
+    };
+    state.log.console_lines += 1;
+    if let Some(LogLine {
+        raw: Some(Raw::Stderr { count, .. }),
+        ..
+    }) = state.log.lines.last_mut()
+    {
+        *count += 1;
+        return;
+    }
+    state.log.console.push(state.log.lines.len());
+    state.log.lines.push(LogLine {
+        at,
+        kind: LineKind::Stderr,
+        summary: None,
+        raw: Some(Raw::Stderr {
+            first: number,
+            count: 1,
+        }),
+        id: None,
+        exchange: None,
+        flagged: false,
+        session: state.session,
+    });
+}
+
+fn log_entry(state: &mut AppState, entry: LogEntry) {
+    let at = entry.at;
+    let session = state.session;
+    let stored = replayed_frame(state, &entry.event);
+    let line = |kind, summary: Option<String>, raw: Option<Raw>, id| LogLine {
+        at,
+        kind,
+        summary: summary.map(|text| clip_line(&text).into_boxed_str()),
+        raw,
+        id,
+        exchange: None,
+        flagged: false,
+        session,
+    };
+    let index = state.log.lines.len();
+    let mut answers_call = None;
+    let mut new = match entry.event {
+        LogEvent::Sent(frame) => {
+            let (summary, id) = describe_sent(&frame, session);
+            line(
+                LineKind::Outgoing,
+                Some(summary),
+                Some(Raw::Frame(frame)),
+                id,
+            )
+        }
+        LogEvent::Received { frame, role } => {
+            if frame.message.method() == Some("notifications/message") {
+                state.log.console.push(index);
+                state.log.console_lines += 1;
+            }
+            let derived = match &frame.message {
+                Message::Notification { .. } => Some(LineKind::Notification),
+                Message::Request { .. } => Some(LineKind::ServerRequest),
+                Message::Response { .. } => None,
+            };
+            match derived {
+                // The most numerous lines keep only their text; the row is derived when drawn.
+                Some(kind) if frame.raw.len() <= DERIVE_LIMIT => {
+                    line(kind, None, Some(Raw::Line(frame.into_raw())), None)
+                }
+                Some(_) | None => {
+                    // A late or duplicate reply belongs to its call as much as the first.
+                    if let (
+                        Role::Late { .. } | Role::Duplicate { .. },
+                        Message::Response { id: Some(id), .. },
+                    ) = (&role, &frame.message)
+                    {
+                        answers_call = state
+                            .calls
+                            .iter()
+                            .rposition(|call| call.session == session && &call.exchange.id == id);
+                    }
+                    let (kind, summary, id) = describe_received(&frame, &role, session);
+                    line(kind, Some(summary), Some(Raw::Frame(frame)), id)
+                }
+            }
+        }
+        LogEvent::Invalid(invalid) => {
+            let summary = format!("✗ {}: {}", invalid.error, invalid.raw);
+            let raw = (!invalid.raw.is_empty()).then(|| Raw::Line(invalid.raw));
+            line(LineKind::Invalid, Some(summary), raw, None)
+        }
+        LogEvent::Stderr(text) => {
+            for text in text.split('\n') {
+                stderr_line(state, text, at);
+            }
+            return;
+        }
+        LogEvent::TimedOut {
+            id,
+            method,
+            after_ms,
+        } => {
+            let summary = format!(
+                "⏱ {} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)",
+                id_label(session, &id)
+            );
+            line(LineKind::Failure, Some(summary), None, Some(id))
+        }
+        LogEvent::WriteFailed(reason) => line(
+            LineKind::Failure,
+            Some(format!("✗ write failed: {reason}")),
+            None,
+            None,
+        ),
+        LogEvent::Closed { status } => line(
+            LineKind::Failure,
+            Some(format!("■ server output closed ({status})")),
+            None,
+            None,
+        ),
+        LogEvent::Note(text) => note(&text, line),
+        LogEvent::Http(http) => {
+            let summary = format!("⇄ {}", http.summary());
+            // Linked to its call by the request's id, like the frames it carried.
+            let id = http.request_id.clone();
+            line(LineKind::Http, Some(summary), Some(Raw::Http(http)), id)
+        }
+    };
+    new.exchange = answers_call;
+    store_frame(&mut new, stored);
+    state.log.lines.push(new);
+}
+
+/// A note's line; a long one (an authorization URL) keeps its whole text for Detail.
+fn note(
+    text: &str,
+    line: impl Fn(LineKind, Option<String>, Option<Raw>, Option<Id>) -> LogLine,
+) -> LogLine {
+    let whole = (text.chars().count() > 200).then(|| Raw::Line(text.into()));
+    line(LineKind::Note, Some(format!("• {text}")), whole, None)
+}

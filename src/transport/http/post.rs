@@ -1,0 +1,208 @@
+//! One POST: the request and its headers, the response read as a JSON body or handed to the
+//! event stream, an HTTP status without an answer turned into the request's failure.
+
+use std::sync::{Arc, PoisonError};
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use super::authorize;
+use super::outgoing::Outgoing;
+use super::poster::Poster;
+use super::record::Record;
+use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
+use crate::mcp::framing::{Line, decode};
+use crate::mcp::headers::encode_value;
+use crate::mcp::jsonrpc::{Message, Reply};
+
+impl Poster {
+    /// Posts a line; on a 401, or a 403 asking for more scope (while `authorizations` are left,
+    /// and the user gave no `Authorization`), gets a token (refreshed, or by the OAuth flow) and
+    /// posts it once more with it. A scope already asked for is not asked again: no loops.
+    pub(super) async fn post_as(self, line: Arc<str>, authorizations: u8) {
+        let outgoing = Outgoing::read(&line);
+        let endpoint = self.session_state().sse_endpoint.clone();
+        if let Some(endpoint) = endpoint {
+            return self.post_deprecated(&outgoing, &line, endpoint).await;
+        }
+        let carried_session =
+            outgoing.modern_version.is_none() && self.session_state().id.is_some();
+        let request = match self.request(&outgoing, &line).build() {
+            Ok(request) => request,
+            Err(error) => return self.fail(&outgoing, words(&error)).await,
+        };
+        let mut record = Record::new(&request, outgoing.id.clone());
+        let used = self.access_token();
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                let reason = words(&error);
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                return self.fail(&outgoing, reason).await;
+            }
+        };
+        record.response(&response);
+        let status = response.status();
+        let challenges = authorize::challenges(response.headers());
+        if let Some(again) = self.wants_authorization(status, &challenges, authorizations) {
+            let said = describe_status(status, response.headers(), "");
+            drop(response);
+            self.emit_http(&mut record, Some(said.clone())).await;
+            return match self.authorized(used, &challenges, again).await {
+                Ok(()) => Box::pin(self.post_as(line, authorizations - 1)).await,
+                Err(reason) => self.fail(&outgoing, format!("{said}; {reason}")).await,
+            };
+        }
+        // The server has the line: what the protocol orders after it may go now.
+        self.accepted.tell();
+        self.track_session(&outgoing, &response, carried_session)
+            .await;
+        if status.is_success() && is_event_stream(&response) {
+            return self.read_stream(&outgoing, response, record).await;
+        }
+        if status == reqwest::StatusCode::ACCEPTED && outgoing.id.is_none() {
+            self.emit_http(&mut record, None).await;
+            if outgoing.method.as_deref() == Some("notifications/initialized") {
+                // The legacy handshake is over: the server may now talk on its own stream.
+                self.listen().await;
+            }
+            return;
+        }
+        let headers = response.headers().clone();
+        let limit = if status.is_success() {
+            self.max_frame_bytes
+        } else {
+            ERROR_BODY_BYTES
+        };
+        let (body, whole) = read_body(response, limit).await;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let answer = if whole && !text.trim().is_empty() {
+            Some(decode(Line::Text(text.trim().into()), self.max_frame_bytes))
+        } else {
+            None
+        };
+        // The spec's fallback to the deprecated HTTP+SSE transport: `initialize` refused with
+        // 400, 404 or 405, and no modern JSON-RPC error in the body.
+        let refused = matches!(status.as_u16(), 400 | 404 | 405);
+        if refused
+            && outgoing.method.as_deref() == Some("initialize")
+            && !answer.as_ref().is_some_and(is_modern_error)
+        {
+            let reason = describe_status(status, &headers, &text);
+            self.emit_http(&mut record, Some(reason)).await;
+            if self.open_deprecated(&outgoing, &line).await {
+                return;
+            }
+        }
+        match answer {
+            Some(Ok(frame)) if status.is_success() || is_response(&frame.message) => {
+                self.emit_http(&mut record, None).await;
+                if !status.is_success() {
+                    self.note(format!(
+                        "HTTP {status}: the server's JSON-RPC answer came with this status"
+                    ))
+                    .await;
+                }
+                self.remember_version(&outgoing, &frame.message);
+                self.learn_header_params(&outgoing, &frame.message);
+                self.deliver_body(vec![Ok(frame)], outgoing.id.clone())
+                    .await;
+            }
+            line => {
+                // No answer in the body: its own text is logged as the line it is (a 200 that
+                // is not JSON-RPC), and the request fails with the status in words.
+                let reason = describe_status(status, &headers, &text);
+                self.emit_http(&mut record, Some(reason.clone())).await;
+                if let Some(line @ Err(_)) = line.filter(|_| status.is_success()) {
+                    self.deliver(vec![line]).await;
+                }
+                self.fail(&outgoing, reason).await;
+            }
+        }
+    }
+
+    fn request(&self, outgoing: &Outgoing, line: &Arc<str>) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json");
+        if let Some(version) = &outgoing.modern_version {
+            // 2026-07-28: no session; the version and the method on every request.
+            request = request.header("MCP-Protocol-Version", version.as_str());
+            if let Some(method) = &outgoing.method {
+                request = request.header("Mcp-Method", encode_value(method));
+            }
+            if let Some(name) = &outgoing.name {
+                request = request.header("Mcp-Name", encode_value(name));
+                if outgoing.method.as_deref() == Some("tools/call") {
+                    for (header, value) in self.param_headers(name, line) {
+                        request = request.header(header, value);
+                    }
+                }
+            }
+        } else {
+            request = self.with_session(request);
+        }
+        let overrides = outgoing.id.as_ref().and_then(|id| {
+            self.overrides
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(id)
+        });
+        if let Some(overrides) = overrides {
+            // `headers` replaces the values of the names it sets (`header` would append).
+            let mut replaced = HeaderMap::new();
+            for (name, value) in overrides {
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::try_from(name.as_str()),
+                    HeaderValue::try_from(value.as_str()),
+                ) {
+                    replaced.append(name, value);
+                }
+            }
+            request = request.headers(replaced);
+        }
+        request.body(line.to_string())
+    }
+}
+
+/// A JSON-RPC error with one of the 2026-07-28 codes: a modern server refusing, not an old one.
+fn is_modern_error(
+    line: &Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>,
+) -> bool {
+    use crate::mcp::era::{
+        HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+    };
+    matches!(
+        line,
+        Ok(frame) if matches!(
+            &frame.message,
+            Message::Response { reply: Reply::Error(error), .. }
+                if [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION]
+                    .contains(&error.code)
+        )
+    )
+}
+
+fn is_response(message: &Message) -> bool {
+    matches!(message, Message::Response { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_2026_07_28_error_codes_keep_a_refused_initialize_from_the_sse_fallback() {
+        let answer = |code: i64| {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#);
+            decode(Line::Text(line.into()), 1024)
+        };
+        assert!(is_modern_error(&answer(-32022)));
+        assert!(is_modern_error(&answer(-32020)));
+        assert!(!is_modern_error(&answer(-32600)));
+        assert!(!is_modern_error(&decode(Line::Text("<html>".into()), 1024)));
+    }
+}

@@ -1,0 +1,113 @@
+//! What every POST task shares (the client, the endpoint, the session, the token), and how it
+//! tells the client what happened: lines, notes, failures.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use tokio::sync::mpsc;
+
+use super::outgoing::Outgoing;
+use super::session::Shared;
+use super::{OAuthClient, Overrides, authorize, order};
+use crate::mcp::headers::HeaderParam;
+use crate::mcp::jsonrpc::Id;
+use crate::transport::{TransportEvent, now};
+
+/// Everything a POST task needs.
+#[derive(Clone)]
+pub(super) struct Poster {
+    pub(super) client: reqwest::Client,
+    pub(super) url: reqwest::Url,
+    pub(super) headers: HeaderMap,
+    pub(super) session: Shared,
+    /// 2026-07-28: the `x-mcp-header` parameters of each listed tool that has any, learnt
+    /// from the answers to `tools/list`.
+    pub(super) header_params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
+    pub(super) overrides: Overrides,
+    pub(super) events: mpsc::Sender<TransportEvent>,
+    pub(super) max_frame_bytes: usize,
+    /// What OAuth gave: the access token, sent on every request from then on.
+    pub(super) token: Arc<Mutex<Option<authorize::Tokens>>>,
+    /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
+    pub(super) authorizing: Arc<tokio::sync::Mutex<()>>,
+    pub(super) oauth_client: Option<OAuthClient>,
+    pub(super) token_cache: Option<std::path::PathBuf>,
+    pub(super) client_metadata_url: Option<String>,
+    /// This POST's turn: told once the server has accepted it, so that what follows may go.
+    pub(super) accepted: order::Accepted,
+}
+
+impl Poster {
+    pub(super) async fn post(self, line: Arc<str>) {
+        // A refused token refreshed, then more scope asked for: two at most.
+        self.post_as(line, 2).await;
+    }
+
+    /// The headers of every request: the user's, and the OAuth token once there is one (a
+    /// user's own `Authorization` wins).
+    pub(super) fn headers(&self) -> HeaderMap {
+        let mut headers = self.headers.clone();
+        if let Some(token) = self.access_token()
+            && !headers.contains_key(AUTHORIZATION)
+            && let Ok(value) = HeaderValue::try_from(format!("Bearer {token}"))
+        {
+            headers.insert(AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    pub(super) fn access_token(&self) -> Option<String> {
+        let tokens = self.token.lock().unwrap_or_else(PoisonError::into_inner);
+        tokens.as_ref().map(|tokens| tokens.access.clone())
+    }
+
+    pub(super) async fn deliver(
+        &self,
+        lines: Vec<Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>>,
+    ) {
+        self.deliver_body(lines, None).await;
+    }
+
+    /// Lines that are the JSON body of the POST of request `body_of`.
+    pub(super) async fn deliver_body(
+        &self,
+        lines: Vec<Result<crate::mcp::jsonrpc::Frame, crate::mcp::framing::InvalidLine>>,
+        body_of: Option<Id>,
+    ) {
+        let _ = self
+            .events
+            .send(TransportEvent::Received {
+                lines,
+                at: now(),
+                mark: crate::transport::wire_mark(),
+                body_of,
+            })
+            .await;
+    }
+
+    pub(super) async fn note(&self, text: String) {
+        let _ = self
+            .events
+            .send(TransportEvent::Note { text, at: now() })
+            .await;
+    }
+
+    /// The request failed at the HTTP level: its own failure, or (a notification, an answer)
+    /// a note in the log.
+    pub(super) async fn fail(&self, outgoing: &Outgoing, reason: String) {
+        let method = outgoing.method.as_deref().unwrap_or("a message");
+        let event = match &outgoing.id {
+            Some(id) if outgoing.method.is_some() => TransportEvent::RequestFailed {
+                id: id.clone(),
+                reason,
+                at: now(),
+            },
+            _ => TransportEvent::Note {
+                text: format!("{method} was not taken: {reason}"),
+                at: now(),
+            },
+        };
+        let _ = self.events.send(event).await;
+    }
+}

@@ -1,0 +1,153 @@
+//! The transport's task: `connect` starts it; it posts each line as it comes, in the order the
+//! protocol asks, closes a modern request's POST to cancel it, and ends the legacy session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinSet};
+
+use super::outgoing::Outgoing;
+use super::poster::Poster;
+use super::session::Shared;
+use super::status::words;
+use super::{HttpTarget, Overrides, authorize, order};
+use crate::mcp::jsonrpc::Id;
+use crate::mcp::oauth;
+use crate::transport::{
+    EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now,
+};
+
+/// How long connecting may take; an answer itself may take as long as the client waits.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts a transport to the endpoint `target` names. Nothing is sent until the first line.
+pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport, TransportError> {
+    // One process-wide TLS provider (ring: no C toolchain needed beyond a compiler); a second
+    // call finds it installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let url = reqwest::Url::parse(&target.url).map_err(|error| TransportError::BadUrl {
+        url: target.url.clone(),
+        reason: error.to_string(),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(TransportError::BadUrl {
+            url: target.url.clone(),
+            reason: "only http and https URLs can be reached".into(),
+        });
+    }
+    let mut headers = HeaderMap::new();
+    for (name, value) in &target.headers {
+        let bad = |what: &str| {
+            TransportError::BadHeader(format!(
+                "-H '{name}: …': the header {what} is not one HTTP allows"
+            ))
+        };
+        let header = HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?;
+        headers.append(header, value);
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .build()
+        .map_err(|error| TransportError::Http(words(&error)))?;
+    let (outgoing, lines) = mpsc::channel::<Arc<str>>(OUTGOING_CAPACITY);
+    let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
+    let (stop, stopped) = oneshot::channel();
+    let (cancel, cancels) = mpsc::unbounded_channel();
+    let cached = target
+        .token_cache
+        .as_deref()
+        .and_then(|path| authorize::cache::load(path, &oauth::canonical_resource(&url)));
+    let poster = Poster {
+        client,
+        url,
+        headers,
+        session: Shared::default(),
+        header_params: Arc::default(),
+        overrides: Overrides::default(),
+        events: events_tx,
+        max_frame_bytes,
+        token: Arc::new(Mutex::new(cached)),
+        authorizing: Arc::default(),
+        oauth_client: target.client.clone(),
+        token_cache: target.token_cache.clone(),
+        client_metadata_url: target.client_metadata_url.clone(),
+        accepted: order::Accepted::default(),
+    };
+    let overrides = Arc::clone(&poster.overrides);
+    tokio::spawn(dispatch(poster, lines, cancels, stopped));
+    Ok(Transport {
+        outgoing: Some(outgoing),
+        events,
+        stop: Some(stop),
+        group: None,
+        close_stream: Some(cancel),
+        header_overrides: Some(overrides),
+        description: target.display(),
+    })
+}
+
+/// Posts each line as it comes, answers running side by side; at the end, the session is
+/// deleted (legacy) and `Closed` follows.
+async fn dispatch(
+    poster: Poster,
+    mut lines: mpsc::Receiver<Arc<str>>,
+    mut cancels: mpsc::UnboundedReceiver<Id>,
+    mut stopped: oneshot::Receiver<()>,
+) {
+    let mut running = JoinSet::new();
+    // The open POSTs of 2026-07-28 requests, by id: closing one is how that era cancels.
+    let mut modern: HashMap<Id, AbortHandle> = HashMap::new();
+    let mut order = order::Order::default();
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => {
+                    let outgoing = Outgoing::read(&line);
+                    let ordered =
+                        order::orders_what_follows(outgoing.method.as_deref(), outgoing.id.is_some());
+                    let mut turn = order.next(ordered);
+                    let mut poster = poster.clone();
+                    poster.accepted = std::mem::take(&mut turn.accepted);
+                    let post = running.spawn(async move {
+                        turn.wait().await;
+                        poster.post(line).await;
+                    });
+                    if let (Some(id), Some(_)) = (outgoing.id, outgoing.modern_version) {
+                        modern.retain(|_, post| !post.is_finished());
+                        modern.insert(id, post);
+                    }
+                }
+                None => break,
+            },
+            Some(id) = cancels.recv() => {
+                if let Some(post) = modern.remove(&id) {
+                    post.abort();
+                }
+            }
+            _ = &mut stopped => break,
+            Some(_) = running.join_next(), if !running.is_empty() => {}
+        }
+    }
+    // Closing the streams is the modern era's cancellation, and the end of this client.
+    running.abort_all();
+    let session = poster
+        .session
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .id
+        .clone();
+    let status = match session {
+        Some(id) => poster.delete_session(&id).await,
+        None => "no session to end".to_owned(),
+    };
+    let closed = TransportEvent::Closed {
+        status: format!("HTTP client closed; {status}"),
+        stderr_tail: Vec::new(),
+        at: now(),
+    };
+    let _ = poster.events.send(closed).await;
+}
