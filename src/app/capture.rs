@@ -85,7 +85,7 @@ pub fn finished(
                 Captured::Done {
                     host: host.to_owned(),
                     version,
-                    text: object["text"].as_str().map(sanitize::text_keeping_newlines),
+                    text: object["text"].as_str().map(shown),
                     server_called: object["server_called"] != false,
                     differences,
                 },
@@ -95,6 +95,17 @@ pub fn finished(
     };
     remember(state, call, host, captured);
     said
+}
+
+/// A captured text as the pane shows it: terminal-safe and clipped as the prediction is (a
+/// host's 400 KB result is not drawn whole every frame).
+fn shown(text: &str) -> String {
+    let kept = crate::model_view::clip(text, super::model_pane::MODEL_TEXT_BYTES);
+    let shown = sanitize::text_keeping_newlines(kept);
+    if kept.len() < text.len() {
+        return format!("{shown}… ({} more bytes)", text.len() - kept.len());
+    }
+    shown
 }
 
 /// What is known of `call` on `host`.

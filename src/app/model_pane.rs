@@ -8,7 +8,7 @@ use crate::model_view::Block;
 use crate::sanitize;
 
 /// Longest model-view text kept for display (copying takes the whole view).
-const MODEL_TEXT_BYTES: usize = 16 * 1024;
+pub(super) const MODEL_TEXT_BYTES: usize = 16 * 1024;
 
 fn negotiated_version(state: &AppState) -> &str {
     match &state.link {

@@ -1062,6 +1062,27 @@ fn h_runs_the_call_through_the_real_host_and_shows_what_it_sent_beside_the_predi
     assert_eq!(text.as_deref(), Some("the host's words"));
     assert_eq!(differences.len(), 1);
     assert!(status(&state).contains("differs"), "{}", status(&state));
+    // A host's long result is kept clipped, as the prediction is, not drawn whole.
+    let long = json!({"host_version": "2.1.332", "text": "x".repeat(100_000), "differences": []});
+    update(
+        &mut state,
+        Action::Captured {
+            call: *call,
+            host: host.clone(),
+            result: Ok(long),
+        },
+    );
+    let Some(super::state::Captured::Done {
+        text: Some(text), ..
+    }) = &state.model.as_ref().unwrap().captured
+    else {
+        panic!("{:?}", state.model);
+    };
+    assert!(
+        text.len() < 20_000 && text.ends_with("more bytes)"),
+        "{}",
+        text.len()
+    );
     // Another profile has no capture of this call.
     press(&mut state, KeyCode::Char('h'), KeyModifiers::NONE);
     assert_eq!(state.model.as_ref().unwrap().captured, None);

@@ -7,7 +7,7 @@ pub mod verdict;
 
 pub use plan::{Case, CaseKind, Options, Plan, plan};
 pub use report::{Baseline, CaseResult, Report};
-pub use verdict::{Judged, Verdict, judge};
+pub use verdict::{Consequence, HostConsequence, Judged, Verdict, judge};
 
 #[cfg(test)]
 mod tests;

@@ -470,3 +470,25 @@ fn a_baseline_lets_known_cases_pass_and_catches_new_ones() {
     );
     assert!(Baseline::parse("{\"no\": 1}").is_err());
 }
+
+#[test]
+fn each_captured_host_gets_the_consequence_its_profile_predicts() {
+    // A -32602 for a call whose arguments the schema allows (no host stops it first).
+    let invalid = call("book_flight", json!({})).error(-32602, "Invalid departure date");
+    let judged = judged(CaseKind::MissingRequired, &invalid, "2025-11-25");
+    let of = |host: &str| {
+        judged.hosts.iter().find(|h| h.host == host).map_or_else(
+            || panic!("no {host} in {:?}", judged.hosts),
+            |h| (h.consequence, h.server_called),
+        )
+    };
+    // Calibrated by tests/hosts.rs: Claude Code forwards the message, the Agents SDK sends
+    // its fixed sentence, LangChain ends its run.
+    assert_eq!(of("claude-code"), (Consequence::Readable, true));
+    assert_eq!(of("openai-agents"), (Consequence::ModelBlind, true));
+    assert_eq!(of("langchain"), (Consequence::RunFails, true));
+    assert_eq!(
+        judged.hosts.len(),
+        crate::model_view::hosts::captured().len()
+    );
+}

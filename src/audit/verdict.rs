@@ -218,10 +218,13 @@ fn per_host(
 }
 
 fn consequence(view: &crate::model_view::ModelView<'_>) -> Consequence {
+    // No block at all: the host ended its run, whether or not it called the server.
+    if view.blocks.is_empty() {
+        return Consequence::RunFails;
+    }
     match (view.server_called, view.forwarded) {
         (true, true) => Consequence::Readable,
         (true, false) => Consequence::ModelBlind,
-        (false, _) if view.blocks.is_empty() => Consequence::RunFails,
         (false, _) if view.explains => Consequence::HostExplains,
         (false, _) => Consequence::HostRefusesBlind,
     }

@@ -118,9 +118,7 @@ impl Api {
     /// The tool definitions a request lists.
     pub fn tools(self, body: &Value) -> Vec<&Value> {
         match self {
-            Api::Responses => responses::tools(body),
-            Api::Chat => chat::tools(body),
-            Api::Anthropic => anthropic::tools(body),
+            Api::Responses | Api::Chat | Api::Anthropic => tools_of(body),
             Api::Gemini => gemini::tools(body),
         }
     }
@@ -140,10 +138,8 @@ impl Api {
     /// The name the model calls a listed tool by.
     pub fn tool_name(self, definition: &Value) -> Option<&str> {
         match self {
-            Api::Responses => responses::tool_name(definition),
             Api::Chat => chat::tool_name(definition),
-            Api::Anthropic => anthropic::tool_name(definition),
-            Api::Gemini => gemini::tool_name(definition),
+            Api::Responses | Api::Anthropic | Api::Gemini => named(definition),
         }
     }
 
@@ -165,6 +161,19 @@ impl Api {
             Api::Gemini => gemini::answer(turn, path, body),
         }
     }
+}
+
+/// A request's `tools` array (Responses, Chat and Messages all put it there).
+fn tools_of(body: &Value) -> Vec<&Value> {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .map(|tools| tools.iter().collect())
+        .unwrap_or_default()
+}
+
+/// A definition's `name` (every API but Chat, which nests it in `function`).
+fn named(definition: &Value) -> Option<&str> {
+    definition.get("name").and_then(Value::as_str)
 }
 
 /// What the mock is to call: the tool's names in the host's dialect, the first the host lists

@@ -5,17 +5,6 @@ use serde_json::{Value, json};
 
 use super::{Answer, CALL_ID, FINAL_TEXT, ToolResult, Turn, output_text};
 
-pub fn tools(body: &Value) -> Vec<&Value> {
-    body.get("tools")
-        .and_then(Value::as_array)
-        .map(|tools| tools.iter().collect())
-        .unwrap_or_default()
-}
-
-pub fn tool_name(definition: &Value) -> Option<&str> {
-    definition.get("name").and_then(Value::as_str)
-}
-
 /// The host's `tool_result` block for the mock's `tool_use` (its `is_error` is the flag;
 /// absent means false).
 pub fn tool_result(body: &Value) -> Option<ToolResult> {

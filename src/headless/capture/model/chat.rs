@@ -6,13 +6,6 @@ use serde_json::{Value, json};
 
 use super::{Answer, CALL_ID, FINAL_TEXT, ToolResult, Turn, output_text};
 
-pub fn tools(body: &Value) -> Vec<&Value> {
-    body.get("tools")
-        .and_then(Value::as_array)
-        .map(|tools| tools.iter().collect())
-        .unwrap_or_default()
-}
-
 pub fn tool_name(definition: &Value) -> Option<&str> {
     definition.get("function")?.get("name")?.as_str()
 }

@@ -20,10 +20,6 @@ pub fn tools(body: &Value) -> Vec<&Value> {
         .collect()
 }
 
-pub fn tool_name(definition: &Value) -> Option<&str> {
-    definition.get("name").and_then(Value::as_str)
-}
-
 /// The host's `functionResponse` for the mock's call, and what the model reads of it.
 ///
 /// Measured on Gemini CLI 0.61.0 (`convertToFunctionResponse`,

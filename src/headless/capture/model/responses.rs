@@ -13,28 +13,20 @@ use serde_json::{Value, json};
 
 use super::{Answer, CALL_ID, FINAL_TEXT, ToolResult, Turn, output_text};
 
-pub fn tools(body: &Value) -> Vec<&Value> {
-    body.get("tools")
-        .and_then(Value::as_array)
-        .map(|tools| tools.iter().collect())
-        .unwrap_or_default()
-}
-
-pub fn tool_name(definition: &Value) -> Option<&str> {
-    definition.get("name").and_then(Value::as_str)
-}
-
 /// The tools a request lists, by the name the mock calls them: a namespace's by
 /// `NAMESPACE__NAME`, the others by their name.
 pub fn listed(body: &Value) -> Vec<(String, &Value)> {
     let mut listed = Vec::new();
-    for definition in tools(body) {
-        let Some(name) = tool_name(definition) else {
+    for definition in super::tools_of(body) {
+        let Some(name) = super::named(definition) else {
             continue;
         };
         match namespaced(definition) {
             Some(inner) => listed.extend(inner.iter().filter_map(|tool| {
-                Some((format!("{name}{NAMESPACE_JOIN}{}", tool_name(tool)?), tool))
+                Some((
+                    format!("{name}{NAMESPACE_JOIN}{}", super::named(tool)?),
+                    tool,
+                ))
             })),
             None => listed.push((name.to_owned(), definition)),
         }
@@ -56,10 +48,10 @@ fn namespaced(definition: &Value) -> Option<&Vec<Value>> {
 /// A name the mock calls as the request's namespace and the name in it: the longest listed
 /// namespace it starts with (a tool the namespace does not list stays in it: the host answers).
 fn split_namespace<'a>(body: &'a Value, name: &'a str) -> Option<(&'a str, &'a str)> {
-    tools(body)
+    super::tools_of(body)
         .into_iter()
         .filter(|definition| namespaced(definition).is_some())
-        .filter_map(tool_name)
+        .filter_map(super::named)
         .filter_map(|namespace| {
             let inner = name.strip_prefix(namespace)?.strip_prefix(NAMESPACE_JOIN)?;
             (!inner.is_empty()).then_some((namespace, inner))
@@ -90,9 +82,9 @@ pub fn answer(turn: &Turn, body: &Value) -> Answer {
             });
             // A namespace's tool is called by its name in it (a tool of that very name outside
             // any namespace is called as it is).
-            let top_level = tools(body)
+            let top_level = super::tools_of(body)
                 .iter()
-                .any(|d| namespaced(d).is_none() && tool_name(d) == Some(name));
+                .any(|d| namespaced(d).is_none() && super::named(d) == Some(name));
             if !top_level && let Some((namespace, inner)) = split_namespace(body, name) {
                 call["namespace"] = json!(namespace);
                 call["name"] = json!(inner);
