@@ -25,6 +25,7 @@ pub mod client;
 pub mod config;
 pub mod demo_server;
 pub mod diff;
+pub mod driver;
 pub mod headless;
 pub mod input;
 pub mod live_session;

@@ -1,14 +1,11 @@
-//! The live session behind the TUI: a [`Client`] on its own task that takes commands and reports
-//! everything on one ordered session stream, so the UI never awaits I/O.
+//! The live session behind the TUI: the session runner on its own task, fed the app's
+//! commands as they come (also while a call runs), reporting everything on one ordered session
+//! stream, so the UI never awaits I/O.
 
-use std::collections::HashMap;
-
-use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 pub use crate::app::action::SessionCommand;
-use crate::client::{self, Client, ClientOptions, SessionEvent, Stage};
-use crate::mcp::input::Answer;
+use crate::client::{self, Client, ClientOptions, Command, Done, SessionEvent, Stage, Wake};
 use crate::stream::EventSink;
 use crate::transport::Target;
 
@@ -31,33 +28,16 @@ pub fn spawn(
     sink: EventSink,
 ) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
-    let (asker, questions_in) = mpsc::unbounded_channel();
-    options.asker = Some(asker);
-    let questions = Questions {
-        asked: questions_in,
-        waiting: HashMap::new(),
-    };
-    tokio::spawn(run(target, pick, options, sink, commands, questions));
+    options.ask = true;
+    options.follow_list_changes = true;
+    tokio::spawn(run(target, pick, options, sink, commands));
     commands_tx
 }
 
-/// The questions the client waits on, by number, until the user's answer comes.
-struct Questions {
-    asked: mpsc::UnboundedReceiver<(u64, oneshot::Sender<Answer>)>,
-    waiting: HashMap<u64, oneshot::Sender<Answer>>,
-}
-
-impl Questions {
-    fn answer(&mut self, number: u64, answer: Answer) {
-        if let Some(waiting) = self.waiting.remove(&number) {
-            let _ = waiting.send(answer);
-        }
-    }
-
-    /// Whoever still waits gets the answers given in advance (the session is ending).
-    fn drop_all(&mut self) {
-        self.waiting.clear();
-    }
+/// How a connection ended.
+enum Ending {
+    Reconnect,
+    Quit,
 }
 
 async fn run(
@@ -66,11 +46,10 @@ async fn run(
     mut options: ClientOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
-    mut questions: Questions,
 ) {
     loop {
-        let connected = match &target {
-            Ok(target) => client::connect(target, options.clone(), sink.clone())
+        let opened = match &target {
+            Ok(target) => client::open(target, options.clone(), sink.clone())
                 .await
                 .ok(),
             Err(reason) => {
@@ -81,8 +60,15 @@ async fn run(
                 None
             }
         };
-        let Some(mut client) = connected else {
-            match wait_for_reconnect(&mut commands, &mut options).await {
+        let ending = match opened {
+            Some(mut client) => serve(&mut client, &mut commands, &mut options).await,
+            None => None,
+        };
+        match ending {
+            Some(Ending::Reconnect) => {}
+            Some(Ending::Quit) => return,
+            // Not connected: wait for a reason to try again.
+            None => match wait_for_reconnect(&mut commands, &mut options).await {
                 Some(Some(name)) => {
                     target = pick(&name).map(|(chosen, roots)| {
                         // The chosen entry's roots, unless `--root` gave some.
@@ -94,17 +80,7 @@ async fn run(
                 }
                 Some(None) => {}
                 None => return,
-            }
-            continue;
-        };
-        // The list (or why there is none) is on the stream; calls work either way.
-        let _ = client.list_tools().await;
-        let reconnect = serve(&mut client, &mut commands, &mut questions, &mut options).await;
-        questions.drop_all();
-        client.shutdown().await;
-        client.emit(SessionEvent::Disconnected).await;
-        if !reconnect {
-            return;
+            },
         }
     }
 }
@@ -129,152 +105,56 @@ async fn wait_for_reconnect(
     None
 }
 
-/// Serves commands until shutdown (`false`) or reconnect (`true`).
+/// Connects, lists the tools, and serves the app's commands; `None` when connecting failed
+/// (said on the stream), else how the connection ended. The server is shut down either way.
 async fn serve(
     client: &mut Client,
     commands: &mut mpsc::Receiver<SessionCommand>,
-    questions: &mut Questions,
     options: &mut ClientOptions,
-) -> bool {
-    let mut alive = true;
-    loop {
-        if client.has_questions()
-            && let Some(reconnect) = answer_idle(client, commands, questions, options).await
-        {
-            return reconnect;
-        }
-        if client.take_tools_changed() {
-            let _ = client.list_tools().await;
-        }
-        let command = if alive {
-            tokio::select! {
-                command = commands.recv() => command,
-                event = client.next_event() => {
-                    // Recorded outside the race: a command must not cut a read in half.
-                    alive = match event {
-                        Some(event) => client.ingest_idle(event).await,
-                        None => false,
-                    };
-                    if !alive {
-                        client.emit(SessionEvent::Disconnected).await;
-                    }
-                    continue;
-                }
+) -> Option<Ending> {
+    client.start(Command::Connect);
+    let ending = loop {
+        let command = match client.next(Some(commands)).await {
+            Wake::Done(Done::Connected(Ok(_))) => {
+                // The list (or why there is none) is on the stream; calls work either way.
+                client.start(Command::ListTools);
+                continue;
             }
-        } else {
-            commands.recv().await
+            Wake::Done(Done::Connected(Err(error))) => {
+                client.emit(error.as_event()).await;
+                client.shutdown().await;
+                return None;
+            }
+            Wake::Done(_) => continue,
+            Wake::Gone => {
+                client.emit(SessionEvent::Disconnected).await;
+                continue;
+            }
+            Wake::Command(command) => command,
+            Wake::Closed => break Ending::Quit,
         };
         match command {
-            Some(SessionCommand::Call { tool, arguments }) => {
-                if let Some(reconnect) =
-                    call(client, &tool, arguments, commands, questions, options).await
-                {
-                    return reconnect;
-                }
+            SessionCommand::Call { tool, arguments } => {
+                client.start(Command::Call { tool, arguments });
             }
-            Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
-            Some(SessionCommand::SetTasks(on)) => {
-                // For this connection and the next ones.
+            SessionCommand::CancelCall => client.start(Command::Cancel),
+            SessionCommand::Answer { number, answer } => {
+                client.start(Command::Answer { number, answer });
+            }
+            SessionCommand::SetTasks(on) => {
+                // At once, for this connection (a call running included) and the next ones.
                 options.tasks = on;
-                client.set_tasks(on);
+                client.start(Command::SetTasks(on));
             }
             // A server is connected: the picker is not open.
-            Some(SessionCommand::CancelCall | SessionCommand::Use(_)) => {}
-            Some(SessionCommand::Reconnect) => return true,
-            Some(SessionCommand::Shutdown) | None => return false,
+            SessionCommand::Use(_) => {}
+            SessionCommand::Reconnect => break Ending::Reconnect,
+            SessionCommand::Shutdown => break Ending::Quit,
         }
-    }
-}
-
-/// Answers what the server asked while no call ran, serving the user's answers meanwhile.
-/// `Some(reconnect)` when the session must end.
-async fn answer_idle(
-    client: &mut Client,
-    commands: &mut mpsc::Receiver<SessionCommand>,
-    questions: &mut Questions,
-    options: &mut ClientOptions,
-) -> Option<bool> {
-    let mut ending = None;
-    // Changed while answering: applied once done (the answering holds the client).
-    let mut tasks = None;
-    {
-        let answering = client.answer_idle_questions();
-        tokio::pin!(answering);
-        loop {
-            tokio::select! {
-                () = &mut answering => break,
-                Some((number, waiting)) = questions.asked.recv() => {
-                    questions.waiting.insert(number, waiting);
-                }
-                command = commands.recv() => match command {
-                    Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
-                    Some(SessionCommand::SetTasks(on)) => tasks = Some(on),
-                    end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
-                        ending = Some(end == Some(SessionCommand::Reconnect));
-                        questions.drop_all();
-                    }
-                    Some(_) => {}
-                },
-            }
-        }
-    }
-    if let Some(on) = tasks {
-        options.tasks = on;
-        client.set_tasks(on);
-    }
-    ending
-}
-
-/// Runs one call (its end is on the stream), still taking commands meanwhile.
-/// `Some(reconnect)` when the session must end.
-async fn call(
-    client: &mut Client,
-    tool: &str,
-    arguments: Value,
-    commands: &mut mpsc::Receiver<SessionCommand>,
-    questions: &mut Questions,
-    options: &mut ClientOptions,
-) -> Option<bool> {
-    let (cancel, cancelled) = oneshot::channel();
-    // Changed during the call: applied once it ends (the call holds the client).
-    let mut tasks = None;
-    let mut cancel = Some(cancel);
-    let mut ending = None;
-    {
-        let call = client.call_tool_cancellable(tool, arguments, cancelled);
-        tokio::pin!(call);
-        loop {
-            tokio::select! {
-                _ = &mut call => break,
-                Some((number, waiting)) = questions.asked.recv() => {
-                    questions.waiting.insert(number, waiting);
-                }
-                command = commands.recv() => match command {
-                    Some(SessionCommand::Answer { number, answer }) => questions.answer(number, answer),
-                    Some(SessionCommand::SetTasks(on)) => tasks = Some(on),
-                    Some(SessionCommand::CancelCall) => {
-                        if let Some(cancel) = cancel.take() {
-                            let _ = cancel.send(());
-                        }
-                    }
-                    // The UI sends one call at a time; a second one cannot overtake the first.
-                    Some(SessionCommand::Call { .. } | SessionCommand::Use(_)) => {}
-                    end @ (Some(SessionCommand::Reconnect | SessionCommand::Shutdown) | None) => {
-                        ending = Some(end == Some(SessionCommand::Reconnect));
-                        if let Some(cancel) = cancel.take() {
-                            let _ = cancel.send(());
-                        }
-                        // A question still open must not hold the call: its answer is the
-                        // one given in advance.
-                        questions.drop_all();
-                    }
-                },
-            }
-        }
-    }
-    if let Some(on) = tasks {
-        options.tasks = on;
-        client.set_tasks(on);
-    }
-    ending
+    };
+    // A call still running is cancelled and reported; a question still open gets the answer
+    // given in advance.
+    client.shutdown().await;
+    client.emit(SessionEvent::Disconnected).await;
+    Some(ending)
 }

@@ -601,3 +601,69 @@ async fn a_transcript_changed_under_its_replay_is_said() {
         "{screen}"
     );
 }
+
+/// `t` while a call waits (here, for the user's answer to its input round) applies at once:
+/// the call's retry already declares the tasks extension.
+#[tokio::test]
+async fn tasks_switched_on_during_a_pending_call_apply_to_its_next_request() {
+    let target = Target::Stdio(StdioCommand {
+        program: env!("CARGO_BIN_EXE_sightline").into(),
+        args: vec!["demo-server".into(), "--style".into(), "sep1303".into()],
+        env: std::collections::HashMap::default(),
+        cwd: None,
+    });
+    let options = ClientOptions {
+        era: EraChoice::Modern,
+        timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    };
+    let (sink, mut events) = stream::channel();
+    let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
+    let mut seen = Vec::new();
+    while !matches!(
+        next(&mut events, &mut seen).await,
+        SessionEvent::ToolsListed(_)
+    ) {}
+    let call = SessionCommand::Call {
+        tool: "confirm_booking".into(),
+        arguments: json!({"departureDate": "12/12/2099"}),
+    };
+    commands.send(call).await.unwrap();
+    let number = loop {
+        if let SessionEvent::Asked { number, .. } = next(&mut events, &mut seen).await {
+            break number;
+        }
+    };
+    // The call waits for the user; the user presses `t`, then answers.
+    commands.send(SessionCommand::SetTasks(true)).await.unwrap();
+    let answer = sightline::mcp::input::Answer::Result(json!({"action": "accept", "content": {}}));
+    commands
+        .send(SessionCommand::Answer { number, answer })
+        .await
+        .unwrap();
+    while !matches!(
+        next(&mut events, &mut seen).await,
+        SessionEvent::CallFinished(_)
+    ) {}
+    commands.send(SessionCommand::Shutdown).await.unwrap();
+    let calls: Vec<serde_json::Value> = seen
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Logged(entry) => match &entry.event {
+                LogEvent::Sent(frame) if frame.message.method() == Some("tools/call") => {
+                    Some(serde_json::from_str(&frame.raw).unwrap())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "the call and its retry with the answer");
+    let declares = |call: &serde_json::Value| {
+        call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+            .get("io.modelcontextprotocol/tasks")
+            .is_some()
+    };
+    assert!(!declares(&calls[0]), "before `t`: {}", calls[0]);
+    assert!(declares(&calls[1]), "after `t`, at once: {}", calls[1]);
+}

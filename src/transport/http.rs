@@ -4,17 +4,14 @@
 //! `MCP-Protocol-Version`) and the modern era's per-request headers are kept here, read from
 //! the lines themselves.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 mod authorize;
 mod deprecated;
 mod events;
 mod listen;
 mod order;
-mod outgoing;
 mod params;
 mod post;
+mod posted;
 mod poster;
 mod reauthorize;
 mod record;
@@ -25,8 +22,6 @@ mod task;
 
 pub use authorize::{OAuthClient, cache as token_cache};
 pub use task::connect;
-
-use crate::mcp::jsonrpc::Id;
 
 /// A Streamable HTTP endpoint and the headers to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +55,3 @@ impl HttpTarget {
         format!("http: {host}")
     }
 }
-
-/// Header values to send with one request instead of the computed ones, by its id.
-pub type Overrides = Arc<Mutex<HashMap<Id, Vec<(String, String)>>>>;

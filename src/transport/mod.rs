@@ -13,9 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::mcp::Timestamp;
-use crate::mcp::framing::InvalidLine;
-use crate::mcp::jsonrpc::{Frame, Id};
-use crate::mcp::log::HttpExchange;
+pub use crate::mcp::wire::{Outgoing, TransportError, TransportEvent};
 
 pub use http::HttpTarget;
 pub use stdio::StdioCommand;
@@ -40,61 +38,6 @@ pub fn now() -> Timestamp {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     Timestamp(u64::try_from(ms).unwrap_or(u64::MAX))
-}
-
-/// Something that happened on the transport.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TransportEvent {
-    /// Lines arrived from the server in one read, in order: each a frame, or a line that is not
-    /// one and why. (One event per read, not per line: a flood of small frames costs one
-    /// hand-over per read.)
-    Received {
-        lines: Vec<Result<Frame, InvalidLine>>,
-        at: Timestamp,
-        /// When the read that completed these lines returned, in [`wire_mark`] order.
-        mark: u64,
-        /// HTTP: the request whose POST these lines are the body of. An error without an id
-        /// there can only be about that request (on stdio it is about no request).
-        body_of: Option<Id>,
-    },
-    /// Lines of the server's stderr from one read, separated by `\n` (informational; never an
-    /// error by itself).
-    StderrLines { text: String, at: Timestamp },
-    /// A line could not be written to the server.
-    WriteFailed { reason: String, at: Timestamp },
-    /// The request with this id failed on the way (HTTP: a status without a JSON-RPC answer,
-    /// a refused connection, a stream that ended before the answer).
-    RequestFailed {
-        id: Id,
-        reason: String,
-        at: Timestamp,
-    },
-    /// The event stream of a 2026-07-28 request ended before its response: the request is
-    /// lost, and the client must re-issue it under a new id.
-    StreamLost {
-        id: Id,
-        reason: String,
-        at: Timestamp,
-    },
-    /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
-    Note { text: String, at: Timestamp },
-    /// An HTTP request and its response; for a request that gets an answer, before the answer.
-    Http {
-        exchange: Arc<HttpExchange>,
-        at: Timestamp,
-    },
-    /// The server opened an HTTP session (legacy era: `Mcp-Session-Id` on `initialize`).
-    SessionStarted { id: String, at: Timestamp },
-    /// The server ended the HTTP session (legacy era: a 404 to a request that carried its id);
-    /// the transport has forgotten the id, and the client must initialize again.
-    SessionExpired { at: Timestamp },
-    /// The server's output ended; `status` says how the process ended, if it did, and
-    /// `stderr_tail` holds the last lines of its stderr (stdio only).
-    Closed {
-        status: String,
-        stderr_tail: Vec<String>,
-        at: Timestamp,
-    },
 }
 
 /// Where a server is and how to reach it.
@@ -136,41 +79,18 @@ pub enum NotSent {
     Full,
 }
 
-/// Why a transport could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum TransportError {
-    #[error("could not start '{program}': {source}")]
-    Spawn {
-        program: String,
-        source: std::io::Error,
-    },
-    #[error("cannot locate sightline's own executable for the demo server: {0}")]
-    NoDemoServer(std::io::Error),
-    #[error("'{url}' is not a URL sightline can reach: {reason}")]
-    BadUrl { url: String, reason: String },
-    #[error("{0}")]
-    BadHeader(String),
-    #[error("cannot start the HTTP client: {0}")]
-    Http(String),
-    /// An `--config` file that does not name a usable server.
-    #[error("{0}")]
-    Config(String),
-}
-
 /// A running connection to one server.
 #[derive(Debug)]
 pub struct Transport {
-    outgoing: Option<mpsc::Sender<Arc<str>>>,
+    outgoing: Option<mpsc::Sender<Outgoing>>,
     events: mpsc::Receiver<TransportEvent>,
     /// Asks the transport's supervisor to stop the server; dropping it asks too.
     stop: Option<oneshot::Sender<()>>,
     /// The server's process group, stopped on the spot if the transport is dropped before
     /// [`Transport::shutdown`] (an interrupted command), when no task may be left to do it.
     group: Option<stdio::ProcessGroup>,
-    /// HTTP: closes the stream of a request, by id (the 2026-07-28 cancellation).
-    close_stream: Option<mpsc::UnboundedSender<Id>>,
-    /// HTTP: header values to send instead of the computed ones, for one request by id.
-    header_overrides: Option<http::Overrides>,
+    /// Streamable HTTP: requests have streams of their own and headers that mirror the body.
+    http: bool,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
     pub description: String,
 }
@@ -186,40 +106,25 @@ impl Drop for Transport {
 }
 
 impl Transport {
-    /// Queues one line (without newline) for the server, never waiting: a server that does not
-    /// read its input must not stop sightline from reading its output or timing out.
-    pub fn send(&self, line: Arc<str>) -> Result<(), NotSent> {
-        let outgoing = self.outgoing.as_ref().ok_or(NotSent::Closed)?;
-        outgoing.try_send(line).map_err(|error| match error {
+    /// Queues what the client sends, never waiting: a server that does not read its input
+    /// must not stop sightline from reading its output or timing out. On stdio, header values
+    /// have nowhere to go (the line goes alone) and a stream cannot be closed on its own.
+    pub fn send(&self, outgoing: Outgoing) -> Result<(), NotSent> {
+        let channel = self.outgoing.as_ref().ok_or(NotSent::Closed)?;
+        channel.try_send(outgoing).map_err(|error| match error {
             mpsc::error::TrySendError::Full(_) => NotSent::Full,
             mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
         })
     }
 
-    /// Sends these header values with request `id` instead of the ones read from its body
-    /// (a deliberate mismatch, to see whether the server checks); `false` on stdio.
-    pub fn override_headers(&self, id: &Id, headers: Vec<(String, String)>) -> bool {
-        let Some(overrides) = &self.header_overrides else {
-            return false;
-        };
-        overrides
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id.clone(), headers);
-        true
+    /// Queues one line (without newline) for the server; see [`Transport::send`].
+    pub fn send_line(&self, line: Arc<str>) -> Result<(), NotSent> {
+        self.send(Outgoing::Line(line))
     }
 
     /// Whether this is Streamable HTTP (where 2026-07-28 mirrors tool parameters into headers).
     pub fn is_http(&self) -> bool {
-        self.close_stream.is_some()
-    }
-
-    /// Closes the stream of request `id`, when this transport cancels that way (Streamable
-    /// HTTP); `false` when it has no per-request stream to close (stdio).
-    pub fn close_stream(&self, id: &Id) -> bool {
-        self.close_stream
-            .as_ref()
-            .is_some_and(|close| close.send(id.clone()).is_ok())
+        self.http
     }
 
     /// An event that is ready now, without waiting.

@@ -14,7 +14,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::{EVENT_CAPACITY, Transport, TransportError, TransportEvent, now};
+use super::{EVENT_CAPACITY, Outgoing, Transport, TransportError, TransportEvent, now};
 use crate::mcp::framing::{LineFramer, decode};
 
 /// How long the supervisor waits for the outputs to drain while the server's processes may
@@ -135,8 +135,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         events,
         stop: Some(stop),
         group: Some(group),
-        close_stream: None,
-        header_overrides: None,
+        http: false,
         description: format!("stdio: {}", command.display()),
     })
 }
@@ -164,19 +163,23 @@ where
         events,
         stop: None,
         group: None,
-        close_stream: None,
-        header_overrides: None,
+        http: false,
         description: "stdio".into(),
     }
 }
 
-fn start_writer<W>(mut writer: W, events: mpsc::Sender<TransportEvent>) -> mpsc::Sender<Arc<str>>
+fn start_writer<W>(mut writer: W, events: mpsc::Sender<TransportEvent>) -> mpsc::Sender<Outgoing>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::channel::<Arc<str>>(super::OUTGOING_CAPACITY);
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(super::OUTGOING_CAPACITY);
     tokio::spawn(async move {
-        while let Some(line) = rx.recv().await {
+        while let Some(outgoing) = rx.recv().await {
+            let line = match outgoing {
+                Outgoing::Line(line) | Outgoing::WithHeaders { line, .. } => line,
+                // A stdio server has one stream for everything: nothing to close alone.
+                Outgoing::CloseStream(_) => continue,
+            };
             let written = async {
                 writer.write_all(line.as_bytes()).await?;
                 writer.write_all(b"\n").await?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
@@ -19,7 +19,7 @@ impl Poster {
     /// `endpoint`, then `initialize` posted there. On success this task goes on reading the
     /// stream, where every answer comes, until it ends; `false` when the server offers no such
     /// stream (the refusal of `initialize` then stands).
-    pub(super) async fn open_deprecated(&self, outgoing: &Outgoing, line: &Arc<str>) -> bool {
+    pub(super) async fn open_deprecated(&self, outgoing: &Posted, line: &Arc<str>) -> bool {
         let request = self
             .client
             .get(self.url.clone())
@@ -138,7 +138,7 @@ impl Poster {
     /// the answer comes on the stream.
     pub(super) async fn post_deprecated(
         &self,
-        outgoing: &Outgoing,
+        outgoing: &Posted,
         line: &Arc<str>,
         endpoint: reqwest::Url,
     ) {

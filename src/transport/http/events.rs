@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::words;
@@ -42,7 +42,7 @@ impl Poster {
     /// that answers `outgoing`. Returns why the stream broke, if it did.
     pub(super) async fn read_events(
         &self,
-        outgoing: &Outgoing,
+        outgoing: &Posted,
         response: reqwest::Response,
         record: &mut Record,
         stream: &mut Stream,

@@ -4,7 +4,7 @@
 use reqwest::header::ACCEPT;
 
 use super::events::Stream;
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
@@ -50,7 +50,7 @@ impl Poster {
         }
         self.emit_http(&mut record, None).await;
         let mut stream = Stream::default();
-        let outgoing = Outgoing::none();
+        let outgoing = Posted::none();
         let broke = self
             .read_events(&outgoing, response, &mut record, &mut stream)
             .await;

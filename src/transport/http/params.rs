@@ -3,7 +3,7 @@
 
 use std::sync::PoisonError;
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use crate::mcp::headers::{header_params, param_headers};
 use crate::mcp::json;
@@ -29,7 +29,7 @@ impl Poster {
 
     /// Learns the `x-mcp-header` parameters of the tools in a `tools/list` answer; a tool whose
     /// annotations are invalid gets none (the client marks it rejected).
-    pub(super) fn learn_header_params(&self, outgoing: &Outgoing, message: &Message) {
+    pub(super) fn learn_header_params(&self, outgoing: &Posted, message: &Message) {
         let Message::Response {
             reply: Reply::Result(result),
             ..

@@ -1,12 +1,12 @@
 //! One POST: the request and its headers, the response read as a JSON body or handed to the
 //! event stream, an HTTP status without an answer turned into the request's failure.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use super::authorize;
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
@@ -19,7 +19,7 @@ impl Poster {
     /// and the user gave no `Authorization`), gets a token (refreshed, or by the OAuth flow) and
     /// posts it once more with it. A scope already asked for is not asked again: no loops.
     pub(super) async fn post_as(self, line: Arc<str>, authorizations: u8) {
-        let outgoing = Outgoing::read(&line);
+        let outgoing = Posted::read(&line);
         let endpoint = self.session_state().sse_endpoint.clone();
         if let Some(endpoint) = endpoint {
             return self.post_deprecated(&outgoing, &line, endpoint).await;
@@ -120,7 +120,7 @@ impl Poster {
         }
     }
 
-    fn request(&self, outgoing: &Outgoing, line: &Arc<str>) -> reqwest::RequestBuilder {
+    fn request(&self, outgoing: &Posted, line: &Arc<str>) -> reqwest::RequestBuilder {
         let mut request = self
             .client
             .post(self.url.clone())
@@ -144,16 +144,10 @@ impl Poster {
         } else {
             request = self.with_session(request);
         }
-        let overrides = outgoing.id.as_ref().and_then(|id| {
-            self.overrides
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(id)
-        });
-        if let Some(overrides) = overrides {
+        if !self.overrides.is_empty() {
             // `headers` replaces the values of the names it sets (`header` would append).
             let mut replaced = HeaderMap::new();
-            for (name, value) in overrides {
+            for (name, value) in &self.overrides {
                 if let (Ok(name), Ok(value)) = (
                     HeaderName::try_from(name.as_str()),
                     HeaderValue::try_from(value.as_str()),

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use tokio::sync::mpsc;
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::session::Shared;
-use super::{OAuthClient, Overrides, authorize, order};
+use super::{OAuthClient, authorize, order};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
 use crate::transport::{TransportEvent, now};
@@ -24,7 +24,8 @@ pub(super) struct Poster {
     /// 2026-07-28: the `x-mcp-header` parameters of each listed tool that has any, learnt
     /// from the answers to `tools/list`.
     pub(super) header_params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
-    pub(super) overrides: Overrides,
+    /// Header values this POST sends instead of the computed ones (a deliberate mismatch).
+    pub(super) overrides: Vec<(String, String)>,
     pub(super) events: mpsc::Sender<TransportEvent>,
     pub(super) max_frame_bytes: usize,
     /// What OAuth gave: the access token, sent on every request from then on.
@@ -95,7 +96,7 @@ impl Poster {
 
     /// The request failed at the HTTP level: its own failure, or (a notification, an answer)
     /// a note in the log.
-    pub(super) async fn fail(&self, outgoing: &Outgoing, reason: String) {
+    pub(super) async fn fail(&self, outgoing: &Posted, reason: String) {
         let method = outgoing.method.as_deref().unwrap_or("a message");
         let event = match &outgoing.id {
             Some(id) if outgoing.method.is_some() => TransportEvent::RequestFailed {

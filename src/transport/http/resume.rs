@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::events::Stream;
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
@@ -24,7 +24,7 @@ impl Poster {
     /// the server asked for; a modern one is lost, for the client to re-issue.
     pub(super) async fn read_stream(
         &self,
-        outgoing: &Outgoing,
+        outgoing: &Posted,
         mut response: reqwest::Response,
         mut record: Record,
     ) {

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::words;
@@ -33,7 +33,7 @@ impl Poster {
     /// carried its id, started by the id on an `initialize` answer.
     pub(super) async fn track_session(
         &self,
-        outgoing: &Outgoing,
+        outgoing: &Posted,
         response: &reqwest::Response,
         carried_session: bool,
     ) {
@@ -107,7 +107,7 @@ impl Poster {
     }
 
     /// The legacy era's version header follows what `initialize` negotiated.
-    pub(super) fn remember_version(&self, outgoing: &Outgoing, message: &Message) {
+    pub(super) fn remember_version(&self, outgoing: &Posted, message: &Message) {
         if outgoing.method.as_deref() != Some("initialize") {
             return;
         }

@@ -9,15 +9,15 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 
-use super::outgoing::Outgoing;
+use super::posted::Posted;
 use super::poster::Poster;
 use super::session::Shared;
 use super::status::words;
-use super::{HttpTarget, Overrides, authorize, order};
+use super::{HttpTarget, authorize, order};
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::oauth;
 use crate::transport::{
-    EVENT_CAPACITY, OUTGOING_CAPACITY, Transport, TransportError, TransportEvent, now,
+    EVENT_CAPACITY, OUTGOING_CAPACITY, Outgoing, Transport, TransportError, TransportEvent, now,
 };
 
 /// How long connecting may take; an answer itself may take as long as the client waits.
@@ -53,10 +53,9 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         .connect_timeout(CONNECT_TIMEOUT)
         .build()
         .map_err(|error| TransportError::Http(words(&error)))?;
-    let (outgoing, lines) = mpsc::channel::<Arc<str>>(OUTGOING_CAPACITY);
+    let (outgoing, lines) = mpsc::channel::<Outgoing>(OUTGOING_CAPACITY);
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (stop, stopped) = oneshot::channel();
-    let (cancel, cancels) = mpsc::unbounded_channel();
     let cached = target
         .token_cache
         .as_deref()
@@ -67,7 +66,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         headers,
         session: Shared::default(),
         header_params: Arc::default(),
-        overrides: Overrides::default(),
+        overrides: Vec::new(),
         events: events_tx,
         max_frame_bytes,
         token: Arc::new(Mutex::new(cached)),
@@ -77,25 +76,22 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         client_metadata_url: target.client_metadata_url.clone(),
         accepted: order::Accepted::default(),
     };
-    let overrides = Arc::clone(&poster.overrides);
-    tokio::spawn(dispatch(poster, lines, cancels, stopped));
+    tokio::spawn(dispatch(poster, lines, stopped));
     Ok(Transport {
         outgoing: Some(outgoing),
         events,
         stop: Some(stop),
         group: None,
-        close_stream: Some(cancel),
-        header_overrides: Some(overrides),
+        http: true,
         description: target.display(),
     })
 }
 
-/// Posts each line as it comes, answers running side by side; at the end, the session is
-/// deleted (legacy) and `Closed` follows.
+/// Posts each line as it comes, answers running side by side, and closes the stream a
+/// cancellation names; at the end, the session is deleted (legacy) and `Closed` follows.
 async fn dispatch(
     poster: Poster,
-    mut lines: mpsc::Receiver<Arc<str>>,
-    mut cancels: mpsc::UnboundedReceiver<Id>,
+    mut lines: mpsc::Receiver<Outgoing>,
     mut stopped: oneshot::Receiver<()>,
 ) {
     let mut running = JoinSet::new();
@@ -104,30 +100,18 @@ async fn dispatch(
     let mut order = order::Order::default();
     loop {
         tokio::select! {
-            line = lines.recv() => match line {
-                Some(line) => {
-                    let outgoing = Outgoing::read(&line);
-                    let ordered =
-                        order::orders_what_follows(outgoing.method.as_deref(), outgoing.id.is_some());
-                    let mut turn = order.next(ordered);
-                    let mut poster = poster.clone();
-                    poster.accepted = std::mem::take(&mut turn.accepted);
-                    let post = running.spawn(async move {
-                        turn.wait().await;
-                        poster.post(line).await;
-                    });
-                    if let (Some(id), Some(_)) = (outgoing.id, outgoing.modern_version) {
-                        modern.retain(|_, post| !post.is_finished());
-                        modern.insert(id, post);
+            outgoing = lines.recv() => match outgoing {
+                Some(Outgoing::CloseStream(id)) => {
+                    if let Some(post) = modern.remove(&id) {
+                        post.abort();
                     }
+                }
+                Some(Outgoing::Line(line)) => post(&poster, &mut running, &mut modern, &mut order, line, Vec::new()),
+                Some(Outgoing::WithHeaders { line, headers }) => {
+                    post(&poster, &mut running, &mut modern, &mut order, line, headers);
                 }
                 None => break,
             },
-            Some(id) = cancels.recv() => {
-                if let Some(post) = modern.remove(&id) {
-                    post.abort();
-                }
-            }
             _ = &mut stopped => break,
             Some(_) = running.join_next(), if !running.is_empty() => {}
         }
@@ -150,4 +134,29 @@ async fn dispatch(
         at: now(),
     };
     let _ = poster.events.send(closed).await;
+}
+
+/// Posts `line` in the turn the protocol gives it, with `overrides` for its headers.
+fn post(
+    poster: &Poster,
+    running: &mut JoinSet<()>,
+    modern: &mut HashMap<Id, AbortHandle>,
+    order: &mut order::Order,
+    line: Arc<str>,
+    overrides: Vec<(String, String)>,
+) {
+    let facts = Posted::read(&line);
+    let ordered = order::orders_what_follows(facts.method.as_deref(), facts.id.is_some());
+    let mut turn = order.next(ordered);
+    let mut poster = poster.clone();
+    poster.accepted = std::mem::take(&mut turn.accepted);
+    poster.overrides = overrides;
+    let post = running.spawn(async move {
+        turn.wait().await;
+        poster.post(line).await;
+    });
+    if let (Some(id), Some(_)) = (facts.id, facts.modern_version) {
+        modern.retain(|_, post| !post.is_finished());
+        modern.insert(id, post);
+    }
 }

@@ -6,7 +6,7 @@ use crate::mcp::json;
 use crate::mcp::jsonrpc::Id;
 
 /// What a line we send says about itself, for the headers and for matching its answer.
-pub(super) struct Outgoing {
+pub(super) struct Posted {
     pub(super) method: Option<String>,
     pub(super) id: Option<Id>,
     /// `params.name` (or `params.uri`) for the methods that carry it in `Mcp-Name`.
@@ -15,10 +15,10 @@ pub(super) struct Outgoing {
     pub(super) modern_version: Option<String>,
 }
 
-impl Outgoing {
+impl Posted {
     /// No line: a stream the client did not ask for by a request.
-    pub(super) fn none() -> Outgoing {
-        Outgoing {
+    pub(super) fn none() -> Posted {
+        Posted {
             method: None,
             id: None,
             name: None,
@@ -34,7 +34,7 @@ impl Outgoing {
         }
     }
 
-    pub(super) fn read(line: &str) -> Outgoing {
+    pub(super) fn read(line: &str) -> Posted {
         let member = |name| json::member(line, name);
         let method = member("method").and_then(json::string).map(Into::into);
         // A response (no method) carries the id of the server's request, not one of ours.
@@ -56,7 +56,7 @@ impl Outgoing {
             .and_then(json::string)
             .map(Into::into)
             .filter(|version: &String| MODERN_VERSIONS.contains(&version.as_str()));
-        Outgoing {
+        Posted {
             method,
             id,
             name,
@@ -72,12 +72,12 @@ mod tests {
     #[test]
     fn outgoing_lines_name_their_headers() {
         let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book_flight","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        let read = Outgoing::read(line);
+        let read = Posted::read(line);
         assert_eq!(read.method.as_deref(), Some("tools/call"));
         assert_eq!(read.id, Some(Id::Number(3)));
         assert_eq!(read.name.as_deref(), Some("book_flight"));
         assert_eq!(read.modern_version.as_deref(), Some("2026-07-28"));
-        let legacy = Outgoing::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let legacy = Posted::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert!(legacy.id.is_none() && legacy.modern_version.is_none());
     }
 }

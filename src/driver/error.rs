@@ -1,0 +1,165 @@
+//! Why a session could not do what was asked, and the settings it runs with.
+
+use std::time::Duration;
+
+use crate::classify::{Class, Outcome, classify};
+use crate::mcp::era::{self, EraChoice};
+use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
+use crate::mcp::input::Answers;
+use crate::mcp::jsonrpc::ErrorObject;
+use crate::mcp::log::{SessionEvent, Stage};
+use crate::mcp::session::Exchange;
+use crate::mcp::wire::TransportError;
+
+/// Client settings.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    pub era: EraChoice,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// What to answer when a server asks for input (elicitation, sampling, roots).
+    pub answers: Answers,
+    /// Declare the tasks extension (2026-07-28) and follow task handles to their end.
+    pub tasks: bool,
+    /// Ask someone (the TUI's user) instead of answering from `answers`: each question is
+    /// emitted as `SessionEvent::Asked`, and its answer comes as `Command::Answer`.
+    pub ask: bool,
+    /// List the tools again, unasked, when the server says they changed (the TUI's list).
+    pub follow_list_changes: bool,
+    /// How long `auto` waits for a `server/discover` answer before assuming a legacy server.
+    pub probe_timeout: Duration,
+    /// Longest line accepted from the server; longer ones are reported and skipped.
+    pub max_frame_bytes: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            era: EraChoice::Auto,
+            timeout: Duration::from_secs(30),
+            answers: Answers::default(),
+            tasks: false,
+            ask: false,
+            follow_list_changes: false,
+            probe_timeout: Duration::from_secs(2),
+            max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+        }
+    }
+}
+
+/// Why the client could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    #[error("{} failed: {}", .0.method, classify(.0).detail)]
+    Exchange(Box<Exchange>),
+    #[error(
+        "the server answered initialize with protocol version '{answered}', which sightline does \
+         not support (sightline offered '{offered}' and accepts {})",
+        era::LEGACY_VERSIONS.join(", ")
+    )]
+    UnsupportedVersion { offered: String, answered: String },
+    #[error(
+        "the server supports protocol versions [{}] but sightline speaks [{}] in the modern era{}",
+        .supported.join(", "), era::MODERN_VERSIONS.join(", "),
+        if .supported.iter().any(|v| era::supports_legacy(v)) { "; try --era legacy" } else { "" }
+    )]
+    NoSharedVersion { supported: Vec<String> },
+    #[error(
+        "the server refused protocol version '{version}' twice, although its own list of \
+         supported versions names it"
+    )]
+    VersionRefused { version: String },
+    #[error("server/discover failed with {} {}; the server speaks the modern era but refused us", .error.code, .error.message)]
+    ModernError {
+        error: ErrorObject,
+        exchange: Box<Exchange>,
+    },
+    #[error(
+        "the server answered server/discover with {} {}: it is not a modern (2026-07-28) server; \
+         use --era auto or --era legacy",
+        .error.code, .error.message
+    )]
+    NotModern {
+        error: ErrorObject,
+        exchange: Box<Exchange>,
+    },
+    #[error("{method} returned a result sightline cannot read: {reason}")]
+    UnexpectedResult { method: String, reason: String },
+}
+
+impl ClientError {
+    /// The step of the session that failed.
+    pub fn stage(&self) -> Stage {
+        match self {
+            ClientError::Transport(_) => Stage::Spawn,
+            ClientError::Exchange(exchange) => Stage::of_method(&exchange.method),
+            ClientError::UnexpectedResult { method, .. } => Stage::of_method(method),
+            ClientError::UnsupportedVersion { .. } => Stage::Initialize,
+            ClientError::NoSharedVersion { .. }
+            | ClientError::VersionRefused { .. }
+            | ClientError::ModernError { .. }
+            | ClientError::NotModern { .. } => Stage::Discover,
+        }
+    }
+
+    /// The failed exchange, when a reply (or its absence) is what failed.
+    pub fn exchange(&self) -> Option<&Exchange> {
+        match self {
+            ClientError::Exchange(exchange)
+            | ClientError::ModernError { exchange, .. }
+            | ClientError::NotModern { exchange, .. } => Some(exchange),
+            ClientError::Transport(_)
+            | ClientError::UnsupportedVersion { .. }
+            | ClientError::NoSharedVersion { .. }
+            | ClientError::VersionRefused { .. }
+            | ClientError::UnexpectedResult { .. } => None,
+        }
+    }
+
+    /// How the run ended, as a class: a JSON-RPC error from the server is a protocol error,
+    /// everything else (no server, no usable reply) a transport failure. Never a success.
+    pub fn outcome(&self) -> Outcome {
+        let detail = self.to_string();
+        let protocol = |code| Outcome {
+            class: Class::ProtocolError,
+            code,
+            detail: detail.clone(),
+        };
+        match self {
+            ClientError::Exchange(exchange) => match classify(exchange) {
+                Outcome {
+                    class: Class::ProtocolError,
+                    code,
+                    ..
+                } => protocol(code),
+                Outcome { .. } => Outcome {
+                    class: Class::TransportFailure,
+                    code: None,
+                    detail,
+                },
+            },
+            ClientError::ModernError { error, .. } | ClientError::NotModern { error, .. } => {
+                protocol(Some(error.code))
+            }
+            ClientError::NoSharedVersion { .. } => protocol(None),
+            ClientError::VersionRefused { .. } => protocol(Some(era::UNSUPPORTED_PROTOCOL_VERSION)),
+            ClientError::Transport(_)
+            | ClientError::UnsupportedVersion { .. }
+            | ClientError::UnexpectedResult { .. } => Outcome {
+                class: Class::TransportFailure,
+                code: None,
+                detail,
+            },
+        }
+    }
+
+    /// The event that says the session could not connect, and why.
+    pub fn as_event(&self) -> SessionEvent {
+        SessionEvent::ConnectFailed {
+            stage: self.stage(),
+            reason: self.to_string(),
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Era negotiation as `--era` asks: `server/discover` (retried once at the version the server
+//! lists), `initialize`, or a probe that falls back to `initialize` and still hears a modern
+//! server whose answer came late.
+
+use std::borrow::Cow;
+
+use serde_json::json;
+
+use super::requests::{Core, Spec};
+use super::{ClientError, Done, Event, StepOf};
+use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
+use crate::mcp::json::Json;
+use crate::mcp::jsonrpc::Reply;
+use crate::mcp::log::{Connection, SessionEvent};
+use crate::mcp::messages::ServerInfo;
+use crate::mcp::session::{End, Exchange, Failure};
+
+/// Where the negotiation is.
+#[derive(Debug)]
+pub(crate) enum Negotiation {
+    /// `server/discover` at `version` went out.
+    Discover {
+        version: String,
+        retried: bool,
+        /// `auto`: a legacy answer (or none) means falling back to `initialize`.
+        probe: bool,
+    },
+    /// `initialize` went out; after a probe's fallback, a late modern answer may still decide.
+    Initialize { fallback: bool },
+}
+
+/// The `initialize` request.
+pub(crate) fn initialize_spec(core: &Core) -> Spec {
+    Spec {
+        method: "initialize".into(),
+        params: Some(json!({
+            "protocolVersion": era::LEGACY_OFFER,
+            "capabilities": core.capabilities(),
+            "clientInfo": Core::client_info(),
+        })),
+        timeout: core.options.timeout,
+        // `initialize` must not be cancelled, so its timeout sends no cancellation.
+        cancel_on_timeout: false,
+        cancellable: false,
+    }
+}
+
+/// The connection an `initialize` answer makes, `notifications/initialized` sent; or why not.
+pub(crate) fn read_initialize(
+    core: &mut Core,
+    exchange: Exchange,
+) -> Result<Connection, ClientError> {
+    let result = expect_result(exchange)?;
+    let answered = result
+        .get("protocolVersion")
+        .and_then(|version| version.as_str().map(Cow::into_owned))
+        .unwrap_or_default();
+    if !era::supports_legacy(&answered) {
+        return Err(ClientError::UnsupportedVersion {
+            offered: era::LEGACY_OFFER.into(),
+            answered,
+        });
+    }
+    core.notify("notifications/initialized", None);
+    Ok(Connection {
+        era: Era::Legacy,
+        protocol_version: answered,
+        server: ServerInfo::from_initialize(&result),
+        capabilities: result.get("capabilities"),
+        http_session: core.http_session.clone(),
+    })
+}
+
+impl Negotiation {
+    pub fn start(core: &mut Core) -> StepOf<Self> {
+        match core.options.era {
+            EraChoice::Legacy => Self::initialize(core, false),
+            EraChoice::Modern => {
+                Self::discover(core, era::MODERN_VERSIONS[0].to_owned(), false, false)
+            }
+            EraChoice::Auto => {
+                Self::discover(core, era::MODERN_VERSIONS[0].to_owned(), false, true)
+            }
+        }
+    }
+
+    fn initialize(core: &mut Core, fallback: bool) -> StepOf<Self> {
+        let spec = initialize_spec(core);
+        core.send(spec);
+        StepOf::Wait(Self::Initialize { fallback })
+    }
+
+    fn discover(core: &mut Core, version: String, retried: bool, probe: bool) -> StepOf<Self> {
+        core.meta = Some(era::request_meta(
+            &version,
+            &Core::client_info(),
+            &core.capabilities(),
+        ));
+        let timeout = if probe {
+            core.options.probe_timeout
+        } else {
+            core.options.timeout
+        };
+        core.send(Spec {
+            method: "server/discover".into(),
+            params: None,
+            timeout,
+            // A probe that times out is not cancelled: before `initialize` a legacy server
+            // expects nothing but the handshake, and the spec asks for no cancellation there.
+            cancel_on_timeout: !probe,
+            cancellable: false,
+        });
+        StepOf::Wait(Self::Discover {
+            version,
+            retried,
+            probe,
+        })
+    }
+
+    pub fn on(self, core: &mut Core, event: Event) -> StepOf<Self> {
+        let Event::Ended(exchange) = event else {
+            return StepOf::Wait(self);
+        };
+        match self {
+            Self::Discover {
+                version,
+                retried,
+                probe,
+            } => discovered(core, exchange, version, retried, probe),
+            Self::Initialize { fallback } => match read_initialize(core, exchange) {
+                Ok(connection) => connected(core, connection),
+                Err(error) if fallback => late_modern(core, error),
+                Err(error) => failed(error),
+            },
+        }
+    }
+}
+
+fn discovered(
+    core: &mut Core,
+    exchange: Exchange,
+    version: String,
+    retried: bool,
+    probe: bool,
+) -> StepOf<Negotiation> {
+    let reply = match (&exchange.end, exchange.reply()) {
+        (_, Some(reply)) => reply.clone(),
+        (End::TimedOut { .. }, None) if probe => {
+            return fall_back(
+                core,
+                "server/discover got no answer within the probe timeout",
+            );
+        }
+        (End::Failed(Failure::Rejected { .. }), None)
+            if probe && refused_without_modern_error(&exchange) =>
+        {
+            // Over HTTP: 400, 404 or 405 with no JSON-RPC body is no modern server.
+            let status = exchange.http.as_ref().and_then(|http| http.status);
+            return fall_back(
+                core,
+                &format!(
+                    "server/discover was refused with HTTP {} and no JSON-RPC error",
+                    status.unwrap_or_default()
+                ),
+            );
+        }
+        _ => return failed(ClientError::Exchange(Box::new(exchange))),
+    };
+    let result = match &reply {
+        Reply::Result(result) => Some(result.clone()),
+        Reply::Error(_) => None,
+    };
+    match era::judge_discover(&reply, &version) {
+        DiscoverVerdict::Modern { version } => {
+            let connection = modern_connection(core, version, result.as_ref());
+            connected(core, connection)
+        }
+        DiscoverVerdict::Retry { version: shared } if !retried => {
+            core.note(format!(
+                "the server refused {version} and lists {shared}; retrying with {shared}"
+            ));
+            Negotiation::discover(core, shared, true, probe)
+        }
+        DiscoverVerdict::Retry { version } => failed(ClientError::VersionRefused { version }),
+        DiscoverVerdict::NoSharedVersion { supported } => {
+            failed(ClientError::NoSharedVersion { supported })
+        }
+        DiscoverVerdict::ModernError(error) => failed(ClientError::ModernError {
+            error,
+            exchange: Box::new(exchange),
+        }),
+        DiscoverVerdict::Legacy { error } if probe => fall_back(
+            core,
+            &format!(
+                "server/discover was answered with {} {}",
+                error.code, error.message
+            ),
+        ),
+        DiscoverVerdict::Legacy { error } => failed(ClientError::NotModern {
+            error,
+            exchange: Box::new(exchange),
+        }),
+        DiscoverVerdict::NotDiscoverResult { why } if probe => fall_back(
+            core,
+            &format!(
+                "server/discover was answered with a result that is no DiscoverResult ({why})"
+            ),
+        ),
+        DiscoverVerdict::NotDiscoverResult { why } => {
+            // `--era modern`: the user says the server is modern; go on at our version.
+            core.note(format!(
+                "server/discover was answered with a result that is no DiscoverResult \
+                 ({why}); going on in the modern era, as --era modern asks"
+            ));
+            let connection = modern_connection(core, version, result.as_ref());
+            connected(core, connection)
+        }
+    }
+}
+
+fn modern_connection(core: &mut Core, version: String, result: Option<&Json>) -> Connection {
+    core.meta = Some(era::request_meta(
+        &version,
+        &Core::client_info(),
+        &core.capabilities(),
+    ));
+    Connection {
+        era: Era::Modern,
+        protocol_version: version,
+        server: result.map(ServerInfo::from_discover).unwrap_or_default(),
+        capabilities: result.and_then(|result| result.get("capabilities")),
+        http_session: None,
+    }
+}
+
+/// The probe found a legacy server: `initialize` next.
+fn fall_back(core: &mut Core, why: &str) -> StepOf<Negotiation> {
+    core.meta = None;
+    core.note(format!(
+        "{why}: the server is legacy; falling back to initialize"
+    ));
+    Negotiation::initialize(core, true)
+}
+
+/// The fallback after a probe timeout was refused. A modern server that was merely slow to
+/// start answers the probe late and refuses `initialize`; its late answer then decides.
+fn late_modern(core: &mut Core, error: ClientError) -> StepOf<Negotiation> {
+    let Some(result) = core.late_discover.take() else {
+        return failed(error);
+    };
+    let requested = era::MODERN_VERSIONS[0];
+    match era::judge_discover(&Reply::Result(result.clone()), requested) {
+        DiscoverVerdict::Modern { version } => {
+            core.note(format!(
+                "initialize was refused ({error}), but server/discover was answered after the \
+                 probe timeout: the server is modern"
+            ));
+            let connection = modern_connection(core, version, Some(&result));
+            connected(core, connection)
+        }
+        _ => failed(error),
+    }
+}
+
+fn connected(core: &mut Core, connection: Connection) -> StepOf<Negotiation> {
+    core.emit(SessionEvent::Connected(Box::new(connection.clone())));
+    core.connection = Some(connection.clone());
+    StepOf::Done(Some(Done::Connected(Ok(Box::new(connection)))))
+}
+
+fn failed(error: ClientError) -> StepOf<Negotiation> {
+    StepOf::Done(Some(Done::Connected(Err(error))))
+}
+
+/// An HTTP 400, 404 or 405 without a JSON-RPC answer: the spec's sign to try the older
+/// handshake (a modern server says why in a JSON-RPC error).
+fn refused_without_modern_error(exchange: &Exchange) -> bool {
+    exchange
+        .http
+        .as_ref()
+        .and_then(|http| http.status)
+        .is_some_and(|status| matches!(status, 400 | 404 | 405))
+}
+
+pub(crate) fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {
+    match exchange.reply() {
+        Some(Reply::Result(result)) => Ok(result.clone()),
+        _ => Err(ClientError::Exchange(Box::new(exchange))),
+    }
+}
