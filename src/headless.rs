@@ -43,7 +43,6 @@ pub mod exit {
 mod tests {
     use serde_json::json;
 
-    use super::call::MODEL_TEXT_BYTES;
     use super::*;
     use crate::classify::fixtures::{call, catalog};
     use crate::client::Connection;
@@ -51,6 +50,7 @@ mod tests {
     use crate::mcp::messages::ServerInfo;
     use crate::mcp::session::Exchange;
     use crate::model_view::hosts::{self, HostProfile};
+    use crate::present::limits::MODEL_TEXT_BYTES;
 
     fn report_text(exchange: &Exchange, host: &HostProfile) -> String {
         let connection = Connection {
@@ -128,5 +128,85 @@ mod tests {
         assert_eq!(read_arguments("[1,2]").unwrap(), json!([1, 2]));
         let ordered = read_arguments(r#"{"b":1,"a":2}"#).unwrap();
         assert_eq!(ordered.to_string(), r#"{"b":1,"a":2}"#);
+    }
+
+    /// Every kind of log entry reads the same in the TUI's log row and in `-v`: the headless
+    /// line is the time, then the row's own words.
+    #[test]
+    fn headless_and_the_tui_say_each_log_event_in_the_same_words() {
+        use crate::app::{Action, AppState, update};
+        use crate::mcp::framing::InvalidLine;
+        use crate::mcp::jsonrpc::{self, FrameError, Id};
+        use crate::mcp::log::{HttpExchange, LogEntry, LogEvent, Role, SessionEvent};
+
+        let frame = |text: &str| jsonrpc::parse(text).unwrap();
+        let events = vec![
+            LogEvent::Sent(frame(
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book","arguments":{"a":1}}}"#,
+            )),
+            LogEvent::Sent(frame(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            )),
+            LogEvent::Received {
+                frame: frame(
+                    r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"bad date"}}"#,
+                ),
+                role: Role::Late {
+                    method: "tools/call".into(),
+                },
+            },
+            LogEvent::Received {
+                frame: frame(
+                    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
+                ),
+                role: Role::Notification,
+            },
+            LogEvent::Received {
+                frame: frame(
+                    r#"{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{}}"#,
+                ),
+                role: Role::ServerRequest,
+            },
+            LogEvent::Invalid(InvalidLine {
+                raw: "Server listening".into(),
+                error: FrameError::NotJson {
+                    reason: "expected value".into(),
+                    line: 1,
+                    column: 1,
+                },
+            }),
+            LogEvent::Stderr("one line".into()),
+            LogEvent::TimedOut {
+                id: Id::Number(4),
+                method: "tools/call".into(),
+                after_ms: 30_000,
+            },
+            LogEvent::WriteFailed("broken pipe".into()),
+            LogEvent::Closed {
+                status: "exit code 3".into(),
+            },
+            LogEvent::Note("falling back to initialize".into()),
+            LogEvent::Http(std::sync::Arc::new(HttpExchange {
+                method: "POST".into(),
+                url: "http://localhost:1/mcp".into(),
+                status: Some(200),
+                ..HttpExchange::default()
+            })),
+        ];
+        for event in events {
+            let at = crate::mcp::Timestamp(1_700_000_000_000);
+            let headless = run::describe(at, &event);
+            let mut state = AppState::new(
+                crate::app::state::Settings::default(),
+                Vec::new(),
+                ratatui::layout::Rect::new(0, 0, 120, 40),
+            );
+            let entry = SessionEvent::Logged(LogEntry { at, event });
+            update(&mut state, Action::Session(entry));
+            let line = state.log.lines.last().expect("a row");
+            let row = state.log.summary(line);
+            let first = headless.lines().next().unwrap();
+            assert_eq!(first, format!("{at} {row}"), "{headless}");
+        }
     }
 }

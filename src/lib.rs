@@ -31,6 +31,7 @@ pub mod input;
 pub mod live_session;
 pub mod mcp;
 pub mod model_view;
+pub mod present;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;

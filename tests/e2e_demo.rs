@@ -668,7 +668,8 @@ fn verbose_streams_the_session_log_to_stderr_and_only_there() {
     assert_eq!(value["outcome"]["stage"], "call");
     let stderr = String::from_utf8_lossy(&output.stderr);
     for expected in [
-        r#"→ {"jsonrpc":"2.0","id":1,"method":"server/discover""#,
+        // The TUI's row for the frame, then the frame as it went out.
+        "→ #1 server/discover\n    → {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\"",
         "tools/call",
         "■ server output closed",
     ] {

@@ -125,7 +125,9 @@ fn a_transcript_holds_every_frame_received_before_a_sigkill() {
     let start = Instant::now();
     while shown
         .iter()
-        .filter(|line: &&String| line.contains("notifications/progress"))
+        .filter(|line: &&String| {
+            line.starts_with("    ← ") && line.contains("notifications/progress")
+        })
         .count()
         < 2
     {
@@ -142,7 +144,11 @@ fn a_transcript_holds_every_frame_received_before_a_sigkill() {
         .lines()
         .filter(|line| line.contains(r#""type":"received""#))
         .count();
-    let shown_received = shown.iter().filter(|line| line.contains(" ← ")).count();
+    // Each frame shown as it crossed the wire (after its row's words).
+    let shown_received = shown
+        .iter()
+        .filter(|line| line.starts_with("    ← "))
+        .count();
     assert!(
         received >= shown_received && shown_received >= 4,
         "{received} received lines recorded, {shown_received} shown:\n{text}"

@@ -1,44 +1,37 @@
 //! The Detail pane's lines: the selected call or line, pretty-printed and terminal-safe.
 
-use serde_json::Value;
-
 use super::state::{AppState, LogLine, Raw};
 use crate::mcp::log::HttpExchange;
-use crate::model_view;
+use crate::present::{self, limits::Pretty};
 use crate::sanitize;
 
 /// Most lines of a stderr run the detail shows (all of them are in the console).
 const DETAIL_STDERR_LINES: u32 = 2000;
-
-/// Frames larger than this are shown as received (clipped), not pretty-printed.
-const PRETTY_LIMIT: usize = 4 * 1024 * 1024;
-
-/// How much of an oversized frame the detail shows.
-const RAW_PREVIEW: usize = 64 * 1024;
 
 /// Width of the rows an oversized frame's preview is cut into.
 const PREVIEW_WIDTH: usize = 120;
 
 /// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
 pub(super) fn pretty(raw: &str) -> Vec<String> {
-    if raw.len() > PRETTY_LIMIT {
-        let shown = model_view::clip(raw, RAW_PREVIEW);
-        let mut lines = vec![format!(
-            "(a frame of {} bytes: the first {} as received; y / Y copy it whole)",
-            raw.len(),
-            shown.len()
-        )];
-        let safe: Vec<char> = sanitize::text(shown).chars().collect();
-        lines.extend(
-            safe.chunks(PREVIEW_WIDTH)
-                .map(|chunk| chunk.iter().collect::<String>()),
-        );
-        return lines;
+    match present::limits::pretty(raw) {
+        Pretty::Whole(text) => text.lines().map(str::to_owned).collect(),
+        Pretty::AsReceived {
+            shown,
+            shown_bytes,
+            total,
+        } => {
+            let mut lines = vec![format!(
+                "(a frame of {total} bytes: the first {shown_bytes} as received; y / Y copy it \
+                 whole)"
+            )];
+            let safe: Vec<char> = shown.chars().collect();
+            lines.extend(
+                safe.chunks(PREVIEW_WIDTH)
+                    .map(|chunk| chunk.iter().collect::<String>()),
+            );
+            lines
+        }
     }
-    let text = serde_json::from_str::<Value>(raw)
-        .and_then(|value| serde_json::to_string_pretty(&value))
-        .unwrap_or_else(|_| raw.to_owned());
-    sanitize::json(&text).lines().map(str::to_owned).collect()
 }
 
 pub(super) fn refresh_detail(state: &mut AppState) {

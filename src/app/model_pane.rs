@@ -7,8 +7,7 @@ use crate::analysis::{self, CallContext};
 use crate::model_view::Block;
 use crate::sanitize;
 
-/// Longest model-view text kept for display (copying takes the whole view).
-pub(super) const MODEL_TEXT_BYTES: usize = 16 * 1024;
+pub(super) use crate::present::limits::MODEL_TEXT_BYTES;
 
 fn negotiated_version(state: &AppState) -> &str {
     match &state.link {

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::action::{Effect, SessionEvent};
 use super::ask::AskPanel;
 use super::audit::{Phase as AuditPhase, audited};
-use super::describe::{clip_line, describe_received, describe_sent, id_label};
+use super::describe::{clip_line, describe_received, id_label};
 use super::detail::refresh_detail;
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::select_tool;
@@ -18,6 +18,7 @@ use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
 use crate::mcp::log::{LogEntry, LogEvent, Role};
 use crate::mcp::session::Exchange;
+use crate::present::log as words;
 use crate::sanitize;
 
 /// Notifications and server requests up to this size keep only their text; their row is
@@ -263,7 +264,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     let mut answers_call = None;
     let mut new = match entry.event {
         LogEvent::Sent(frame) => {
-            let (summary, id) = describe_sent(&frame, session);
+            let (summary, id) = words::sent(&frame, session);
             line(
                 LineKind::Outgoing,
                 Some(summary),
@@ -304,7 +305,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             }
         }
         LogEvent::Invalid(invalid) => {
-            let summary = format!("✗ {}: {}", invalid.error, invalid.raw);
+            let summary = words::invalid(&invalid);
             let raw = (!invalid.raw.is_empty()).then(|| Raw::Line(invalid.raw));
             line(LineKind::Invalid, Some(summary), raw, None)
         }
@@ -319,27 +320,21 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             method,
             after_ms,
         } => {
-            let summary = format!(
-                "⏱ {} {method}: no reply within {after_ms} ms (sightline's own timeout; cancelled)",
-                id_label(session, &id)
-            );
+            let summary = words::timed_out(session, &id, &method, after_ms);
             line(LineKind::Failure, Some(summary), None, Some(id))
         }
         LogEvent::WriteFailed(reason) => line(
             LineKind::Failure,
-            Some(format!("✗ write failed: {reason}")),
+            Some(words::write_failed(&reason)),
             None,
             None,
         ),
-        LogEvent::Closed { status } => line(
-            LineKind::Failure,
-            Some(format!("■ server output closed ({status})")),
-            None,
-            None,
-        ),
+        LogEvent::Closed { status } => {
+            line(LineKind::Failure, Some(words::closed(&status)), None, None)
+        }
         LogEvent::Note(text) => note(&text, line),
         LogEvent::Http(http) => {
-            let summary = format!("⇄ {}", http.summary());
+            let summary = words::http(&http);
             // Linked to its call by the request's id, like the frames it carried.
             let id = http.request_id.clone();
             line(LineKind::Http, Some(summary), Some(Raw::Http(http)), id)
@@ -356,5 +351,5 @@ fn note(
     line: impl Fn(LineKind, Option<String>, Option<Raw>, Option<Id>) -> LogLine,
 ) -> LogLine {
     let whole = (text.chars().count() > 200).then(|| Raw::Line(text.into()));
-    line(LineKind::Note, Some(format!("• {text}")), whole, None)
+    line(LineKind::Note, Some(words::note(text)), whole, None)
 }

@@ -202,11 +202,6 @@ impl Driver {
         self.core.connection.as_ref()
     }
 
-    /// Whether a job runs or waits.
-    pub fn busy(&self) -> bool {
-        self.job.is_some() || !self.queue.is_empty()
-    }
-
     fn on_command(&mut self, command: Command) {
         match command {
             Command::Cancel => self.hand_to_job(Event::Cancel),

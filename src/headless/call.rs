@@ -24,11 +24,9 @@ use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::model_view::ModelViewJson;
 use crate::model_view::hosts::{self, HostProfile};
+use crate::present;
 use crate::sanitize;
 use crate::transcript::recorder::Recorder;
-
-/// Longest model-view text the human output prints whole.
-pub(super) const MODEL_TEXT_BYTES: usize = 4096;
 
 /// `sightline call TOOL [ARGS_JSON]`.
 pub async fn call(
@@ -292,7 +290,7 @@ impl<'a> CallReport<'a> {
             (false, _) => "[from the host, not the server] ",
             (true, false) => "",
         };
-        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
+        let (shown, omitted) = view.text_within(present::limits::MODEL_TEXT_BYTES);
         write!(out, "{marker}{}", sanitize::text_keeping_newlines(&shown))?;
         if omitted > 0 {
             write!(out, "… ({omitted} more bytes)")?;

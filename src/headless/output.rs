@@ -13,13 +13,8 @@ use crate::classify::{Class, Outcome};
 use crate::client::{ClientError, Connection, Stage};
 use crate::mcp::era::Era;
 use crate::mcp::session::{End, Exchange, Failure};
-use crate::model_view;
+use crate::present::{self, limits::Pretty};
 use crate::sanitize;
-
-/// Frames larger than this are printed as received (clipped) by the human output.
-const PRETTY_LIMIT: usize = 1024 * 1024;
-/// How much of such a frame the human output shows.
-const RAW_PREVIEW: usize = 64 * 1024;
 
 pub(super) fn exit_code(class: Class) -> u8 {
     match class {
@@ -130,18 +125,17 @@ pub(super) fn emit(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
 
 /// Pretty JSON of a frame's text, terminal-safe; a huge frame is shown as received, clipped.
 pub(super) fn pretty(raw: &str) -> String {
-    if raw.len() > PRETTY_LIMIT {
-        let shown = model_view::clip(raw, RAW_PREVIEW);
-        return format!(
-            "{}… ({} more bytes as received; --json prints them all)",
-            sanitize::json(shown),
-            raw.len() - shown.len()
-        );
+    match present::limits::pretty(raw) {
+        Pretty::Whole(text) => text,
+        Pretty::AsReceived {
+            shown,
+            shown_bytes,
+            total,
+        } => format!(
+            "{shown}… ({} more bytes as received; --json prints them all)",
+            total - shown_bytes
+        ),
     }
-    let text = serde_json::from_str::<Value>(raw)
-        .and_then(|value| serde_json::to_string_pretty(&value))
-        .unwrap_or_else(|_| raw.to_owned());
-    sanitize::json(&text).into_owned()
 }
 
 pub(super) fn server_line(connection: Option<&Connection>, transport: &str) -> String {
@@ -158,7 +152,7 @@ pub(super) fn server_line(connection: Option<&Connection>, transport: &str) -> S
                 .map(|id| {
                     format!(
                         " · session {}",
-                        sanitize::text(&crate::app::describe::short_session(id))
+                        sanitize::text(&present::log::short_session(id))
                     )
                 })
                 .unwrap_or_default();

@@ -13,16 +13,15 @@ use super::exit;
 use super::output::print_json;
 use crate::classify::Class;
 use crate::cli::{RecordArgs, ServerArgs};
-use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Role, Stage};
+use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Stage};
+use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
+use crate::present;
 use crate::sanitize;
 use crate::stream::EventSink;
 use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
-
-/// Longest frame the verbose log prints whole.
-const LOG_FRAME_CHARS: usize = 4096;
 
 /// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
 /// usage error, said before anything starts.
@@ -231,49 +230,27 @@ fn print_authorization(event: &SessionEvent) {
 fn print_log_entry(event: &SessionEvent) {
     if let SessionEvent::Logged(LogEntry { at, event }) = event {
         // A closed stderr leaves nowhere to report to.
-        let _ = writeln!(std::io::stderr().lock(), "{at} {}", describe(event));
+        let _ = writeln!(std::io::stderr().lock(), "{}", describe(*at, event));
     }
 }
 
-fn describe(event: &LogEvent) -> String {
-    match event {
-        LogEvent::Sent(frame) => format!("→ {}", clip(&frame.raw)),
-        LogEvent::Received { frame, role } => {
-            let role = match role {
-                Role::Reply { .. } | Role::ServerRequest | Role::Notification => String::new(),
-                Role::Late { method } => format!("(late reply to {method}) "),
-                Role::Duplicate { method } => format!("(duplicate reply to {method}) "),
-                Role::UnknownId => "(a reply to a request never sent) ".into(),
-                Role::Unaddressed => "(an error about no request) ".into(),
-            };
-            format!("← {role}{}", clip(&frame.raw))
-        }
-        LogEvent::Invalid(invalid) => format!("✗ {}: {}", invalid.error, clip(&invalid.raw)),
-        LogEvent::Stderr(text) => text
-            .split('\n')
-            .map(|line| format!("  stderr | {}", clip(line)))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        LogEvent::TimedOut {
-            id,
-            method,
-            after_ms,
-        } => {
-            format!("⏱ {method} (id {id}) timed out after {after_ms} ms (sightline's own timeout)")
-        }
-        LogEvent::WriteFailed(reason) => format!("✗ write failed: {}", sanitize::text(reason)),
-        LogEvent::Closed { status } => format!("■ server output closed ({status})"),
-        LogEvent::Note(text) => format!("• {}", sanitize::text(text)),
-        LogEvent::Http(http) => format!("⇄ {}", sanitize::text(&http.summary())),
+/// A log entry as the `-v` log prints it: the TUI's row for it, in the same words, after the
+/// time; a frame also as it crossed the wire, on the next line.
+pub(crate) fn describe(at: Timestamp, event: &LogEvent) -> String {
+    let mut lines: Vec<String> = present::log::summaries(event, 1)
+        .into_iter()
+        .map(|summary| format!("{at} {}", present::limits::log_frame(&summary)))
+        .collect();
+    let wire = match event {
+        LogEvent::Sent(frame) => Some(("→", frame)),
+        LogEvent::Received { frame, .. } => Some(("←", frame)),
+        _ => None,
+    };
+    if let Some((arrow, frame)) = wire {
+        lines.push(format!(
+            "    {arrow} {}",
+            present::limits::log_frame(&frame.raw)
+        ));
     }
-}
-
-/// The first `LOG_FRAME_CHARS` characters, terminal-safe; the rest is counted, not copied.
-fn clip(raw: &str) -> String {
-    let cut = raw.char_indices().nth(LOG_FRAME_CHARS).map(|(at, _)| at);
-    let shown = sanitize::text(&raw[..cut.unwrap_or(raw.len())]);
-    match cut {
-        Some(_) => format!("{shown}… ({} bytes in all)", raw.len()),
-        None => shown.into_owned(),
-    }
+    lines.join("\n")
 }

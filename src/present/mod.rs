@@ -1,0 +1,5 @@
+//! One presentation of a session, pure: the words and limits that the TUI and the headless
+//! commands share, so the same event reads the same everywhere.
+
+pub mod limits;
+pub mod log;
