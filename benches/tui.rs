@@ -182,7 +182,9 @@ fn huge_result(c: &mut Criterion) {
                 );
                 update(
                     &mut state,
-                    Action::Session(SessionEvent::CallFinished(Box::new(exchange))),
+                    Action::Session(SessionEvent::CallFinished(Box::new(
+                        sightline::mcp::verdict::Finished::unjudged(exchange),
+                    ))),
                 );
                 update(&mut state, Action::Command(Command::SelectPrev));
                 terminal

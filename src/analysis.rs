@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use crate::classify::findings::{Context, Finding, findings};
-use crate::classify::{Outcome, classify};
+use crate::classify::findings::Finding;
+use crate::classify::{self, Judgement, Outcome};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::hosts::HostProfile;
@@ -32,7 +32,29 @@ pub struct CallAnalysis<'a> {
 
 /// Classifies the exchange, looks for findings and builds what the model sees.
 pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAnalysis<'a> {
-    let (outcome, mut findings) = judge(exchange, context);
+    let judgement = classify::judge(exchange, context.version, context.catalog);
+    analyze_judged(exchange, judgement, context)
+}
+
+/// The class and the findings, without the view (which depends on the host, and is built for
+/// the call on screen only).
+pub fn judge(exchange: &Exchange, context: &CallContext<'_>) -> (Outcome, Vec<Finding>) {
+    let Judgement { outcome, findings } =
+        classify::judge(exchange, context.version, context.catalog);
+    (outcome, findings)
+}
+
+/// [`analyze`] of an exchange already judged (by the session that ran it, or by `judge`):
+/// only the view is built.
+pub fn analyze_judged<'a>(
+    exchange: &'a Exchange,
+    judgement: Judgement,
+    context: &CallContext<'_>,
+) -> CallAnalysis<'a> {
+    let Judgement {
+        outcome,
+        mut findings,
+    } = judgement;
     let view = view(exchange, &outcome, context);
     findings.extend(view.findings.iter().cloned());
     CallAnalysis {
@@ -40,19 +62,6 @@ pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAna
         findings,
         view,
     }
-}
-
-/// The class and the findings, without the view (which depends on the host, and is built for
-/// the call on screen only).
-pub fn judge(exchange: &Exchange, context: &CallContext<'_>) -> (Outcome, Vec<Finding>) {
-    let outcome = classify(exchange);
-    let findings = findings(&Context::new(
-        exchange,
-        &outcome,
-        context.version,
-        context.catalog,
-    ));
-    (outcome, findings)
 }
 
 /// What the model sees of an exchange already classified (when only the host or the MAY rule

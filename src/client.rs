@@ -14,6 +14,7 @@ use crate::classify::findings::Finding;
 use crate::driver::{Driver, Input, Now, Output, TimerId, Wire};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
+use crate::mcp::verdict::Finished;
 use crate::stream::EventSink;
 use crate::transport::{self, Target, Transport, TransportEvent, now, wire_mark};
 
@@ -283,11 +284,19 @@ impl Client {
     /// Sends `tools/call` with `arguments` exactly as given (even when not an object), asking
     /// for progress notifications as hosts do.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Exchange {
+        self.call(name, arguments).await.exchange
+    }
+
+    /// [`Client::call_tool`], with the judgement the session made of the call.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Finished {
         let command = Command::Call {
             tool: name.to_owned(),
             arguments,
         };
-        exchange_of(self.perform(command).await)
+        match self.perform(command).await {
+            Done::Called(finished) => *finished,
+            other => Finished::unjudged(exchange_of(other)),
+        }
     }
 
     /// Like [`Client::call_tool`], ended early (and cancelled) when `cancel` fires.
@@ -367,7 +376,8 @@ fn transport_ended() -> TransportEvent {
 /// The exchange a call or a request ended with.
 fn exchange_of(done: Done) -> Exchange {
     match done {
-        Done::Called(exchange) | Done::Requested(exchange) => *exchange,
+        Done::Called(finished) => finished.exchange,
+        Done::Requested(exchange) => *exchange,
         // Each command ends with its own kind of `Done`, one at a time: said, never a panic.
         other => crate::driver::no_exchange(format!("the session ended with {other:?}"), now()),
     }

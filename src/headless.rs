@@ -71,6 +71,7 @@ mod tests {
             Some(&tools),
             host,
             false,
+            None,
         );
         let mut out = Vec::new();
         report.write_text(&mut out).unwrap();

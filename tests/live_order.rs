@@ -128,7 +128,7 @@ fn positions(events: &[SessionEvent], id: &Id) -> (usize, usize) {
     let finished = events
         .iter()
         .position(
-            |event| matches!(event, SessionEvent::CallFinished(exchange) if &exchange.id == id),
+            |event| matches!(event, SessionEvent::CallFinished(exchange) if &exchange.exchange.id == id),
         )
         .expect("the call finished");
     (reply, finished)
@@ -142,11 +142,11 @@ async fn a_call_finishes_on_the_stream_after_its_reply_is_logged() {
             SessionEvent::CallFinished(exchange) => Some(exchange),
             _ => None,
         }) {
-            let (reply, finished) = positions(&events, &exchange.id);
+            let (reply, finished) = positions(&events, &exchange.exchange.id);
             assert!(
                 reply < finished,
                 "{style}: call {} finished at {finished}, before its reply was logged at {reply}",
-                exchange.id
+                exchange.exchange.id
             );
         }
     }
@@ -214,11 +214,14 @@ async fn a_recorded_session_replays_into_the_same_events_and_screens() {
         .map(Result::unwrap)
         .collect();
     std::fs::remove_file(&path).unwrap();
-    let facts: Vec<&SessionEvent> = live
+    // A call reads back unjudged (the app judges it as it shows it, as the screens below
+    // check); everything else reads back as it was.
+    let facts: Vec<SessionEvent> = live
         .iter()
         .filter(|event| !matches!(event, SessionEvent::Asked { .. }))
+        .map(unjudged)
         .collect();
-    assert_eq!(replayed.iter().collect::<Vec<_>>(), facts);
+    assert_eq!(replayed, facts);
     for (width, height) in [(120, 40), (80, 24)] {
         let mut from_live = common::Session::new(width, height);
         let mut from_file = common::Session::new(width, height);
@@ -435,7 +438,7 @@ async fn stored_replay(tag: &str) -> Stored {
         .filter(|e| !matches!(e, SessionEvent::Asked { .. }))
     {
         let read = reader.next().unwrap().unwrap();
-        assert_eq!(&read, event);
+        assert_eq!(read, unjudged(event));
         places.lock().unwrap().note(&read, reader.offset());
         update(&mut live.state, Action::Session(event.clone()));
         let asked = apply(&mut replayed.state, Action::Session(read), &transcript);
@@ -664,6 +667,20 @@ async fn tasks_switched_on_during_a_pending_call_apply_to_its_next_request() {
             .get("io.modelcontextprotocol/tasks")
             .is_some()
     };
+    // The session judged the call once; the app and the recorder take that judgement.
+    assert!(seen.iter().any(|event| matches!(event,
+        SessionEvent::CallFinished(finished) if finished.judged.is_some())));
     assert!(!declares(&calls[0]), "before `t`: {}", calls[0]);
     assert!(declares(&calls[1]), "after `t`, at once: {}", calls[1]);
+}
+
+/// `event`, a finished call without the judgement the live session gave it (a transcript keeps
+/// the verdict for people and tools, not for reading back).
+fn unjudged(event: &SessionEvent) -> SessionEvent {
+    match event {
+        SessionEvent::CallFinished(finished) => SessionEvent::CallFinished(Box::new(
+            sightline::mcp::verdict::Finished::unjudged(finished.exchange.clone()),
+        )),
+        other => other.clone(),
+    }
 }

@@ -263,11 +263,10 @@ fn an_unreadable_reply_naming_our_id_ends_the_call_at_once() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let value: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(value["outcome"]["class"], "success");
-    assert!(
-        text(&output.stderr).contains(r#"(an error about no request) {"jsonrpc":"2.0","id":null"#),
-        "{}",
-        text(&output.stderr)
-    );
+    // The row's words, then the frame as it came.
+    let log = text(&output.stderr);
+    assert!(log.contains("(an error about no request)"), "{log}");
+    assert!(log.contains(r#"    ← {"jsonrpc":"2.0","id":null"#), "{log}");
 }
 
 #[test]
@@ -306,10 +305,8 @@ fn a_reply_written_before_its_request_is_not_taken_for_the_answer() {
     let value: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(value["response"]["result"]["content"][0]["text"], "real");
     let log = text(&output.stderr);
-    assert!(
-        log.contains(r#"(a reply to a request never sent) {"jsonrpc": "2.0", "id": 3"#),
-        "{log}"
-    );
+    assert!(log.contains("(a reply to a request never sent)"), "{log}");
+    assert!(log.contains(r#"    ← {"jsonrpc": "2.0", "id": 3"#), "{log}");
 }
 
 #[test]
@@ -318,7 +315,7 @@ fn verbose_prints_the_frames_after_the_awaited_reply_too() {
     assert_eq!(output.status.code(), Some(0));
     let log = text(&output.stderr);
     assert_eq!(log.matches(r#""text": "once""#).count(), 2, "{log}");
-    assert!(log.contains("(duplicate reply to tools/call)"), "{log}");
+    assert!(log.contains("(duplicate response)"), "{log}");
 }
 
 /// Live (not zombie) processes whose command line is exactly `args`.

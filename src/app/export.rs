@@ -15,6 +15,7 @@ use crate::classify::findings::Finding;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
+use crate::mcp::verdict::Finished;
 use crate::model_view::ModelView;
 use crate::transcript::{Header, Judged, Redactor, VERSION, rfc3339, to_text};
 
@@ -51,7 +52,7 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
     }
     let judged = Judged::of(&call.outcome, &call.findings);
     events.push((
-        SessionEvent::CallFinished(Box::new(call.exchange.clone())),
+        SessionEvent::CallFinished(Box::new(Finished::unjudged(call.exchange.clone()))),
         Some(judged),
     ));
     let text = transcript_text(state, call.exchange.sent_at.0, &events);
@@ -242,7 +243,8 @@ pub fn log_transcript(state: &AppState) -> Option<(String, String)> {
         {
             finished[index] = true;
             let judged = Judged::of(&call.outcome, &call.findings);
-            let exchange = SessionEvent::CallFinished(Box::new(call.exchange.clone()));
+            let exchange =
+                SessionEvent::CallFinished(Box::new(Finished::unjudged(call.exchange.clone())));
             events.push((exchange, Some(judged)));
         }
     }

@@ -17,7 +17,7 @@ use crate::classify::Class;
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
 use crate::mcp::log::{LogEntry, LogEvent, Role};
-use crate::mcp::session::Exchange;
+use crate::mcp::verdict::{Finished, Judgement};
 use crate::present::log as words;
 use crate::sanitize;
 
@@ -71,7 +71,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
             state.tools.problem = Some(sanitize::text(&reason).into_owned());
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
-        SessionEvent::CallFinished(exchange) => return finish_call(state, *exchange),
+        SessionEvent::CallFinished(finished) => return finish_call(state, *finished),
         SessionEvent::Asked {
             number,
             request,
@@ -160,9 +160,14 @@ fn label_probe_answers(state: &mut AppState) {
     }
 }
 
-fn finish_call(state: &mut AppState, exchange: Exchange) -> Vec<Effect> {
+fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
     state.pending_calls = state.pending_calls.saturating_sub(1);
-    let (outcome, found) = analysis::judge(&exchange, &call_context(state));
+    let Finished { exchange, judged } = finished;
+    // Judged by the session that ran it; a call read back from a transcript is judged here.
+    let (outcome, found) = match judged {
+        Some(Judgement { outcome, findings }) => (outcome, findings),
+        None => analysis::judge(&exchange, &call_context(state)),
+    };
     let tool = exchange
         .params()
         .and_then(|p| p.get("name"))
@@ -352,4 +357,45 @@ fn note(
 ) -> LogLine {
     let whole = (text.chars().count() > 200).then(|| Raw::Line(text.into()));
     line(LineKind::Note, Some(words::note(text)), whole, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::layout::Rect;
+    use serde_json::json;
+
+    use super::*;
+    use crate::classify::fixtures::call;
+    use crate::classify::{Class, Outcome};
+    use crate::mcp::verdict::{Finished, Judgement};
+
+    /// A call the session judged is shown with that judgement: the app does not judge it again
+    /// (here the judgement says otherwise than the exchange would, so a second one would show).
+    #[test]
+    fn a_call_judged_by_the_session_is_not_judged_again() {
+        let mut state = AppState::new(
+            crate::app::state::Settings::default(),
+            Vec::new(),
+            Rect::new(0, 0, 120, 40),
+        );
+        let exchange = call("book_flight", json!({})).text("booked");
+        let judged = Judgement {
+            outcome: Outcome {
+                class: Class::ToolError,
+                code: None,
+                detail: "as the session judged it".into(),
+            },
+            findings: Vec::new(),
+        };
+        let finished = Finished {
+            exchange: exchange.clone(),
+            judged: Some(judged),
+        };
+        on_session(&mut state, SessionEvent::CallFinished(Box::new(finished)));
+        assert_eq!(state.calls[0].outcome.detail, "as the session judged it");
+        // Unjudged (read back from a transcript): judged here.
+        let finished = Finished::unjudged(exchange);
+        on_session(&mut state, SessionEvent::CallFinished(Box::new(finished)));
+        assert_eq!(state.calls[1].outcome.class, Class::Success);
+    }
 }

@@ -15,6 +15,7 @@ use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::parse;
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
 use crate::mcp::messages::{ServerInfo, Tool};
+use crate::mcp::verdict::Finished;
 use crate::model_view::Rule;
 
 fn state() -> AppState {
@@ -292,7 +293,10 @@ fn finish(state: &mut AppState, exchange: crate::mcp::session::Exchange) {
         );
     }
     state.pending_calls += 1;
-    session(state, SessionEvent::CallFinished(Box::new(exchange)));
+    session(
+        state,
+        SessionEvent::CallFinished(Box::new(Finished::unjudged(exchange))),
+    );
 }
 
 #[test]
@@ -945,13 +949,19 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
     );
     // A call that is not the case (another client's, say) is not judged as it.
     let other = call("book_flight", json!({"departureDate": "12/12/2099"})).text("booked");
-    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(other))).is_empty());
+    assert!(
+        session(
+            &mut state,
+            SessionEvent::CallFinished(Box::new(Finished::unjudged(other)))
+        )
+        .is_empty()
+    );
     assert!(state.audit.as_ref().unwrap().rows[0].is_none());
     // The case's own answer: judged, and the next case sent.
     let answer = call(&cases[0].tool, cases[0].arguments.clone()).error(-32602, "Invalid params");
     let (_, next) = sent_call(&session(
         &mut state,
-        SessionEvent::CallFinished(Box::new(answer)),
+        SessionEvent::CallFinished(Box::new(Finished::unjudged(answer))),
     ));
     assert_eq!(next, cases[1].arguments);
     let row = state.audit.as_ref().unwrap().rows[0].clone().unwrap();
@@ -960,7 +970,13 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
     // Esc stops: the call in flight finishes as an ordinary call; nothing more is sent.
     command(&mut state, Command::Back);
     let answer = call(&cases[1].tool, cases[1].arguments.clone()).tool_error("must be a string");
-    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(answer))).is_empty());
+    assert!(
+        session(
+            &mut state,
+            SessionEvent::CallFinished(Box::new(Finished::unjudged(answer)))
+        )
+        .is_empty()
+    );
     assert_eq!(
         state.audit.as_ref().unwrap().phase,
         super::audit::Phase::Done

@@ -3,51 +3,16 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::Outcome;
 use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::json;
-use crate::mcp::jsonrpc::{Id, Reply};
+use crate::mcp::jsonrpc::Reply;
 use crate::mcp::messages::{CallResult, Tool};
 use crate::mcp::session::{End, Exchange, Failure};
 
-/// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Allowed, but worth knowing (e.g. behaviour a later spec version changed).
-    Info,
-    /// Against a SHOULD or a MUST of the negotiated version, or blinding the model.
-    Warning,
-}
-
-/// Which way a frame went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Sent,
-    Received,
-}
-
-/// A pointer to one frame of the log: its direction and JSON-RPC id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FrameRef {
-    pub direction: Direction,
-    pub id: Id,
-}
-
-/// One observation about an exchange.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub id: &'static str,
-    pub severity: Severity,
-    /// One line naming the spec version and the rule.
-    pub message: String,
-    /// The frames it is about.
-    pub frames: Vec<FrameRef>,
-}
+pub use crate::mcp::verdict::{Direction, Finding, FrameRef, Severity};
 
 /// What the rules look at.
 #[derive(Debug, Clone, Copy)]

@@ -9,60 +9,22 @@ mod tests;
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-use serde_json::{Value, json};
-
 use crate::mcp::input::{ResultType, Round, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Reply, error_code_name};
-use crate::mcp::messages::CallResult;
+use crate::mcp::messages::{CallResult, Tool};
 use crate::mcp::session::{End, Exchange, Failure, TaskRun};
 
-/// How an exchange ended, from the client's point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Class {
-    /// A `result`, with `isError` absent or false.
-    Success,
-    /// A `tools/call` result with `isError: true`: the content is meant for the model.
-    ToolError,
-    /// A JSON-RPC `error` object: the client handles it, the model does not see it by default.
-    ProtocolError,
-    /// No usable reply: the server exited, the reply was unreadable, or our own timeout expired.
-    TransportFailure,
-}
+pub use crate::mcp::verdict::{Class, Judgement, Outcome};
 
-impl Class {
-    /// The class in words, as the log and the headless output label it.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Class::Success => "success",
-            Class::ToolError => "tool error",
-            Class::ProtocolError => "protocol error",
-            Class::TransportFailure => "transport failure",
-        }
-    }
-}
-
-/// The class plus what distinguishes it: the error code, and a one-line detail.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub class: Class,
-    /// The JSON-RPC error code, for protocol errors only.
-    pub code: Option<i64>,
-    pub detail: String,
-}
-
-impl Outcome {
-    /// The `outcome` object of `call --json`.
-    pub fn to_json(&self) -> Value {
-        let mut value = json!({"class": self.class});
-        if let Some(code) = self.code {
-            value["code"] = code.into();
-        }
-        value["detail"] = self.detail.clone().into();
-        value
-    }
+/// The class and the findings of a finished exchange, under the negotiated `version` and the
+/// tools the server listed (when it did).
+pub fn judge(exchange: &Exchange, version: &str, catalog: Option<&[Tool]>) -> Judgement {
+    let outcome = classify(exchange);
+    let findings = findings::findings(&findings::Context::new(
+        exchange, &outcome, version, catalog,
+    ));
+    Judgement { outcome, findings }
 }
 
 /// Classifies a finished exchange; a call that needed input says so, with what was answered.
@@ -252,6 +214,7 @@ mod class_tests {
     use super::*;
     use crate::mcp::Timestamp;
     use crate::mcp::jsonrpc::{Frame, Id, Message, parse};
+    use serde_json::json;
 
     fn exchange(method: &str, end: End) -> Exchange {
         let request = Frame::encode(Message::Request {

@@ -9,11 +9,13 @@ use super::questions::RoundAnswers;
 use super::requests::{Core, Spec};
 use super::task::{Follow, Followed};
 use super::{Done, Event, StepOf};
+use crate::classify;
 use crate::mcp::era;
 use crate::mcp::input::{self, Answer, InputRequest, InputRequired, ResultType, Round};
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::session::Exchange;
+use crate::mcp::verdict::Finished;
 
 /// A call under way.
 #[derive(Debug)]
@@ -295,8 +297,16 @@ fn finish(core: &mut Core, mut exchange: Exchange) -> Done {
     exchange
         .rounds
         .splice(0..0, std::mem::take(&mut core.rounds));
-    core.emit(SessionEvent::CallFinished(Box::new(exchange.clone())));
-    Done::Called(Box::new(exchange))
+    // Judged here, once: the app, the recorder and headless take this judgement.
+    let version = core
+        .connection
+        .as_ref()
+        .map_or("unknown", |connection| connection.protocol_version.as_str());
+    let catalog = core.catalog.as_deref().map(Vec::as_slice);
+    let judged = Some(classify::judge(&exchange, version, catalog));
+    let finished = Finished { exchange, judged };
+    core.emit(SessionEvent::CallFinished(Box::new(finished.clone())));
+    Done::Called(Box::new(finished))
 }
 
 fn ended<J>(core: &mut Core, exchange: Exchange) -> StepOf<J> {

@@ -49,6 +49,7 @@ impl Listing {
             Paged::More(listing) => StepOf::Wait(listing),
             Paged::Listed(tools) => {
                 let tools: Arc<Vec<Tool>> = tools.into();
+                core.catalog = Some(Arc::clone(&tools));
                 core.emit(SessionEvent::ToolsListed(Arc::clone(&tools)));
                 StepOf::Done(Some(Done::Tools(Ok(tools))))
             }

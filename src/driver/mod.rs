@@ -97,7 +97,7 @@ pub enum Command {
 pub enum Done {
     Connected(Result<Box<Connection>, ClientError>),
     Tools(Result<Arc<Vec<Tool>>, ClientError>),
-    Called(Box<Exchange>),
+    Called(Box<crate::mcp::verdict::Finished>),
     Requested(Box<Exchange>),
     HeadersChecked(Option<Box<Finding>>),
     ShutDown,

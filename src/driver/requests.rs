@@ -86,6 +86,8 @@ pub(crate) struct Core {
     pub meta: Option<Map<String, Value>>,
     pub(super) closed: Option<ServerEnd>,
     pub tools_changed: bool,
+    /// The tools the server listed last: the calls are judged against them.
+    pub catalog: Option<Arc<Vec<crate::mcp::messages::Tool>>>,
     /// Progress tokens issued so far; each `tools/call` gets a fresh one.
     pub progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.
@@ -124,6 +126,7 @@ impl Core {
             meta: None,
             closed: None,
             tools_changed: false,
+            catalog: None,
             progress_tokens: 0,
             late_discover: None,
             session_expired: false,

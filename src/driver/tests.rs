@@ -233,7 +233,17 @@ fn a_deadline_times_the_call_out_and_cancels_it() {
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert_eq!(exchange.end, End::TimedOut { after_ms: 10_000 });
+    // The stream carries the call judged, once, by the session.
+    let judged = out.iter().find_map(|&i| match &h.seen[i] {
+        Output::Event(SessionEvent::CallFinished(finished)) => finished.judged.clone(),
+        _ => None,
+    });
+    assert_eq!(
+        judged.expect("judged").outcome.class,
+        crate::classify::Class::TransportFailure
+    );
 }
 
 #[test]
@@ -270,6 +280,7 @@ fn tasks_switched_on_during_a_pending_call_apply_to_its_handle_at_once() {
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert_eq!(exchange.task.as_ref().unwrap().status, "completed");
 }
 
@@ -315,6 +326,7 @@ fn a_server_question_is_asked_and_one_answer_replies_to_it_and_moves_the_deadlin
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert_eq!(
         exchange.rounds.len(),
         1,
@@ -351,6 +363,7 @@ fn an_input_round_is_answered_and_the_call_retried_under_a_new_id_with_its_state
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert_eq!(exchange.id, Id::Number(3));
     assert_eq!(exchange.rounds[0].asked_by, Some(Id::Number(2)));
 }
@@ -412,6 +425,7 @@ fn the_users_cancel_over_modern_http_closes_the_stream() {
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert_eq!(exchange.end, End::Failed(Failure::CancelledByUser));
 }
 
@@ -458,6 +472,7 @@ fn a_request_to_a_server_already_gone_ends_at_once() {
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert!(
         matches!(&exchange.end, End::Failed(Failure::ServerExited { status, .. }) if status == "exit code 3")
     );
@@ -491,6 +506,7 @@ fn a_request_the_transport_refuses_ends_as_not_sent() {
     let [Done::Called(exchange)] = h.done(&out)[..] else {
         panic!("the call ended")
     };
+    let exchange = &exchange.exchange;
     assert!(matches!(
         &exchange.end,
         End::Failed(Failure::SendFailed { .. })

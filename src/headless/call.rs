@@ -14,7 +14,7 @@ use super::output::{
     server_line, write_findings, write_stderr_tail,
 };
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
-use crate::analysis::{CallAnalysis, CallContext, analyze};
+use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
 use crate::classify::findings::Finding;
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{ClientError, Connection, Stage};
@@ -22,6 +22,7 @@ use crate::config;
 use crate::mcp::input::Round;
 use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
+use crate::mcp::verdict::{Finished, Judgement};
 use crate::model_view::ModelViewJson;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::present;
@@ -114,7 +115,7 @@ async fn call_tool(
         client.shutdown().await;
         return exit::USAGE;
     }
-    let exchange = client.call_tool(&call.tool, arguments).await;
+    let Finished { exchange, judged } = client.call(&call.tool, arguments).await;
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
     let report = CallReport::new(
@@ -124,6 +125,7 @@ async fn call_tool(
         catalog.as_ref().map(|tools| tools.as_slice()),
         &host,
         call.forward_protocol_errors,
+        judged,
     );
     if as_json {
         print_json(&CallJson {
@@ -199,7 +201,8 @@ pub struct CallReport<'a> {
 }
 
 impl<'a> CallReport<'a> {
-    /// Analyses the exchange (class, findings, what the model sees).
+    /// Analyses the exchange (class, findings, what the model sees); a call the session judged
+    /// already (`judged`) only gets its view built.
     pub fn new(
         connection: Option<&'a Connection>,
         transport: &'a str,
@@ -207,6 +210,7 @@ impl<'a> CallReport<'a> {
         catalog: Option<&[Tool]>,
         host: &HostProfile,
         forward_protocol_errors: bool,
+        judged: Option<Judgement>,
     ) -> Self {
         let version = connection.map_or("unknown", |c| c.protocol_version.as_str());
         let context = CallContext {
@@ -219,7 +223,10 @@ impl<'a> CallReport<'a> {
             connection,
             transport,
             exchange,
-            analysis: analyze(exchange, &context),
+            analysis: match judged {
+                Some(judgement) => analyze_judged(exchange, judgement, &context),
+                None => analyze(exchange, &context),
+            },
         }
     }
 

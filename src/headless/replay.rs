@@ -90,7 +90,10 @@ impl Serialize for ReplayedCalls<'_, '_> {
                 Ok(SessionEvent::Connecting { transport: named }) => transport = named,
                 Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
                 Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
-                Ok(SessionEvent::CallFinished(exchange)) if exchange.method == "tools/call" => {
+                Ok(SessionEvent::CallFinished(finished))
+                    if finished.exchange.method == "tools/call" =>
+                {
+                    let exchange = finished.exchange;
                     let report = CallReport::new(
                         connection.as_ref(),
                         &transport,
@@ -98,6 +101,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
                         catalog.as_ref().map(|tools| tools.as_slice()),
                         replayed.host,
                         replayed.forward_protocol_errors,
+                        None,
                     );
                     seq.serialize_element(&report.to_json(replayed.payload, false))?;
                 }

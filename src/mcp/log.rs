@@ -14,7 +14,6 @@ use super::input::{Answer, InputRequest};
 use super::json::Json;
 use super::jsonrpc::{Frame, Id};
 use super::messages::{ServerInfo, Tool};
-use super::session::Exchange;
 
 /// One fact of a session, in the order it happened. A call's `CallFinished` always follows the
 /// `Logged` entry of the frame that ended it.
@@ -33,7 +32,7 @@ pub enum SessionEvent {
     /// `tools/list` failed; calls are still possible.
     ToolsFailed(String),
     /// A `tools/call` ended (answered, timed out, cancelled or failed).
-    CallFinished(Box<Exchange>),
+    CallFinished(Box<crate::mcp::verdict::Finished>),
     /// The server is gone; nothing more will happen until a reconnect.
     Disconnected,
     /// The server asks the user something; the answer goes back under `number` (the TUI).

@@ -13,6 +13,7 @@ pub mod messages;
 pub mod oauth;
 pub mod session;
 pub mod sse;
+pub mod verdict;
 pub mod wire;
 
 use std::fmt;

@@ -18,6 +18,7 @@ use crate::mcp::jsonrpc::{self, Reply};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::messages::{ServerInfo, Tool};
 use crate::mcp::session::{End, Exchange, Failure, TaskRun};
+use crate::mcp::verdict::Finished;
 
 impl<'a> Record<'a> {
     /// The record of one event (`None` for events that are not facts of the wire: a question
@@ -55,9 +56,11 @@ impl<'a> Record<'a> {
             SessionEvent::ToolsFailed(reason) => Record::ToolsFailed {
                 reason: redactor.text(reason).into_owned(),
             },
-            SessionEvent::CallFinished(exchange) => {
-                Record::Call(Box::new(CallRecord::of(exchange, redactor, judged)))
-            }
+            SessionEvent::CallFinished(finished) => Record::Call(Box::new(CallRecord::of(
+                &finished.exchange,
+                redactor,
+                judged,
+            ))),
             SessionEvent::Disconnected => Record::Disconnected,
             SessionEvent::Asked { .. } => return None,
         })
@@ -192,7 +195,8 @@ impl<'a> Record<'a> {
             )),
             Record::ToolsFailed { reason } => SessionEvent::ToolsFailed(reason),
             Record::Call(call) => {
-                SessionEvent::CallFinished(Box::new(call.into_exchange(&mut frame)?))
+                let exchange = call.into_exchange(&mut frame)?;
+                SessionEvent::CallFinished(Box::new(Finished::unjudged(exchange)))
             }
             Record::Disconnected => SessionEvent::Disconnected,
         })

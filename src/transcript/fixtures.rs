@@ -22,6 +22,7 @@ pub(super) fn entry(at: u64, event: LogEvent) -> SessionEvent {
 }
 
 /// One event of every kind a live session emits.
+#[allow(clippy::too_many_lines)] // one list of every kind
 pub(super) fn every_event() -> Vec<SessionEvent> {
     let sent =
         parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#).unwrap();
@@ -116,9 +117,13 @@ pub(super) fn every_event() -> Vec<SessionEvent> {
             },
         ])),
         SessionEvent::ToolsFailed("-32601".into()),
-        SessionEvent::CallFinished(Box::new(answered)),
-        SessionEvent::CallFinished(Box::new(call("slow_search", json!({})).timeout())),
-        SessionEvent::CallFinished(Box::new(call("slow_search", json!({})).exited())),
+        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(answered))),
+        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(
+            call("slow_search", json!({})).timeout(),
+        ))),
+        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(
+            call("slow_search", json!({})).exited(),
+        ))),
         SessionEvent::Disconnected,
     ]
 }

@@ -231,9 +231,9 @@ pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
                     loaded.replies.push((request, frame));
                 }
             }
-            SessionEvent::CallFinished(exchange) if exchange.method == "tools/call" => {
+            SessionEvent::CallFinished(finished) if finished.exchange.method == "tools/call" => {
                 loaded.calls.push(RecordedCall {
-                    exchange: *exchange,
+                    exchange: finished.exchange,
                     transport: transport.clone(),
                     connection: connection.clone(),
                     catalog: loaded.tools.clone(),
@@ -283,7 +283,7 @@ impl Places {
     /// The `number`-th call of the transcript at `path`, read again.
     pub fn call(&self, path: &str, number: usize) -> Result<Exchange, String> {
         match read_at(path, self.calls.get(number).copied())? {
-            SessionEvent::CallFinished(exchange) => Ok(*exchange),
+            SessionEvent::CallFinished(finished) => Ok(finished.exchange),
             _ => Err(format!("call {number} is not a call line")),
         }
     }
@@ -417,7 +417,8 @@ mod tests {
                 },
             },
         );
-        let finished = SessionEvent::CallFinished(Box::new(call));
+        let finished =
+            SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(call)));
         let text = write(&[sent, received, finished], &Redactor::default());
         let back: Vec<SessionEvent> = read(&text)
             .unwrap()
@@ -441,7 +442,10 @@ mod tests {
         else {
             panic!();
         };
-        assert!(Arc::ptr_eq(&sent.raw, &call.request.raw));
-        assert!(Arc::ptr_eq(&received.raw, &call.response().unwrap().raw));
+        assert!(Arc::ptr_eq(&sent.raw, &call.exchange.request.raw));
+        assert!(Arc::ptr_eq(
+            &received.raw,
+            &call.exchange.response().unwrap().raw
+        ));
     }
 }

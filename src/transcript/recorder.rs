@@ -97,15 +97,20 @@ impl Inner {
                 self.version.clone_from(&connection.protocol_version);
                 None
             }
-            SessionEvent::CallFinished(exchange) => {
-                let context = CallContext {
-                    version: &self.version,
-                    catalog: self.catalog.as_ref().map(|tools| tools.as_slice()),
-                    host: crate::model_view::hosts::spec(),
-                    forward_protocol_errors: false,
-                };
-                let (outcome, findings) = judge(exchange, &context);
-                Some(Judged::of(&outcome, &findings))
+            SessionEvent::CallFinished(finished) => {
+                // Judged once, by the session that ran the call; else (an export) here.
+                if let Some(judgement) = &finished.judged {
+                    Some(Judged::of(&judgement.outcome, &judgement.findings))
+                } else {
+                    let context = CallContext {
+                        version: &self.version,
+                        catalog: self.catalog.as_ref().map(|tools| tools.as_slice()),
+                        host: crate::model_view::hosts::spec(),
+                        forward_protocol_errors: false,
+                    };
+                    let (outcome, findings) = judge(&finished.exchange, &context);
+                    Some(Judged::of(&outcome, &findings))
+                }
             }
             _ => None,
         };

@@ -202,7 +202,9 @@ impl Session {
             task: None,
         };
         self.state.pending_calls += 1;
-        self.event(SessionEvent::CallFinished(Box::new(exchange)))
+        self.event(SessionEvent::CallFinished(Box::new(
+            sightline::mcp::verdict::Finished::unjudged(exchange),
+        )))
     }
 }
 
