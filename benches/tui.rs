@@ -180,11 +180,12 @@ fn huge_result(c: &mut Criterion) {
                         },
                     ),
                 );
+                // The session judges the call as it ends (once); the app takes that judgement.
+                let judged = Some(sightline::classify::judge(&exchange, "2025-11-25", None));
+                let finished = sightline::mcp::verdict::Finished { exchange, judged };
                 update(
                     &mut state,
-                    Action::Session(SessionEvent::CallFinished(Box::new(
-                        sightline::mcp::verdict::Finished::unjudged(exchange),
-                    ))),
+                    Action::Session(SessionEvent::CallFinished(Box::new(finished))),
                 );
                 update(&mut state, Action::Command(Command::SelectPrev));
                 terminal
@@ -198,5 +199,86 @@ fn huge_result(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render, ingest, huge_result);
+/// Finished calls into the app state while recording, as the live TUI takes them: each call's
+/// reply logged, then the call finished, judged once by the session (before this release the
+/// app and the recorder each judged it again).
+fn calls(c: &mut Criterion) {
+    const CALLS: usize = 2_000;
+    let tools: std::sync::Arc<Vec<Tool>> = sightline::demo_server::tools::definitions()
+        .into_iter()
+        .map(|raw| Tool::from_value(&raw))
+        .collect::<Vec<_>>()
+        .into();
+    let exchanges: Vec<sightline::mcp::session::Exchange> = (1..=CALLS)
+        .map(|n| {
+            let request = parse(&json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "book_flight", "arguments": {"departureDate": "2024-12-12"}}}).to_string()).expect("a valid fixture");
+            let response = parse(&json!({"jsonrpc": "2.0", "id": n, "error": {"code": -32602, "message": "departureDate must be dd/mm/yyyy", "data": {"field": "departureDate"}}}).to_string()).expect("a valid fixture");
+            sightline::mcp::session::Exchange {
+                id: Id::Number(i64::try_from(n).unwrap_or_default()),
+                method: "tools/call".into(),
+                request,
+                sent_at: Timestamp(0),
+                end: sightline::mcp::session::End::Replied(response),
+                ended_at: Timestamp(1),
+                http: None,
+                rounds: Vec::new(),
+                task: None,
+            }
+        })
+        .collect();
+    let transcript = std::env::temp_dir().join(format!(
+        "sightline-bench-calls-{}.jsonl",
+        std::process::id()
+    ));
+    let mut group = c.benchmark_group("calls");
+    group.throughput(Throughput::Elements(CALLS as u64));
+    group.sample_size(10);
+    group.bench_function("finished_into_the_app_state_recorded", |b| {
+        b.iter_batched(
+            || {
+                let recorder = Recorder::create(
+                    transcript.to_str().unwrap_or_default(),
+                    "bench",
+                    "stdio: bench",
+                    Redactor::default(),
+                )
+                .expect("a writable temp dir");
+                let tap = recorder.tap();
+                let listed = SessionEvent::ToolsListed(std::sync::Arc::clone(&tools));
+                tap(&listed);
+                (fresh_state(), tap, exchanges.clone())
+            },
+            |(mut state, tap, exchanges)| {
+                for exchange in exchanges {
+                    let reply = exchange.response().cloned().expect("a reply");
+                    let Action::Session(event) = logged(
+                        reply,
+                        Role::Reply {
+                            method: "tools/call".into(),
+                        },
+                    ) else {
+                        continue;
+                    };
+                    tap(&event);
+                    update(&mut state, Action::Session(event));
+                    let judged = Some(sightline::classify::judge(
+                        &exchange,
+                        "2025-11-25",
+                        Some(tools.as_slice()),
+                    ));
+                    let finished = sightline::mcp::verdict::Finished { exchange, judged };
+                    let event = SessionEvent::CallFinished(Box::new(finished));
+                    tap(&event);
+                    update(&mut state, Action::Session(event));
+                }
+                state
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    let _ = std::fs::remove_file(&transcript);
+    group.finish();
+}
+
+criterion_group!(benches, render, ingest, huge_result, calls);
 criterion_main!(benches);
