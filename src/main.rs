@@ -35,6 +35,7 @@ fn prepare(
         show_secrets: server.is_some_and(|server| server.show_secrets),
         tasks: server.is_some_and(|server| server.tasks),
         allow_invalid_tool_headers: server.is_some_and(|server| server.allow_invalid_tool_headers),
+        keys: sightline::app::Keymap::default(),
     };
     Ok((settings, theme, warnings))
 }

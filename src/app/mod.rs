@@ -9,6 +9,7 @@ pub mod describe;
 mod detail;
 mod editor;
 mod export;
+pub mod keys;
 pub mod layout;
 mod modals;
 mod model_pane;
@@ -25,5 +26,6 @@ pub mod update;
 mod tests;
 
 pub use action::{Action, Command, Effect, Mouse};
+pub use keys::{Keymap, Mode};
 pub use state::AppState;
 pub use update::update;

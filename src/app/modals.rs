@@ -8,13 +8,12 @@ use super::layout;
 use super::state::{AppState, Link};
 use super::status::inform;
 use super::update::apply_command;
-use crate::input::keymap;
 use crate::mcp::input::Answer;
 
 /// The help is modal: it scrolls, closes, and lets only the global commands through.
 pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let last = help_scroll_limit(state);
-    let page = layout::help_popup(state.screen, keymap::help_entries().len())
+    let page = layout::help_popup(state.screen, state.settings.keys.help_entries().len())
         .height
         .saturating_sub(2)
         .max(1) as usize;
@@ -37,7 +36,7 @@ pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect
 
 /// The help's last useful first row: its end at the bottom of the popup.
 fn help_scroll_limit(state: &AppState) -> usize {
-    let rows = keymap::help_entries().len();
+    let rows = state.settings.keys.help_entries().len();
     let shown = layout::help_popup(state.screen, rows)
         .height
         .saturating_sub(2) as usize;

@@ -7,6 +7,7 @@ use super::audit::{audit_command, start_audit};
 use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
 use super::export::save;
+use super::keys::Mode;
 use super::modals::{ask_command, help_command, panel_key, picker_command};
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::{cycle_focus, move_selection, on_mouse, open, page, select_last};
@@ -16,7 +17,6 @@ use super::state::{AppState, Focus};
 use super::status::{complain, inform};
 use super::toggles::{toggle, toggle_tasks};
 use crate::analysis::analyze;
-use crate::input::keymap::Mode;
 use crate::sanitize;
 
 pub use super::navigation::keep_in_view;

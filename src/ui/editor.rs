@@ -7,8 +7,8 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::shared::pane;
 use crate::app::Command;
+use crate::app::keys::{Mode, Scope};
 use crate::app::state::{AppState, Focus};
-use crate::input::keymap::{Mode, Scope, help_rows};
 use crate::theme::{Meaning, Theme};
 
 /// The request editor; while editing, where the terminal cursor goes.
@@ -82,9 +82,12 @@ pub(super) fn editor_pane(
 fn editor_footer(state: &AppState) -> String {
     let onoff = |on: bool| if on { "on" } else { "off" };
     if state.key_mode() == Mode::Editing {
-        let keys: Vec<String> = help_rows(Scope::Global)
+        let keys: Vec<String> = state
+            .settings
+            .keys
+            .help_rows(Scope::Global)
             .filter(|b| b.command == Command::SendRequest)
-            .chain(help_rows(Scope::Editing))
+            .chain(state.settings.keys.help_rows(Scope::Editing))
             .map(|binding| match binding.command {
                 Command::ToggleValidation => format!(
                     "{} validation ({})",

@@ -6,13 +6,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::shared::pane;
+use crate::app::keys::HelpEntry;
 use crate::app::layout;
 use crate::app::state::AppState;
-use crate::input::keymap::{HelpEntry, help_entries};
 use crate::theme::{Meaning, Theme};
 
 pub(super) fn help_overlay(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let entries = help_entries();
+    let entries = state.settings.keys.help_entries();
     let popup = layout::help_popup(area, entries.len());
     let shown = usize::from(popup.height.saturating_sub(2));
     let scroll = state.help_scroll.min(entries.len().saturating_sub(shown));

@@ -8,8 +8,8 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::shared::fit;
+use crate::app::keys::Mode;
 use crate::app::state::{AppState, Link, Tone};
-use crate::input::keymap::Mode;
 use crate::mcp::era::Era;
 use crate::theme::{Meaning, Theme};
 

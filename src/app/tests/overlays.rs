@@ -98,7 +98,7 @@ fn a_question_opens_the_panel_whose_keys_edit_the_answer_and_enter_sends_it() {
             )),
         },
     );
-    assert_eq!(state.key_mode(), crate::input::keymap::Mode::Answering);
+    assert_eq!(state.key_mode(), crate::app::keys::Mode::Answering);
     // Space toggles the boolean: a key for the panel, not a command.
     let space = KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE);
     let action = crate::input::action_for(&crossterm::event::Event::Key(space), &state).unwrap();
@@ -114,7 +114,7 @@ fn a_question_opens_the_panel_whose_keys_edit_the_answer_and_enter_sends_it() {
         })]
     );
     assert!(state.asking.is_none());
-    assert_eq!(state.key_mode(), crate::input::keymap::Mode::Browsing);
+    assert_eq!(state.key_mode(), crate::app::keys::Mode::Browsing);
 }
 
 #[test]
