@@ -14,6 +14,7 @@ pub mod layout;
 mod modals;
 mod model_pane;
 mod navigation;
+pub mod overlay;
 pub mod placeholders;
 mod read_back;
 mod session_events;
@@ -27,5 +28,6 @@ mod tests;
 
 pub use action::{Action, Command, Effect, Mouse};
 pub use keys::{Keymap, Mode};
+pub use overlay::Overlay;
 pub use state::AppState;
 pub use update::update;

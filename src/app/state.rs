@@ -17,7 +17,7 @@ use crate::mcp::session::Exchange;
 use crate::model_view::Rule;
 use crate::model_view::hosts::HostProfile;
 
-use super::keys::{Keymap, Mode};
+use super::keys::Keymap;
 
 /// The panes that take the focus, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -611,19 +611,6 @@ impl AppState {
             session: 1,
             screen,
             server_args,
-        }
-    }
-
-    /// What keys mean now.
-    pub fn key_mode(&self) -> Mode {
-        if self.show_help {
-            Mode::Help
-        } else if self.asking.is_some() {
-            Mode::Answering
-        } else if self.editing && self.focus == Focus::Editor {
-            Mode::Editing
-        } else {
-            Mode::Browsing
         }
     }
 

@@ -11,6 +11,7 @@ use super::keys::Mode;
 use super::modals::{ask_command, help_command, panel_key, picker_command};
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::{cycle_focus, move_selection, on_mouse, open, page, select_last};
+use super::overlay::Overlay;
 use super::read_back::{call_read, frame_read, read_back_wanted};
 use super::session_events::on_session;
 use super::state::{AppState, Focus};
@@ -34,13 +35,18 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Command(command) => on_command(state, command),
         Action::EditorInput(input) => {
-            if let Some(panel) = state.asking.as_mut() {
-                if let Some(key) = panel_key(&input) {
-                    panel.key(key);
+            match state.key_mode() {
+                Mode::Answering => {
+                    if let (Some(panel), Some(key)) = (state.asking.as_mut(), panel_key(&input)) {
+                        panel.key(key);
+                    }
                 }
-            } else if state.key_mode() == Mode::Editing {
-                state.editor.textarea.input(input);
-                check_editor(state);
+                Mode::Editing => {
+                    state.editor.textarea.input(input);
+                    check_editor(state);
+                }
+                // Text typed over the help or the panes goes nowhere.
+                Mode::Help | Mode::Browsing => {}
             }
             Vec::new()
         }
@@ -107,16 +113,12 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         complain(state, "a replay sends nothing".into());
         return Vec::new();
     }
-    let effects = if state.show_help {
-        help_command(state, command)
-    } else if state.asking.is_some() {
-        ask_command(state, command)
-    } else if state.audit.is_some() {
-        audit_command(state, command)
-    } else if state.picker.is_some() {
-        picker_command(state, command)
-    } else {
-        apply_command(state, command)
+    let effects = match state.overlay() {
+        Some(Overlay::Help) => help_command(state, command),
+        Some(Overlay::Question(_)) => ask_command(state, command),
+        Some(Overlay::Audit(_)) => audit_command(state, command),
+        Some(Overlay::Picker(_)) => picker_command(state, command),
+        None => apply_command(state, command),
     };
     show_editor_cursor(state);
     effects

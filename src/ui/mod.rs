@@ -22,6 +22,7 @@ pub use shared::{class_meaning, fit};
 use ratatui::Frame;
 use ratatui::widgets::{Block, Widget};
 
+use crate::app::Overlay;
 use crate::app::layout;
 use crate::app::state::AppState;
 use crate::theme::{Meaning, Theme};
@@ -56,16 +57,17 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     detail_pane(panes.detail, buf, state, theme);
     model_pane(panes.model, buf, state, theme);
     status_bar(panes.status, buf, state, theme);
-    if state.show_help {
-        help_overlay(area, buf, state, theme);
-    } else if let Some(panel) = &state.asking {
-        ask_overlay(area, buf, panel, theme);
-    } else if let Some(audit) = &state.audit {
-        audit_overlay(area, buf, audit, theme);
-    } else if let Some(picker) = &state.picker {
-        picker_overlay(area, buf, picker, theme);
-    } else if let Some(cursor) = cursor {
-        // The terminal's own cursor, where typing goes (the runtime makes it a blinking bar).
-        frame.set_cursor_position(cursor);
+    match state.overlay() {
+        Some(Overlay::Help) => help_overlay(area, buf, state, theme),
+        Some(Overlay::Question(question)) => ask_overlay(area, buf, question, theme),
+        Some(Overlay::Audit(audit)) => audit_overlay(area, buf, audit, theme),
+        Some(Overlay::Picker(picker)) => picker_overlay(area, buf, picker, theme),
+        None => {
+            if let Some(cursor) = cursor {
+                // The terminal's own cursor, where typing goes (the runtime makes it a blinking
+                // bar).
+                frame.set_cursor_position(cursor);
+            }
+        }
     }
 }

@@ -205,3 +205,99 @@ fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
         "a replay sends nothing"
     );
 }
+
+/// The server asks a yes/no question (a form of one boolean), as the session reports it.
+fn ask_to_confirm(state: &mut AppState, number: u64) {
+    let request = crate::mcp::input::InputRequest {
+        key: Some("confirm".into()),
+        method: "elicitation/create".into(),
+        params: json!({"message": "Book?", "requestedSchema": {"type": "object", "properties": {
+            "confirm": {"type": "boolean", "default": false}}}}),
+    };
+    session(
+        state,
+        SessionEvent::Asked {
+            number,
+            request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        },
+    );
+}
+
+#[test]
+fn one_overlay_is_on_top_and_it_alone_takes_the_keys() {
+    use crate::app::Overlay;
+    use crate::app::keys::Mode;
+    let mut state = state();
+    state.picker = Some(crate::app::state::Picker::default());
+    press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
+    assert!(
+        state.audit.is_none(),
+        "A does not reach the panes behind the picker"
+    );
+    state.picker = None;
+    press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
+    assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
+    state.picker = Some(crate::app::state::Picker::default());
+    assert!(
+        matches!(state.overlay(), Some(Overlay::Audit(_))),
+        "the audit is over the picker"
+    );
+    ask_to_confirm(&mut state, 3);
+    assert!(matches!(state.overlay(), Some(Overlay::Question(_))));
+    press(&mut state, KeyCode::F(1), KeyModifiers::NONE);
+    assert_eq!(
+        (state.overlay(), state.key_mode()),
+        (Some(Overlay::Help), Mode::Help)
+    );
+    // Esc closes the help only; the question below is still unanswered.
+    assert!(press(&mut state, KeyCode::Esc, KeyModifiers::NONE).is_empty());
+    assert_eq!(state.key_mode(), Mode::Answering);
+    // Esc now answers the question (cancel); the audit is on top again, then Esc closes it.
+    let effects = press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(
+        matches!(
+            &effects[..],
+            [Effect::Session(SessionCommand::Answer { number: 3, .. })]
+        ),
+        "{effects:?}"
+    );
+    assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(matches!(state.overlay(), Some(Overlay::Picker(_))));
+    state.picker = None;
+    assert_eq!((state.overlay(), state.key_mode()), (None, Mode::Browsing));
+}
+
+#[test]
+fn a_click_behind_a_question_changes_nothing_and_a_click_closes_the_help() {
+    let mut state = state();
+    let panes = crate::app::layout::areas(state.screen);
+    let on_third_tool = Action::Mouse(Mouse::Clicked {
+        column: panes.tools.x + 3,
+        row: panes.tools.y + 3,
+    });
+    ask_to_confirm(&mut state, 1);
+    update(&mut state, on_third_tool.clone());
+    update(
+        &mut state,
+        Action::Mouse(Mouse::ScrolledDown {
+            column: panes.tools.x + 2,
+            row: panes.tools.y + 2,
+        }),
+    );
+    assert_eq!(
+        state.tools.selected, 0,
+        "the panes behind the panel stay as they were"
+    );
+    assert!(state.asking.is_some());
+    state.asking = None;
+    command(&mut state, Command::ToggleHelp);
+    update(&mut state, on_third_tool.clone());
+    assert!(!state.show_help, "a click closes the help");
+    assert_eq!(state.tools.selected, 0, "that click does nothing else");
+    update(&mut state, on_third_tool);
+    assert_eq!(state.tools.selected, 2);
+}
