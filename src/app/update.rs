@@ -6,7 +6,7 @@ use super::action::{Action, Command, Effect, SessionCommand};
 use super::audit::{audit_command, start_audit};
 use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
-use super::export::save;
+use super::export::{Saving, save};
 use super::keys::Mode;
 use super::modals::{ask_command, help_command, panel_key, picker_command};
 use super::model_pane::{call_context, refresh_model};
@@ -16,7 +16,10 @@ use super::read_back::{call_read, frame_read, read_back_wanted};
 use super::session_events::on_session;
 use super::state::{AppState, Focus};
 use super::status::{complain, inform};
-use super::toggles::{toggle, toggle_tasks};
+use super::toggles::{
+    cycle_host, scroll_sideways, toggle_forwarding, toggle_invalid_headers, toggle_tasks,
+    toggle_validation, toggle_wrap,
+};
 use crate::analysis::analyze;
 use crate::sanitize;
 
@@ -124,6 +127,8 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     effects
 }
 
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
         // Only the question panel answers; elsewhere these keys mean nothing.
@@ -162,13 +167,13 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
         }
         Command::ToggleConsole => state.log.show_console = !state.log.show_console,
         Command::ToggleTasks => return toggle_tasks(state),
-        Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::CycleHost => toggle(state, command),
+        Command::ToggleWrap => toggle_wrap(state),
+        Command::ScrollLeft => scroll_sideways(state, true),
+        Command::ScrollRight => scroll_sideways(state, false),
+        Command::ToggleValidation => toggle_validation(state),
+        Command::ToggleForwarding => toggle_forwarding(state),
+        Command::ToggleInvalidHeaders => toggle_invalid_headers(state),
+        Command::CycleHost => cycle_host(state),
         Command::CopyRequest => {
             return copy(
                 state,
@@ -195,9 +200,9 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             let line = command_line(state);
             return copy_text(state, line, "command line");
         }
-        Command::SaveLog | Command::SaveCall | Command::SaveCallJson => {
-            return save(state, command);
-        }
+        Command::SaveLog => return save(state, Saving::Log),
+        Command::SaveCall => return save(state, Saving::Call),
+        Command::SaveCallJson => return save(state, Saving::CallJson),
         Command::Audit => start_audit(state),
         Command::CaptureOnHost => match super::capture::start(state) {
             Ok(effect) => {

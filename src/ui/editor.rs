@@ -79,6 +79,8 @@ pub(super) fn editor_pane(
 }
 
 /// The first line under the editor: exactly the keys that work in the current mode.
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 fn editor_footer(state: &AppState) -> String {
     let onoff = |on: bool| if on { "on" } else { "off" };
     if state.key_mode() == Mode::Editing {
@@ -103,7 +105,40 @@ fn editor_footer(state: &AppState) -> String {
                 Command::SendRequest => format!("{} send", binding.keys),
                 Command::Back => format!("{} stop editing", binding.keys),
                 Command::NextPlaceholder => format!("{} next value", binding.keys),
-                _ => String::new(),
+                // Shift-Tab goes without saying beside Tab; the help lists it.
+                Command::PrevPlaceholder => String::new(),
+                // Only a keys.toml binds these while editing: shown with their help.
+                Command::Quit
+                | Command::Accept
+                | Command::Decline
+                | Command::FocusNext
+                | Command::FocusPrev
+                | Command::SelectNext
+                | Command::SelectPrev
+                | Command::PageDown
+                | Command::PageUp
+                | Command::SelectFirst
+                | Command::SelectLast
+                | Command::OpenEditor
+                | Command::ToggleHelp
+                | Command::ToggleSchema
+                | Command::ToggleConsole
+                | Command::ToggleWrap
+                | Command::ScrollLeft
+                | Command::ScrollRight
+                | Command::ToggleInvalidHeaders
+                | Command::ToggleTasks
+                | Command::CopyRequest
+                | Command::CopyResponse
+                | Command::CopyModelView
+                | Command::CopyCommandLine
+                | Command::CaptureOnHost
+                | Command::SaveCall
+                | Command::SaveCallJson
+                | Command::SaveLog
+                | Command::Audit
+                | Command::Reconnect
+                | Command::CancelCall => format!("{} {}", binding.keys, binding.help),
             })
             .filter(|text| !text.is_empty())
             .collect();
