@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::shared::pane;
-use crate::app::keys::HelpEntry;
+use crate::app::Command;
+use crate::app::keys::{HelpEntry, Mode};
 use crate::app::layout;
 use crate::app::state::AppState;
 use crate::theme::{Meaning, Theme};
@@ -39,7 +40,12 @@ pub(super) fn help_overlay(area: Rect, buf: &mut Buffer, state: &AppState, theme
         String::new()
     };
     Clear.render(popup, buf);
-    let block = pane(&format!("Keys · Esc closes{more}"), true, theme);
+    let close = state
+        .settings
+        .keys
+        .key_for(Command::Back, Mode::Help)
+        .map_or_else(String::new, |key| format!(" · {key} closes"));
+    let block = pane(&format!("Keys{close}{more}"), true, theme);
     Paragraph::new(rows)
         .block(block)
         .style(theme.style(Meaning::Text))

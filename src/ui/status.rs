@@ -8,6 +8,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::shared::fit;
+use crate::app::Command;
 use crate::app::keys::Mode;
 use crate::app::state::{AppState, Link, Tone};
 use crate::mcp::era::Era;
@@ -41,6 +42,31 @@ pub(super) fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: 
         .render(area, buf);
 }
 
+/// The mode, and the key that leaves it (or opens the help), as this run binds them: a
+/// `keys.toml` may have moved them.
+fn mode_hint(state: &AppState) -> String {
+    let mode = state.key_mode();
+    let key = |command| state.settings.keys.key_for(command, mode);
+    let hint = |command, what: &str| key(command).map(|key| format!("· {key} {what} "));
+    match mode {
+        Mode::Editing => format!(
+            " EDITING {}",
+            hint(Command::Back, "stops").unwrap_or_default()
+        ),
+        Mode::Help => format!(
+            " HELP {}",
+            hint(Command::Back, "closes").unwrap_or_default()
+        ),
+        Mode::Answering => format!(
+            " THE SERVER ASKS {}",
+            hint(Command::Accept, "accept").unwrap_or_default()
+        ),
+        Mode::Browsing => {
+            key(Command::ToggleHelp).map_or_else(String::new, |key| format!(" {key} help "))
+        }
+    }
+}
+
 fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
     let bar = theme.style(Meaning::StatusBar);
     let era = |era: Era| match era {
@@ -64,15 +90,10 @@ fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
         Link::Failed(_) => ("not connected (r retries)".to_owned(), None),
         Link::Disconnected => ("disconnected (r reconnects)".to_owned(), None),
     };
-    let mode = match state.key_mode() {
-        Mode::Editing => " EDITING · Esc stops ",
-        Mode::Help => " HELP · Esc closes ",
-        Mode::Answering => " THE SERVER ASKS · Enter accept ",
-        Mode::Browsing => " ? help ",
-    };
+    let mode = mode_hint(state);
     let mut segments = vec![Segment {
         priority: 0,
-        text: mode.to_owned(),
+        text: mode,
         short: None,
         style: bar.patch(theme.style(Meaning::StatusKey)),
     }];

@@ -22,6 +22,28 @@ const fn bind(
         command,
         scope,
         help,
+        also: None,
+    }
+}
+
+/// A row whose label also names the command's keys in the scope `also` (`v / Alt-v`).
+const fn bind_also(
+    code: KeyCode,
+    modifiers: KeyModifiers,
+    keys: &'static str,
+    command: Command,
+    scope: Scope,
+    help: &'static str,
+    also: Scope,
+) -> Binding {
+    Binding {
+        code,
+        modifiers,
+        keys: Cow::Borrowed(keys),
+        command,
+        scope,
+        help,
+        also: Some(also),
     }
 }
 
@@ -57,9 +79,9 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind(KeyCode::Char('w'), NONE, "w", Command::ToggleWrap, Browsing, "wrap Detail and the model view on / off"),
     bind(KeyCode::Char('s'), NONE, "s", Command::ToggleSchema, Browsing, "the selected tool's description and schema, in full"),
     bind(KeyCode::Char('`'), NONE, "`", Command::ToggleConsole, Browsing, "server console (stderr, log messages)"),
-    bind(KeyCode::Char('v'), NONE, "v / Alt-v", Command::ToggleValidation, Browsing, "client-side validation on / off"),
-    bind(KeyCode::Char('m'), NONE, "m / Alt-m", Command::ToggleForwarding, Browsing, "MAY rule: forward protocol errors on / off"),
-    bind(KeyCode::Char('h'), NONE, "h / Alt-h", Command::CycleHost, Browsing, "next host profile"),
+    bind_also(KeyCode::Char('v'), NONE, "v / Alt-v", Command::ToggleValidation, Browsing, "client-side validation on / off", Editing),
+    bind_also(KeyCode::Char('m'), NONE, "m / Alt-m", Command::ToggleForwarding, Browsing, "MAY rule: forward protocol errors on / off", Editing),
+    bind_also(KeyCode::Char('h'), NONE, "h / Alt-h", Command::CycleHost, Browsing, "next host profile", Editing),
     bind(KeyCode::Char('t'), NONE, "t", Command::ToggleTasks, Browsing, "tasks extension on / off (2026-07-28)"),
     bind(KeyCode::Char('I'), SHIFT, "I", Command::ToggleInvalidHeaders, Browsing, "call tools with an invalid x-mcp-header: on / off"),
     bind(KeyCode::Char('y'), NONE, "y", Command::CopyRequest, Browsing, "copy the request (OSC 52)"),

@@ -1,7 +1,10 @@
-//! Key bindings as data: one table per run, used both to map keys and to list them in the help.
-//! Pure: the terminal's events are turned into keys by `input`, and files are read elsewhere.
+//! Key bindings as data: one table per run (the built-in one, rebound by `keys.toml`), used both
+//! to map keys and to list them in the help. Pure: `input` turns the terminal's events into
+//! keys, and the file is read elsewhere.
 
+mod config;
 mod defaults;
+pub mod names;
 #[cfg(test)]
 mod tests;
 
@@ -48,6 +51,17 @@ impl Scope {
         )
     }
 
+    /// The scope's section in `keys.toml`.
+    pub fn section(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Browsing => "browsing",
+            Scope::Editing => "editing",
+            Scope::Help => "help",
+            Scope::Answering => "answering",
+        }
+    }
+
     /// The heading of this scope's keys in the help.
     pub fn heading(self) -> &'static str {
         match self {
@@ -70,6 +84,9 @@ pub struct Binding {
     pub command: Command,
     pub scope: Scope,
     pub help: &'static str,
+    /// Another scope whose keys for this command the label names too (`v / Alt-v` names
+    /// the editor's Alt-v): rebinding the command there rewrites this label as well.
+    pub also: Option<Scope>,
 }
 
 /// The scopes, in the order the help lists them.
@@ -111,15 +128,35 @@ impl Keymap {
         &self.bindings
     }
 
-    /// The command a key means in `mode`.
+    /// The command a key means in `mode`. The mode's own bindings come before the global
+    /// ones, so that `keys.toml` can give a global key another meaning in one mode.
     pub fn command(&self, code: KeyCode, modifiers: KeyModifiers, mode: Mode) -> Option<Command> {
-        let modifiers = loose(code, modifiers);
-        self.bindings
+        let bound = |b: &&Binding| same((b.code, b.modifiers), (code, modifiers));
+        let own = self
+            .bindings
             .iter()
-            .find(|b| {
-                b.code == code && loose(b.code, b.modifiers) == modifiers && b.scope.applies(mode)
-            })
-            .map(|b| b.command)
+            .filter(bound)
+            .find(|b| b.scope != Scope::Global && b.scope.applies(mode));
+        own.or_else(|| {
+            self.bindings
+                .iter()
+                .filter(bound)
+                .find(|b| b.scope == Scope::Global)
+        })
+        .map(|b| b.command)
+    }
+
+    /// The name of the first key that means `command` in `mode` (the mode's own, else a
+    /// global one), for hints such as "Esc closes".
+    pub fn key_for(&self, command: Command, mode: Mode) -> Option<String> {
+        let means = |b: &&Binding| b.command == command && b.scope.applies(mode);
+        let own = self
+            .bindings
+            .iter()
+            .filter(means)
+            .find(|b| b.scope != Scope::Global);
+        own.or_else(|| self.bindings.iter().find(means))
+            .map(|b| names::name(b.code, b.modifiers))
     }
 
     /// The bindings the help lists for `scope` (one row per command, aliases folded into `keys`).
@@ -149,6 +186,11 @@ impl Keymap {
         ));
         entries
     }
+}
+
+/// Whether two keys are the same key as the terminal reports it.
+fn same(a: (KeyCode, KeyModifiers), b: (KeyCode, KeyModifiers)) -> bool {
+    a.0 == b.0 && loose(a.0, a.1) == loose(b.0, b.1)
 }
 
 /// The modifiers a key is matched with. Terminals report Shift with upper-case letters and

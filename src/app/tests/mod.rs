@@ -20,6 +20,7 @@ use crate::model_view::Rule;
 
 mod calls;
 mod editor;
+mod keys;
 mod overlays;
 
 fn state() -> AppState {

@@ -207,7 +207,7 @@ fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
 }
 
 /// The server asks a yes/no question (a form of one boolean), as the session reports it.
-fn ask_to_confirm(state: &mut AppState, number: u64) {
+pub(super) fn ask_to_confirm(state: &mut AppState, number: u64) {
     let request = crate::mcp::input::InputRequest {
         key: Some("confirm".into()),
         method: "elicitation/create".into(),
