@@ -111,6 +111,9 @@ pub struct TuiArgs {
     /// Start with client-side argument validation on.
     #[arg(long)]
     pub validate: bool,
+    /// Key bindings to use instead of ~/.config/sightline/keys.toml (see the README).
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

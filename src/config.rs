@@ -1,8 +1,9 @@
-//! The user's configuration files (the I/O edge of host profiles and themes).
+//! The user's configuration files (the I/O edge of host profiles, themes and key bindings).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::app::Keymap;
 use crate::model_view::hosts::{self, HostProfile};
 
 /// `$XDG_CONFIG_HOME/sightline`, else `~/.config/sightline`.
@@ -46,6 +47,32 @@ pub fn all_host_profiles() -> Result<Vec<HostProfile>, String> {
     Ok(all)
 }
 
+/// The key bindings: the built-in ones, rebound by `file` (`--keys`), else by `keys.toml` in
+/// the config dir when there is one; and what was wrong, as warnings. A file that cannot be
+/// read or has mistakes never stops the start: the built-in keys hold where it fails.
+pub fn keys(file: Option<&Path>) -> (Keymap, Vec<String>) {
+    let (path, named) = match file {
+        Some(file) => (file.to_owned(), true),
+        None => match config_dir() {
+            Some(dir) => (dir.join("keys.toml"), false),
+            None => return (Keymap::default(), Vec::new()),
+        },
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Keymap::from_toml(&text, &path.display().to_string()),
+        Err(error) if !named && error.kind() == std::io::ErrorKind::NotFound => {
+            (Keymap::default(), Vec::new())
+        }
+        Err(error) => (
+            Keymap::default(),
+            vec![format!(
+                "cannot read the keys file '{}': {error}; the built-in keys are used",
+                path.display()
+            )],
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +96,34 @@ mod tests {
         );
         assert_eq!(dir(None, Some("")), None);
         assert_eq!(dir(None, None), None);
+    }
+
+    #[test]
+    fn a_named_keys_file_rebinds_and_one_that_cannot_be_read_is_a_warning() {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let dir = std::env::temp_dir().join(format!("sightline-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("keys.toml");
+        std::fs::write(&file, "[browsing]\nquit = \"Q\"\n").unwrap();
+        let (keys, warnings) = super::keys(Some(&file));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            keys.command(
+                KeyCode::Char('Q'),
+                KeyModifiers::NONE,
+                crate::app::Mode::Browsing
+            ),
+            Some(crate::app::Command::Quit)
+        );
+        let missing = dir.join("nowhere.toml");
+        let (keys, warnings) = super::keys(Some(&missing));
+        assert_eq!(keys, Keymap::default());
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with("cannot read the keys file '")
+                && warnings[0].ends_with("; the built-in keys are used"),
+            "{warnings:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

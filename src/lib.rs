@@ -13,7 +13,7 @@
 //!   back into the same events.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
 //! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
-//!   [`input`] (keymap), [`live_session`] (the client on its own task), [`runtime`] and
+//!   [`input`] (terminal events to actions), [`live_session`] (the client on its own task), [`runtime`] and
 //!   [`terminal`] (the impure loop and terminal restoration).
 
 pub mod analysis;

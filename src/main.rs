@@ -26,7 +26,9 @@ fn prepare(
                 names.join(", ")
             )
         })?;
-    let (theme, warnings) = sightline::theme::for_terminal(&options.theme)?;
+    let (theme, mut warnings) = sightline::theme::for_terminal(&options.theme)?;
+    let (keys, key_warnings) = config::keys(options.keys.as_deref());
+    warnings.extend(key_warnings);
     let settings = Settings {
         hosts,
         host,
@@ -35,6 +37,7 @@ fn prepare(
         show_secrets: server.is_some_and(|server| server.show_secrets),
         tasks: server.is_some_and(|server| server.tasks),
         allow_invalid_tool_headers: server.is_some_and(|server| server.allow_invalid_tool_headers),
+        keys,
     };
     Ok((settings, theme, warnings))
 }
@@ -49,8 +52,8 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             payload,
         );
     }
-    let (settings, theme) = match prepare(options, None) {
-        Ok((settings, theme, _)) => (settings, theme),
+    let (settings, theme, warnings) = match prepare(options, None) {
+        Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("sightline: {message}");
             return exit::USAGE;
@@ -63,7 +66,7 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
-    match runtime::replay(file, reader, settings, &theme).await {
+    match runtime::replay(file, reader, settings, &theme, &warnings).await {
         Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");

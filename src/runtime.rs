@@ -13,7 +13,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::app::state::{Settings, Status, Stored, Tone};
+use crate::app::state::{Settings, Stored};
 use crate::app::{Action, AppState, Effect, update};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
@@ -119,13 +119,7 @@ pub async fn run(
                 Rect::new(0, 0, size.width, size.height),
             );
             state.picker = picker;
-            if !warnings.is_empty() {
-                state.status = Some(Status {
-                    tone: Tone::Error,
-                    text: warnings.join("; "),
-                    since: 0,
-                });
-            }
+            state.show_warnings(&warnings);
             event_loop(&mut terminal, state, theme, &commands, &mut events, None).await
         }
         Err(error) => Err(error),
@@ -147,6 +141,7 @@ pub async fn replay(
     reader: crate::transcript::Reader<io::BufReader<std::fs::File>>,
     settings: Settings,
     theme: &Theme,
+    warnings: &[String],
 ) -> io::Result<()> {
     let (sink, mut events) = stream::channel();
     let file = path.to_owned();
@@ -170,6 +165,7 @@ pub async fn replay(
                 Rect::new(0, 0, size.width, size.height),
             );
             state.replay = Some(file);
+            state.show_warnings(warnings);
             event_loop(
                 &mut terminal,
                 state,

@@ -6,8 +6,8 @@ mod common;
 use common::{PAST, PAST_AS_32602, STRUCTURED, Session, screen};
 use ratatui::backend::Backend;
 use serde_json::json;
-use sightline::app::Command;
 use sightline::app::state::Focus;
+use sightline::app::{Command, Keymap};
 use sightline::client::LogEvent;
 use sightline::mcp::era::Era;
 use sightline::mcp::log::SessionEvent;
@@ -287,6 +287,20 @@ fn the_help_overlay() {
     snapshot("help", |s| {
         demo(s);
         s.command(Command::ToggleHelp);
+    });
+}
+
+#[test]
+fn the_help_lists_the_keys_of_a_keys_file_and_the_status_line_its_mistakes() {
+    let file = "[browsing]\nquit = \"Q\"\nselect_next = [\"down\", \"ctrl-n\"]\nqiut = \"x\"\n\n\
+                [editing]\nsend_request = \"f5\"\n";
+    snapshot("help_rebound", |s| {
+        demo(s);
+        let (keys, warnings) = Keymap::from_toml(file, "keys.toml");
+        s.state.settings.keys = keys;
+        s.state.show_warnings(&warnings);
+        // The end of the help: the rebound rows of both modes.
+        s.command(Command::ToggleHelp).command(Command::SelectLast);
     });
 }
 

@@ -39,6 +39,16 @@ impl Tmux {
 
     /// The same in a terminal of `width`×`height`.
     fn start_sized(args: &[&str], width: u16, height: u16) -> Tmux {
+        Tmux::start_configured(args, width, height, None)
+    }
+
+    /// The same with `config` as `$XDG_CONFIG_HOME` (else a directory that does not exist).
+    fn start_configured(
+        args: &[&str],
+        width: u16,
+        height: u16,
+        config: Option<&std::path::Path>,
+    ) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "sightline-e2e-{}-{}",
@@ -46,8 +56,11 @@ impl Tmux {
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let socket = std::env::temp_dir().join(format!("{name}.sock"));
-        // Never created: keeps the user's hosts.toml and themes out of the test.
-        let no_config = std::env::temp_dir().join(format!("{name}-no-config"));
+        // Never created: keeps the user's hosts.toml, themes and keys out of the test.
+        let no_config = config.map_or_else(
+            || std::env::temp_dir().join(format!("{name}-no-config")),
+            std::path::Path::to_owned,
+        );
         let command = std::iter::once(BIN)
             .chain(args.iter().copied())
             .map(quote)
@@ -524,6 +537,39 @@ fn help_scrolls_to_its_end_at_80x24_and_closes_with_its_own_key() {
 
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0, "exit code after q");
+}
+
+#[test]
+fn a_keys_file_rebinds_the_keys_the_help_lists_and_its_mistake_is_in_the_status_bar() {
+    let config = std::env::temp_dir().join(format!("sightline-e2e-keys-{}", std::process::id()));
+    std::fs::create_dir_all(config.join("sightline")).unwrap();
+    std::fs::write(
+        config.join("sightline").join("keys.toml"),
+        "[browsing]\nquit = \"Q\"\ntoggle_help = \"f2\"\nfrobnicate = \"z\"\n",
+    )
+    .unwrap();
+    let tmux = Tmux::start_configured(&[], 120, 40, Some(&config));
+    // The warning takes the status bar's room, so the server's name is not there to wait for.
+    let screen = tmux.wait_for_all(&["Tools (10)", "'frobnicate' is not a command"]);
+    assert!(
+        status_bar(&screen).starts_with(" F2 help "),
+        "the status bar names the help's key as bound: {}",
+        status_bar(&screen)
+    );
+
+    // q quits no more; the help opens with F2 and lists Q.
+    tmux.keys(&["q"]);
+    tmux.keys(&["F2"]);
+    tmux.wait_for("Keys · Esc closes");
+    tmux.keys(&["End"]);
+    tmux.wait_until("the help listing 'Q  quit'", |screen| {
+        screen.lines().any(|line| line.contains(" Q  quit"))
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the help to close", |screen| !screen.contains("Esc closes"));
+    tmux.keys(&["Q"]);
+    assert_eq!(tmux.wait_for_exit(), 0, "exit code after Q");
+    std::fs::remove_dir_all(&config).unwrap();
 }
 
 /// The same flow against a server built on an official SDK (installed by `tests/peers/install.sh`):

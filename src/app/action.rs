@@ -55,8 +55,10 @@ pub enum Mouse {
     ScrolledDown { column: u16, row: u16 },
 }
 
-/// User intents, bound to keys by the keymap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// User intents, bound to keys by the keymap. `keys.toml` names them in snake case
+/// (`send_request`, `copy_model_view`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Command {
     /// Leave sightline.
     Quit,
@@ -134,6 +136,66 @@ pub enum Command {
     ScrollLeft,
     /// Scroll Detail or the model view right (when not wrapped).
     ScrollRight,
+}
+
+impl Command {
+    /// What the command does, in a few words: the help's text for a key that `keys.toml` binds
+    /// where the built-in table has no row of its own to reuse.
+    // Each by name, so that a new command must say what it does.
+    #[deny(clippy::wildcard_enum_match_arm)]
+    pub fn help(self) -> &'static str {
+        match self {
+            Command::Quit => "quit",
+            Command::Accept => "accept: send the answer as shown",
+            Command::Decline => "decline the server's question",
+            Command::ToggleTasks => "tasks extension on / off (2026-07-28)",
+            Command::ToggleInvalidHeaders => "call tools with an invalid x-mcp-header: on / off",
+            Command::FocusNext => "next pane",
+            Command::FocusPrev => "previous pane",
+            Command::SelectNext => "next row",
+            Command::SelectPrev => "previous row",
+            Command::PageDown => "page down",
+            Command::PageUp => "page up",
+            Command::SelectFirst => "first row",
+            Command::SelectLast => "last row; follow new entries",
+            Command::OpenEditor => "edit the request of the selected tool",
+            Command::Back => "back",
+            Command::SendRequest => "send the request",
+            Command::ToggleHelp => "this help",
+            Command::ToggleSchema => "the selected tool's description and schema, in full",
+            Command::ToggleConsole => "server console (stderr, log messages)",
+            Command::ToggleValidation => "client-side validation on / off",
+            Command::ToggleForwarding => "MAY rule: forward protocol errors on / off",
+            Command::CycleHost => "next host profile",
+            Command::CopyRequest => "copy the request (OSC 52)",
+            Command::CopyResponse => "copy the response",
+            Command::CopyModelView => "copy what the model sees",
+            Command::CopyCommandLine => "copy the `sightline call` command line",
+            Command::CaptureOnHost => "re-run the call through the real host of this profile",
+            Command::SaveCall => "save the selected call as a transcript (for replay)",
+            Command::SaveCallJson => "save the selected call as JSON, with what the model sees",
+            Command::SaveLog => "save the whole log as a transcript",
+            Command::Audit => {
+                "audit the selected tool: invalid calls, and what the model could read"
+            }
+            Command::Reconnect => "restart the server and reconnect",
+            Command::CancelCall => "cancel the pending call",
+            Command::NextPlaceholder => "next value",
+            Command::PrevPlaceholder => "previous value",
+            Command::ToggleWrap => "wrap Detail and the model view on / off",
+            Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
+            Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
+        }
+    }
+
+    /// The command's name in `keys.toml`.
+    pub fn name(self) -> String {
+        // A unit variant serialises to its name; nothing else can come out.
+        toml::Value::try_from(self)
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_owned))
+            .unwrap_or_else(|| format!("{self:?}"))
+    }
 }
 
 /// Work for the runtime; data, so transitions can be tested.

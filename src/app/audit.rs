@@ -210,6 +210,8 @@ pub(super) fn start_audit(state: &mut AppState) {
 
 /// The audit panel is modal: Enter sends the plan (and, once done, opens a row's exchange),
 /// ↑↓ move, Esc stops the audit or closes its table; help and quit get through.
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn audit_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let Some(audit) = state.audit.as_mut() else {
         return Vec::new();
@@ -250,7 +252,33 @@ pub(super) fn audit_command(state: &mut AppState, command: Command) -> Vec<Effec
             }
         }
         Command::Quit | Command::ToggleHelp => return apply_command(state, command),
-        _ => {}
+        // The panel covers the panes: their commands wait for it to close.
+        Command::Decline
+        | Command::FocusNext
+        | Command::FocusPrev
+        | Command::NextPlaceholder
+        | Command::PrevPlaceholder
+        | Command::ToggleSchema
+        | Command::ToggleConsole
+        | Command::ToggleWrap
+        | Command::ScrollLeft
+        | Command::ScrollRight
+        | Command::ToggleValidation
+        | Command::ToggleForwarding
+        | Command::ToggleInvalidHeaders
+        | Command::ToggleTasks
+        | Command::CycleHost
+        | Command::CopyRequest
+        | Command::CopyResponse
+        | Command::CopyModelView
+        | Command::CopyCommandLine
+        | Command::CaptureOnHost
+        | Command::SaveCall
+        | Command::SaveCallJson
+        | Command::SaveLog
+        | Command::Audit
+        | Command::Reconnect
+        | Command::CancelCall => {}
     }
     Vec::new()
 }

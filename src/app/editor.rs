@@ -4,9 +4,9 @@
 use serde_json::Value;
 use tui_textarea::{CursorMove, WrapMode};
 
+use super::keys::Mode;
 use super::placeholders;
 use super::state::{AppState, Focus};
-use crate::input::keymap::Mode;
 use crate::mcp::messages::Tool;
 use crate::sanitize;
 use crate::schema::skeleton;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::action::{Command, Effect};
+use super::action::Effect;
 use super::model_pane::call_context;
 use super::state::{AppState, CallRecord, LineKind, Raw};
 use super::status::complain;
@@ -297,9 +297,20 @@ fn frame_of(raw: Option<&Raw>) -> Option<Frame> {
     }
 }
 
+/// What `L`, `E` and `J` save.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Saving {
+    /// The whole log, as a transcript.
+    Log,
+    /// The selected call, as a transcript.
+    Call,
+    /// The selected call as pretty JSON, with what the model sees.
+    CallJson,
+}
+
 /// `L`, `E`, `J`: the log or the selected call, as a file the runtime writes.
-pub(super) fn save(state: &mut AppState, command: Command) -> Vec<Effect> {
-    if let (Command::SaveLog, Some(replayed)) = (command, &state.replay) {
+pub(super) fn save(state: &mut AppState, what: Saving) -> Vec<Effect> {
+    if let (Saving::Log, Some(replayed)) = (what, &state.replay) {
         // The replay's log is its transcript, which keeps every event in its own kind.
         let name = std::path::Path::new(replayed)
             .file_stem()
@@ -309,12 +320,12 @@ pub(super) fn save(state: &mut AppState, command: Command) -> Vec<Effect> {
             path: format!("sightline-log-{}.jsonl", safe(&name)),
         }];
     }
-    let saved = match command {
-        Command::SaveLog => log_transcript(state),
-        Command::SaveCall => state
+    let saved = match what {
+        Saving::Log => log_transcript(state),
+        Saving::Call => state
             .current_call_index()
             .and_then(|index| call_transcript(state, index)),
-        _ => state.current_call_index().and_then(|index| {
+        Saving::CallJson => state.current_call_index().and_then(|index| {
             let record = state.whole_call(index)?;
             let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
             call_json(state, index, &view)

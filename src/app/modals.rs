@@ -8,13 +8,14 @@ use super::layout;
 use super::state::{AppState, Link};
 use super::status::inform;
 use super::update::apply_command;
-use crate::input::keymap;
 use crate::mcp::input::Answer;
 
 /// The help is modal: it scrolls, closes, and lets only the global commands through.
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let last = help_scroll_limit(state);
-    let page = layout::help_popup(state.screen, keymap::help_entries().len())
+    let page = layout::help_popup(state.screen, state.settings.keys.help_entries().len())
         .height
         .saturating_sub(2)
         .max(1) as usize;
@@ -30,14 +31,41 @@ pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect
             state.show_help = false;
             return apply_command(state, command);
         }
-        _ => {}
+        // The panes' commands wait for the help to close.
+        Command::Accept
+        | Command::Decline
+        | Command::FocusNext
+        | Command::FocusPrev
+        | Command::OpenEditor
+        | Command::NextPlaceholder
+        | Command::PrevPlaceholder
+        | Command::ToggleSchema
+        | Command::ToggleConsole
+        | Command::ToggleWrap
+        | Command::ScrollLeft
+        | Command::ScrollRight
+        | Command::ToggleValidation
+        | Command::ToggleForwarding
+        | Command::ToggleInvalidHeaders
+        | Command::ToggleTasks
+        | Command::CycleHost
+        | Command::CopyRequest
+        | Command::CopyResponse
+        | Command::CopyModelView
+        | Command::CopyCommandLine
+        | Command::CaptureOnHost
+        | Command::SaveCall
+        | Command::SaveCallJson
+        | Command::SaveLog
+        | Command::Audit
+        | Command::Reconnect => {}
     }
     Vec::new()
 }
 
 /// The help's last useful first row: its end at the bottom of the popup.
 fn help_scroll_limit(state: &AppState) -> usize {
-    let rows = keymap::help_entries().len();
+    let rows = state.settings.keys.help_entries().len();
     let shown = layout::help_popup(state.screen, rows)
         .height
         .saturating_sub(2) as usize;
@@ -46,6 +74,8 @@ fn help_scroll_limit(state: &AppState) -> usize {
 
 /// The server's question is modal: the keys edit the answer, and Enter, Ctrl-D or Esc send
 /// it; help and quit get through, and cancelling the call dismisses the question first.
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn ask_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let Some(panel) = state.asking.as_mut() else {
         return Vec::new();
@@ -68,7 +98,36 @@ pub(super) fn ask_command(state: &mut AppState, command: Command) -> Vec<Effect>
             return effects;
         }
         Command::Quit | Command::ToggleHelp => return apply_command(state, command),
-        _ => return Vec::new(),
+        // The question must be answered first: the panes' commands wait.
+        Command::FocusNext
+        | Command::FocusPrev
+        | Command::PageDown
+        | Command::PageUp
+        | Command::SelectFirst
+        | Command::SelectLast
+        | Command::OpenEditor
+        | Command::NextPlaceholder
+        | Command::PrevPlaceholder
+        | Command::ToggleSchema
+        | Command::ToggleConsole
+        | Command::ToggleWrap
+        | Command::ScrollLeft
+        | Command::ScrollRight
+        | Command::ToggleValidation
+        | Command::ToggleForwarding
+        | Command::ToggleInvalidHeaders
+        | Command::ToggleTasks
+        | Command::CycleHost
+        | Command::CopyRequest
+        | Command::CopyResponse
+        | Command::CopyModelView
+        | Command::CopyCommandLine
+        | Command::CaptureOnHost
+        | Command::SaveCall
+        | Command::SaveCallJson
+        | Command::SaveLog
+        | Command::Audit
+        | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;
     state.asking = None;
@@ -118,6 +177,8 @@ pub(super) fn panel_key(input: &tui_textarea::Input) -> Option<PanelKey> {
 }
 
 /// The server picker is modal: it moves, picks with Enter, and lets help and quit through.
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn picker_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let Some(picker) = state.picker.as_mut() else {
         return Vec::new();
@@ -144,7 +205,35 @@ pub(super) fn picker_command(state: &mut AppState, command: Command) -> Vec<Effe
             return vec![Effect::Session(SessionCommand::Use(name))];
         }
         Command::Quit | Command::ToggleHelp => return apply_command(state, command),
-        _ => {}
+        // Nothing is connected yet: there is nothing else to act on.
+        Command::Accept
+        | Command::Decline
+        | Command::Back
+        | Command::FocusNext
+        | Command::FocusPrev
+        | Command::NextPlaceholder
+        | Command::PrevPlaceholder
+        | Command::ToggleSchema
+        | Command::ToggleConsole
+        | Command::ToggleWrap
+        | Command::ScrollLeft
+        | Command::ScrollRight
+        | Command::ToggleValidation
+        | Command::ToggleForwarding
+        | Command::ToggleInvalidHeaders
+        | Command::ToggleTasks
+        | Command::CycleHost
+        | Command::CopyRequest
+        | Command::CopyResponse
+        | Command::CopyModelView
+        | Command::CopyCommandLine
+        | Command::CaptureOnHost
+        | Command::SaveCall
+        | Command::SaveCallJson
+        | Command::SaveLog
+        | Command::Audit
+        | Command::Reconnect
+        | Command::CancelCall => {}
     }
     Vec::new()
 }

@@ -5,6 +5,7 @@ use super::detail::refresh_detail;
 use super::editor::{select_value_at_cursor, show_selected_tool};
 use super::layout::{self, areas};
 use super::model_pane::refresh_model;
+use super::overlay::Overlay;
 use super::state::{AppState, Focus, LineKind, Raw};
 use super::status::complain;
 
@@ -194,9 +195,14 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
     else {
         return;
     };
-    if state.show_help {
-        state.show_help = false;
-        return;
+    match state.overlay() {
+        Some(Overlay::Help) => {
+            state.show_help = false;
+            return;
+        }
+        // The others are modal: a click or a wheel behind them changes nothing.
+        Some(Overlay::Question(_) | Overlay::Audit(_) | Overlay::Picker(_)) => return,
+        None => {}
     }
     match mouse {
         Mouse::Clicked { .. } => {

@@ -9,7 +9,6 @@ use tui_textarea::TextArea;
 
 use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
-use crate::input::keymap::Mode;
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::{Connection, HttpExchange};
@@ -17,6 +16,8 @@ use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::Rule;
 use crate::model_view::hosts::HostProfile;
+
+use super::keys::Keymap;
 
 /// The panes that take the focus, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -453,10 +454,13 @@ pub struct Settings {
     /// Whether a tool with an invalid `x-mcp-header` may be called anyway
     /// (`--allow-invalid-tool-headers`, `I`).
     pub allow_invalid_tool_headers: bool,
+    /// What each key means: the built-in bindings, rebound by the user's `keys.toml`.
+    pub keys: Keymap,
 }
 
 impl Default for Settings {
-    /// The built-in host profiles, `spec` active, the MAY rule and validation off.
+    /// The built-in host profiles, `spec` active, the MAY rule and validation off, the built-in
+    /// keys.
     fn default() -> Self {
         Self {
             hosts: crate::model_view::hosts::builtins(),
@@ -466,6 +470,7 @@ impl Default for Settings {
             show_secrets: false,
             tasks: false,
             allow_invalid_tool_headers: false,
+            keys: Keymap::default(),
         }
     }
 }
@@ -606,19 +611,6 @@ impl AppState {
             session: 1,
             screen,
             server_args,
-        }
-    }
-
-    /// What keys mean now.
-    pub fn key_mode(&self) -> Mode {
-        if self.show_help {
-            Mode::Help
-        } else if self.asking.is_some() {
-            Mode::Answering
-        } else if self.editing && self.focus == Focus::Editor {
-            Mode::Editing
-        } else {
-            Mode::Browsing
         }
     }
 

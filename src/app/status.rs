@@ -2,6 +2,17 @@
 
 use super::state::{AppState, Status, Tone};
 
+impl AppState {
+    /// What was wrong with the configuration (theme, keys…), shown at start in the status
+    /// line, terminal-safe; nothing when all was well.
+    pub fn show_warnings(&mut self, warnings: &[String]) {
+        if !warnings.is_empty() {
+            let text = crate::sanitize::text(&warnings.join("; ")).into_owned();
+            complain(self, text);
+        }
+    }
+}
+
 pub(super) fn inform(state: &mut AppState, text: String) {
     set_status(state, Tone::Info, text);
 }

@@ -6,17 +6,21 @@ use super::action::{Action, Command, Effect, SessionCommand};
 use super::audit::{audit_command, start_audit};
 use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
-use super::export::save;
+use super::export::{Saving, save};
+use super::keys::Mode;
 use super::modals::{ask_command, help_command, panel_key, picker_command};
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::{cycle_focus, move_selection, on_mouse, open, page, select_last};
+use super::overlay::Overlay;
 use super::read_back::{call_read, frame_read, read_back_wanted};
 use super::session_events::on_session;
 use super::state::{AppState, Focus};
 use super::status::{complain, inform};
-use super::toggles::{toggle, toggle_tasks};
+use super::toggles::{
+    cycle_host, scroll_sideways, toggle_forwarding, toggle_invalid_headers, toggle_tasks,
+    toggle_validation, toggle_wrap,
+};
 use crate::analysis::analyze;
-use crate::input::keymap::Mode;
 use crate::sanitize;
 
 pub use super::navigation::keep_in_view;
@@ -34,13 +38,18 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Command(command) => on_command(state, command),
         Action::EditorInput(input) => {
-            if let Some(panel) = state.asking.as_mut() {
-                if let Some(key) = panel_key(&input) {
-                    panel.key(key);
+            match state.key_mode() {
+                Mode::Answering => {
+                    if let (Some(panel), Some(key)) = (state.asking.as_mut(), panel_key(&input)) {
+                        panel.key(key);
+                    }
                 }
-            } else if state.key_mode() == Mode::Editing {
-                state.editor.textarea.input(input);
-                check_editor(state);
+                Mode::Editing => {
+                    state.editor.textarea.input(input);
+                    check_editor(state);
+                }
+                // Text typed over the help or the panes goes nowhere.
+                Mode::Help | Mode::Browsing => {}
             }
             Vec::new()
         }
@@ -107,21 +116,19 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         complain(state, "a replay sends nothing".into());
         return Vec::new();
     }
-    let effects = if state.show_help {
-        help_command(state, command)
-    } else if state.asking.is_some() {
-        ask_command(state, command)
-    } else if state.audit.is_some() {
-        audit_command(state, command)
-    } else if state.picker.is_some() {
-        picker_command(state, command)
-    } else {
-        apply_command(state, command)
+    let effects = match state.overlay() {
+        Some(Overlay::Help) => help_command(state, command),
+        Some(Overlay::Question(_)) => ask_command(state, command),
+        Some(Overlay::Audit(_)) => audit_command(state, command),
+        Some(Overlay::Picker(_)) => picker_command(state, command),
+        None => apply_command(state, command),
     };
     show_editor_cursor(state);
     effects
 }
 
+// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+#[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
         // Only the question panel answers; elsewhere these keys mean nothing.
@@ -160,13 +167,13 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
         }
         Command::ToggleConsole => state.log.show_console = !state.log.show_console,
         Command::ToggleTasks => return toggle_tasks(state),
-        Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::CycleHost => toggle(state, command),
+        Command::ToggleWrap => toggle_wrap(state),
+        Command::ScrollLeft => scroll_sideways(state, true),
+        Command::ScrollRight => scroll_sideways(state, false),
+        Command::ToggleValidation => toggle_validation(state),
+        Command::ToggleForwarding => toggle_forwarding(state),
+        Command::ToggleInvalidHeaders => toggle_invalid_headers(state),
+        Command::CycleHost => cycle_host(state),
         Command::CopyRequest => {
             return copy(
                 state,
@@ -193,9 +200,9 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             let line = command_line(state);
             return copy_text(state, line, "command line");
         }
-        Command::SaveLog | Command::SaveCall | Command::SaveCallJson => {
-            return save(state, command);
-        }
+        Command::SaveLog => return save(state, Saving::Log),
+        Command::SaveCall => return save(state, Saving::Call),
+        Command::SaveCallJson => return save(state, Saving::CallJson),
         Command::Audit => start_audit(state),
         Command::CaptureOnHost => match super::capture::start(state) {
             Ok(effect) => {

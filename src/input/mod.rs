@@ -1,19 +1,17 @@
-//! Input mapping, pure: a terminal event and the state's mode in, an [`Action`] out.
-
-pub mod keymap;
+//! Input mapping, pure: a terminal event and the state's mode in, an [`Action`] out, by the
+//! state's own key table ([`crate::app::Keymap`]).
 
 use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 
 use crate::app::state::AppState;
-use crate::app::{Action, Mouse};
-use keymap::Mode;
+use crate::app::{Action, Mode, Mouse};
 
 /// The action a terminal event means now, if any.
 pub fn action_for(event: &Event, state: &AppState) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             let mode = state.key_mode();
-            if let Some(command) = keymap::command_for(*key, mode) {
+            if let Some(command) = state.settings.keys.command(key.code, key.modifiers, mode) {
                 return Some(Action::Command(command));
             }
             // In the editor every other key is text; elsewhere an unbound key does nothing.

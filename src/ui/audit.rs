@@ -11,81 +11,90 @@ use crate::app::layout;
 use crate::app::update::keep_in_view;
 use crate::theme::{Meaning, Theme};
 
+/// The audit panel over the audit's state; drawn over `area`, the whole screen.
+pub(super) struct AuditOverlay<'a> {
+    pub audit: &'a AuditPanel,
+    pub theme: &'a Theme,
+}
+
 /// The audit of a tool: its plan for consent, then a row per case as it finishes, and under
 /// the table what the model saw of the selected case and the rule it was judged by.
-pub(super) fn audit_overlay(area: Rect, buf: &mut Buffer, audit: &AuditPanel, theme: &Theme) {
-    let cases = &audit.plan.cases;
-    // Rows: the cases, a blank, two lines about the selected one, the hint.
-    let popup = layout::help_popup(area, cases.len() + 4);
-    let width = usize::from(popup.width.saturating_sub(2));
-    let shown = usize::from(popup.height.saturating_sub(6)).max(1);
-    let start = keep_in_view(0, audit.selected, shown);
-    let mut rows: Vec<Line> = Vec::new();
-    for i in (0..cases.len()).skip(start).take(shown) {
-        let marker = if i == audit.selected { "▸" } else { " " };
-        let (text, meaning) = audit_row(audit, i, marker);
-        let mut style = theme.style(meaning);
-        if i == audit.selected {
-            style = style.patch(theme.style(Meaning::Selection));
-        }
-        rows.push(Line::styled(fit(&text, width).into_owned(), style));
-    }
-    rows.push(Line::raw(""));
-    let about: Vec<String> = match (audit.phase, audit.rows.get(audit.selected)) {
-        (AuditPhase::Confirm, _) => {
-            let mut about = vec![
-                "These calls send invalid input on purpose; a lenient server may run the tool."
-                    .to_owned(),
-            ];
-            if audit.destructive {
-                about.push(format!(
-                    "⚠ {} may be destructive (its annotations, or the spec's default).",
-                    crate::sanitize::text(&audit.tool)
-                ));
+impl Widget for AuditOverlay<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let AuditOverlay { audit, theme } = self;
+        let cases = &audit.plan.cases;
+        // Rows: the cases, a blank, two lines about the selected one, the hint.
+        let popup = layout::help_popup(area, cases.len() + 4);
+        let width = usize::from(popup.width.saturating_sub(2));
+        let shown = usize::from(popup.height.saturating_sub(6)).max(1);
+        let start = keep_in_view(0, audit.selected, shown);
+        let mut rows: Vec<Line> = Vec::new();
+        for i in (0..cases.len()).skip(start).take(shown) {
+            let marker = if i == audit.selected { "▸" } else { " " };
+            let (text, meaning) = audit_row(audit, i, marker);
+            let mut style = theme.style(meaning);
+            if i == audit.selected {
+                style = style.patch(theme.style(Meaning::Selection));
             }
-            about
+            rows.push(Line::styled(fit(&text, width).into_owned(), style));
         }
-        (_, Some(Some(row))) => vec![
-            format!("the model sees: {}", row.judged.model_sees),
-            format!(
-                "{} {}: \"{}\"",
-                row.judged.rule.version, row.judged.rule.source, row.judged.rule.text
+        rows.push(Line::raw(""));
+        let about: Vec<String> = match (audit.phase, audit.rows.get(audit.selected)) {
+            (AuditPhase::Confirm, _) => {
+                let mut about = vec![
+                    "These calls send invalid input on purpose; a lenient server may run the tool."
+                        .to_owned(),
+                ];
+                if audit.destructive {
+                    about.push(format!(
+                        "⚠ {} may be destructive (its annotations, or the spec's default).",
+                        crate::sanitize::text(&audit.tool)
+                    ));
+                }
+                about
+            }
+            (_, Some(Some(row))) => vec![
+                format!("the model sees: {}", row.judged.model_sees),
+                format!(
+                    "{} {}: \"{}\"",
+                    row.judged.rule.version, row.judged.rule.source, row.judged.rule.text
+                ),
+            ],
+            _ => vec![String::new()],
+        };
+        for line in about.iter().take(2) {
+            rows.push(Line::styled(
+                fit(line, width).into_owned(),
+                theme.style(Meaning::TextMuted),
+            ));
+        }
+        let hint = match audit.phase {
+            AuditPhase::Confirm => "Enter send these calls · Esc cancel",
+            AuditPhase::Running { .. } => "↑↓ choose · Esc stop (the call in flight finishes)",
+            AuditPhase::Done => "↑↓ choose · Enter open its exchange · Esc close",
+        };
+        rows.push(Line::styled(hint, theme.style(Meaning::TextMuted)));
+        Clear.render(popup, buf);
+        let done = audit.rows.iter().flatten().count();
+        let title = match audit.phase {
+            AuditPhase::Confirm => format!(
+                "Audit {}: {} calls",
+                crate::sanitize::text(&audit.tool),
+                cases.len()
             ),
-        ],
-        _ => vec![String::new()],
-    };
-    for line in about.iter().take(2) {
-        rows.push(Line::styled(
-            fit(line, width).into_owned(),
-            theme.style(Meaning::TextMuted),
-        ));
+            _ => format!(
+                "Audit {} · {done}/{} · {}",
+                crate::sanitize::text(&audit.tool),
+                cases.len(),
+                audit.summary()
+            ),
+        };
+        let title = fit(&title, width.saturating_sub(2)).into_owned();
+        Paragraph::new(rows)
+            .block(pane(&title, true, theme))
+            .style(theme.style(Meaning::Text))
+            .render(popup, buf);
     }
-    let hint = match audit.phase {
-        AuditPhase::Confirm => "Enter send these calls · Esc cancel",
-        AuditPhase::Running { .. } => "↑↓ choose · Esc stop (the call in flight finishes)",
-        AuditPhase::Done => "↑↓ choose · Enter open its exchange · Esc close",
-    };
-    rows.push(Line::styled(hint, theme.style(Meaning::TextMuted)));
-    Clear.render(popup, buf);
-    let done = audit.rows.iter().flatten().count();
-    let title = match audit.phase {
-        AuditPhase::Confirm => format!(
-            "Audit {}: {} calls",
-            crate::sanitize::text(&audit.tool),
-            cases.len()
-        ),
-        _ => format!(
-            "Audit {} · {done}/{} · {}",
-            crate::sanitize::text(&audit.tool),
-            cases.len(),
-            audit.summary()
-        ),
-    };
-    let title = fit(&title, width.saturating_sub(2)).into_owned();
-    Paragraph::new(rows)
-        .block(pane(&title, true, theme))
-        .style(theme.style(Meaning::Text))
-        .render(popup, buf);
 }
 
 /// A row of the audit table: its text and colour.

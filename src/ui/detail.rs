@@ -5,16 +5,16 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Widget;
 
-use super::shared::{pane, wrapped_or_cut};
+use super::shared::{Sideways, pane, wrapped_or_cut};
 use crate::app::describe::id_label;
-use crate::app::state::{AppState, Focus};
+use crate::app::state::{CallRecord, LogState};
 use crate::theme::{Meaning, Theme};
 
 /// Which call (or entry) Detail and the model view show, in words.
-fn showing(state: &AppState) -> String {
-    let line = state.log.selected.and_then(|i| state.log.lines.get(i));
+fn showing(log: &LogState, calls: &[CallRecord]) -> String {
+    let line = log.selected.and_then(|i| log.lines.get(i));
     let call = |index: usize| {
-        state.calls.get(index).map(|call| {
+        calls.get(index).map(|call| {
             format!(
                 "{} {}",
                 id_label(call.session, &call.exchange.id),
@@ -27,32 +27,49 @@ fn showing(state: &AppState) -> String {
             Some(call) => format!("selected {call}"),
             None => "selected entry".to_owned(),
         },
-        None => match state.calls.len().checked_sub(1).and_then(call) {
+        None => match calls.len().checked_sub(1).and_then(call) {
             Some(call) => format!("latest call {call}"),
             None => "latest call".to_owned(),
         },
     }
 }
 
-pub(super) fn detail_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let log = &state.log;
-    let title = format!("Detail · {}", showing(state));
-    let block = pane(&title, state.focus == Focus::Detail, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let rows: Vec<Line> = log
-        .detail
-        .iter()
-        .skip(log.detail_scroll)
-        .take(usize::from(inner.height))
-        .map(|line| {
-            let style = if line.starts_with('→') || line.starts_with('←') {
-                theme.style(Meaning::TextTitle)
-            } else {
-                theme.style(Meaning::Text)
-            };
-            Line::styled(line.as_str(), style)
-        })
-        .collect();
-    wrapped_or_cut(rows, state, 0, inner, buf);
+/// The Detail pane over the log (its selection and the detail's lines) and the calls.
+pub(super) struct DetailPane<'a> {
+    pub log: &'a LogState,
+    pub calls: &'a [CallRecord],
+    pub sideways: Sideways,
+    pub focused: bool,
+    pub theme: &'a Theme,
+}
+
+impl Widget for DetailPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let DetailPane {
+            log,
+            calls,
+            sideways,
+            focused,
+            theme,
+        } = self;
+        let title = format!("Detail · {}", showing(log, calls));
+        let block = pane(&title, focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let rows: Vec<Line> = log
+            .detail
+            .iter()
+            .skip(log.detail_scroll)
+            .take(usize::from(inner.height))
+            .map(|line| {
+                let style = if line.starts_with('→') || line.starts_with('←') {
+                    theme.style(Meaning::TextTitle)
+                } else {
+                    theme.style(Meaning::Text)
+                };
+                Line::styled(line.as_str(), style)
+            })
+            .collect();
+        wrapped_or_cut(rows, sideways, 0, inner, buf);
+    }
 }

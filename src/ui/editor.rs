@@ -3,117 +3,179 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, StatefulWidget, Widget, Wrap};
 
 use super::shared::pane;
 use crate::app::Command;
-use crate::app::state::{AppState, Focus};
-use crate::input::keymap::{Mode, Scope, help_rows};
+use crate::app::keys::{Keymap, Scope};
+use crate::app::state::{EditorState, Settings};
 use crate::theme::{Meaning, Theme};
 
-/// The request editor; while editing, where the terminal cursor goes.
-pub(super) fn editor_pane(
-    area: Rect,
-    buf: &mut Buffer,
-    state: &AppState,
-    theme: &Theme,
-) -> Option<Position> {
-    let editor = &state.editor;
-    let editing = state.key_mode() == Mode::Editing;
-    let tool = editor
-        .tool
-        .as_deref()
-        .map(|tool| crate::sanitize::text(tool).into_owned());
-    let title = match (&tool, editing) {
-        (Some(tool), true) => format!("Editing · {tool}"),
-        (Some(tool), false) => format!("Request · {tool}"),
-        (None, _) => "Request".to_owned(),
-    };
-    let focused = state.focus == Focus::Editor;
-    let block = pane(&title, focused, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let mut notes: Vec<Line> = vec![Line::styled(
-        editor_footer(state),
-        theme.style(Meaning::TextMuted),
-    )];
-    notes.extend(
-        editor
-            .problems
-            .iter()
-            .map(|p| Line::styled(format!("✗ {p}"), theme.style(Meaning::EditorError))),
-    );
-    notes.extend(
-        editor
-            .hints
-            .iter()
-            .map(|h| Line::styled(h.as_str(), theme.style(Meaning::TextMuted))),
-    );
-    let notes = Paragraph::new(notes).wrap(Wrap { trim: false });
-    let note_height = u16::try_from(notes.line_count(inner.width))
-        .unwrap_or(u16::MAX)
-        .min(inner.height / 2);
-    let [text, info] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(note_height)]).areas(inner);
-    notes.render(info, buf);
-    if editor.tool.is_none() && editor.textarea.is_empty() {
-        Paragraph::new("Select a tool and press Enter.")
-            .style(theme.style(Meaning::TextMuted))
-            .render(text, buf);
-        return None;
-    }
-    // Drawn as it is: its cursor style follows the mode in `update`, so nothing is copied.
-    (&editor.textarea).render(text, buf);
-    if !editing {
-        return None;
-    }
-    let cursor = editor.textarea.screen_cursor();
-    let (top, left) = editor.textarea.scroll_offset();
-    let row = cursor.row.checked_sub(usize::from(top))?;
-    let column = cursor.col.checked_sub(usize::from(left))?;
-    let position = Position {
-        x: text.x + u16::try_from(column).ok()?,
-        y: text.y + u16::try_from(row).ok()?,
-    };
-    text.contains(position).then_some(position)
+/// The Request pane over the editor, the keys of the run and the settings its footer names.
+pub(super) struct EditorPane<'a> {
+    pub editor: &'a EditorState,
+    pub keys: &'a Keymap,
+    /// The validation and MAY settings the footer shows.
+    pub settings: &'a Settings,
+    /// Typing goes into the editor (the editing mode).
+    pub editing: bool,
+    pub focused: bool,
+    pub theme: &'a Theme,
 }
 
-/// The first line under the editor: exactly the keys that work in the current mode.
-fn editor_footer(state: &AppState) -> String {
-    let onoff = |on: bool| if on { "on" } else { "off" };
-    if state.key_mode() == Mode::Editing {
-        let keys: Vec<String> = help_rows(Scope::Global)
-            .filter(|b| b.command == Command::SendRequest)
-            .chain(help_rows(Scope::Editing))
-            .map(|binding| match binding.command {
-                Command::ToggleValidation => format!(
-                    "{} validation ({})",
-                    binding.keys,
-                    onoff(state.settings.validation)
-                ),
-                Command::ToggleForwarding => format!(
-                    "{} MAY ({})",
-                    binding.keys,
-                    onoff(state.settings.forwards_protocol_errors())
-                ),
-                Command::CycleHost => format!("{} host", binding.keys),
-                Command::SendRequest => format!("{} send", binding.keys),
-                Command::Back => format!("{} stop editing", binding.keys),
-                Command::NextPlaceholder => format!("{} next value", binding.keys),
-                _ => String::new(),
-            })
-            .filter(|text| !text.is_empty())
-            .collect();
-        keys.join(" · ")
-    } else {
-        format!(
-            "Enter edit · Ctrl-S send · v validation ({}): {}",
-            onoff(state.settings.validation),
-            if state.settings.validation {
-                "checked against the schema"
-            } else {
-                "sent exactly as typed"
-            }
-        )
+/// Its state is where the terminal's cursor goes, written as it is drawn: at the typing
+/// position while editing, else nowhere.
+impl StatefulWidget for EditorPane<'_> {
+    type State = Option<Position>;
+
+    fn render(self, area: Rect, buf: &mut Buffer, cursor: &mut Option<Position>) {
+        *cursor = self.draw(area, buf);
+    }
+}
+
+impl EditorPane<'_> {
+    /// Draws the pane; where the cursor goes, when editing.
+    fn draw(&self, area: Rect, buf: &mut Buffer) -> Option<Position> {
+        let EditorPane {
+            editor,
+            editing,
+            focused,
+            theme,
+            ..
+        } = *self;
+        let tool = editor
+            .tool
+            .as_deref()
+            .map(|tool| crate::sanitize::text(tool).into_owned());
+        let title = match (&tool, editing) {
+            (Some(tool), true) => format!("Editing · {tool}"),
+            (Some(tool), false) => format!("Request · {tool}"),
+            (None, _) => "Request".to_owned(),
+        };
+        let block = pane(&title, focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let mut notes: Vec<Line> =
+            vec![Line::styled(self.footer(), theme.style(Meaning::TextMuted))];
+        notes.extend(
+            editor
+                .problems
+                .iter()
+                .map(|p| Line::styled(format!("✗ {p}"), theme.style(Meaning::EditorError))),
+        );
+        notes.extend(
+            editor
+                .hints
+                .iter()
+                .map(|h| Line::styled(h.as_str(), theme.style(Meaning::TextMuted))),
+        );
+        let notes = Paragraph::new(notes).wrap(Wrap { trim: false });
+        let note_height = u16::try_from(notes.line_count(inner.width))
+            .unwrap_or(u16::MAX)
+            .min(inner.height / 2);
+        let [text, info] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(note_height)]).areas(inner);
+        notes.render(info, buf);
+        if editor.tool.is_none() && editor.textarea.is_empty() {
+            Paragraph::new("Select a tool and press Enter.")
+                .style(theme.style(Meaning::TextMuted))
+                .render(text, buf);
+            return None;
+        }
+        // Drawn as it is: its cursor style follows the mode in `update`, so nothing is copied.
+        (&editor.textarea).render(text, buf);
+        if !editing {
+            return None;
+        }
+        let cursor = editor.textarea.screen_cursor();
+        let (top, left) = editor.textarea.scroll_offset();
+        let row = cursor.row.checked_sub(usize::from(top))?;
+        let column = cursor.col.checked_sub(usize::from(left))?;
+        let position = Position {
+            x: text.x + u16::try_from(column).ok()?,
+            y: text.y + u16::try_from(row).ok()?,
+        };
+        text.contains(position).then_some(position)
+    }
+
+    /// The first line under the editor: exactly the keys that work in the current mode.
+    // Every command is decided here, by name: a new one must be, too (no catch-all arm).
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn footer(&self) -> String {
+        let onoff = |on: bool| if on { "on" } else { "off" };
+        if self.editing {
+            let keys: Vec<String> = self
+                .keys
+                .help_rows(Scope::Global)
+                .filter(|b| b.command == Command::SendRequest)
+                .chain(self.keys.help_rows(Scope::Editing))
+                .map(|binding| match binding.command {
+                    Command::ToggleValidation => {
+                        format!(
+                            "{} validation ({})",
+                            binding.keys,
+                            onoff(self.settings.validation)
+                        )
+                    }
+                    Command::ToggleForwarding => {
+                        format!(
+                            "{} MAY ({})",
+                            binding.keys,
+                            onoff(self.settings.forwards_protocol_errors())
+                        )
+                    }
+                    Command::CycleHost => format!("{} host", binding.keys),
+                    Command::SendRequest => format!("{} send", binding.keys),
+                    Command::Back => format!("{} stop editing", binding.keys),
+                    Command::NextPlaceholder => format!("{} next value", binding.keys),
+                    // Shift-Tab goes without saying beside Tab; the help lists it.
+                    Command::PrevPlaceholder => String::new(),
+                    // Only a keys.toml binds these while editing: shown with their help.
+                    Command::Quit
+                    | Command::Accept
+                    | Command::Decline
+                    | Command::FocusNext
+                    | Command::FocusPrev
+                    | Command::SelectNext
+                    | Command::SelectPrev
+                    | Command::PageDown
+                    | Command::PageUp
+                    | Command::SelectFirst
+                    | Command::SelectLast
+                    | Command::OpenEditor
+                    | Command::ToggleHelp
+                    | Command::ToggleSchema
+                    | Command::ToggleConsole
+                    | Command::ToggleWrap
+                    | Command::ScrollLeft
+                    | Command::ScrollRight
+                    | Command::ToggleInvalidHeaders
+                    | Command::ToggleTasks
+                    | Command::CopyRequest
+                    | Command::CopyResponse
+                    | Command::CopyModelView
+                    | Command::CopyCommandLine
+                    | Command::CaptureOnHost
+                    | Command::SaveCall
+                    | Command::SaveCallJson
+                    | Command::SaveLog
+                    | Command::Audit
+                    | Command::Reconnect
+                    | Command::CancelCall => format!("{} {}", binding.keys, binding.help),
+                })
+                .filter(|text| !text.is_empty())
+                .collect();
+            keys.join(" · ")
+        } else {
+            format!(
+                "Enter edit · Ctrl-S send · v validation ({}): {}",
+                onoff(self.settings.validation),
+                if self.settings.validation {
+                    "checked against the schema"
+                } else {
+                    "sent exactly as typed"
+                }
+            )
+        }
     }
 }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::shared::{class_meaning, fit, pane};
-use crate::app::state::{AppState, Focus, LineKind};
+use crate::app::state::{LineKind, LogState};
 use crate::app::update::keep_in_view;
 use crate::theme::{Meaning, Theme};
 
@@ -24,52 +24,65 @@ fn kind_style(kind: LineKind, theme: &Theme) -> Style {
     })
 }
 
-pub(super) fn log_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let log = &state.log;
-    let follow = if log.selected.is_none() {
-        " · following"
-    } else {
-        ""
-    };
-    let title = format!("Exchange ({}){follow}", log.lines.len());
-    let block = pane(&title, state.focus == Focus::Log, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    if log.lines.is_empty() {
-        Paragraph::new("No frames yet.")
-            .style(theme.style(Meaning::TextMuted))
-            .render(inner, buf);
-        return;
+/// The Exchange pane over the log.
+pub(super) struct LogPane<'a> {
+    pub log: &'a LogState,
+    pub focused: bool,
+    pub theme: &'a Theme,
+}
+
+impl Widget for LogPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let LogPane {
+            log,
+            focused,
+            theme,
+        } = self;
+        let follow = if log.selected.is_none() {
+            " · following"
+        } else {
+            ""
+        };
+        let title = format!("Exchange ({}){follow}", log.lines.len());
+        let block = pane(&title, focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if log.lines.is_empty() {
+            Paragraph::new("No frames yet.")
+                .style(theme.style(Meaning::TextMuted))
+                .render(inner, buf);
+            return;
+        }
+        let height = usize::from(inner.height);
+        let start = match log.selected {
+            Some(selected) => keep_in_view(log.offset, selected, height),
+            None => log.lines.len().saturating_sub(height),
+        };
+        let width = usize::from(inner.width);
+        let rows: Vec<Line> = log.lines[start..(start + height).min(log.lines.len())]
+            .iter()
+            .enumerate()
+            .map(|(offset, line)| {
+                // The marker leads the row: a long summary is cut at the pane's edge, the marker never.
+                let marker = if line.flagged { "⚑ " } else { "" };
+                let time = format!("{} ", line.at);
+                let room = width.saturating_sub(time.width() + marker.width());
+                let summary = log.summary(line);
+                let row = Line::from(vec![
+                    Span::styled(time, theme.style(Meaning::TextMuted)),
+                    Span::styled(marker, theme.style(Meaning::FindingSep1303)),
+                    Span::styled(
+                        fit(&summary, room).into_owned(),
+                        kind_style(line.kind, theme),
+                    ),
+                ]);
+                if log.selected == Some(start + offset) {
+                    row.style(theme.style(Meaning::Selection))
+                } else {
+                    row
+                }
+            })
+            .collect();
+        Paragraph::new(rows).render(inner, buf);
     }
-    let height = usize::from(inner.height);
-    let start = match log.selected {
-        Some(selected) => keep_in_view(log.offset, selected, height),
-        None => log.lines.len().saturating_sub(height),
-    };
-    let width = usize::from(inner.width);
-    let rows: Vec<Line> = log.lines[start..(start + height).min(log.lines.len())]
-        .iter()
-        .enumerate()
-        .map(|(offset, line)| {
-            // The marker leads the row: a long summary is cut at the pane's edge, the marker never.
-            let marker = if line.flagged { "⚑ " } else { "" };
-            let time = format!("{} ", line.at);
-            let room = width.saturating_sub(time.width() + marker.width());
-            let summary = log.summary(line);
-            let row = Line::from(vec![
-                Span::styled(time, theme.style(Meaning::TextMuted)),
-                Span::styled(marker, theme.style(Meaning::FindingSep1303)),
-                Span::styled(
-                    fit(&summary, room).into_owned(),
-                    kind_style(line.kind, theme),
-                ),
-            ]);
-            if log.selected == Some(start + offset) {
-                row.style(theme.style(Meaning::Selection))
-            } else {
-                row
-            }
-        })
-        .collect();
-    Paragraph::new(rows).render(inner, buf);
 }

@@ -20,52 +20,124 @@ mod tools;
 pub use shared::{class_meaning, fit};
 
 use ratatui::Frame;
-use ratatui::widgets::{Block, Widget};
+use ratatui::widgets::{Block, StatefulWidget, Widget};
 
 use crate::app::layout;
-use crate::app::state::AppState;
+use crate::app::state::{AppState, Focus};
+use crate::app::{Mode, Overlay};
 use crate::theme::{Meaning, Theme};
 
-use ask::ask_overlay;
-use audit::audit_overlay;
-use console::console_pane;
-use detail::detail_pane;
-use editor::editor_pane;
-use help::help_overlay;
-use log::log_pane;
-use model::model_pane;
-use picker::picker_overlay;
-use status::status_bar;
-use tools::tools_pane;
+use ask::AskOverlay;
+use audit::AuditOverlay;
+use console::ConsolePane;
+use detail::DetailPane;
+use editor::EditorPane;
+use help::HelpOverlay;
+use log::LogPane;
+use model::ModelViewPane;
+use picker::PickerOverlay;
+use shared::Sideways;
+use status::StatusBar;
+use tools::ToolsPane;
 
-/// Draws the whole screen.
+/// Draws the whole screen: each pane and overlay over its own slice of the state.
 pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     let buf = frame.buffer_mut();
     let panes = layout::areas(area);
+    let focused = |pane: Focus| state.focus == pane;
+    let mode = state.key_mode();
     Block::new()
         .style(theme.style(Meaning::Text))
         .render(area, buf);
-    tools_pane(panes.tools, buf, state, theme);
-    let cursor = editor_pane(panes.editor, buf, state, theme);
-    if state.log.show_console {
-        console_pane(panes.log, buf, state, theme);
-    } else {
-        log_pane(panes.log, buf, state, theme);
+    ToolsPane {
+        tools: &state.tools,
+        link: &state.link,
+        focused: focused(Focus::Tools),
+        theme,
     }
-    detail_pane(panes.detail, buf, state, theme);
-    model_pane(panes.model, buf, state, theme);
-    status_bar(panes.status, buf, state, theme);
-    if state.show_help {
-        help_overlay(area, buf, state, theme);
-    } else if let Some(panel) = &state.asking {
-        ask_overlay(area, buf, panel, theme);
-    } else if let Some(audit) = &state.audit {
-        audit_overlay(area, buf, audit, theme);
-    } else if let Some(picker) = &state.picker {
-        picker_overlay(area, buf, picker, theme);
-    } else if let Some(cursor) = cursor {
-        // The terminal's own cursor, where typing goes (the runtime makes it a blinking bar).
-        frame.set_cursor_position(cursor);
+    .render(panes.tools, buf);
+    let mut cursor = None;
+    EditorPane {
+        editor: &state.editor,
+        keys: &state.settings.keys,
+        settings: &state.settings,
+        editing: mode == Mode::Editing,
+        focused: focused(Focus::Editor),
+        theme,
+    }
+    .render(panes.editor, buf, &mut cursor);
+    if state.log.show_console {
+        ConsolePane {
+            log: &state.log,
+            focused: focused(Focus::Log),
+            theme,
+        }
+        .render(panes.log, buf);
+    } else {
+        LogPane {
+            log: &state.log,
+            focused: focused(Focus::Log),
+            theme,
+        }
+        .render(panes.log, buf);
+    }
+    DetailPane {
+        log: &state.log,
+        calls: &state.calls,
+        sideways: Sideways::of(state),
+        focused: focused(Focus::Detail),
+        theme,
+    }
+    .render(panes.detail, buf);
+    ModelViewPane {
+        host: &state.settings.host().name,
+        model: state.model.as_ref(),
+        calls: &state.calls,
+        selected_call: state
+            .log
+            .selected
+            .and_then(|i| state.log.lines.get(i)?.exchange),
+        has_call: state.current_call().is_some(),
+        read_back_failed: state.read_back.failed.is_some(),
+        scroll: state.model_scroll,
+        sideways: Sideways::of(state),
+        focused: focused(Focus::Model),
+        theme,
+    }
+    .render(panes.model, buf);
+    StatusBar {
+        mode,
+        keys: &state.settings.keys,
+        replay: state.replay.is_some(),
+        pending_calls: state.pending_calls,
+        status: state.status.as_ref(),
+        settings: &state.settings,
+        link: &state.link,
+        transport: &state.transport,
+        theme,
+    }
+    .render(panes.status, buf);
+    match state.overlay() {
+        Some(Overlay::Help) => HelpOverlay {
+            keys: &state.settings.keys,
+            scroll: state.help_scroll,
+            theme,
+        }
+        .render(area, buf),
+        Some(Overlay::Question(question)) => AskOverlay {
+            panel: question,
+            theme,
+        }
+        .render(area, buf),
+        Some(Overlay::Audit(audit)) => AuditOverlay { audit, theme }.render(area, buf),
+        Some(Overlay::Picker(picker)) => PickerOverlay { picker, theme }.render(area, buf),
+        None => {
+            if let Some(cursor) = cursor {
+                // The terminal's own cursor, where typing goes (the runtime makes it a blinking
+                // bar).
+                frame.set_cursor_position(cursor);
+            }
+        }
     }
 }

@@ -5,111 +5,135 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::shared::{class_meaning, finding_lines, pane, wrapped_or_cut};
+use super::shared::{Sideways, class_meaning, finding_lines, pane, wrapped_or_cut};
 use crate::app::describe::id_label;
-use crate::app::state::{AppState, Focus};
+use crate::app::state::{CallRecord, ModelPane};
 use crate::model_view::Rule;
 use crate::theme::{Meaning, Theme};
 
-pub(super) fn model_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let host = crate::sanitize::text(&state.settings.host().name);
-    // The host's name matters more than the pane's: the long title gives way first.
-    let room = usize::from(area.width.saturating_sub(4));
-    let title = [
-        format!("What the model sees · host '{host}'"),
-        format!("What the model sees · {host}"),
-        format!("Model · {host}"),
-    ]
-    .into_iter()
-    .find(|title| title.chars().count() <= room)
-    .unwrap_or_else(|| host.into_owned());
-    let block = pane(&title, state.focus == Focus::Model, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let Some((view, call)) = state
-        .model
-        .as_ref()
-        .and_then(|view| Some((view, state.calls.get(view.call)?)))
-    else {
-        let text = match (&state.read_back.failed, state.current_call()) {
-            (Some(_), Some(_)) => "This call could not be read back from the transcript.",
-            (None, Some(_)) => "Reading this call back from the transcript…",
-            (_, None) => "Send a tools/call to see what would reach the model.",
+/// The model pane over what the model sees of the current call, the calls, and the host.
+pub(super) struct ModelViewPane<'a> {
+    /// The active host profile's name (not yet terminal-safe).
+    pub host: &'a str,
+    pub model: Option<&'a ModelPane>,
+    pub calls: &'a [CallRecord],
+    /// The call of the selected log line, if it is one's.
+    pub selected_call: Option<usize>,
+    /// Whether there is a call to show (the model view may still be being read back).
+    pub has_call: bool,
+    /// Whether reading the call back from a replay's transcript failed.
+    pub read_back_failed: bool,
+    /// The first row in view.
+    pub scroll: usize,
+    pub sideways: Sideways,
+    pub focused: bool,
+    pub theme: &'a Theme,
+}
+
+impl Widget for ModelViewPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let ModelViewPane {
+            host,
+            model,
+            calls,
+            selected_call,
+            has_call,
+            read_back_failed,
+            scroll,
+            sideways,
+            focused,
+            theme,
+        } = self;
+        let host = crate::sanitize::text(host);
+        // The host's name matters more than the pane's: the long title gives way first.
+        let room = usize::from(area.width.saturating_sub(4));
+        let title = [
+            format!("What the model sees · host '{host}'"),
+            format!("What the model sees · {host}"),
+            format!("Model · {host}"),
+        ]
+        .into_iter()
+        .find(|title| title.chars().count() <= room)
+        .unwrap_or_else(|| host.into_owned());
+        let block = pane(&title, focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let Some((view, call)) = model.and_then(|view| Some((view, calls.get(view.call)?))) else {
+            let text = match (read_back_failed, has_call) {
+                (true, true) => "This call could not be read back from the transcript.",
+                (false, true) => "Reading this call back from the transcript…",
+                (_, false) => "Send a tools/call to see what would reach the model.",
+            };
+            Paragraph::new(text)
+                .style(theme.style(Meaning::TextMuted))
+                .wrap(Wrap { trim: false })
+                .render(inner, buf);
+            return;
         };
-        Paragraph::new(text)
-            .style(theme.style(Meaning::TextMuted))
-            .wrap(Wrap { trim: false })
-            .render(inner, buf);
-        return;
-    };
-    let verdict_style = theme.style(if view.forwarded {
-        Meaning::ModelForwarded
-    } else {
-        Meaning::ModelNotForwarded
-    });
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled(
-                format!(
-                    "{}: {} {} ",
-                    // A selected line that is no call's leaves the pane on the latest call.
-                    if state
-                        .log
-                        .selected
-                        .and_then(|i| state.log.lines.get(i)?.exchange)
-                        == Some(view.call)
-                    {
-                        "selected"
-                    } else {
-                        "latest"
-                    },
-                    id_label(call.session, &call.exchange.id),
-                    crate::sanitize::text(&call.tool)
+        let verdict_style = theme.style(if view.forwarded {
+            Meaning::ModelForwarded
+        } else {
+            Meaning::ModelNotForwarded
+        });
+        let mut lines = vec![
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        "{}: {} {} ",
+                        // A selected line that is no call's leaves the pane on the latest call.
+                        if selected_call == Some(view.call) {
+                            "selected"
+                        } else {
+                            "latest"
+                        },
+                        id_label(call.session, &call.exchange.id),
+                        crate::sanitize::text(&call.tool)
+                    ),
+                    theme.style(Meaning::Text),
                 ),
-                theme.style(Meaning::Text),
-            ),
-            Span::styled(
-                call.outcome.class.label(),
-                theme.style(class_meaning(call.outcome.class)),
-            ),
-        ]),
-        Line::styled(view.verdict.as_str(), verdict_style),
-    ];
-    let structured = view.structured;
-    let marker = match (view.forwarded, view.is_error, view.rule) {
-        (true, true, Rule::May) => "marked as an error, less likely to help",
-        (true, true, _) => "marked as an error",
-        (false, _, _) => "the host's own words, not the server's:",
-        (true, false, _) if structured => "includes structuredContent, serialized",
-        (true, false, _) => "",
-    };
-    for note in &view.notes {
+                Span::styled(
+                    call.outcome.class.label(),
+                    theme.style(class_meaning(call.outcome.class)),
+                ),
+            ]),
+            Line::styled(view.verdict.as_str(), verdict_style),
+        ];
+        let structured = view.structured;
+        let marker = match (view.forwarded, view.is_error, view.rule) {
+            (true, true, Rule::May) => "marked as an error, less likely to help",
+            (true, true, _) => "marked as an error",
+            (false, _, _) => "the host's own words, not the server's:",
+            (true, false, _) if structured => "includes structuredContent, serialized",
+            (true, false, _) => "",
+        };
+        for note in &view.notes {
+            lines.push(Line::styled(
+                format!("▸ {note}"),
+                theme.style(Meaning::FindingInfo),
+            ));
+        }
+        if !marker.is_empty() {
+            lines.push(Line::styled(marker, theme.style(Meaning::TextMuted)));
+        }
+        lines.push(Line::raw(""));
+        lines.extend(
+            view.text
+                .split('\n')
+                .map(|l| Line::styled(l, theme.style(Meaning::Text))),
+        );
+        lines.push(Line::raw(""));
         lines.push(Line::styled(
-            format!("▸ {note}"),
-            theme.style(Meaning::FindingInfo),
+            format!("why: {}", view.reason),
+            theme.style(Meaning::TextMuted),
         ));
+        if let Some(captured) = &view.captured {
+            lines.extend(captured_lines(captured, &view.host, theme));
+        }
+        for finding in call.findings.iter().chain(&view.findings) {
+            lines.extend(finding_lines(finding, theme));
+        }
+        wrapped_or_cut(lines, sideways, scroll, inner, buf);
     }
-    if !marker.is_empty() {
-        lines.push(Line::styled(marker, theme.style(Meaning::TextMuted)));
-    }
-    lines.push(Line::raw(""));
-    lines.extend(
-        view.text
-            .split('\n')
-            .map(|l| Line::styled(l, theme.style(Meaning::Text))),
-    );
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        format!("why: {}", view.reason),
-        theme.style(Meaning::TextMuted),
-    ));
-    if let Some(captured) = &view.captured {
-        lines.extend(captured_lines(captured, &view.host, theme));
-    }
-    for finding in call.findings.iter().chain(&view.findings) {
-        lines.extend(finding_lines(finding, theme));
-    }
-    wrapped_or_cut(lines, state, state.model_scroll, inner, buf);
 }
 
 /// What the real host sent its model (`H`), beside the prediction above it.

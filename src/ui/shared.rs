@@ -104,16 +104,33 @@ pub(super) fn finding_lines<'a>(finding: &'a Finding, theme: &Theme) -> [Line<'a
     ]
 }
 
+/// How Detail and the model view fit long lines: wrapped, or cut and scrolled sideways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Sideways {
+    pub wrap: bool,
+    /// Columns scrolled sideways (wrap off).
+    pub hscroll: usize,
+}
+
+impl Sideways {
+    pub(super) fn of(state: &AppState) -> Self {
+        Self {
+            wrap: state.wrap,
+            hscroll: state.hscroll,
+        }
+    }
+}
+
 /// Lines wrapped at the pane's edge, or (wrap off) cut there with `…` and scrolled sideways.
 pub(super) fn wrapped_or_cut(
     lines: Vec<Line>,
-    state: &AppState,
+    sideways: Sideways,
     scroll: usize,
     area: Rect,
     buf: &mut Buffer,
 ) {
     let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
-    if state.wrap {
+    if sideways.wrap {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((scroll, 0))
@@ -132,7 +149,7 @@ pub(super) fn wrapped_or_cut(
                     .spans
                     .first()
                     .map_or(line.style, |span| line.style.patch(span.style));
-                Line::styled(window(&text, state.hscroll, width).into_owned(), style)
+                Line::styled(window(&text, sideways.hscroll, width).into_owned(), style)
             })
             .collect();
         Paragraph::new(cut).scroll((scroll, 0)).render(area, buf);

@@ -8,8 +8,10 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::shared::fit;
-use crate::app::state::{AppState, Link, Tone};
-use crate::input::keymap::Mode;
+use crate::app::Command;
+use crate::app::keys::Keymap;
+use crate::app::keys::Mode;
+use crate::app::state::{Link, Settings, Status, Tone};
 use crate::mcp::era::Era;
 use crate::theme::{Meaning, Theme};
 
@@ -23,122 +25,168 @@ struct Segment {
     style: Style,
 }
 
-/// The status line: segments that give way by priority, so the mode, a message and a pending
-/// call are never cut, at 80 columns or less.
-pub(super) fn status_bar(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let width = usize::from(area.width);
-    let mut used = 0;
-    let spans: Vec<Span> = fit_segments(status_segments(state, theme), width)
-        .into_iter()
-        .map(|segment| {
-            let text = fit(&segment.text, width.saturating_sub(used)).into_owned();
-            used += text.width();
-            Span::styled(text, segment.style)
-        })
-        .collect();
-    Paragraph::new(Line::from(spans))
-        .style(theme.style(Meaning::StatusBar))
-        .render(area, buf);
+/// The status line over what it reports: the mode and its keys, a replay, pending calls, the
+/// message, the settings and the link.
+pub(super) struct StatusBar<'a> {
+    pub mode: Mode,
+    pub keys: &'a Keymap,
+    pub replay: bool,
+    pub pending_calls: usize,
+    pub status: Option<&'a Status>,
+    pub settings: &'a Settings,
+    pub link: &'a Link,
+    /// How the server is reached (`stdio: …`, `http: …`).
+    pub transport: &'a str,
+    pub theme: &'a Theme,
 }
 
-fn status_segments(state: &AppState, theme: &Theme) -> Vec<Segment> {
-    let bar = theme.style(Meaning::StatusBar);
-    let era = |era: Era| match era {
-        Era::Legacy => "legacy",
-        Era::Modern => "modern",
-    };
-    let (server, short_server) = match &state.link {
-        Link::Connected(c) => {
-            let name = crate::sanitize::text(&c.server.name);
-            (
-                format!(
-                    "{name} {} · {} {}",
-                    crate::sanitize::text(&c.server.version),
-                    era(c.era),
-                    c.protocol_version
-                ),
-                Some(format!("│ {name} · {} ", era(c.era))),
-            )
+/// Segments that give way by priority, so the mode, a message and a pending call are never cut,
+/// at 80 columns or less.
+impl Widget for StatusBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let theme = self.theme;
+        let width = usize::from(area.width);
+        let mut used = 0;
+        let spans: Vec<Span> = fit_segments(self.segments(), width)
+            .into_iter()
+            .map(|segment| {
+                let text = fit(&segment.text, width.saturating_sub(used)).into_owned();
+                used += text.width();
+                Span::styled(text, segment.style)
+            })
+            .collect();
+        Paragraph::new(Line::from(spans))
+            .style(theme.style(Meaning::StatusBar))
+            .render(area, buf);
+    }
+}
+
+impl StatusBar<'_> {
+    /// The mode, and the key that leaves it (or opens the help), as this run binds them: a
+    /// `keys.toml` may have moved them.
+    fn mode_hint(&self) -> String {
+        let mode = self.mode;
+        let key = |command| self.keys.key_for(command, mode);
+        let hint = |command, what: &str| key(command).map(|key| format!("· {key} {what} "));
+        match mode {
+            Mode::Editing => format!(
+                " EDITING {}",
+                hint(Command::Back, "stops").unwrap_or_default()
+            ),
+            Mode::Help => format!(
+                " HELP {}",
+                hint(Command::Back, "closes").unwrap_or_default()
+            ),
+            Mode::Answering => format!(
+                " THE SERVER ASKS {}",
+                hint(Command::Accept, "accept").unwrap_or_default()
+            ),
+            Mode::Browsing => {
+                key(Command::ToggleHelp).map_or_else(String::new, |key| format!(" {key} help "))
+            }
         }
-        Link::Starting | Link::Connecting => ("connecting…".to_owned(), None),
-        Link::Failed(_) => ("not connected (r retries)".to_owned(), None),
-        Link::Disconnected => ("disconnected (r reconnects)".to_owned(), None),
-    };
-    let mode = match state.key_mode() {
-        Mode::Editing => " EDITING · Esc stops ",
-        Mode::Help => " HELP · Esc closes ",
-        Mode::Answering => " THE SERVER ASKS · Enter accept ",
-        Mode::Browsing => " ? help ",
-    };
-    let mut segments = vec![Segment {
-        priority: 0,
-        text: mode.to_owned(),
-        short: None,
-        style: bar.patch(theme.style(Meaning::StatusKey)),
-    }];
-    if state.replay.is_some() {
-        segments.push(Segment {
-            priority: 1,
-            text: " REPLAY · read-only ".to_owned(),
+    }
+
+    fn segments(&self) -> Vec<Segment> {
+        let StatusBar {
+            replay,
+            pending_calls,
+            status,
+            settings,
+            link,
+            transport,
+            theme,
+            ..
+        } = *self;
+        let bar = theme.style(Meaning::StatusBar);
+        let era = |era: Era| match era {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        };
+        let (server, short_server) = match link {
+            Link::Connected(c) => {
+                let name = crate::sanitize::text(&c.server.name);
+                (
+                    format!(
+                        "{name} {} · {} {}",
+                        crate::sanitize::text(&c.server.version),
+                        era(c.era),
+                        c.protocol_version
+                    ),
+                    Some(format!("│ {name} · {} ", era(c.era))),
+                )
+            }
+            Link::Starting | Link::Connecting => ("connecting…".to_owned(), None),
+            Link::Failed(_) => ("not connected (r retries)".to_owned(), None),
+            Link::Disconnected => ("disconnected (r reconnects)".to_owned(), None),
+        };
+        let mode = self.mode_hint();
+        let mut segments = vec![Segment {
+            priority: 0,
+            text: mode,
             short: None,
             style: bar.patch(theme.style(Meaning::StatusKey)),
-        });
-    }
-    if state.pending_calls > 0 {
-        let plural = if state.pending_calls == 1 { "" } else { "s" };
+        }];
+        if replay {
+            segments.push(Segment {
+                priority: 1,
+                text: " REPLAY · read-only ".to_owned(),
+                short: None,
+                style: bar.patch(theme.style(Meaning::StatusKey)),
+            });
+        }
+        if pending_calls > 0 {
+            let plural = if pending_calls == 1 { "" } else { "s" };
+            segments.push(Segment {
+                priority: 1,
+                text: format!(" {pending_calls} call{plural} pending (x cancels) "),
+                short: None,
+                style: bar.patch(theme.style(Meaning::StatusError)),
+            });
+        }
+        if let Some(status) = status {
+            let tone = match status.tone {
+                Tone::Info => theme.style(Meaning::StatusOk),
+                Tone::Error => theme.style(Meaning::StatusError),
+            };
+            segments.push(Segment {
+                priority: 2,
+                text: format!(" {} ", status.text),
+                short: None,
+                style: bar.patch(tone),
+            });
+        }
+        let onoff = |on: bool| if on { "on" } else { "off" };
+        let host = crate::sanitize::text(&settings.host().name);
+        let may = onoff(settings.forwards_protocol_errors());
+        let validation = onoff(settings.validation);
+        // Said only when on: off is the default, and the line is short.
+        let tasks = if settings.tasks { " · tasks on" } else { "" };
         segments.push(Segment {
-            priority: 1,
-            text: format!(" {} call{plural} pending (x cancels) ", state.pending_calls),
-            short: None,
-            style: bar.patch(theme.style(Meaning::StatusError)),
+            priority: 3,
+            text: format!("│ host {host} · MAY {may} · validation {validation}{tasks} "),
+            short: Some(format!("│ {host} · MAY {may} · val {validation}{tasks} ")),
+            style: bar,
         });
-    }
-    if let Some(status) = &state.status {
-        let tone = match status.tone {
-            Tone::Info => theme.style(Meaning::StatusOk),
-            Tone::Error => theme.style(Meaning::StatusError),
-        };
+        let transport = transport.split(':').next().unwrap_or_default();
+        let session = match link {
+            Link::Connected(c) => c.http_session.as_deref().map(|id| {
+                format!(
+                    " · session {}",
+                    crate::sanitize::text(&crate::app::describe::short_session(id))
+                )
+            }),
+            _ => None,
+        }
+        .unwrap_or_default();
         segments.push(Segment {
-            priority: 2,
-            text: format!(" {} ", status.text),
-            short: None,
-            style: bar.patch(tone),
+            priority: 4,
+            text: format!("│ {server} · {transport}{session} "),
+            short: short_server,
+            style: bar,
         });
+        segments
     }
-    let onoff = |on: bool| if on { "on" } else { "off" };
-    let host = crate::sanitize::text(&state.settings.host().name);
-    let may = onoff(state.settings.forwards_protocol_errors());
-    let validation = onoff(state.settings.validation);
-    // Said only when on: off is the default, and the line is short.
-    let tasks = if state.settings.tasks {
-        " · tasks on"
-    } else {
-        ""
-    };
-    segments.push(Segment {
-        priority: 3,
-        text: format!("│ host {host} · MAY {may} · validation {validation}{tasks} "),
-        short: Some(format!("│ {host} · MAY {may} · val {validation}{tasks} ")),
-        style: bar,
-    });
-    let transport = state.transport.split(':').next().unwrap_or_default();
-    let session = match &state.link {
-        Link::Connected(c) => c.http_session.as_deref().map(|id| {
-            format!(
-                " · session {}",
-                crate::sanitize::text(&crate::app::describe::short_session(id))
-            )
-        }),
-        _ => None,
-    }
-    .unwrap_or_default();
-    segments.push(Segment {
-        priority: 4,
-        text: format!("│ {server} · {transport}{session} "),
-        short: short_server,
-        style: bar,
-    });
-    segments
 }
 
 /// The least important segments give way first: their short form, then their place. The mode,

@@ -7,104 +7,118 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::shared::{fit, pane};
 use crate::app::layout;
-use crate::app::state::{AppState, Focus, Link, ToolRow};
+use crate::app::state::{Link, ToolRow, ToolsState};
 use crate::app::update::keep_in_view;
 use crate::theme::{Meaning, Theme};
 
-pub(super) fn tools_pane(area: Rect, buf: &mut Buffer, state: &AppState, theme: &Theme) {
-    let tools = &state.tools;
-    let focused = state.focus == Focus::Tools;
-    let title = if tools.show_schema {
-        format!("Tools ({}) · s: back to the list", tools.tools.len())
-    } else {
-        format!("Tools ({})", tools.tools.len())
-    };
-    let block = pane(&title, focused, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    if tools.tools.is_empty() {
-        let text = match (&tools.problem, &state.link) {
-            (Some(problem), _) => format!("tools/list failed: {problem}"),
-            (None, Link::Failed(reason)) => format!("not connected: {reason}"),
-            (None, Link::Connected(_)) => "the server lists no tools".to_owned(),
-            (None, _) => "connecting…".to_owned(),
+/// The Tools pane over the tools and the link (which says why the list is empty).
+pub(super) struct ToolsPane<'a> {
+    pub tools: &'a ToolsState,
+    pub link: &'a Link,
+    pub focused: bool,
+    pub theme: &'a Theme,
+}
+
+impl Widget for ToolsPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let ToolsPane {
+            tools,
+            link,
+            focused,
+            theme,
+        } = self;
+        let title = if tools.show_schema {
+            format!("Tools ({}) · s: back to the list", tools.tools.len())
+        } else {
+            format!("Tools ({})", tools.tools.len())
         };
-        Paragraph::new(text)
-            .style(theme.style(Meaning::TextMuted))
-            .wrap(Wrap { trim: false })
-            .render(inner, buf);
-        return;
-    }
-    let about = about_lines(state, theme);
-    if tools.show_schema {
-        // The whole pane for the selected tool: description, annotations and schema, scrolled.
-        let scroll = tools.about_scroll.min(about.len().saturating_sub(1));
-        Paragraph::new(about)
-            .wrap(Wrap { trim: false })
-            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
-            .render(inner, buf);
-        return;
-    }
-    let list_rows = layout::tool_list_rows(area, tools.tools.len());
-    let [list, _, below] = Layout::vertical([
-        Constraint::Length(u16::try_from(list_rows).unwrap_or(u16::MAX)),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
-    let start = keep_in_view(tools.offset, tools.selected, list_rows);
-    let width = usize::from(list.width);
-    let rows: Vec<Line> = tools
-        .tools
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(list_rows)
-        .map(|(i, tool)| {
-            let marker = if i == tools.selected { "▸ " } else { "  " };
-            // Labels of the visible rows only, made as they are drawn.
-            let (name, title) = ToolRow::label(tool);
-            let rejected = if tool.rejected.is_some() {
-                "  ✗ rejected"
-            } else {
-                ""
+        let block = pane(&title, focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if tools.tools.is_empty() {
+            let text = match (&tools.problem, link) {
+                (Some(problem), _) => format!("tools/list failed: {problem}"),
+                (None, Link::Failed(reason)) => format!("not connected: {reason}"),
+                (None, Link::Connected(_)) => "the server lists no tools".to_owned(),
+                (None, _) => "connecting…".to_owned(),
             };
-            let label = match title {
-                Some(title) => format!("{marker}{name} — {title}{rejected}"),
-                None => format!("{marker}{name}{rejected}"),
-            };
-            let line = Line::raw(fit(&label, width).into_owned());
-            if i == tools.selected {
-                line.style(theme.style(Meaning::Selection))
-            } else if tool.rejected.is_some() {
-                // Greyed: not called unless the user asks (I), as a conforming host drops it.
-                line.style(theme.style(Meaning::TextMuted))
-            } else {
-                line
-            }
-        })
-        .collect();
-    Paragraph::new(rows).render(list, buf);
-    // The description below the list, as much as fits; `s` shows all of it.
-    let paragraph = Paragraph::new(about).wrap(Wrap { trim: false });
-    let needed = paragraph.line_count(below.width);
-    if needed > usize::from(below.height) && below.height > 1 {
-        let [text, more] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(below);
-        paragraph.render(text, buf);
-        Line::styled(
-            "… s: all of it, and the schema",
-            theme.style(Meaning::TextMuted),
-        )
-        .render(more, buf);
-    } else {
-        paragraph.render(below, buf);
+            Paragraph::new(text)
+                .style(theme.style(Meaning::TextMuted))
+                .wrap(Wrap { trim: false })
+                .render(inner, buf);
+            return;
+        }
+        let about = about_lines(tools, theme);
+        if tools.show_schema {
+            // The whole pane for the selected tool: description, annotations and schema, scrolled.
+            let scroll = tools.about_scroll.min(about.len().saturating_sub(1));
+            Paragraph::new(about)
+                .wrap(Wrap { trim: false })
+                .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
+                .render(inner, buf);
+            return;
+        }
+        let list_rows = layout::tool_list_rows(area, tools.tools.len());
+        let [list, _, below] = Layout::vertical([
+            Constraint::Length(u16::try_from(list_rows).unwrap_or(u16::MAX)),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
+        let start = keep_in_view(tools.offset, tools.selected, list_rows);
+        let width = usize::from(list.width);
+        let rows: Vec<Line> = tools
+            .tools
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take(list_rows)
+            .map(|(i, tool)| {
+                let marker = if i == tools.selected { "▸ " } else { "  " };
+                // Labels of the visible rows only, made as they are drawn.
+                let (name, title) = ToolRow::label(tool);
+                let rejected = if tool.rejected.is_some() {
+                    "  ✗ rejected"
+                } else {
+                    ""
+                };
+                let label = match title {
+                    Some(title) => format!("{marker}{name} — {title}{rejected}"),
+                    None => format!("{marker}{name}{rejected}"),
+                };
+                let line = Line::raw(fit(&label, width).into_owned());
+                if i == tools.selected {
+                    line.style(theme.style(Meaning::Selection))
+                } else if tool.rejected.is_some() {
+                    // Greyed: not called unless the user asks (I), as a conforming host drops it.
+                    line.style(theme.style(Meaning::TextMuted))
+                } else {
+                    line
+                }
+            })
+            .collect();
+        Paragraph::new(rows).render(list, buf);
+        // The description below the list, as much as fits; `s` shows all of it.
+        let paragraph = Paragraph::new(about).wrap(Wrap { trim: false });
+        let needed = paragraph.line_count(below.width);
+        if needed > usize::from(below.height) && below.height > 1 {
+            let [text, more] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(below);
+            paragraph.render(text, buf);
+            Line::styled(
+                "… s: all of it, and the schema",
+                theme.style(Meaning::TextMuted),
+            )
+            .render(more, buf);
+        } else {
+            paragraph.render(below, buf);
+        }
     }
 }
 
 /// The selected tool's description and annotations, then its schema when `s` is on.
-fn about_lines<'a>(state: &'a AppState, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(row) = state.tools.selected_row.as_ref() else {
+fn about_lines<'a>(tools: &'a ToolsState, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(row) = tools.selected_row.as_ref() else {
         return Vec::new();
     };
     let mut lines = vec![Line::styled(
@@ -117,7 +131,7 @@ fn about_lines<'a>(state: &'a AppState, theme: &Theme) -> Vec<Line<'a>> {
             theme.style(Meaning::TextMuted),
         ));
     }
-    if state.tools.show_schema {
+    if tools.show_schema {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             "inputSchema:",

@@ -1,0 +1,51 @@
+//! Which overlay is on top, decided here and only here: input, `update` and rendering all ask
+//! [`AppState::overlay`].
+
+use super::ask::AskPanel;
+use super::audit::AuditPanel;
+use super::keys::Mode;
+use super::state::{AppState, Focus, Picker};
+
+/// A panel over the panes that takes the keys while it is open.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Overlay<'a> {
+    /// The key help (`?`, `F1`).
+    Help,
+    /// The server's question, waiting for the user's answer.
+    Question(&'a AskPanel),
+    /// The audit of a tool: its plan, running, or its table.
+    Audit(&'a AuditPanel),
+    /// The `--config` file's servers to pick from.
+    Picker(&'a Picker),
+}
+
+impl AppState {
+    /// The overlay on top, if any. Several can be open at once (the help over a question, a
+    /// question asked by an audit's call); the first of help, question, audit and picker wins.
+    pub fn overlay(&self) -> Option<Overlay<'_>> {
+        if self.show_help {
+            Some(Overlay::Help)
+        } else if let Some(panel) = &self.asking {
+            Some(Overlay::Question(panel))
+        } else if let Some(audit) = &self.audit {
+            Some(Overlay::Audit(audit))
+        } else {
+            self.picker.as_ref().map(Overlay::Picker)
+        }
+    }
+
+    /// What keys mean now. The audit and the picker take the browsing keys (↑↓, Enter, Esc).
+    pub fn key_mode(&self) -> Mode {
+        match self.overlay() {
+            Some(Overlay::Help) => Mode::Help,
+            Some(Overlay::Question(_)) => Mode::Answering,
+            Some(Overlay::Audit(_) | Overlay::Picker(_)) | None => {
+                if self.editing && self.focus == Focus::Editor {
+                    Mode::Editing
+                } else {
+                    Mode::Browsing
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The overlays: help, the server picker, the server's question and the audit panel.
+
+use super::*;
+
+#[test]
+fn the_help_is_modal_and_quit_always_quits() {
+    let mut state = state();
+    command(&mut state, Command::ToggleHelp);
+    assert!(state.show_help);
+    assert!(
+        command(&mut state, Command::Reconnect).is_empty(),
+        "other commands wait for the help to close"
+    );
+    assert!(state.show_help, "only Esc or ? closes it");
+    command(&mut state, Command::SelectLast);
+    assert!(
+        state.help_scroll > 0,
+        "the help scrolls to its end at 120x40"
+    );
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(!state.show_help);
+    command(&mut state, Command::ToggleHelp);
+    assert_eq!(command(&mut state, Command::Quit), [Effect::Quit]);
+}
+
+#[test]
+fn the_server_picker_moves_picks_and_lets_quit_through() {
+    let mut state = AppState::new(
+        Settings::default(),
+        vec!["--config".into(), "mcp.json".into()],
+        Rect::new(0, 0, 80, 24),
+    );
+    let reason = "mcp.json: 2 servers (a, b): pick one with --server NAME".to_owned();
+    let failed = SessionEvent::ConnectFailed {
+        stage: crate::mcp::log::Stage::Spawn,
+        reason,
+    };
+    session(
+        &mut state,
+        SessionEvent::Connecting {
+            transport: "?".into(),
+        },
+    );
+    session(&mut state, failed);
+    state.picker = Some(crate::app::state::Picker {
+        file: "mcp.json".into(),
+        choices: vec![
+            ("a".into(), "stdio: a".into()),
+            ("b".into(), "http: b".into()),
+        ],
+        selected: 0,
+    });
+    // Keys of the panes behind do nothing while it is open.
+    assert!(command(&mut state, Command::FocusNext).is_empty());
+    assert_eq!(state.focus, Focus::Tools);
+    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::SelectNext);
+    assert_eq!(
+        state.picker.as_ref().map(|p| p.selected),
+        Some(1),
+        "stops at the end"
+    );
+    let effects = command(&mut state, Command::OpenEditor);
+    assert_eq!(effects, [Effect::Session(SessionCommand::Use("b".into()))]);
+    assert!(state.picker.is_none());
+    assert!(state.status.is_none(), "'pick one' is answered");
+    assert_eq!(state.server_args, ["--config", "mcp.json", "--server", "b"]);
+    // The chosen server's connection is the first: no reconnect boundary.
+    session(
+        &mut state,
+        SessionEvent::Connecting {
+            transport: "http: b".into(),
+        },
+    );
+    assert_eq!(state.session, 1);
+    let mut quitting = state.clone();
+    quitting.picker = Some(crate::app::state::Picker::default());
+    assert_eq!(command(&mut quitting, Command::Quit), [Effect::Quit]);
+}
+
+#[test]
+fn a_question_opens_the_panel_whose_keys_edit_the_answer_and_enter_sends_it() {
+    use crate::mcp::input::{Answer, InputRequest};
+    let mut state = state();
+    let request = InputRequest {
+        key: Some("confirm".into()),
+        method: "elicitation/create".into(),
+        params: json!({"message": "Book?", "requestedSchema": {"type": "object", "properties": {
+            "confirm": {"type": "boolean", "default": false}}}}),
+    };
+    session(
+        &mut state,
+        SessionEvent::Asked {
+            number: 7,
+            request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        },
+    );
+    assert_eq!(state.key_mode(), crate::app::keys::Mode::Answering);
+    // Space toggles the boolean: a key for the panel, not a command.
+    let space = KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE);
+    let action = crate::input::action_for(&crossterm::event::Event::Key(space), &state).unwrap();
+    assert!(update(&mut state, action).is_empty());
+    let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    let action = crate::input::action_for(&crossterm::event::Event::Key(enter), &state).unwrap();
+    let effects = update(&mut state, action);
+    assert_eq!(
+        effects,
+        [Effect::Session(SessionCommand::Answer {
+            number: 7,
+            answer: Answer::Result(json!({"action": "accept", "content": {"confirm": true}})),
+        })]
+    );
+    assert!(state.asking.is_none());
+    assert_eq!(state.key_mode(), crate::app::keys::Mode::Browsing);
+}
+
+#[test]
+fn cancelling_the_call_dismisses_the_question_first() {
+    use crate::mcp::input::{Answer, InputRequest};
+    let mut state = state();
+    let request = InputRequest {
+        key: None,
+        method: "elicitation/create".into(),
+        params: json!({"mode": "url", "message": "Pay", "url": "https://pay.example.com/x"}),
+    };
+    session(
+        &mut state,
+        SessionEvent::Asked {
+            number: 1,
+            request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        },
+    );
+    let effects = command(&mut state, Command::CancelCall);
+    assert_eq!(
+        effects[0],
+        Effect::Session(SessionCommand::Answer {
+            number: 1,
+            answer: Answer::Result(json!({"action": "cancel"})),
+        })
+    );
+    assert!(state.asking.is_none());
+}
+
+#[test]
+fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
+    let mut state = state();
+    assert!(press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT).is_empty());
+    let cases = state.audit.as_ref().unwrap().plan.cases.clone();
+    assert_eq!(cases.len(), 6);
+    let (tool, arguments) = sent_call(&command(&mut state, Command::OpenEditor));
+    assert_eq!(
+        (tool.as_str(), &arguments),
+        (cases[0].tool.as_str(), &cases[0].arguments)
+    );
+    assert!(
+        command(&mut state, Command::SendRequest).is_empty(),
+        "one at a time"
+    );
+    // A call that is not the case (another client's, say) is not judged as it.
+    let other = call("book_flight", json!({"departureDate": "12/12/2099"})).text("booked");
+    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(other))).is_empty());
+    assert!(state.audit.as_ref().unwrap().rows[0].is_none());
+    // The case's own answer: judged, and the next case sent.
+    let answer = call(&cases[0].tool, cases[0].arguments.clone()).error(-32602, "Invalid params");
+    let (_, next) = sent_call(&session(
+        &mut state,
+        SessionEvent::CallFinished(Box::new(answer)),
+    ));
+    assert_eq!(next, cases[1].arguments);
+    let row = state.audit.as_ref().unwrap().rows[0].clone().unwrap();
+    assert_eq!(row.judged.verdict, crate::audit::Verdict::ModelBlind);
+    assert_eq!(row.call, 1, "the second call of the log");
+    // Esc stops: the call in flight finishes as an ordinary call; nothing more is sent.
+    command(&mut state, Command::Back);
+    let answer = call(&cases[1].tool, cases[1].arguments.clone()).tool_error("must be a string");
+    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(answer))).is_empty());
+    assert_eq!(
+        state.audit.as_ref().unwrap().phase,
+        crate::app::audit::Phase::Done
+    );
+    command(&mut state, Command::Back);
+    assert!(state.audit.is_none(), "a second Esc closes the table");
+}
+
+#[test]
+fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
+    let mut state = state();
+    set_editor(&mut state, "{}");
+    command(&mut state, Command::SendRequest);
+    command(&mut state, Command::Audit);
+    assert!(state.audit.is_none());
+    assert!(status(&state).contains("still pending"));
+    let mut replay = self::state();
+    replay.replay = Some("s.jsonl".into());
+    command(&mut replay, Command::Audit);
+    assert!(replay.audit.is_none());
+    assert_eq!(
+        replay.status.as_ref().unwrap().text,
+        "a replay sends nothing"
+    );
+}
+
+/// The server asks a yes/no question (a form of one boolean), as the session reports it.
+pub(super) fn ask_to_confirm(state: &mut AppState, number: u64) {
+    let request = crate::mcp::input::InputRequest {
+        key: Some("confirm".into()),
+        method: "elicitation/create".into(),
+        params: json!({"message": "Book?", "requestedSchema": {"type": "object", "properties": {
+            "confirm": {"type": "boolean", "default": false}}}}),
+    };
+    session(
+        state,
+        SessionEvent::Asked {
+            number,
+            request: Box::new(request),
+            proposed: Box::new(crate::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        },
+    );
+}
+
+#[test]
+fn one_overlay_is_on_top_and_it_alone_takes_the_keys() {
+    use crate::app::Overlay;
+    use crate::app::keys::Mode;
+    let mut state = state();
+    state.picker = Some(crate::app::state::Picker::default());
+    press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
+    assert!(
+        state.audit.is_none(),
+        "A does not reach the panes behind the picker"
+    );
+    state.picker = None;
+    press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
+    assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
+    state.picker = Some(crate::app::state::Picker::default());
+    assert!(
+        matches!(state.overlay(), Some(Overlay::Audit(_))),
+        "the audit is over the picker"
+    );
+    ask_to_confirm(&mut state, 3);
+    assert!(matches!(state.overlay(), Some(Overlay::Question(_))));
+    press(&mut state, KeyCode::F(1), KeyModifiers::NONE);
+    assert_eq!(
+        (state.overlay(), state.key_mode()),
+        (Some(Overlay::Help), Mode::Help)
+    );
+    // Esc closes the help only; the question below is still unanswered.
+    assert!(press(&mut state, KeyCode::Esc, KeyModifiers::NONE).is_empty());
+    assert_eq!(state.key_mode(), Mode::Answering);
+    // Esc now answers the question (cancel); the audit is on top again, then Esc closes it.
+    let effects = press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(
+        matches!(
+            &effects[..],
+            [Effect::Session(SessionCommand::Answer { number: 3, .. })]
+        ),
+        "{effects:?}"
+    );
+    assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(matches!(state.overlay(), Some(Overlay::Picker(_))));
+    state.picker = None;
+    assert_eq!((state.overlay(), state.key_mode()), (None, Mode::Browsing));
+}
+
+#[test]
+fn a_click_behind_a_question_changes_nothing_and_a_click_closes_the_help() {
+    let mut state = state();
+    let panes = crate::app::layout::areas(state.screen);
+    let on_third_tool = Action::Mouse(Mouse::Clicked {
+        column: panes.tools.x + 3,
+        row: panes.tools.y + 3,
+    });
+    ask_to_confirm(&mut state, 1);
+    update(&mut state, on_third_tool.clone());
+    update(
+        &mut state,
+        Action::Mouse(Mouse::ScrolledDown {
+            column: panes.tools.x + 2,
+            row: panes.tools.y + 2,
+        }),
+    );
+    assert_eq!(
+        state.tools.selected, 0,
+        "the panes behind the panel stay as they were"
+    );
+    assert!(state.asking.is_some());
+    state.asking = None;
+    command(&mut state, Command::ToggleHelp);
+    update(&mut state, on_third_tool.clone());
+    assert!(!state.show_help, "a click closes the help");
+    assert_eq!(state.tools.selected, 0, "that click does nothing else");
+    update(&mut state, on_third_tool);
+    assert_eq!(state.tools.selected, 2);
+}
