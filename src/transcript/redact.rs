@@ -70,7 +70,7 @@ impl Redactor {
     /// A header's value as a transcript keeps it: the scheme word stays (`Bearer ****`).
     pub fn header(&self, name: &str, value: &str) -> String {
         let given = self.given_headers.contains(&name.to_ascii_lowercase());
-        if !self.on || !(given || crate::mcp::log::secret_header(name)) {
+        if !self.on || !(given || crate::mcp::http::secret_header(name)) {
             return self.text(value).into_owned();
         }
         match value.split_once(' ') {

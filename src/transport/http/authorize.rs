@@ -582,7 +582,7 @@ impl Poster {
         let answer: Option<Value> = serde_json::from_slice(&body).ok();
         let error = (!status.is_success()).then(|| format!("HTTP {status}"));
         // Shown in Detail and kept in transcripts: masked now, so no token is ever kept.
-        record.details.body = answer.as_ref().map(crate::mcp::log::masked_json);
+        record.details.body = answer.as_ref().map(crate::mcp::http::masked_json);
         self.emit_http(&mut record, error).await;
         Ok((status, answer))
     }
