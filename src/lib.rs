@@ -6,6 +6,7 @@
 //! - [`model_view`]: what the model would see, per host profile. Pure.
 //! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
 //! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
+//! - [`time`]: dates and timestamps as text (the UTC calendar, `dd/mm/yyyy`, RFC 3339). Pure.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
 //!   `hosts`, `diff`, `auth`), one module each.
@@ -37,6 +38,7 @@ pub mod server_config;
 pub mod stream;
 pub mod terminal;
 pub mod theme;
+pub mod time;
 pub mod transcript;
 pub mod transport;
 pub mod ui;

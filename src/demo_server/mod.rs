@@ -3,7 +3,6 @@
 //! `handle` is pure; `run_stdio` is the I/O around it.
 
 pub mod auth;
-pub mod date;
 pub mod http;
 pub mod tools;
 
@@ -20,7 +19,7 @@ use tokio::task::AbortHandle;
 use crate::mcp::era::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, FrameError, Id, Message, Reply};
-use date::Date;
+use crate::time::Date;
 use tools::ToolOutcome;
 
 /// How the server reports input validation failures.

@@ -8,10 +8,12 @@ pub mod recorder;
 mod redact;
 pub mod serve;
 
+/// A header's `started` is RFC 3339: the format's own timestamps.
+pub use crate::time::rfc3339;
 pub use convert::{Frames, class_name, to_text};
 pub use format::{
     CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,
-    TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION, rfc3339,
+    TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION,
 };
 pub use reader::{Loaded, Places, Reader, RecordedCall, TranscriptError, load, open};
 pub use redact::{MASK, Redactor, secret_env};
