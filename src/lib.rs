@@ -12,7 +12,8 @@
 //!   `hosts`, `diff`, `auth`), one module each.
 //! - [`transcript`]: sessions on disk (`--record`, `replay`): written as they happen, read
 //!   back into the same events.
-//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
+//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras;
+//!   [`replay_server`]: a server from a recording. Both serve HTTP on [`http_listener`].
 //! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
 //!   [`input`] (keymap), [`live_session`] (the client on its own task), [`runtime`] and
 //!   [`terminal`] (the impure loop and terminal restoration).
@@ -27,10 +28,12 @@ pub mod config;
 pub mod demo_server;
 pub mod diff;
 pub mod headless;
+pub mod http_listener;
 pub mod input;
 pub mod live_session;
 pub mod mcp;
 pub mod model_view;
+pub mod replay_server;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;

@@ -262,7 +262,7 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         "auto negotiated the modern era"
     );
     assert_eq!(loaded.tools.as_ref().map(|tools| tools.len()), Some(10));
-    let mut served = sightline::transcript::serve::Recorded::new(&loaded, "saved");
+    let mut served = sightline::replay_server::Recorded::new(&loaded, "saved");
     let discover = served
         .answer(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#)
         .unwrap();

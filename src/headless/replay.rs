@@ -121,10 +121,10 @@ pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
     if let Some(stopped) = &loaded.stopped {
         eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
     }
-    let recorded = crate::transcript::serve::Recorded::new(&loaded, file);
+    let recorded = crate::replay_server::Recorded::new(&loaded, file);
     let served = match http {
-        Some(address) => crate::transcript::serve::serve_http(recorded, address).await,
-        None => crate::transcript::serve::serve_stdio(recorded),
+        Some(address) => crate::replay_server::serve_http(recorded, address).await,
+        None => crate::replay_server::serve_stdio(recorded),
     };
     match served {
         Ok(()) => exit::SUCCESS,

@@ -6,7 +6,6 @@ mod format;
 mod reader;
 pub mod recorder;
 mod redact;
-pub mod serve;
 
 /// A header's `started` is RFC 3339: the format's own timestamps.
 pub use crate::time::rfc3339;
