@@ -10,8 +10,9 @@
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
 //!   `hosts`, `diff`, `auth`), one module each.
-//! - [`transcript`]: sessions on disk (`--record`, `replay`): written as they happen, read
-//!   back into the same events.
+//! - [`transcript`]: the transcript format, pure: each session event as a JSON line and back,
+//!   secrets redacted. [`recording`]: transcripts on disk (`--record`, `replay`), written as
+//!   they happen, read back into the same events.
 //! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras;
 //!   [`replay_server`]: a server from a recording. Both serve HTTP on [`http_listener`].
 //! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
@@ -33,6 +34,7 @@ pub mod input;
 pub mod live_session;
 pub mod mcp;
 pub mod model_view;
+pub mod recording;
 pub mod replay_server;
 pub mod runtime;
 pub mod sanitize;

@@ -15,7 +15,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
 use crate::http_listener;
-use crate::transcript::Loaded;
+use crate::recording::Loaded;
 
 /// The recorded replies, by method and params.
 #[derive(Debug)]

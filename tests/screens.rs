@@ -544,7 +544,7 @@ fn the_question_panel() {
 /// in the order the live session produced them.
 fn replay(session: &mut Session, name: &str) {
     let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    for event in sightline::transcript::open(&path).expect("the fixture opens") {
+    for event in sightline::recording::open(&path).expect("the fixture opens") {
         let event = event.expect("every line of the fixture reads");
         sightline::app::update(&mut session.state, sightline::app::Action::Session(event));
     }
@@ -553,7 +553,7 @@ fn replay(session: &mut Session, name: &str) {
 /// The events of a recorded transcript: up to its tool listing, and the rest.
 fn recorded(name: &str) -> (Vec<SessionEvent>, Vec<SessionEvent>) {
     let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let events: Vec<SessionEvent> = sightline::transcript::open(&path)
+    let events: Vec<SessionEvent> = sightline::recording::open(&path)
         .expect("the fixture opens")
         .map(|event| event.expect("every line of the fixture reads"))
         .collect();

@@ -24,8 +24,8 @@ use crate::mcp::messages::Tool;
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::model_view::ModelViewJson;
 use crate::model_view::hosts::{self, HostProfile};
+use crate::recording::Recorder;
 use crate::sanitize;
-use crate::transcript::recorder::Recorder;
 
 /// Longest model-view text the human output prints whole.
 pub(super) const MODEL_TEXT_BYTES: usize = 4096;

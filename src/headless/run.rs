@@ -16,9 +16,9 @@ use crate::cli::{RecordArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Role, Stage};
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
+use crate::recording::Recorder;
 use crate::sanitize;
 use crate::stream::EventSink;
-use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
 
 /// Longest frame the verbose log prints whole.

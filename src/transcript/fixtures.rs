@@ -14,7 +14,7 @@ use crate::mcp::jsonrpc::{Id, parse};
 use crate::mcp::log::{Connection, HttpExchange, LogEntry, LogEvent, Role, SessionEvent, Stage};
 use crate::mcp::messages::{ServerInfo, Tool};
 
-pub(super) fn entry(at: u64, event: LogEvent) -> SessionEvent {
+pub(crate) fn entry(at: u64, event: LogEvent) -> SessionEvent {
     SessionEvent::Logged(LogEntry {
         at: Timestamp(at),
         event,
@@ -22,7 +22,7 @@ pub(super) fn entry(at: u64, event: LogEvent) -> SessionEvent {
 }
 
 /// One event of every kind a live session emits.
-pub(super) fn every_event() -> Vec<SessionEvent> {
+pub(crate) fn every_event() -> Vec<SessionEvent> {
     let sent =
         parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#).unwrap();
     let received = parse("{\"jsonrpc\":\"2.0\",\"id\":3,\n \"result\":{\"content\":[]}}").unwrap();
@@ -123,7 +123,7 @@ pub(super) fn every_event() -> Vec<SessionEvent> {
     ]
 }
 
-pub(super) fn write(events: &[SessionEvent], redactor: &Redactor) -> String {
+pub(crate) fn write(events: &[SessionEvent], redactor: &Redactor) -> String {
     let header = Header {
         sightline_transcript: VERSION,
         sightline: "0.1.0".into(),

@@ -5,12 +5,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::convert::Frames;
-use super::format::{Header, Record, VERSION};
 use crate::mcp::jsonrpc::{self, Id};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
+use crate::transcript::{Frames, Header, Record, VERSION};
 
 /// Why a transcript cannot be read (further), naming the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
