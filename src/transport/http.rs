@@ -22,9 +22,10 @@ mod resume;
 mod session;
 mod status;
 mod task;
+mod tokens;
 
-pub use authorize::{OAuthClient, cache as token_cache};
 pub use task::connect;
+pub use tokens::{OAuthClient, cache as token_cache};
 
 use crate::mcp::jsonrpc::Id;
 

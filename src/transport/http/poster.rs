@@ -9,7 +9,8 @@ use tokio::sync::mpsc;
 
 use super::outgoing::Outgoing;
 use super::session::Shared;
-use super::{OAuthClient, Overrides, authorize, order};
+use super::tokens::{OAuthClient, Tokens};
+use super::{Overrides, order};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
 use crate::transport::{TransportEvent, now};
@@ -28,7 +29,7 @@ pub(super) struct Poster {
     pub(super) events: mpsc::Sender<TransportEvent>,
     pub(super) max_frame_bytes: usize,
     /// What OAuth gave: the access token, sent on every request from then on.
-    pub(super) token: Arc<Mutex<Option<authorize::Tokens>>>,
+    pub(super) token: Arc<Mutex<Option<Tokens>>>,
     /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
     pub(super) authorizing: Arc<tokio::sync::Mutex<()>>,
     pub(super) oauth_client: Option<OAuthClient>,

@@ -5,8 +5,8 @@ use std::sync::PoisonError;
 
 use reqwest::header::AUTHORIZATION;
 
-use super::authorize;
 use super::poster::Poster;
+use super::tokens;
 use crate::mcp::oauth;
 
 impl Poster {
@@ -79,7 +79,7 @@ impl Poster {
         };
         if let Some(path) = &self.token_cache {
             let resource = oauth::canonical_resource(&self.url);
-            if let Err(error) = authorize::cache::save(path, &resource, &tokens) {
+            if let Err(error) = tokens::cache::save(path, &resource, &tokens) {
                 self.note(format!(
                     "authorization: the token could not be kept in {}: {error}",
                     path.display()

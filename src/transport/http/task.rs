@@ -13,7 +13,7 @@ use super::outgoing::Outgoing;
 use super::poster::Poster;
 use super::session::Shared;
 use super::status::words;
-use super::{HttpTarget, Overrides, authorize, order};
+use super::{HttpTarget, Overrides, order, tokens};
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::oauth;
 use crate::transport::{
@@ -60,7 +60,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
     let cached = target
         .token_cache
         .as_deref()
-        .and_then(|path| authorize::cache::load(path, &oauth::canonical_resource(&url)));
+        .and_then(|path| tokens::cache::load(path, &oauth::canonical_resource(&url)));
     let poster = Poster {
         client,
         url,

@@ -8,9 +8,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use url::Url;
 
-use super::Tokens;
 use crate::mcp::oauth;
 use crate::transport::http::poster::Poster;
+use crate::transport::http::tokens::Tokens;
 
 /// How long the user has to authorize in the browser.
 const BROWSER_WAIT: Duration = Duration::from_secs(300);

@@ -7,9 +7,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use reqwest::RequestBuilder;
 
-use super::{OAuthClient, Server, random};
+use super::random;
 use crate::mcp::{jwt, oauth};
 use crate::transport::http::poster::Poster;
+use crate::transport::http::tokens::{OAuthClient, Server};
 
 impl Poster {
     /// `request` and `form` with `client` authenticated for `server`. A key is used where the
