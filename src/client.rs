@@ -1185,8 +1185,10 @@ impl Client {
                 }
             };
             let event = event.unwrap_or_else(transport_ended);
-            if let TransportEvent::Note { text, .. } = &event
-                && text.starts_with("authorization:")
+            if let TransportEvent::Authorization {
+                fact: crate::mcp::oauth::AuthFact::Step(_),
+                ..
+            } = &event
             {
                 // The transport is authorizing this request: the user's time in the browser
                 // is not the server's.
@@ -1312,6 +1314,10 @@ impl Client {
             }
             TransportEvent::Note { text, at } => {
                 self.record_at(at, LogEvent::Note(text));
+                None
+            }
+            TransportEvent::Authorization { fact, at } => {
+                self.record_at(at, LogEvent::Authorization(fact));
                 None
             }
             TransportEvent::Http { exchange, at } => {

@@ -338,6 +338,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             None,
         ),
         LogEvent::Note(text) => note(&text, line),
+        LogEvent::Authorization(fact) => note(&crate::classify::oauth::line(&fact), line),
         LogEvent::Http(http) => {
             let summary = format!("⇄ {}", http.summary());
             // Linked to its call by the request's id, like the frames it carried.

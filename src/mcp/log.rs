@@ -13,6 +13,7 @@ use super::input::{Answer, InputRequest};
 use super::json::Json;
 use super::jsonrpc::{Frame, Id};
 use super::messages::{ServerInfo, Tool};
+use super::oauth::AuthFact;
 use super::session::Exchange;
 
 /// One fact of a session, in the order it happened. A call's `CallFinished` always follows the
@@ -127,6 +128,8 @@ pub enum LogEvent {
     Closed { status: String },
     /// A decision of the client, such as the era probe falling back.
     Note(String),
+    /// A fact of an OAuth flow: a step the client took, or a problem of the server's part.
+    Authorization(AuthFact),
     /// An HTTP request and its response (Streamable HTTP).
     Http(Arc<HttpExchange>),
 }

@@ -80,10 +80,14 @@ pub enum Record<'a> {
         at: u64,
         status: String,
     },
+    /// A note in the log's words. For a fact of an OAuth flow, `authorization` holds it as
+    /// data (`text` keeps its words, for a reader that knows no such member).
     Note {
         at: u64,
         #[serde(borrow)]
         text: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        authorization: Option<Value>,
     },
     Http {
         at: u64,

@@ -4,6 +4,7 @@
 
 mod convert;
 mod format;
+mod legacy;
 mod redact;
 
 /// A header's `started` is RFC 3339: the format's own timestamps.

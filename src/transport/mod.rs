@@ -16,6 +16,7 @@ use crate::mcp::Timestamp;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::HttpExchange;
+use crate::mcp::oauth::AuthFact;
 
 pub use http::HttpTarget;
 pub use stdio::StdioCommand;
@@ -78,6 +79,8 @@ pub enum TransportEvent {
     },
     /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
     Note { text: String, at: Timestamp },
+    /// A step of an OAuth flow the transport runs, or a problem it met in the server's part.
+    Authorization { fact: AuthFact, at: Timestamp },
     /// An HTTP request and its response; for a request that gets an answer, before the answer.
     Http {
         exchange: Arc<HttpExchange>,

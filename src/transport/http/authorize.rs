@@ -1,7 +1,7 @@
 //! OAuth from a 401, the transport's part: discovery, registration, the authorization code
 //! with PKCE through the user's browser and a redirect listener on 127.0.0.1, the token. Every
 //! request of the flow is an HTTP entry of the log (secrets masked as everywhere), every step a
-//! note saying where the flow stands; the spec's requirements of servers become findings there.
+//! typed fact saying where the flow stands, every requirement a server fails a typed problem.
 
 mod browser;
 mod client_auth;
@@ -14,7 +14,7 @@ use super::poster::Poster;
 use super::record::Record;
 use super::status::words;
 use super::tokens::{OAuthClient, Server, Tokens};
-use crate::mcp::oauth::{self, Challenge};
+use crate::mcp::oauth::{self, AuthProblem, AuthStep, Challenge};
 
 /// The largest metadata or token answer read.
 const MAX_ANSWER: usize = 256 * 1024;
@@ -28,11 +28,10 @@ impl Poster {
         challenges: &[String],
         scope: Option<String>,
     ) -> Result<Tokens, String> {
-        self.note("authorization: starting OAuth discovery".into())
-            .await;
+        self.step(AuthStep::Started).await;
         let challenge = oauth::bearer(challenges.iter().map(String::as_str));
         if challenges.is_empty() {
-            self.finding(&oauth::missing_challenge()).await;
+            self.problem(AuthProblem::MissingChallenge).await;
         }
         let resource_metadata = self.resource_metadata(challenge.as_ref()).await?;
         let issuer = resource_metadata
@@ -74,10 +73,9 @@ impl Poster {
         let redirect = format!("http://127.0.0.1:{port}/callback");
         let client = match previous {
             Some(previous) if self.oauth_client.is_none() => {
-                self.note(format!(
-                    "authorization: asking the same authorization server again, as the client {} it registered",
-                    previous.client.id
-                ))
+                self.step(AuthStep::SameClient {
+                    client_id: previous.client.id.clone(),
+                })
                 .await;
                 previous.client
             }
@@ -128,8 +126,7 @@ impl Poster {
         form: Vec<(&str, String)>,
     ) -> Result<Tokens, String> {
         let (access, refresh) = self.token(&server, &client, form).await?;
-        self.note("authorization: done; the request is sent again with the token".into())
-            .await;
+        self.step(AuthStep::Done).await;
         Ok(Tokens {
             access,
             refresh,
@@ -149,10 +146,9 @@ impl Poster {
         scope: Option<String>,
         resource: String,
     ) -> Result<Tokens, String> {
-        self.note(format!(
-            "authorization: asking for a token as the machine client {} (client credentials)",
-            client.id
-        ))
+        self.step(AuthStep::MachineClient {
+            client_id: client.id.clone(),
+        })
         .await;
         let mut form = vec![
             ("grant_type", "client_credentials".to_owned()),
@@ -172,8 +168,7 @@ impl Poster {
             .refresh
             .clone()
             .ok_or("authorization: no refresh token")?;
-        self.note("authorization: the token was refused; refreshing it".into())
-            .await;
+        self.step(AuthStep::Refreshing).await;
         let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh.clone()),
@@ -189,8 +184,7 @@ impl Poster {
             form.push(("scope", scope.clone()));
         }
         let (access, renewed) = self.token(&tokens.server, &tokens.client, form).await?;
-        self.note("authorization: refreshed; the request is sent again".into())
-            .await;
+        self.step(AuthStep::Refreshed).await;
         Ok(Tokens {
             access,
             // A server that does not rotate refresh tokens keeps the old one valid.
@@ -207,18 +201,17 @@ impl Poster {
     ) -> Result<Option<Value>, String> {
         for url in oauth::resource_metadata_urls(&self.url, challenge) {
             if let Some(metadata) = self.get_json(&url).await {
-                let findings = oauth::check_protected_resource(&metadata, &self.url, &url);
-                for finding in &findings {
-                    self.finding(finding).await;
+                let problems = oauth::protected_resource_problems(&metadata, &self.url, &url);
+                for problem in &problems {
+                    self.problem(problem.clone()).await;
                 }
-                if findings.iter().any(|f| f.id == "auth.resource-mismatch") {
+                if problems.iter().any(AuthProblem::foreign_resource) {
                     return Err("authorization: the protected resource metadata is not for this server: refused (RFC 9728 §3.3)".into());
                 }
                 return Ok(Some(metadata));
             }
         }
-        self.note("authorization: no protected resource metadata; trying the server's own origin (2025-03-26)".into())
-            .await;
+        self.step(AuthStep::NoResourceMetadata).await;
         Ok(None)
     }
 
@@ -238,20 +231,21 @@ impl Poster {
             let Some(metadata) = self.get_json(&url).await else {
                 continue;
             };
-            let findings = oauth::check_authorization_server(&metadata, issuer);
-            for finding in &findings {
-                self.finding(finding).await;
+            let problems = oauth::authorization_server_problems(&metadata, issuer);
+            for problem in &problems {
+                self.problem(problem.clone()).await;
             }
             let said = metadata.get("issuer").and_then(Value::as_str);
             // Only an issuer someone named can be impersonated: the 2025-03-26 fallback has
             // none, just the origin sightline derived, so there the finding stands but the
             // metadata is what there is (and its issuer is what `iss` must then be).
-            if given && findings.iter().any(|f| f.id == "auth.issuer-mismatch") {
+            let foreign = |p: &AuthProblem| matches!(p, AuthProblem::IssuerMismatch { .. });
+            if given && problems.iter().any(foreign) {
                 return Err(format!(
                     "authorization: the authorization server metadata at {url} names the issuer {said:?}, not {issuer:?} it was looked up for: refused, none of its endpoints used (RFC 8414 §3.3)"
                 ));
             }
-            if findings.iter().any(|f| f.id == "auth.no-pkce-s256") {
+            if problems.contains(&AuthProblem::NoPkceS256) {
                 return Err("authorization: the authorization server does not offer PKCE S256, which MCP clients MUST refuse".into());
             }
             let endpoint = |name: &str| {
@@ -294,8 +288,7 @@ impl Poster {
         }
         let (authorization_endpoint, token_endpoint, registration_endpoint) =
             oauth::legacy_default_endpoints(&self.url);
-        self.note("authorization: no authorization server metadata; using the 2025-03-26 default endpoints /authorize, /token, /register".into())
-            .await;
+        self.step(AuthStep::DefaultEndpoints).await;
         Ok(Server {
             issuer: origin,
             iss_required: false,
@@ -311,18 +304,17 @@ impl Poster {
     /// The client: the one given, else one registered dynamically (RFC 7591).
     async fn client_for(&self, server: &Server, redirect: &str) -> Result<OAuthClient, String> {
         if let Some(client) = &self.oauth_client {
-            self.note(format!(
-                "authorization: using the client given, {}",
-                client.id
-            ))
+            self.step(AuthStep::GivenClient {
+                client_id: client.id.clone(),
+            })
             .await;
             return Ok(client.clone());
         }
         if let Some(document) = &self.client_metadata_url {
             if server.client_documents {
-                self.note(format!(
-                    "authorization: the client is its metadata document, {document}"
-                ))
+                self.step(AuthStep::MetadataDocument {
+                    url: document.clone(),
+                })
                 .await;
                 return Ok(OAuthClient {
                     id: document.clone(),
@@ -331,8 +323,7 @@ impl Poster {
                     machine: false,
                 });
             }
-            self.note("authorization: the authorization server takes no Client ID Metadata Documents; registering instead".into())
-                .await;
+            self.step(AuthStep::NoMetadataDocuments).await;
         }
         let Some(registration) = &server.registration_endpoint else {
             return Err("authorization: the server offers no dynamic registration; give a client with --client-id".into());
@@ -352,8 +343,10 @@ impl Poster {
             .filter(|_| status.is_success());
         match id {
             Some(id) => {
-                self.note(format!("authorization: registered as client {id}"))
-                    .await;
+                self.step(AuthStep::Registered {
+                    client_id: id.to_owned(),
+                })
+                .await;
                 Ok(OAuthClient {
                     machine: false,
                     key: None,
@@ -449,11 +442,6 @@ impl Poster {
         record.details.body = answer.as_ref().map(crate::mcp::http::masked_json);
         self.emit_http(&mut record, error).await;
         Ok((status, answer))
-    }
-
-    async fn finding(&self, finding: &crate::classify::findings::Finding) {
-        self.note(format!("⚑ {}: {}", finding.id, finding.message))
-            .await;
     }
 }
 

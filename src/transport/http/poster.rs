@@ -13,6 +13,7 @@ use super::tokens::{OAuthClient, Tokens};
 use super::{Overrides, order};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
+use crate::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
 use crate::transport::{TransportEvent, now};
 
 /// Everything a POST task needs.
@@ -91,6 +92,24 @@ impl Poster {
         let _ = self
             .events
             .send(TransportEvent::Note { text, at: now() })
+            .await;
+    }
+
+    /// A step of an OAuth flow, for the log (and for the client, which waits longer while the
+    /// user authorizes).
+    pub(super) async fn step(&self, step: AuthStep) {
+        self.authorization(AuthFact::Step(step)).await;
+    }
+
+    /// A problem of the server's part of an OAuth flow, for the log.
+    pub(super) async fn problem(&self, problem: AuthProblem) {
+        self.authorization(AuthFact::Problem(problem)).await;
+    }
+
+    async fn authorization(&self, fact: AuthFact) {
+        let _ = self
+            .events
+            .send(TransportEvent::Authorization { fact, at: now() })
             .await;
     }
 

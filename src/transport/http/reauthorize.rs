@@ -7,7 +7,7 @@ use reqwest::header::AUTHORIZATION;
 
 use super::poster::Poster;
 use super::tokens;
-use crate::mcp::oauth;
+use crate::mcp::oauth::{self, AuthStep};
 
 impl Poster {
     /// Whether a response calls for (another) authorization: a 401, or a 403
@@ -52,9 +52,9 @@ impl Poster {
         let more = match again {
             Reauthorize::Token => None,
             Reauthorize::Scope(scope) => {
-                self.note(format!(
-                    "authorization: the token's scope is not enough; asking again for {scope:?}"
-                ))
+                self.step(AuthStep::StepUp {
+                    scope: scope.clone(),
+                })
                 .await;
                 Some(scope)
             }
@@ -80,10 +80,10 @@ impl Poster {
         if let Some(path) = &self.token_cache {
             let resource = oauth::canonical_resource(&self.url);
             if let Err(error) = tokens::cache::save(path, &resource, &tokens) {
-                self.note(format!(
-                    "authorization: the token could not be kept in {}: {error}",
-                    path.display()
-                ))
+                self.step(AuthStep::NotCached {
+                    path: path.display().to_string(),
+                    error: error.to_string(),
+                })
                 .await;
             }
         }
