@@ -1,5 +1,5 @@
 //! What every POST task shares (the client, the endpoint, the session, the token), and how it
-//! tells the client what happened: lines, notes, failures.
+//! tells the client what happened: lines, notes, OAuth facts, failures.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -8,13 +8,26 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use tokio::sync::mpsc;
 
 use super::outgoing::Outgoing;
-use super::session::Shared;
 use super::tokens::{OAuthClient, Tokens};
 use super::{Overrides, order};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
 use crate::transport::{TransportEvent, now};
+
+/// What the session carries from one POST to the next.
+#[derive(Debug, Default)]
+pub(super) struct SessionState {
+    /// `Mcp-Session-Id`, as the server gave it on `initialize` (legacy era).
+    pub(super) id: Option<String>,
+    /// The version `initialize` negotiated, sent as `MCP-Protocol-Version` (legacy era).
+    pub(super) protocol_version: Option<String>,
+    /// The deprecated HTTP+SSE transport (2024-11-05): where messages are posted, as the
+    /// server's `endpoint` event named it; answers come on the GET stream.
+    pub(super) sse_endpoint: Option<reqwest::Url>,
+}
+
+pub(super) type Shared = Arc<Mutex<SessionState>>;
 
 /// Everything a POST task needs.
 #[derive(Clone)]

@@ -11,7 +11,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::outgoing::Outgoing;
 use super::poster::Poster;
-use super::session::Shared;
+use super::poster::Shared;
 use super::status::words;
 use super::{HttpTarget, Overrides, order, tokens};
 use crate::mcp::jsonrpc::Id;
