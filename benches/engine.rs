@@ -16,8 +16,8 @@ use sightline::mcp::Timestamp;
 use sightline::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 use sightline::mcp::log::{LogEntry, LogEvent, Role, SessionEvent};
 use sightline::mcp::session::{Correlation, Session};
+use sightline::recording::Recorder;
 use sightline::transcript::Redactor;
-use sightline::transcript::recorder::Recorder;
 
 const FRAMES: usize = 10_000;
 

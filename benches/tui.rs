@@ -19,9 +19,9 @@ use sightline::mcp::jsonrpc::{Frame, Id, parse};
 use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::Tool;
 use sightline::mcp::session::{Correlation, Session};
+use sightline::recording::Recorder;
 use sightline::theme::Theme;
 use sightline::transcript::Redactor;
-use sightline::transcript::recorder::Recorder;
 
 fn fresh_state() -> AppState {
     let settings = Settings::default();

@@ -9,9 +9,9 @@ use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
 use crate::mcp::input::{Answers, Elicit};
+use crate::recording::Recorder;
 use crate::server_config;
 use crate::transcript::Redactor;
-use crate::transcript::recorder::Recorder;
 use crate::transport::http::OAuthClient;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 

@@ -10,8 +10,9 @@ use serde_json::Value;
 use crate::analysis::{CallContext, analyze};
 use crate::mcp::messages::Tool;
 use crate::model_view::hosts::HostProfile;
+use crate::recording::{Loaded, RecordedCall};
 use crate::sanitize;
-use crate::transcript::{Loaded, RecordedCall, class_name};
+use crate::transcript::class_name;
 
 /// Everything that differs between two recordings.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,12 +6,15 @@
 //! - [`model_view`]: what the model would see, per host profile. Pure.
 //! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
 //! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
+//! - [`time`]: dates and timestamps as text (the UTC calendar, `dd/mm/yyyy`, RFC 3339). Pure.
 //! - [`client`]: the session driver over a transport: negotiation, requests, the log.
 //! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
 //!   `hosts`, `diff`, `auth`), one module each.
-//! - [`transcript`]: sessions on disk (`--record`, `replay`): written as they happen, read
-//!   back into the same events.
-//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras.
+//! - [`transcript`]: the transcript format, pure: each session event as a JSON line and back,
+//!   secrets redacted. [`recording`]: transcripts on disk (`--record`, `replay`), written as
+//!   they happen, read back into the same events.
+//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras;
+//!   [`replay_server`]: a server from a recording. Both serve HTTP on [`http_listener`].
 //! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
 //!   [`input`] (terminal events to actions), [`live_session`] (the client on its own task), [`runtime`] and
 //!   [`terminal`] (the impure loop and terminal restoration).
@@ -27,11 +30,14 @@ pub mod demo_server;
 pub mod diff;
 pub mod driver;
 pub mod headless;
+pub mod http_listener;
 pub mod input;
 pub mod live_session;
 pub mod mcp;
 pub mod model_view;
 pub mod present;
+pub mod recording;
+pub mod replay_server;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;
@@ -39,6 +45,7 @@ pub mod server_config;
 pub mod stream;
 pub mod terminal;
 pub mod theme;
+pub mod time;
 pub mod transcript;
 pub mod transport;
 pub mod ui;

@@ -6,7 +6,7 @@ use clap::Parser;
 use sightline::app::state::Settings;
 use sightline::cli::{Cli, Command, HostsCommand, RecordArgs, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
-use sightline::transcript::recorder::Recorder;
+use sightline::recording::Recorder;
 use sightline::{config, runtime};
 
 /// The TUI's settings and theme from its options; a problem is a message for a usage error.
@@ -59,7 +59,7 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
-    let reader = match sightline::transcript::open(file) {
+    let reader = match sightline::recording::open(file) {
         Ok(reader) => reader,
         Err(error) => {
             eprintln!("sightline: {error}");

@@ -19,10 +19,9 @@ use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
 use crate::mcp::Timestamp;
 use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
+use crate::recording::{Places, Recorder};
 use crate::stream::EventReceiver;
 use crate::theme::Theme;
-use crate::transcript::Places;
-use crate::transcript::recorder::Recorder;
 use crate::{input, stream, terminal, ui};
 
 /// Session events applied before a redraw, at most: bursts are batched, keys stay prompt.
@@ -138,7 +137,7 @@ pub async fn run(
 /// session; nothing is sent. A line that cannot be read ends the replay there, said in the log.
 pub async fn replay(
     path: &str,
-    reader: crate::transcript::Reader<io::BufReader<std::fs::File>>,
+    reader: crate::recording::Reader<io::BufReader<std::fs::File>>,
     settings: Settings,
     theme: &Theme,
     warnings: &[String],
@@ -223,7 +222,7 @@ fn frame_bytes(event: &SessionEvent) -> usize {
 /// Emits a transcript's events in order, noting where each lies; a bad line becomes a note in
 /// the log, and the end.
 fn feed<R: io::BufRead>(
-    mut reader: crate::transcript::Reader<R>,
+    mut reader: crate::recording::Reader<R>,
     sink: &stream::EventSink,
     places: &Mutex<Places>,
 ) {

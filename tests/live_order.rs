@@ -15,10 +15,10 @@ use sightline::client::{ClientOptions, LogEvent, SessionEvent};
 use sightline::live_session::{self, SessionCommand};
 use sightline::mcp::era::EraChoice;
 use sightline::mcp::jsonrpc::{Id, Message};
+use sightline::recording::{Places, Recorder};
 use sightline::stream;
 use sightline::theme::Theme;
-use sightline::transcript::recorder::Recorder;
-use sightline::transcript::{Places, Redactor};
+use sightline::transcript::Redactor;
 use sightline::transport::{StdioCommand, Target};
 
 /// Runs the live session against `sightline demo-server --style STYLE`, sends `calls` one at a
@@ -209,7 +209,7 @@ async fn the_live_order_flags_the_reply_row_and_links_it_to_its_call() {
 async fn a_recorded_session_replays_into_the_same_events_and_screens() {
     let path = std::env::temp_dir().join(format!("sightline-replay-{}.jsonl", std::process::id()));
     let live = capture_recorded("legacy", EraChoice::Auto, &[past(), future()], Some(&path)).await;
-    let replayed: Vec<SessionEvent> = sightline::transcript::open(path.to_str().unwrap())
+    let replayed: Vec<SessionEvent> = sightline::recording::open(path.to_str().unwrap())
         .unwrap()
         .map(Result::unwrap)
         .collect();
@@ -254,7 +254,7 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
     assert_eq!(path, "sightline-book_flight-4.jsonl", "the latest call");
     let file = std::env::temp_dir().join(format!("sightline-saved-{}.jsonl", std::process::id()));
     std::fs::write(&file, text).unwrap();
-    let loaded = sightline::transcript::load(file.to_str().unwrap()).unwrap();
+    let loaded = sightline::recording::load(file.to_str().unwrap()).unwrap();
     std::fs::remove_file(&file).unwrap();
     assert!(loaded.stopped.is_none());
     assert_eq!(loaded.calls.len(), 1);
@@ -265,7 +265,7 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         "auto negotiated the modern era"
     );
     assert_eq!(loaded.tools.as_ref().map(|tools| tools.len()), Some(10));
-    let mut served = sightline::transcript::serve::Recorded::new(&loaded, "saved");
+    let mut served = sightline::replay_server::Recorded::new(&loaded, "saved");
     let discover = served
         .answer(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#)
         .unwrap();
@@ -348,8 +348,8 @@ async fn the_whole_log_saved_reloads_with_every_frame_and_call() {
     );
     let file = std::env::temp_dir().join(format!("sightline-log-{}.jsonl", std::process::id()));
     std::fs::write(&file, text).unwrap();
-    let loaded = sightline::transcript::load(file.to_str().unwrap()).unwrap();
-    let replayed: Vec<SessionEvent> = sightline::transcript::open(file.to_str().unwrap())
+    let loaded = sightline::recording::load(file.to_str().unwrap()).unwrap();
+    let replayed: Vec<SessionEvent> = sightline::recording::open(file.to_str().unwrap())
         .unwrap()
         .map(Result::unwrap)
         .collect();
@@ -424,7 +424,7 @@ async fn stored_replay(tag: &str) -> Stored {
     let calls = [json!({"n": 1}), json!({"n": 2}), json!({"n": 3})];
     let events = capture_from(target, "boom", EraChoice::Legacy, &calls, Some(&path)).await;
     let file = path.to_str().unwrap().to_owned();
-    let mut reader = sightline::transcript::open(&file).unwrap();
+    let mut reader = sightline::recording::open(&file).unwrap();
     let places = std::sync::Arc::new(std::sync::Mutex::new(Places::default()));
     let transcript = sightline::runtime::Transcript {
         path: file.clone(),

@@ -558,7 +558,7 @@ fn the_question_panel() {
 /// in the order the live session produced them.
 fn replay(session: &mut Session, name: &str) {
     let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    for event in sightline::transcript::open(&path).expect("the fixture opens") {
+    for event in sightline::recording::open(&path).expect("the fixture opens") {
         let event = event.expect("every line of the fixture reads");
         sightline::app::update(&mut session.state, sightline::app::Action::Session(event));
     }
@@ -567,7 +567,7 @@ fn replay(session: &mut Session, name: &str) {
 /// The events of a recorded transcript: up to its tool listing, and the rest.
 fn recorded(name: &str) -> (Vec<SessionEvent>, Vec<SessionEvent>) {
     let path = format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let events: Vec<SessionEvent> = sightline::transcript::open(&path)
+    let events: Vec<SessionEvent> = sightline::recording::open(&path)
         .expect("the fixture opens")
         .map(|event| event.expect("every line of the fixture reads"))
         .collect();
@@ -604,7 +604,7 @@ fn the_audit_of_a_tool() {
         s.command(Command::Audit).command(Command::OpenEditor);
         feed(s, &calls);
         let audit = s.state.audit.as_ref().expect("the table stays");
-        assert_eq!(audit.phase, sightline::app::audit::Phase::Done);
+        assert_eq!(audit.phase, sightline::app::audit_panel::Phase::Done);
         assert!(
             audit.rows.iter().all(Option::is_some),
             "every case was judged"
@@ -734,4 +734,52 @@ fn any_tool_name_or_description_keeps_every_row_its_width() {
             }
         }
     });
+}
+
+#[test]
+fn an_oauth_flow_reads_in_the_log_as_its_notes_always_did() {
+    use sightline::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
+    let url = format!("http://127.0.0.1:9/authorize?state={}", "s".repeat(200));
+    let flow = [
+        (
+            AuthFact::Step(AuthStep::Started),
+            "authorization: starting OAuth discovery".to_owned(),
+        ),
+        (
+            AuthFact::Problem(AuthProblem::MissingChallenge),
+            "⚑ auth.401-without-www-authenticate: RFC 9110 §15.5.2: a 401 response MUST send WWW-Authenticate; the client can only guess where to authorize".to_owned(),
+        ),
+        (
+            AuthFact::Step(AuthStep::OpenUrl { url: url.clone() }),
+            format!("authorization: open this URL to authorize: {url}"),
+        ),
+        (
+            AuthFact::Step(AuthStep::Done),
+            "authorization: done; the request is sent again with the token".to_owned(),
+        ),
+    ];
+    for (width, height) in SIZES {
+        // The words are the notes sightline logged before the facts were typed.
+        let (mut typed, mut noted) = (Session::new(width, height), Session::new(width, height));
+        legacy_demo(&mut typed);
+        legacy_demo(&mut noted);
+        for (fact, words) in &flow {
+            typed.log(LogEvent::Authorization(fact.clone()));
+            noted.log(LogEvent::Note(words.clone()));
+        }
+        for session in [&mut typed, &mut noted] {
+            // The URL's row, whose whole text Detail shows.
+            session
+                .command(Command::FocusNext)
+                .command(Command::FocusNext)
+                .command(Command::SelectLast)
+                .command(Command::SelectPrev);
+        }
+        assert!(typed.state.log.detail.join("").contains(&url));
+        assert_eq!(typed.state.log.detail, noted.state.log.detail);
+        assert_eq!(
+            screen(&typed.state, &Theme::fallback()),
+            screen(&noted.state, &Theme::fallback())
+        );
+    }
 }

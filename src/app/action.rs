@@ -213,7 +213,7 @@ pub enum Effect {
     CopyFile { from: String, path: String },
     /// Read back what a replay left in its transcript; it comes back as
     /// [`Action::FrameRead`] or [`Action::CallRead`].
-    ReadBack(super::state::Stored),
+    ReadBack(Stored),
     /// Run `sightline capture HOST TOOL ARGUMENTS --json SERVER_ARGS…`; the outcome comes back
     /// as [`Action::Captured`].
     Capture {
@@ -248,4 +248,13 @@ pub enum SessionCommand {
         number: u64,
         answer: crate::mcp::input::Answer,
     },
+}
+
+/// Something a replay left in its transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// The n-th frame sent or received (see [`Raw::Stored`]).
+    Frame(u64),
+    /// A call, by its index in [`AppState::calls`].
+    Call(usize),
 }

@@ -100,7 +100,7 @@ pub fn finished(
 /// A captured text as the pane shows it: terminal-safe and clipped as the prediction is (a
 /// host's 400 KB result is not drawn whole every frame).
 fn shown(text: &str) -> String {
-    let kept = crate::model_view::clip(text, super::model_pane::MODEL_TEXT_BYTES);
+    let kept = crate::model_view::clip(text, crate::present::limits::MODEL_TEXT_BYTES);
     let shown = sanitize::text_keeping_newlines(kept);
     if kept.len() < text.len() {
         return format!("{shown}… ({} more bytes)", text.len() - kept.len());

@@ -3,6 +3,7 @@
 pub mod action;
 pub mod ask;
 pub mod audit;
+pub mod audit_panel;
 mod capture;
 mod commands;
 pub mod describe;

@@ -7,13 +7,16 @@ use super::ask::{AskPanel, PanelKey};
 use super::layout;
 use super::state::{AppState, Link};
 use super::status::inform;
-use super::update::apply_command;
 use crate::mcp::input::Answer;
+
+/// Where a command an overlay lets through goes: the panes' own handling (the router's), given
+/// by the router so that an overlay does not reach back into it.
+pub(super) type Panes = fn(&mut AppState, Command) -> Vec<Effect>;
 
 /// The help is modal: it scrolls, closes, and lets only the global commands through.
 // Every command is decided here, by name: a new one must be, too (no catch-all arm).
 #[deny(clippy::wildcard_enum_match_arm)]
-pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<Effect> {
     let last = help_scroll_limit(state);
     let page = layout::help_popup(state.screen, state.settings.keys.help_entries().len())
         .height
@@ -29,7 +32,7 @@ pub(super) fn help_command(state: &mut AppState, command: Command) -> Vec<Effect
         Command::SelectLast => state.help_scroll = last,
         Command::Quit | Command::SendRequest | Command::CancelCall => {
             state.show_help = false;
-            return apply_command(state, command);
+            return to_panes(state, command);
         }
         // The panes' commands wait for the help to close.
         Command::Accept
@@ -76,7 +79,7 @@ fn help_scroll_limit(state: &AppState) -> usize {
 /// it; help and quit get through, and cancelling the call dismisses the question first.
 // Every command is decided here, by name: a new one must be, too (no catch-all arm).
 #[deny(clippy::wildcard_enum_match_arm)]
-pub(super) fn ask_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<Effect> {
     let Some(panel) = state.asking.as_mut() else {
         return Vec::new();
     };
@@ -94,10 +97,10 @@ pub(super) fn ask_command(state: &mut AppState, command: Command) -> Vec<Effect>
         Command::Back => panel.cancel(),
         Command::CancelCall => {
             let mut effects = answer_panel(state, AskPanel::cancel);
-            effects.extend(apply_command(state, command));
+            effects.extend(to_panes(state, command));
             return effects;
         }
-        Command::Quit | Command::ToggleHelp => return apply_command(state, command),
+        Command::Quit | Command::ToggleHelp => return to_panes(state, command),
         // The question must be answered first: the panes' commands wait.
         Command::FocusNext
         | Command::FocusPrev
@@ -179,7 +182,11 @@ pub(super) fn panel_key(input: &tui_textarea::Input) -> Option<PanelKey> {
 /// The server picker is modal: it moves, picks with Enter, and lets help and quit through.
 // Every command is decided here, by name: a new one must be, too (no catch-all arm).
 #[deny(clippy::wildcard_enum_match_arm)]
-pub(super) fn picker_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+pub(super) fn picker_command(
+    state: &mut AppState,
+    command: Command,
+    to_panes: Panes,
+) -> Vec<Effect> {
     let Some(picker) = state.picker.as_mut() else {
         return Vec::new();
     };
@@ -204,7 +211,7 @@ pub(super) fn picker_command(state: &mut AppState, command: Command) -> Vec<Effe
                 .extend(["--server".to_owned(), name.clone()]);
             return vec![Effect::Session(SessionCommand::Use(name))];
         }
-        Command::Quit | Command::ToggleHelp => return apply_command(state, command),
+        Command::Quit | Command::ToggleHelp => return to_panes(state, command),
         // Nothing is connected yet: there is nothing else to act on.
         Command::Accept
         | Command::Decline

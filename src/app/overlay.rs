@@ -2,7 +2,7 @@
 //! [`AppState::overlay`].
 
 use super::ask::AskPanel;
-use super::audit::AuditPanel;
+use super::audit_panel::AuditPanel;
 use super::keys::Mode;
 use super::state::{AppState, Focus, Picker};
 

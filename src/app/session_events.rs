@@ -4,7 +4,8 @@ use serde_json::Value;
 
 use super::action::{Effect, SessionEvent};
 use super::ask::AskPanel;
-use super::audit::{Phase as AuditPhase, audited};
+use super::audit::audited;
+use super::audit_panel::Phase as AuditPhase;
 use super::describe::{clip_line, describe_received, id_label};
 use super::detail::refresh_detail;
 use super::model_pane::{call_context, refresh_model};
@@ -338,6 +339,7 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
             line(LineKind::Failure, Some(words::closed(&status)), None, None)
         }
         LogEvent::Note(text) => note(&text, line),
+        LogEvent::Authorization(fact) => note(&crate::classify::oauth::line(&fact), line),
         LogEvent::Http(http) => {
             let summary = words::http(&http);
             // Linked to its call by the request's id, like the frames it carried.

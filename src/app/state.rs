@@ -17,6 +17,7 @@ use crate::mcp::session::Exchange;
 use crate::model_view::Rule;
 use crate::model_view::hosts::HostProfile;
 
+pub use super::action::Stored;
 use super::keys::Keymap;
 
 /// The panes that take the focus, in Tab order.
@@ -177,15 +178,6 @@ pub struct CallRecord {
 /// In a replay, frames larger than this stay in the transcript rather than in memory; the
 /// call or frame shown is read back from the file, so a 1 GB transcript opens in far less.
 pub const STORED_BYTES: usize = 16 * 1024;
-
-/// Something a replay left in its transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stored {
-    /// The n-th frame sent or received (see [`Raw::Stored`]).
-    Frame(u64),
-    /// A call, by its index in [`AppState::calls`].
-    Call(usize),
-}
 
 /// A replay's frames read back from the transcript: only those on screen are held.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -575,7 +567,7 @@ pub struct AppState {
     /// The server's question on screen, waiting for the user's answer.
     pub asking: Option<super::ask::AskPanel>,
     /// The audit of a tool: its plan, running, or its table.
-    pub audit: Option<super::audit::AuditPanel>,
+    pub audit: Option<super::audit_panel::AuditPanel>,
     /// Calls run through a real host (`H`): by call index and host profile.
     pub captures: Vec<(usize, String, Captured)>,
 }

@@ -117,10 +117,10 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         return Vec::new();
     }
     let effects = match state.overlay() {
-        Some(Overlay::Help) => help_command(state, command),
-        Some(Overlay::Question(_)) => ask_command(state, command),
-        Some(Overlay::Audit(_)) => audit_command(state, command),
-        Some(Overlay::Picker(_)) => picker_command(state, command),
+        Some(Overlay::Help) => help_command(state, command, apply_command),
+        Some(Overlay::Question(_)) => ask_command(state, command, apply_command),
+        Some(Overlay::Audit(_)) => audit_command(state, command, apply_command),
+        Some(Overlay::Picker(_)) => picker_command(state, command, apply_command),
         None => apply_command(state, command),
     };
     show_editor_cursor(state);

@@ -4,6 +4,7 @@
 pub mod findings;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod oauth;
 #[cfg(test)]
 mod tests;
 

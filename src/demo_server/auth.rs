@@ -25,7 +25,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
 use super::NAME;
-use super::http::plain;
+use crate::http_listener::{Body, plain};
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::oauth::{base64url, s256_challenge};
 
@@ -90,8 +90,6 @@ pub struct Auth {
     state: Arc<Mutex<State>>,
     token_uses: Option<u32>,
 }
-
-type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
 
 impl Auth {
     pub fn new(endpoint: &str, token_uses: Option<u32>) -> Self {

@@ -11,27 +11,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{CONTENT_TYPE, HeaderValue, ORIGIN};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::{DemoServer, Handled, NAME, Style, slow_search, today};
+use crate::http_listener::{self, Body, plain};
 use crate::mcp::era::META_PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{self, ErrorObject, Frame as JsonRpcFrame, Id, Message, Reply};
 
 /// The largest request body taken.
 const MAX_BODY: usize = 4 * 1024 * 1024;
-
-type Body = BoxBody<Bytes, Infallible>;
 
 /// What every connection shares.
 #[derive(Clone)]
@@ -47,17 +41,6 @@ struct Shared {
     auth: Option<super::auth::Auth>,
 }
 
-/// Listens on `address` and prints the endpoint's URL (`http://HOST:PORT/mcp`) on stdout, for
-/// whoever started this server to read.
-pub async fn listen(address: SocketAddr) -> std::io::Result<(TcpListener, String)> {
-    let listener = TcpListener::bind(address).await?;
-    let url = format!("http://{}/mcp", listener.local_addr()?);
-    let mut stdout = tokio::io::stdout();
-    stdout.write_all(format!("{url}\n").as_bytes()).await?;
-    stdout.flush().await?;
-    Ok((listener, url))
-}
-
 /// Serves until the process ends; prints the endpoint's URL on stdout first. With `auth`, the
 /// endpoint wants an OAuth token, and the authorization server that issues it is here too.
 pub async fn run_http(
@@ -66,7 +49,7 @@ pub async fn run_http(
     auth: bool,
     token_uses: Option<u32>,
 ) -> std::io::Result<()> {
-    let (listener, url) = listen(address).await?;
+    let (listener, url) = http_listener::listen(address).await?;
     eprintln!("{NAME}: serving Streamable HTTP on {url}");
     if auth {
         eprintln!(
@@ -81,17 +64,7 @@ pub async fn run_http(
         asking: Arc::default(),
         questions: Arc::new(AtomicU64::new(0)),
     };
-    loop {
-        let (stream, _) = listener.accept().await?;
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| answer(shared.clone(), request));
-            // A client that goes away mid-answer is that client's business.
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    http_listener::serve(listener, move |request| answer(shared.clone(), request)).await
 }
 
 async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
@@ -373,15 +346,6 @@ fn json(status: StatusCode, message: Option<&Message>) -> Response<Body> {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-pub(super) fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
     response
 }
 

@@ -1,27 +1,30 @@
 //! The built-in demo server: a small real MCP server over stdio, dual-era, in two styles that
 //! report input validation failures the SEP-1303 way (`isError`) or the legacy way (-32602).
-//! `handle` is pure; `run_stdio` is the I/O around it.
+//! `handle` is pure; `stdio` and `http` are the I/O around it.
 
 pub mod auth;
-pub mod date;
 pub mod http;
+mod questions;
+mod stdio;
+mod tasks;
 pub mod tools;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
 use crate::mcp::era::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{self, ErrorObject, FrameError, Id, Message, Reply};
-use date::Date;
+use crate::time::Date;
+use tasks::DemoTask;
 use tools::ToolOutcome;
+
+pub use questions::Asking;
+pub use stdio::run_stdio;
 
 /// How the server reports input validation failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -66,16 +69,6 @@ pub enum Handled {
 pub struct DemoServer {
     style: Style,
     tasks: Arc<Mutex<HashMap<String, DemoTask>>>,
-}
-
-/// A `long_booking` task: its status follows the clock from when it was created.
-#[derive(Debug, Clone)]
-struct DemoTask {
-    created: Instant,
-    seconds: u64,
-    outcome: String,
-    date: String,
-    cancelled: bool,
 }
 
 /// The tasks extension's identifier.
@@ -297,119 +290,6 @@ impl DemoServer {
         }
     }
 
-    /// `long_booking`: a task (2026-07-28, with the tasks extension declared), -32021 without
-    /// the extension; in the legacy era, done at once.
-    fn long_booking(
-        &self,
-        name: &str,
-        params: &Value,
-        modern: bool,
-        seconds: u64,
-        outcome: String,
-        date: String,
-    ) -> Result<Value, ErrorObject> {
-        if !modern {
-            return match task_end(&outcome, &date) {
-                Ok(result) => Ok(result),
-                Err(error) if outcome == "invalid" => {
-                    self.finish(name, ToolOutcome::Invalid(error.message))
-                }
-                Err(error) => Err(error),
-            };
-        }
-        let declared = params
-            .pointer("/_meta")
-            .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-            .and_then(|capabilities| capabilities.pointer("/extensions"))
-            .and_then(|extensions| extensions.get(TASKS))
-            .is_some();
-        if !declared {
-            return Err(ErrorObject {
-                code: era::MISSING_CLIENT_CAPABILITY,
-                message: format!("Missing required client capability: {name} runs only as a task"),
-                data: Some(json!({"requiredCapabilities": {"extensions": {TASKS: {}}}}).into()),
-            });
-        }
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
-        let id = format!("task-{}", tasks.len() + 1);
-        let task = DemoTask {
-            created: Instant::now(),
-            seconds,
-            outcome,
-            date,
-            cancelled: false,
-        };
-        let mut handle = task_state(&id, &task);
-        handle["resultType"] = "task".into();
-        tasks.insert(id, task);
-        Ok(handle)
-    }
-
-    /// `tasks/get`, `tasks/cancel`, `tasks/update` for the tasks this server runs.
-    fn task_request(&self, method: &str, params: &Value) -> Result<Value, ErrorObject> {
-        let id = params
-            .get("taskId")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(task) = tasks.get_mut(id) else {
-            return Err(ErrorObject {
-                code: -32602,
-                message: format!("Invalid params: unknown task '{id}'"),
-                data: None,
-            });
-        };
-        match method {
-            "tasks/cancel" => {
-                task.cancelled = true;
-                Ok(json!({}))
-            }
-            "tasks/update" => Ok(json!({})),
-            _ => Ok(task_state(id, task)),
-        }
-    }
-
-    /// 2026-07-28 multi round-trip: `input_required` with the question and a state bound to
-    /// this call; the retry carrying the answer (and that state) finishes the call. A retry
-    /// without the answer is taken as the client's refusal, so that a client that cannot
-    /// answer is not asked forever.
-    fn ask_modern(
-        &self,
-        name: &str,
-        arguments: &Map<String, Value>,
-        params: &Value,
-        ask: &tools::Ask,
-    ) -> Result<Value, ErrorObject> {
-        let state = request_state(name, arguments);
-        let given = params.get("requestState").and_then(Value::as_str);
-        let response = params.pointer(&format!("/inputResponses/{}", ask.key));
-        match (given, response) {
-            (Some(given), _) if given != state => Err(ErrorObject {
-                code: -32602,
-                message: "Invalid params: requestState does not belong to this call".into(),
-                data: None,
-            }),
-            (Some(_), Some(response)) => {
-                self.finish(name, tools::resume(name, arguments, Ok(response)))
-            }
-            (Some(_), None) => {
-                let refused = tools::resume(name, arguments, Err("no answer in inputResponses"));
-                self.finish(name, refused)
-            }
-            (None, _) => {
-                if let Some(missing) = missing_capability(params, ask) {
-                    return Err(missing);
-                }
-                let request = json!({"method": ask.method, "params": ask.params});
-                Ok(json!({
-                    "resultType": "input_required",
-                    "inputRequests": {ask.key: request},
-                    "requestState": state,
-                }))
-            }
-        }
-    }
-
     /// A legacy call that asked the client, finished with the client's answer.
     pub fn resume(
         &self,
@@ -445,101 +325,6 @@ fn error_response(id: Option<Id>, code: i64, message: String, data: Option<Value
             data: data.map(Json::from),
         }),
     }
-}
-
-/// A task as `tasks/get` reports it now: working until its time is up, then completed or failed
-/// as it was asked to end (cancelled at once when cancelled while working).
-fn task_state(id: &str, task: &DemoTask) -> Value {
-    let elapsed = task.created.elapsed().as_secs();
-    let done = elapsed >= task.seconds;
-    let mut state = json!({
-        "taskId": id,
-        "createdAt": "1970-01-01T00:00:00Z",
-        "lastUpdatedAt": "1970-01-01T00:00:00Z",
-        "ttlMs": 600_000,
-        "pollIntervalMs": 200,
-    });
-    match (
-        task.cancelled && !done,
-        done,
-        task_end(&task.outcome, &task.date),
-    ) {
-        (true, _, _) => {
-            state["status"] = "cancelled".into();
-            state["statusMessage"] = "cancelled by the client".into();
-        }
-        (false, false, _) => {
-            state["status"] = "working".into();
-            state["statusMessage"] = format!("booking: {elapsed} of {} s", task.seconds).into();
-        }
-        (false, true, Ok(result)) => {
-            state["status"] = "completed".into();
-            state["result"] = result;
-        }
-        (false, true, Err(error)) => {
-            state["status"] = "failed".into();
-            state["error"] = json!({"code": error.code, "message": error.message});
-        }
-    }
-    state
-}
-
-/// How a `long_booking` ends: `complete` books; `fail` is a server error; `invalid` is the
-/// validation failure SEP-1303 says belongs in a tool result, sent as -32602.
-fn task_end(outcome: &str, date: &str) -> Result<Value, ErrorObject> {
-    match outcome {
-        "fail" => Err(ErrorObject {
-            code: -32000,
-            message: "Booking system unavailable: try again later".into(),
-            data: None,
-        }),
-        "invalid" => Err(ErrorObject {
-            code: -32602,
-            message: format!("Invalid arguments: departure date {date} is fully booked"),
-            data: None,
-        }),
-        _ => Ok(tools::text_result(&format!(
-            "Booked after a long search: one seat departing {date}."
-        ))),
-    }
-}
-
-/// The state a multi round-trip call carries: bound to the tool and its arguments, so that a
-/// state from another call is refused. (Tampering can only fail the call: no integrity needed.)
-fn request_state(name: &str, arguments: &Map<String, Value>) -> String {
-    let call = format!("{name} {}", Value::Object(arguments.clone()));
-    format!("demo1.{:016x}", tools::fnv(call.as_bytes()))
-}
-
-/// -32021 when the client did not declare what the question needs (2026-07-28 servers MUST NOT
-/// ask for it then).
-fn missing_capability(params: &Value, ask: &tools::Ask) -> Option<ErrorObject> {
-    let capabilities = params
-        .pointer("/_meta")
-        .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let url = ask.params.get("mode").and_then(Value::as_str) == Some("url");
-    let (declared, needed) = match ask.method {
-        "elicitation/create" if url => (
-            capabilities.pointer("/elicitation/url").is_some(),
-            json!({"elicitation": {"url": {}}}),
-        ),
-        "elicitation/create" => (
-            capabilities.get("elicitation").is_some(),
-            json!({"elicitation": {}}),
-        ),
-        "sampling/createMessage" => (
-            capabilities.get("sampling").is_some(),
-            json!({"sampling": {}}),
-        ),
-        _ => (capabilities.get("roots").is_some(), json!({"roots": {}})),
-    };
-    (!declared).then(|| ErrorObject {
-        code: era::MISSING_CLIENT_CAPABILITY,
-        message: format!("Missing required client capability for {}", ask.method),
-        data: Some(json!({"requiredCapabilities": needed}).into()),
-    })
 }
 
 fn missing_meta() -> ErrorObject {
@@ -590,130 +375,6 @@ fn today() -> Date {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     Date::from_unix_seconds(seconds)
-}
-
-/// Legacy calls waiting for the client's answer to the server's question, by the question's id.
-#[derive(Debug, Default)]
-pub struct Asking {
-    next: u64,
-    waiting: HashMap<Id, (Id, String, Map<String, Value>)>,
-}
-
-impl Asking {
-    /// The server request to send for call `id`, remembered until answered.
-    pub fn ask(
-        &mut self,
-        id: Id,
-        name: String,
-        arguments: Map<String, Value>,
-        ask: tools::Ask,
-    ) -> Message {
-        self.next += 1;
-        let question = Id::String(format!("demo-ask-{}", self.next));
-        self.waiting.insert(question.clone(), (id, name, arguments));
-        Message::Request {
-            id: question,
-            method: ask.method.to_owned(),
-            params: Some(ask.params),
-        }
-    }
-
-    /// The final reply of the call a client's response answers, if it answers one.
-    pub fn answered(&mut self, server: &DemoServer, message: &Message) -> Option<Message> {
-        let Message::Response {
-            id: Some(question),
-            reply,
-        } = message
-        else {
-            return None;
-        };
-        let (id, name, arguments) = self.waiting.remove(question)?;
-        Some(server.resume(id, &name, &arguments, reply))
-    }
-}
-
-/// Serves the demo server on stdin/stdout until stdin closes.
-pub async fn run_stdio(style: Style) -> std::io::Result<()> {
-    let server = DemoServer::new(style);
-    let (out_tx, mut out_rx) = mpsc::channel::<Message>(256);
-    let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        while let Some(message) = out_rx.recv().await {
-            let mut line = message.to_value().to_string();
-            line.push('\n');
-            stdout.write_all(line.as_bytes()).await?;
-            stdout.flush().await?;
-        }
-        Ok::<_, std::io::Error>(())
-    });
-    eprintln!(
-        "{NAME}: serving on stdio ({}); stderr is for logs only",
-        server.server_info()["version"]
-    );
-    let mut running: HashMap<Id, AbortHandle> = HashMap::new();
-    let mut asking = Asking::default();
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
-            continue;
-        }
-        running.retain(|_, task| !task.is_finished());
-        let handled = match jsonrpc::parse(&line) {
-            Ok(frame) => match asking.answered(&server, &frame.message) {
-                Some(reply) => Handled::Send(reply),
-                None => server.handle(frame.message.clone(), today()),
-            },
-            Err(error) => server
-                .handle_invalid(&error)
-                .map_or(Handled::Nothing, Handled::Send),
-        };
-        match handled {
-            Handled::Send(message) => {
-                if out_tx.send(message).await.is_err() {
-                    break;
-                }
-            }
-            Handled::StartSlow {
-                id,
-                seconds,
-                progress_token,
-                modern,
-            } => {
-                let task = tokio::spawn(slow_search(
-                    server.clone(),
-                    id.clone(),
-                    seconds,
-                    progress_token,
-                    modern,
-                    out_tx.clone(),
-                ));
-                running.insert(id, task.abort_handle());
-            }
-            Handled::Cancel(id) => {
-                if let Some(task) = running.remove(&id) {
-                    task.abort();
-                    eprintln!("{NAME}: request {id} cancelled by the client");
-                }
-            }
-            Handled::Ask {
-                id,
-                name,
-                arguments,
-                ask,
-            } => {
-                let question = asking.ask(id, name, arguments, ask);
-                if out_tx.send(question).await.is_err() {
-                    break;
-                }
-            }
-            Handled::Nothing => {}
-        }
-    }
-    drop(out_tx);
-    for task in running.values() {
-        task.abort();
-    }
-    writer.await.map_err(std::io::Error::other)?
 }
 
 async fn slow_search(

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::date::Date;
+use crate::time::Date;
 
 /// What a tool call produced, before the server's style shapes it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::asking::RoundAnswers;
 use super::listing::Listing;
-use super::questions::RoundAnswers;
 use super::requests::{Core, Spec};
 use super::task::{Follow, Followed};
 use super::{Done, Event, StepOf};

@@ -76,6 +76,10 @@ impl Core {
                 self.record_at(at, LogEvent::Note(text));
                 None
             }
+            TransportEvent::Authorization { fact, at } => {
+                self.record_at(at, LogEvent::Authorization(fact));
+                None
+            }
             TransportEvent::Http { exchange, at } => {
                 if let Some(id) = &exchange.request_id {
                     self.session.attach_http(id, Arc::clone(&exchange));

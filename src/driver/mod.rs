@@ -3,8 +3,10 @@
 //! era, retries, re-issues, task polling, input rounds, deadlines) is made here, without a
 //! runtime; `client` runs it against a real transport.
 
+mod asking;
 mod call;
 mod error;
+mod handshake;
 mod ingest;
 mod listing;
 mod negotiate;

@@ -2,10 +2,6 @@
 //! lists), `initialize`, or a probe that falls back to `initialize` and still hears a modern
 //! server whose answer came late.
 
-use std::borrow::Cow;
-
-use serde_json::json;
-
 use super::requests::{Core, Spec};
 use super::{ClientError, Done, Event, StepOf};
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
@@ -29,48 +25,6 @@ pub(crate) enum Negotiation {
     Initialize { fallback: bool },
 }
 
-/// The `initialize` request.
-pub(crate) fn initialize_spec(core: &Core) -> Spec {
-    Spec {
-        method: "initialize".into(),
-        params: Some(json!({
-            "protocolVersion": era::LEGACY_OFFER,
-            "capabilities": core.capabilities(),
-            "clientInfo": Core::client_info(),
-        })),
-        timeout: core.options.timeout,
-        // `initialize` must not be cancelled, so its timeout sends no cancellation.
-        cancel_on_timeout: false,
-        cancellable: false,
-    }
-}
-
-/// The connection an `initialize` answer makes, `notifications/initialized` sent; or why not.
-pub(crate) fn read_initialize(
-    core: &mut Core,
-    exchange: Exchange,
-) -> Result<Connection, ClientError> {
-    let result = expect_result(exchange)?;
-    let answered = result
-        .get("protocolVersion")
-        .and_then(|version| version.as_str().map(Cow::into_owned))
-        .unwrap_or_default();
-    if !era::supports_legacy(&answered) {
-        return Err(ClientError::UnsupportedVersion {
-            offered: era::LEGACY_OFFER.into(),
-            answered,
-        });
-    }
-    core.notify("notifications/initialized", None);
-    Ok(Connection {
-        era: Era::Legacy,
-        protocol_version: answered,
-        server: ServerInfo::from_initialize(&result),
-        capabilities: result.get("capabilities"),
-        http_session: core.http_session.clone(),
-    })
-}
-
 impl Negotiation {
     pub fn start(core: &mut Core) -> StepOf<Self> {
         match core.options.era {
@@ -85,7 +39,7 @@ impl Negotiation {
     }
 
     fn initialize(core: &mut Core, fallback: bool) -> StepOf<Self> {
-        let spec = initialize_spec(core);
+        let spec = core.initialize_spec();
         core.send(spec);
         StepOf::Wait(Self::Initialize { fallback })
     }
@@ -127,7 +81,7 @@ impl Negotiation {
                 retried,
                 probe,
             } => discovered(core, exchange, version, retried, probe),
-            Self::Initialize { fallback } => match read_initialize(core, exchange) {
+            Self::Initialize { fallback } => match core.read_initialize(exchange) {
                 Ok(connection) => connected(core, connection),
                 Err(error) if fallback => late_modern(core, error),
                 Err(error) => failed(error),
@@ -280,11 +234,4 @@ fn refused_without_modern_error(exchange: &Exchange) -> bool {
         .as_ref()
         .and_then(|http| http.status)
         .is_some_and(|status| matches!(status, 400 | 404 | 405))
-}
-
-pub(crate) fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {
-    match exchange.reply() {
-        Some(Reply::Result(result)) => Ok(result.clone()),
-        _ => Err(ClientError::Exchange(Box::new(exchange))),
-    }
 }

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::negotiate;
 use super::questions::Questions;
 use super::{ClientOptions, Now, Output, TimerId, Wire};
 use crate::mcp::Timestamp;
@@ -15,6 +14,7 @@ use crate::mcp::era;
 use crate::mcp::input::{self, Answer, InputRequest, Round};
 use crate::mcp::jsonrpc::{Frame, Id, Message, Reply};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, SessionEvent};
+use crate::mcp::oauth::AuthFact;
 use crate::mcp::session::{End, Exchange, Failure, Session};
 use crate::mcp::wire::{Outgoing, TransportEvent};
 
@@ -213,7 +213,7 @@ impl Core {
     pub fn send(&mut self, spec: Spec) {
         if std::mem::take(&mut self.session_expired) && spec.method != "initialize" {
             self.note("starting a new HTTP session: initialize again".into());
-            let initialize = negotiate::initialize_spec(self);
+            let initialize = self.initialize_spec();
             self.send_now(initialize, 0, Some(spec));
             return;
         }
@@ -353,7 +353,7 @@ impl Core {
             return;
         }
         if let Some(then) = awaited.then {
-            match negotiate::read_initialize(self, exchange) {
+            match self.read_initialize(exchange) {
                 Ok(connection) => self.connection = Some(connection),
                 Err(error) => self.note(format!("the new session was refused: {error}")),
             }
@@ -416,8 +416,10 @@ impl Core {
     /// Records one transport event, and ends the awaited request if the event does.
     pub fn on_transport(&mut self, event: TransportEvent) {
         self.shutdown.heard = self.shutdown.asked;
-        if let TransportEvent::Note { text, .. } = &event
-            && text.starts_with("authorization:")
+        if let TransportEvent::Authorization {
+            fact: AuthFact::Step(_),
+            ..
+        } = &event
             && let Some(awaited) = &self.awaited
         {
             // The transport is authorizing this request: the user's time in the browser is

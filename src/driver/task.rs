@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, json};
 
 use super::Event;
-use super::questions::RoundAnswers;
+use super::asking::RoundAnswers;
 use super::requests::Core;
 use crate::classify::classify;
 use crate::mcp::input::{self, Answer, ResultType, Round};

@@ -15,8 +15,8 @@ use crate::cli::{AuditArgs, OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{Client, ClientError, Connection};
 use crate::config;
 use crate::model_view::hosts::{self, HostProfile};
+use crate::recording::Recorder;
 use crate::sanitize;
-use crate::transcript::recorder::Recorder;
 
 /// Longest `arguments` the plan prints whole.
 const PLAN_ARGUMENT_CHARS: usize = 32;

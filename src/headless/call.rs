@@ -26,8 +26,8 @@ use crate::mcp::verdict::{Finished, Judgement};
 use crate::model_view::ModelViewJson;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::present;
+use crate::recording::Recorder;
 use crate::sanitize;
-use crate::transcript::recorder::Recorder;
 
 /// `sightline call TOOL [ARGS_JSON]`.
 pub async fn call(

@@ -16,8 +16,8 @@ pub fn diff(before: &str, after: &str, host: &str, as_json: bool) -> u8 {
             return exit::USAGE;
         }
     };
-    let loaded = crate::transcript::load(before)
-        .and_then(|before| Ok((before, crate::transcript::load(after)?)));
+    let loaded = crate::recording::load(before)
+        .and_then(|before| Ok((before, crate::recording::load(after)?)));
     let (before, after) = match loaded {
         Ok(both) => both,
         Err(error) => {

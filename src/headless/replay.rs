@@ -26,7 +26,7 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
             return exit::USAGE;
         }
     };
-    let reader = match crate::transcript::open(file) {
+    let reader = match crate::recording::open(file) {
         Ok(reader) => reader,
         Err(error) => {
             eprintln!("sightline: {}", sanitize::text(&error.to_string()));
@@ -53,7 +53,7 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
 /// long recording is never held whole.
 struct Replayed<'h> {
     header: crate::transcript::Header,
-    reader: RefCell<Option<crate::transcript::Reader<std::io::BufReader<std::fs::File>>>>,
+    reader: RefCell<Option<crate::recording::Reader<std::io::BufReader<std::fs::File>>>>,
     host: &'h HostProfile,
     forward_protocol_errors: bool,
     payload: bool,
@@ -115,7 +115,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
 
 /// `sightline replay FILE --serve [--http ADDR]`: the recording as a server.
 pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
-    let loaded = match crate::transcript::load(file) {
+    let loaded = match crate::recording::load(file) {
         Ok(loaded) => loaded,
         Err(error) => {
             eprintln!("sightline: {}", sanitize::text(&error.to_string()));
@@ -125,10 +125,10 @@ pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
     if let Some(stopped) = &loaded.stopped {
         eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
     }
-    let recorded = crate::transcript::serve::Recorded::new(&loaded, file);
+    let recorded = crate::replay_server::Recorded::new(&loaded, file);
     let served = match http {
-        Some(address) => crate::transcript::serve::serve_http(recorded, address).await,
-        None => crate::transcript::serve::serve_stdio(recorded),
+        Some(address) => crate::replay_server::serve_http(recorded, address).await,
+        None => crate::replay_server::serve_stdio(recorded),
     };
     match served {
         Ok(()) => exit::SUCCESS,

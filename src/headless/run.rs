@@ -11,16 +11,17 @@ use serde_json::{Value, json};
 
 use super::exit;
 use super::output::print_json;
-use crate::classify::Class;
+use crate::classify::{Class, oauth};
 use crate::cli::{RecordArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Stage};
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
+use crate::mcp::oauth::AuthFact;
 use crate::present;
+use crate::recording::Recorder;
 use crate::sanitize;
 use crate::stream::EventSink;
-use crate::transcript::recorder::Recorder;
 use crate::transport::TransportError;
 
 /// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
@@ -96,19 +97,19 @@ struct AuthSteps {
 impl AuthSteps {
     fn see(&mut self, at: crate::mcp::Timestamp, event: &LogEvent) {
         match event {
-            LogEvent::Note(text) if text.starts_with("authorization:") => {
-                let step = text.trim_start_matches("authorization:").trim();
-                if step.starts_with("starting") || step.starts_with("the token was refused") {
+            LogEvent::Authorization(AuthFact::Step(step)) => {
+                if step.starts_flow() {
                     self.running = true;
                 }
-                self.steps.push(json!({"at": at.0, "step": step}));
-                if step.starts_with("done") || step.starts_with("refreshed") {
+                self.steps
+                    .push(json!({"at": at.0, "step": step.to_string()}));
+                if step.ends_flow() {
                     self.running = false;
                 }
             }
-            LogEvent::Note(text) if text.starts_with("⚑ auth.") => {
-                let (id, message) = text.trim_start_matches("⚑ ").split_once(": ").unwrap_or((text, ""));
-                self.steps.push(json!({"at": at.0, "finding": {"id": id, "message": message}}));
+            LogEvent::Authorization(AuthFact::Problem(problem)) => {
+                let finding = oauth::finding(problem);
+                self.steps.push(json!({"at": at.0, "finding": {"id": finding.id, "message": finding.message}}));
             }
             LogEvent::Http(http) if self.running => self.steps.push(json!({
                 "at": at.0,
@@ -214,15 +215,14 @@ pub(super) async fn guarded<J: Serialize>(
 /// flow stands, what the server got wrong.
 fn print_authorization(event: &SessionEvent) {
     if let SessionEvent::Logged(LogEntry {
-        event: LogEvent::Note(text),
+        event: LogEvent::Authorization(fact),
         ..
     }) = event
-        && (text.starts_with("authorization:") || text.starts_with("⚑ auth."))
     {
         let _ = writeln!(
             std::io::stderr().lock(),
             "sightline: {}",
-            sanitize::text(text)
+            sanitize::text(&oauth::line(fact))
         );
     }
 }

@@ -19,8 +19,8 @@ use crate::cli::{OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{ClientError, Connection, Stage};
 use crate::mcp::json::Json;
 use crate::mcp::messages::Tool;
+use crate::recording::Recorder;
 use crate::sanitize;
-use crate::transcript::recorder::Recorder;
 
 /// `sightline tools`.
 pub async fn tools(

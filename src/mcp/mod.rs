@@ -4,6 +4,7 @@
 pub mod era;
 pub mod framing;
 pub mod headers;
+pub mod http;
 pub mod input;
 pub mod json;
 pub mod jsonrpc;

@@ -1,14 +1,15 @@
 //! OAuth for remote MCP servers, pure: the 401's `WWW-Authenticate` challenge read, the
 //! discovery URLs in the order the spec gives (RFC 9728 protected resource metadata, RFC 8414 and
-//! `OpenID` discovery), PKCE's S256 challenge, and the checks the spec makes of servers' metadata.
+//! `OpenID` discovery), PKCE's S256 challenge, what a server's metadata fails of the spec (the
+//! problems the client acts on, as data), and the flow's facts as the log keeps them.
 
 use serde_json::Value;
 use url::Url;
 
-use crate::classify::findings::{Finding, Severity};
-
+mod facts;
 mod redirect;
 
+pub use facts::{AuthFact, AuthProblem, AuthStep};
 pub use redirect::{PendingAuthorization, iss_supported};
 
 /// One challenge of a `WWW-Authenticate` header: its scheme and its parameters.
@@ -242,12 +243,17 @@ pub fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// What the spec asks of a protected resource's metadata (RFC 9728 §3.3 and the MCP
+/// What a protected resource's metadata fails of the spec (RFC 9728 §3.3 and the MCP
 /// authorization page): its `resource` is the server the client asked, and it names at least
 /// one authorization server. `location` is where it was read: at the origin's well-known URI
 /// (no path suffix) the resource identifier that URI was built from is the origin, so the
-/// origin is an acceptable `resource` there, and only there.
-pub fn check_protected_resource(metadata: &Value, server: &Url, location: &Url) -> Vec<Finding> {
+/// origin is an acceptable `resource` there, and only there. A foreign resource (see
+/// [`AuthProblem::foreign_resource`]) makes the client refuse the metadata.
+pub fn protected_resource_problems(
+    metadata: &Value,
+    server: &Url,
+    location: &Url,
+) -> Vec<AuthProblem> {
     let mut found = Vec::new();
     let expected = canonical_resource(server);
     let at_origin = *location == at_path(server, "/.well-known/oauth-protected-resource");
@@ -255,56 +261,41 @@ pub fn check_protected_resource(metadata: &Value, server: &Url, location: &Url) 
     match metadata.get("resource").and_then(Value::as_str) {
         Some(resource) if same_resource(resource, &expected) => {}
         Some(resource) if at_origin && same_resource(resource, &origin) => {}
-        Some(resource) => found.push(finding(
-            "auth.resource-mismatch",
-            format!(
-                "RFC 9728 §3.3: the metadata's resource {resource:?} is not the server asked ({expected:?}); a client must not use it"
-            ),
-        )),
-        None => found.push(finding(
-            "auth.resource-mismatch",
-            "RFC 9728 §2: protected resource metadata without its required `resource`".into(),
-        )),
+        Some(resource) => found.push(AuthProblem::ResourceMismatch {
+            said: resource.to_owned(),
+            expected,
+        }),
+        None => found.push(AuthProblem::ResourceMissing),
     }
     let servers = metadata
         .get("authorization_servers")
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
     if servers == 0 {
-        found.push(finding(
-            "auth.no-authorization-server",
-            "2025-11-25 authorization: the protected resource metadata MUST include `authorization_servers` with at least one"
-                .into(),
-        ));
+        found.push(AuthProblem::NoAuthorizationServer);
     }
     found
 }
 
-/// What the spec asks of an authorization server's metadata: its `issuer` is identical to the
+/// What an authorization server's metadata fails of the spec: its `issuer` is identical to the
 /// issuer identifier its well-known URL was built from (RFC 8414 §3.3: a simple string
 /// comparison, so a trailing slash or a case difference is a different issuer), and it offers
 /// PKCE with S256 (MCP clients MUST refuse one that does not say so).
-pub fn check_authorization_server(metadata: &Value, issuer: &str) -> Vec<Finding> {
+pub fn authorization_server_problems(metadata: &Value, issuer: &str) -> Vec<AuthProblem> {
     let mut found = Vec::new();
     match metadata.get("issuer").and_then(Value::as_str) {
         Some(said) if said == issuer => {}
-        said => found.push(finding(
-            "auth.issuer-mismatch",
-            format!(
-                "RFC 8414 §3.3: the metadata's issuer {said:?} is not the issuer looked up ({issuer:?}); a client must not use it"
-            ),
-        )),
+        said => found.push(AuthProblem::IssuerMismatch {
+            said: said.map(str::to_owned),
+            looked_up: issuer.to_owned(),
+        }),
     }
     let s256 = metadata
         .get("code_challenge_methods_supported")
         .and_then(Value::as_array)
         .is_some_and(|methods| methods.iter().any(|m| m.as_str() == Some("S256")));
     if !s256 {
-        found.push(finding(
-            "auth.no-pkce-s256",
-            "2025-11-25 authorization: `code_challenge_methods_supported` must list S256; without it MCP clients MUST refuse to proceed"
-                .into(),
-        ));
+        found.push(AuthProblem::NoPkceS256);
     }
     found
 }
@@ -320,14 +311,6 @@ pub fn registration_request(redirect: &str) -> Value {
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
     })
-}
-
-/// The finding for a 401 with no `WWW-Authenticate` (RFC 9110 §15.5.2: a 401 MUST send one).
-pub fn missing_challenge() -> Finding {
-    finding(
-        "auth.401-without-www-authenticate",
-        "RFC 9110 §15.5.2: a 401 response MUST send WWW-Authenticate; the client can only guess where to authorize".into(),
-    )
 }
 
 /// The scopes to ask for: the challenge's (authoritative for this request), else the
@@ -350,15 +333,6 @@ pub fn scopes(challenge: Option<&Challenge>, resource_metadata: Option<&Value>) 
 
 fn same_resource(said: &str, expected: &str) -> bool {
     said.trim_end_matches('/') == expected.trim_end_matches('/')
-}
-
-fn finding(id: &'static str, message: String) -> Finding {
-    Finding {
-        id,
-        severity: Severity::Warning,
-        message,
-        frames: Vec::new(),
-    }
 }
 
 #[cfg(test)]
@@ -486,32 +460,60 @@ mod tests {
         );
     }
 
+    /// Each problem by its kind, as a transcript tags it.
+    fn kinds(problems: &[AuthProblem]) -> Vec<String> {
+        problems
+            .iter()
+            .map(|problem| {
+                serde_json::to_value(problem).unwrap()["problem"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
     #[test]
-    fn metadata_checks_name_what_the_spec_requires() {
+    fn metadata_problems_name_what_the_spec_requires() {
         let server = url("https://mcp.example.com/mcp");
         let at_path = url("https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
         let good = json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com"]});
-        assert!(check_protected_resource(&good, &server, &at_path).is_empty());
+        assert!(protected_resource_problems(&good, &server, &at_path).is_empty());
         let other =
             json!({"resource": "https://evil.example.com/mcp", "authorization_servers": []});
-        let ids: Vec<&str> = check_protected_resource(&other, &server, &at_path)
-            .iter()
-            .map(|f| f.id)
-            .collect();
         assert_eq!(
-            ids,
-            ["auth.resource-mismatch", "auth.no-authorization-server"]
+            protected_resource_problems(&other, &server, &at_path),
+            [
+                AuthProblem::ResourceMismatch {
+                    said: "https://evil.example.com/mcp".into(),
+                    expected: "https://mcp.example.com/mcp".into(),
+                },
+                AuthProblem::NoAuthorizationServer
+            ]
+        );
+        assert_eq!(
+            protected_resource_problems(
+                &json!({"authorization_servers": ["a"]}),
+                &server,
+                &at_path
+            ),
+            [AuthProblem::ResourceMissing]
         );
 
         let issuer = "https://auth.example.com";
         let fine = json!({"issuer": "https://auth.example.com", "code_challenge_methods_supported": ["S256"]});
-        assert!(check_authorization_server(&fine, issuer).is_empty());
+        assert!(authorization_server_problems(&fine, issuer).is_empty());
         let plain = json!({"issuer": "https://other.example.com", "code_challenge_methods_supported": ["plain"]});
-        let ids: Vec<&str> = check_authorization_server(&plain, issuer)
-            .iter()
-            .map(|f| f.id)
-            .collect();
-        assert_eq!(ids, ["auth.issuer-mismatch", "auth.no-pkce-s256"]);
+        assert_eq!(
+            authorization_server_problems(&plain, issuer),
+            [
+                AuthProblem::IssuerMismatch {
+                    said: Some("https://other.example.com".into()),
+                    looked_up: issuer.into(),
+                },
+                AuthProblem::NoPkceS256
+            ]
+        );
         assert_eq!(
             canonical_resource(&url("HTTPS://MCP.Example.com/mcp/")),
             "https://mcp.example.com/mcp"
@@ -527,18 +529,15 @@ mod tests {
         let server = url("https://mcp.example.com/mcp");
         let at_origin = url("https://mcp.example.com/.well-known/oauth-protected-resource");
         let at_path = url("https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
-        let ids = |metadata: &Value, location: &Url| -> Vec<&'static str> {
-            check_protected_resource(metadata, &server, location)
-                .iter()
-                .map(|f| f.id)
-                .collect()
+        let kinds = |metadata: &Value, location: &Url| {
+            kinds(&protected_resource_problems(metadata, &server, location))
         };
         let servers = json!(["https://auth.example.com"]);
         for origin in ["https://mcp.example.com", "https://mcp.example.com/"] {
             let metadata = json!({"resource": origin, "authorization_servers": servers});
-            assert!(ids(&metadata, &at_origin).is_empty(), "{origin}");
+            assert!(kinds(&metadata, &at_origin).is_empty(), "{origin}");
             // Read at the endpoint's own location, the origin is another resource.
-            assert_eq!(ids(&metadata, &at_path), ["auth.resource-mismatch"]);
+            assert_eq!(kinds(&metadata, &at_path), ["resource_mismatch"]);
         }
         // Neither the server nor the origin: refused wherever it was read.
         for resource in [
@@ -549,8 +548,8 @@ mod tests {
         ] {
             let metadata = json!({"resource": resource, "authorization_servers": servers});
             assert_eq!(
-                ids(&metadata, &at_origin),
-                ["auth.resource-mismatch"],
+                kinds(&metadata, &at_origin),
+                ["resource_mismatch"],
                 "{resource}"
             );
         }
@@ -560,14 +559,11 @@ mod tests {
     fn the_metadata_issuer_must_be_the_issuer_looked_up_exactly() {
         let metadata =
             |issuer: &str| json!({"issuer": issuer, "code_challenge_methods_supported": ["S256"]});
-        let ids = |said: &str, looked_up: &str| -> Vec<&'static str> {
-            check_authorization_server(&metadata(said), looked_up)
-                .iter()
-                .map(|f| f.id)
-                .collect()
+        let kinds = |said: &str, looked_up: &str| {
+            kinds(&authorization_server_problems(&metadata(said), looked_up))
         };
         assert!(
-            ids(
+            kinds(
                 "https://auth.example.com/tenant1",
                 "https://auth.example.com/tenant1"
             )
@@ -579,12 +575,15 @@ mod tests {
             ("https://AUTH.example.com", "https://auth.example.com"),
             ("https://auth.example.com:443", "https://auth.example.com"),
         ] {
-            assert_eq!(ids(said, looked_up), ["auth.issuer-mismatch"], "{said}");
+            assert_eq!(kinds(said, looked_up), ["issuer_mismatch"], "{said}");
         }
         let none = json!({"code_challenge_methods_supported": ["S256"]});
         assert_eq!(
-            check_authorization_server(&none, "https://auth.example.com")[0].id,
-            "auth.issuer-mismatch"
+            authorization_server_problems(&none, "https://auth.example.com"),
+            [AuthProblem::IssuerMismatch {
+                said: None,
+                looked_up: "https://auth.example.com".into()
+            }]
         );
     }
 

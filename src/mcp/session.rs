@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Timestamp;
+use super::http::HttpExchange;
 use super::input::Round;
 use super::jsonrpc::{Frame, Id, Message, Reply};
-use super::log::HttpExchange;
 
 /// One request and how it ended.
 #[derive(Debug, Clone, PartialEq)]

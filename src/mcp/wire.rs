@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use crate::mcp::Timestamp;
 use crate::mcp::framing::InvalidLine;
+use crate::mcp::http::HttpExchange;
 use crate::mcp::jsonrpc::{Frame, Id};
-use crate::mcp::log::HttpExchange;
+use crate::mcp::oauth::AuthFact;
 
 /// What the client hands the transport: a line, a line with header values of its own (a
 /// deliberate mismatch, to see whether the server checks), or the end of one request's stream
@@ -57,6 +58,8 @@ pub enum TransportEvent {
     },
     /// Something the transport saw that belongs in the log (an HTTP status beside an answer).
     Note { text: String, at: Timestamp },
+    /// A step of an OAuth flow the transport runs, or a problem it met in the server's part.
+    Authorization { fact: AuthFact, at: Timestamp },
     /// An HTTP request and its response; for a request that gets an answer, before the answer.
     Http {
         exchange: Arc<HttpExchange>,

@@ -197,6 +197,7 @@ pub fn summaries(event: &LogEvent, session: u32) -> Vec<String> {
         LogEvent::WriteFailed(reason) => write_failed(reason),
         LogEvent::Closed { status } => closed(status),
         LogEvent::Note(text) => note(text),
+        LogEvent::Authorization(fact) => note(&crate::classify::oauth::line(fact)),
         LogEvent::Http(exchange) => http(exchange),
     };
     vec![text]

@@ -8,9 +8,10 @@ use super::format::{
     CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,
     TaskRecord, ToolRecord,
 };
+use super::legacy;
 use super::redact::Redactor;
 use crate::classify::findings::Finding;
-use crate::classify::{Class, Outcome};
+use crate::classify::{Class, Outcome, oauth};
 use crate::mcp::Timestamp;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::input::{Answer, InputRequest, Round};
@@ -108,6 +109,14 @@ impl<'a> Record<'a> {
             LogEvent::Note(text) => Record::Note {
                 at,
                 text: redactor.text(text),
+                authorization: None,
+            },
+            LogEvent::Authorization(fact) => Record::Note {
+                at,
+                text: redactor.text(&oauth::line(fact)).into_owned().into(),
+                authorization: serde_json::to_value(fact)
+                    .ok()
+                    .map(|value| redactor.json(value)),
             },
             LogEvent::Http(exchange) => Record::Http {
                 at,
@@ -161,7 +170,11 @@ impl<'a> Record<'a> {
             ),
             Record::WriteFailed { at, reason } => logged(at, LogEvent::WriteFailed(reason)),
             Record::Closed { at, status } => logged(at, LogEvent::Closed { status }),
-            Record::Note { at, text } => logged(at, LogEvent::Note(text.into_owned())),
+            Record::Note {
+                at,
+                text,
+                authorization,
+            } => logged(at, note(text, authorization)),
             Record::Http { at, exchange } => logged(at, LogEvent::Http(Arc::new(exchange))),
             Record::Connected {
                 era,
@@ -424,6 +437,20 @@ impl Judged {
                 .collect(),
         }
     }
+}
+
+/// A note read back: the OAuth fact it carries, or whose words it has exactly (as sightlines
+/// before typed facts wrote one), else a note. A fact this sightline does not know (from a newer
+/// one) stays its words.
+fn note(text: std::borrow::Cow<'_, str>, authorization: Option<Value>) -> LogEvent {
+    let fact = match authorization {
+        Some(value) => serde_json::from_value(value).ok(),
+        None => legacy::fact(&text),
+    };
+    fact.map_or_else(
+        || LogEvent::Note(text.into_owned()),
+        LogEvent::Authorization,
+    )
 }
 
 /// The class as `call --json` names it (its serde name, so the two cannot drift apart).

@@ -13,21 +13,17 @@ use crate::mcp::input::{Answer, InputRequest, Round};
 use crate::mcp::jsonrpc::{Id, parse};
 use crate::mcp::log::{Connection, HttpExchange, LogEntry, LogEvent, Role, SessionEvent, Stage};
 use crate::mcp::messages::{ServerInfo, Tool};
+use crate::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
 
-pub(super) fn entry(at: u64, event: LogEvent) -> SessionEvent {
+pub(crate) fn entry(at: u64, event: LogEvent) -> SessionEvent {
     SessionEvent::Logged(LogEntry {
         at: Timestamp(at),
         event,
     })
 }
 
-/// One event of every kind a live session emits.
-#[allow(clippy::too_many_lines)] // one list of every kind
-pub(super) fn every_event() -> Vec<SessionEvent> {
-    let sent =
-        parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#).unwrap();
-    let received = parse("{\"jsonrpc\":\"2.0\",\"id\":3,\n \"result\":{\"content\":[]}}").unwrap();
-    let http = HttpExchange {
+fn http_exchange() -> HttpExchange {
+    HttpExchange {
         method: "POST".into(),
         url: "http://127.0.0.1:1/mcp".into(),
         request_id: Some(Id::Number(3)),
@@ -40,7 +36,30 @@ pub(super) fn every_event() -> Vec<SessionEvent> {
         event_ids: vec!["e1".into()],
         error: None,
         body: None,
+    }
+}
+
+/// The facts of an OAuth flow: a step, and a problem of the server's.
+fn authorization() -> [SessionEvent; 2] {
+    let step = AuthStep::Registered {
+        client_id: "demo-client-1".into(),
     };
+    let problem = AuthProblem::IssuerMismatch {
+        said: None,
+        looked_up: "http://127.0.0.1:1".into(),
+    };
+    [
+        entry(7, LogEvent::Authorization(AuthFact::Step(step))),
+        entry(7, LogEvent::Authorization(AuthFact::Problem(problem))),
+    ]
+}
+
+/// One event of every kind a live session emits.
+pub(crate) fn every_event() -> Vec<SessionEvent> {
+    let sent =
+        parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#).unwrap();
+    let received = parse("{\"jsonrpc\":\"2.0\",\"id\":3,\n \"result\":{\"content\":[]}}").unwrap();
+    let http = http_exchange();
     let mut answered = call("book_flight", json!({"departureDate": "12/12/2024"})).error_with_data(
         -32602,
         "Invalid params",
@@ -126,9 +145,12 @@ pub(super) fn every_event() -> Vec<SessionEvent> {
         ))),
         SessionEvent::Disconnected,
     ]
+    .into_iter()
+    .chain(authorization())
+    .collect()
 }
 
-pub(super) fn write(events: &[SessionEvent], redactor: &Redactor) -> String {
+pub(crate) fn write(events: &[SessionEvent], redactor: &Redactor) -> String {
     let header = Header {
         sightline_transcript: VERSION,
         sightline: "0.1.0".into(),

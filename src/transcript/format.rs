@@ -80,10 +80,14 @@ pub enum Record<'a> {
         at: u64,
         status: String,
     },
+    /// A note in the log's words. For a fact of an OAuth flow, `authorization` holds it as
+    /// data (`text` keeps its words, for a reader that knows no such member).
     Note {
         at: u64,
         #[serde(borrow)]
         text: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        authorization: Option<Value>,
     },
     Http {
         at: u64,
@@ -303,24 +307,6 @@ pub struct TaskRecord {
     pub error: Option<ErrorObject>,
 }
 
-/// Unix milliseconds as RFC 3339 UTC (`2026-11-30T10:00:00.000Z`).
-pub fn rfc3339(ms: u64) -> String {
-    let seconds = ms / 1000;
-    let date =
-        crate::demo_server::date::Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
-    let of_day = seconds % 86_400;
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        date.year,
-        date.month,
-        date.day,
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60,
-        ms % 1000
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -328,13 +314,6 @@ mod tests {
     use super::*;
     use crate::mcp::log::SessionEvent;
     use crate::transcript::Redactor;
-
-    #[test]
-    fn rfc3339_dates_are_utc_civil_dates() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(1_795_946_400_123), "2026-11-29T10:00:00.123Z");
-        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    }
 
     #[test]
     fn the_recorder_writes_a_listing_as_the_record_would_without_holding_one_per_tool() {

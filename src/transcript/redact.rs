@@ -67,10 +67,29 @@ impl Redactor {
         Cow::Owned(masked)
     }
 
+    /// `value` with every secret masked in each of its strings.
+    pub fn json(&self, value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(text) => Value::String(match self.text(&text) {
+                Cow::Borrowed(_) => text,
+                Cow::Owned(masked) => masked,
+            }),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.json(v)).collect()),
+            Value::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(name, member)| (name, self.json(member)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
     /// A header's value as a transcript keeps it: the scheme word stays (`Bearer ****`).
     pub fn header(&self, name: &str, value: &str) -> String {
         let given = self.given_headers.contains(&name.to_ascii_lowercase());
-        if !self.on || !(given || crate::mcp::log::secret_header(name)) {
+        if !self.on || !(given || crate::mcp::http::secret_header(name)) {
             return self.text(value).into_owned();
         }
         match value.split_once(' ') {

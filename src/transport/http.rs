@@ -19,9 +19,10 @@ mod resume;
 mod session;
 mod status;
 mod task;
+mod tokens;
 
-pub use authorize::{OAuthClient, cache as token_cache};
 pub use task::connect;
+pub use tokens::{OAuthClient, cache as token_cache};
 
 /// A Streamable HTTP endpoint and the headers to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]

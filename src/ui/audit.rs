@@ -6,7 +6,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::shared::{fit, pane};
-use crate::app::audit::{AuditPanel, Phase as AuditPhase};
+use crate::app::audit_panel::{AuditPanel, Phase as AuditPhase};
 use crate::app::layout;
 use crate::app::update::keep_in_view;
 use crate::theme::{Meaning, Theme};

@@ -109,7 +109,10 @@ fn finish(state: &mut AppState, exchange: crate::mcp::session::Exchange) {
         );
     }
     state.pending_calls += 1;
-    session(state, SessionEvent::CallFinished(Box::new(exchange)));
+    session(
+        state,
+        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(exchange))),
+    );
 }
 
 /// The effect's call, as sent.

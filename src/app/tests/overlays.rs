@@ -164,13 +164,19 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
     );
     // A call that is not the case (another client's, say) is not judged as it.
     let other = call("book_flight", json!({"departureDate": "12/12/2099"})).text("booked");
-    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(other))).is_empty());
+    assert!(
+        session(
+            &mut state,
+            SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(other)))
+        )
+        .is_empty()
+    );
     assert!(state.audit.as_ref().unwrap().rows[0].is_none());
     // The case's own answer: judged, and the next case sent.
     let answer = call(&cases[0].tool, cases[0].arguments.clone()).error(-32602, "Invalid params");
     let (_, next) = sent_call(&session(
         &mut state,
-        SessionEvent::CallFinished(Box::new(answer)),
+        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(answer))),
     ));
     assert_eq!(next, cases[1].arguments);
     let row = state.audit.as_ref().unwrap().rows[0].clone().unwrap();
@@ -179,10 +185,16 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
     // Esc stops: the call in flight finishes as an ordinary call; nothing more is sent.
     command(&mut state, Command::Back);
     let answer = call(&cases[1].tool, cases[1].arguments.clone()).tool_error("must be a string");
-    assert!(session(&mut state, SessionEvent::CallFinished(Box::new(answer))).is_empty());
+    assert!(
+        session(
+            &mut state,
+            SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(answer)))
+        )
+        .is_empty()
+    );
     assert_eq!(
         state.audit.as_ref().unwrap().phase,
-        crate::app::audit::Phase::Done
+        crate::app::audit_panel::Phase::Done
     );
     command(&mut state, Command::Back);
     assert!(state.audit.is_none(), "a second Esc closes the table");

@@ -1,7 +1,7 @@
 //! OAuth from a 401, the transport's part: discovery, registration, the authorization code
 //! with PKCE through the user's browser and a redirect listener on 127.0.0.1, the token. Every
 //! request of the flow is an HTTP entry of the log (secrets masked as everywhere), every step a
-//! note saying where the flow stands; the spec's requirements of servers become findings there.
+//! typed fact saying where the flow stands, every requirement a server fails a typed problem.
 
 mod browser;
 mod client_auth;
@@ -13,147 +13,11 @@ use url::Url;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::words;
-use crate::mcp::oauth::{self, Challenge};
+use super::tokens::{OAuthClient, Server, Tokens};
+use crate::mcp::oauth::{self, AuthProblem, AuthStep, Challenge};
 
 /// The largest metadata or token answer read.
 const MAX_ANSWER: usize = 256 * 1024;
-
-/// A client registered beforehand (`--client-id`, `--client-secret`, `--client-key`).
-#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OAuthClient {
-    pub id: String,
-    pub secret: Option<String>,
-    /// The PEM file of the key its `private_key_jwt` assertions are signed with: only the
-    /// path is kept (in the token cache too), the key read each time it signs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<std::path::PathBuf>,
-    /// A machine client (`--client-credentials`): its own credentials get the token, no user
-    /// and no browser (the client credentials grant, RFC 6749 §4.4).
-    #[serde(default)]
-    pub machine: bool,
-}
-
-/// Secrets are never printed, not even by `{:?}`.
-impl std::fmt::Debug for OAuthClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthClient")
-            .field("id", &self.id)
-            .field("secret", &self.secret.as_ref().map(|_| "****"))
-            .field("key", &self.key)
-            .field("machine", &self.machine)
-            .finish()
-    }
-}
-
-/// What an authorization gave: the access token, and what refreshing it needs.
-#[derive(Clone, serde::Serialize, serde::Deserialize)]
-pub struct Tokens {
-    pub(super) access: String,
-    refresh: Option<String>,
-    server: Server,
-    client: OAuthClient,
-    /// The scopes asked for, to keep asking for them.
-    pub(super) scope: Option<String>,
-    /// The loopback redirect URI the client was registered with, for a step-up to come back
-    /// to (a registration is for its redirect URIs).
-    #[serde(default)]
-    redirect: Option<String>,
-    /// The `resource` the tokens were asked for (RFC 8707), to refresh them for the same.
-    #[serde(default)]
-    resource: Option<String>,
-}
-
-impl std::fmt::Debug for Tokens {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tokens")
-            .field("access", &"****")
-            .field("client", &self.client)
-            .field("scope", &self.scope)
-            .finish_non_exhaustive()
-    }
-}
-
-/// What the flow learnt of the authorization server.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct Server {
-    /// Its issuer identifier, exactly as its metadata gave it (after RFC 8414 §3.3's check),
-    /// or the origin the 2025-03-26 defaults are at: what a redirect's `iss` must be.
-    #[serde(default)]
-    issuer: String,
-    /// Its metadata advertised `authorization_response_iss_parameter_supported` (RFC 9207).
-    #[serde(default)]
-    iss_required: bool,
-    authorization_endpoint: Url,
-    token_endpoint: Url,
-    registration_endpoint: Option<Url>,
-    auth_methods: Vec<String>,
-    /// Its `token_endpoint_auth_signing_alg_values_supported`: empty when it names none.
-    #[serde(default)]
-    signing_algs: Vec<String>,
-    /// It takes a Client ID Metadata Document's URL as a client id.
-    #[serde(default)]
-    client_documents: bool,
-}
-
-/// `--token-cache FILE`: tokens by the canonical URL of the server they are for, as JSON, the
-/// file readable by its owner only. Never part of a transcript.
-pub mod cache {
-    use std::collections::BTreeMap;
-    use std::path::Path;
-
-    use super::Tokens;
-
-    type Entries = BTreeMap<String, Tokens>;
-
-    fn read(path: &Path) -> Entries {
-        std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
-    }
-
-    fn write(path: &Path, entries: &Entries) -> std::io::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let text = serde_json::to_string_pretty(entries).map_err(std::io::Error::other)?;
-        let partial = path.with_extension("partial");
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&partial)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&partial, path)
-    }
-
-    /// The tokens kept for `resource`.
-    pub fn load(path: &Path, resource: &str) -> Option<Tokens> {
-        read(path).remove(resource)
-    }
-
-    /// Keeps `tokens` for `resource`.
-    pub fn save(path: &Path, resource: &str, tokens: &Tokens) -> std::io::Result<()> {
-        let mut entries = read(path);
-        entries.insert(resource.to_owned(), tokens.clone());
-        write(path, &entries)
-    }
-
-    /// Forgets the tokens for `resource`, or all; how many were forgotten.
-    pub fn forget(path: &Path, resource: Option<&str>) -> std::io::Result<usize> {
-        let mut entries = read(path);
-        let before = entries.len();
-        match resource {
-            Some(resource) => {
-                entries.remove(resource);
-            }
-            None => entries.clear(),
-        }
-        write(path, &entries)?;
-        Ok(before - entries.len())
-    }
-}
 
 impl Poster {
     /// Runs the authorization flow for a 401 (or a 403 asking for more scope) whose
@@ -164,11 +28,10 @@ impl Poster {
         challenges: &[String],
         scope: Option<String>,
     ) -> Result<Tokens, String> {
-        self.note("authorization: starting OAuth discovery".into())
-            .await;
+        self.step(AuthStep::Started).await;
         let challenge = oauth::bearer(challenges.iter().map(String::as_str));
         if challenges.is_empty() {
-            self.finding(&oauth::missing_challenge()).await;
+            self.problem(AuthProblem::MissingChallenge).await;
         }
         let resource_metadata = self.resource_metadata(challenge.as_ref()).await?;
         let issuer = resource_metadata
@@ -210,10 +73,9 @@ impl Poster {
         let redirect = format!("http://127.0.0.1:{port}/callback");
         let client = match previous {
             Some(previous) if self.oauth_client.is_none() => {
-                self.note(format!(
-                    "authorization: asking the same authorization server again, as the client {} it registered",
-                    previous.client.id
-                ))
+                self.step(AuthStep::SameClient {
+                    client_id: previous.client.id.clone(),
+                })
                 .await;
                 previous.client
             }
@@ -264,8 +126,7 @@ impl Poster {
         form: Vec<(&str, String)>,
     ) -> Result<Tokens, String> {
         let (access, refresh) = self.token(&server, &client, form).await?;
-        self.note("authorization: done; the request is sent again with the token".into())
-            .await;
+        self.step(AuthStep::Done).await;
         Ok(Tokens {
             access,
             refresh,
@@ -285,10 +146,9 @@ impl Poster {
         scope: Option<String>,
         resource: String,
     ) -> Result<Tokens, String> {
-        self.note(format!(
-            "authorization: asking for a token as the machine client {} (client credentials)",
-            client.id
-        ))
+        self.step(AuthStep::MachineClient {
+            client_id: client.id.clone(),
+        })
         .await;
         let mut form = vec![
             ("grant_type", "client_credentials".to_owned()),
@@ -308,8 +168,7 @@ impl Poster {
             .refresh
             .clone()
             .ok_or("authorization: no refresh token")?;
-        self.note("authorization: the token was refused; refreshing it".into())
-            .await;
+        self.step(AuthStep::Refreshing).await;
         let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh.clone()),
@@ -325,8 +184,7 @@ impl Poster {
             form.push(("scope", scope.clone()));
         }
         let (access, renewed) = self.token(&tokens.server, &tokens.client, form).await?;
-        self.note("authorization: refreshed; the request is sent again".into())
-            .await;
+        self.step(AuthStep::Refreshed).await;
         Ok(Tokens {
             access,
             // A server that does not rotate refresh tokens keeps the old one valid.
@@ -343,18 +201,17 @@ impl Poster {
     ) -> Result<Option<Value>, String> {
         for url in oauth::resource_metadata_urls(&self.url, challenge) {
             if let Some(metadata) = self.get_json(&url).await {
-                let findings = oauth::check_protected_resource(&metadata, &self.url, &url);
-                for finding in &findings {
-                    self.finding(finding).await;
+                let problems = oauth::protected_resource_problems(&metadata, &self.url, &url);
+                for problem in &problems {
+                    self.problem(problem.clone()).await;
                 }
-                if findings.iter().any(|f| f.id == "auth.resource-mismatch") {
+                if problems.iter().any(AuthProblem::foreign_resource) {
                     return Err("authorization: the protected resource metadata is not for this server: refused (RFC 9728 §3.3)".into());
                 }
                 return Ok(Some(metadata));
             }
         }
-        self.note("authorization: no protected resource metadata; trying the server's own origin (2025-03-26)".into())
-            .await;
+        self.step(AuthStep::NoResourceMetadata).await;
         Ok(None)
     }
 
@@ -374,20 +231,21 @@ impl Poster {
             let Some(metadata) = self.get_json(&url).await else {
                 continue;
             };
-            let findings = oauth::check_authorization_server(&metadata, issuer);
-            for finding in &findings {
-                self.finding(finding).await;
+            let problems = oauth::authorization_server_problems(&metadata, issuer);
+            for problem in &problems {
+                self.problem(problem.clone()).await;
             }
             let said = metadata.get("issuer").and_then(Value::as_str);
             // Only an issuer someone named can be impersonated: the 2025-03-26 fallback has
             // none, just the origin sightline derived, so there the finding stands but the
             // metadata is what there is (and its issuer is what `iss` must then be).
-            if given && findings.iter().any(|f| f.id == "auth.issuer-mismatch") {
+            let foreign = |p: &AuthProblem| matches!(p, AuthProblem::IssuerMismatch { .. });
+            if given && problems.iter().any(foreign) {
                 return Err(format!(
                     "authorization: the authorization server metadata at {url} names the issuer {said:?}, not {issuer:?} it was looked up for: refused, none of its endpoints used (RFC 8414 §3.3)"
                 ));
             }
-            if findings.iter().any(|f| f.id == "auth.no-pkce-s256") {
+            if problems.contains(&AuthProblem::NoPkceS256) {
                 return Err("authorization: the authorization server does not offer PKCE S256, which MCP clients MUST refuse".into());
             }
             let endpoint = |name: &str| {
@@ -430,8 +288,7 @@ impl Poster {
         }
         let (authorization_endpoint, token_endpoint, registration_endpoint) =
             oauth::legacy_default_endpoints(&self.url);
-        self.note("authorization: no authorization server metadata; using the 2025-03-26 default endpoints /authorize, /token, /register".into())
-            .await;
+        self.step(AuthStep::DefaultEndpoints).await;
         Ok(Server {
             issuer: origin,
             iss_required: false,
@@ -447,18 +304,17 @@ impl Poster {
     /// The client: the one given, else one registered dynamically (RFC 7591).
     async fn client_for(&self, server: &Server, redirect: &str) -> Result<OAuthClient, String> {
         if let Some(client) = &self.oauth_client {
-            self.note(format!(
-                "authorization: using the client given, {}",
-                client.id
-            ))
+            self.step(AuthStep::GivenClient {
+                client_id: client.id.clone(),
+            })
             .await;
             return Ok(client.clone());
         }
         if let Some(document) = &self.client_metadata_url {
             if server.client_documents {
-                self.note(format!(
-                    "authorization: the client is its metadata document, {document}"
-                ))
+                self.step(AuthStep::MetadataDocument {
+                    url: document.clone(),
+                })
                 .await;
                 return Ok(OAuthClient {
                     id: document.clone(),
@@ -467,8 +323,7 @@ impl Poster {
                     machine: false,
                 });
             }
-            self.note("authorization: the authorization server takes no Client ID Metadata Documents; registering instead".into())
-                .await;
+            self.step(AuthStep::NoMetadataDocuments).await;
         }
         let Some(registration) = &server.registration_endpoint else {
             return Err("authorization: the server offers no dynamic registration; give a client with --client-id".into());
@@ -488,8 +343,10 @@ impl Poster {
             .filter(|_| status.is_success());
         match id {
             Some(id) => {
-                self.note(format!("authorization: registered as client {id}"))
-                    .await;
+                self.step(AuthStep::Registered {
+                    client_id: id.to_owned(),
+                })
+                .await;
                 Ok(OAuthClient {
                     machine: false,
                     key: None,
@@ -582,14 +439,9 @@ impl Poster {
         let answer: Option<Value> = serde_json::from_slice(&body).ok();
         let error = (!status.is_success()).then(|| format!("HTTP {status}"));
         // Shown in Detail and kept in transcripts: masked now, so no token is ever kept.
-        record.details.body = answer.as_ref().map(crate::mcp::log::masked_json);
+        record.details.body = answer.as_ref().map(crate::mcp::http::masked_json);
         self.emit_http(&mut record, error).await;
         Ok((status, answer))
-    }
-
-    async fn finding(&self, finding: &crate::classify::findings::Finding) {
-        self.note(format!("⚑ {}: {}", finding.id, finding.message))
-            .await;
     }
 }
 

@@ -1,5 +1,5 @@
 //! What every POST task shares (the client, the endpoint, the session, the token), and how it
-//! tells the client what happened: lines, notes, failures.
+//! tells the client what happened: lines, notes, OAuth facts, failures.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -7,12 +7,27 @@ use std::sync::{Arc, Mutex, PoisonError};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use tokio::sync::mpsc;
 
+use super::order;
 use super::posted::Posted;
-use super::session::Shared;
-use super::{OAuthClient, authorize, order};
+use super::tokens::{OAuthClient, Tokens};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
+use crate::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
 use crate::transport::{TransportEvent, now};
+
+/// What the session carries from one POST to the next.
+#[derive(Debug, Default)]
+pub(super) struct SessionState {
+    /// `Mcp-Session-Id`, as the server gave it on `initialize` (legacy era).
+    pub(super) id: Option<String>,
+    /// The version `initialize` negotiated, sent as `MCP-Protocol-Version` (legacy era).
+    pub(super) protocol_version: Option<String>,
+    /// The deprecated HTTP+SSE transport (2024-11-05): where messages are posted, as the
+    /// server's `endpoint` event named it; answers come on the GET stream.
+    pub(super) sse_endpoint: Option<reqwest::Url>,
+}
+
+pub(super) type Shared = Arc<Mutex<SessionState>>;
 
 /// Everything a POST task needs.
 #[derive(Clone)]
@@ -29,7 +44,7 @@ pub(super) struct Poster {
     pub(super) events: mpsc::Sender<TransportEvent>,
     pub(super) max_frame_bytes: usize,
     /// What OAuth gave: the access token, sent on every request from then on.
-    pub(super) token: Arc<Mutex<Option<authorize::Tokens>>>,
+    pub(super) token: Arc<Mutex<Option<Tokens>>>,
     /// One authorization flow at a time: requests that meet a 401 meanwhile wait for it.
     pub(super) authorizing: Arc<tokio::sync::Mutex<()>>,
     pub(super) oauth_client: Option<OAuthClient>,
@@ -91,6 +106,24 @@ impl Poster {
         let _ = self
             .events
             .send(TransportEvent::Note { text, at: now() })
+            .await;
+    }
+
+    /// A step of an OAuth flow, for the log (and for the client, which waits longer while the
+    /// user authorizes).
+    pub(super) async fn step(&self, step: AuthStep) {
+        self.authorization(AuthFact::Step(step)).await;
+    }
+
+    /// A problem of the server's part of an OAuth flow, for the log.
+    pub(super) async fn problem(&self, problem: AuthProblem) {
+        self.authorization(AuthFact::Problem(problem)).await;
+    }
+
+    async fn authorization(&self, fact: AuthFact) {
+        let _ = self
+            .events
+            .send(TransportEvent::Authorization { fact, at: now() })
             .await;
     }
 

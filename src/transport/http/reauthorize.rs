@@ -5,9 +5,9 @@ use std::sync::PoisonError;
 
 use reqwest::header::AUTHORIZATION;
 
-use super::authorize;
 use super::poster::Poster;
-use crate::mcp::oauth;
+use super::tokens;
+use crate::mcp::oauth::{self, AuthStep};
 
 impl Poster {
     /// Whether a response calls for (another) authorization: a 401, or a 403
@@ -52,9 +52,9 @@ impl Poster {
         let more = match again {
             Reauthorize::Token => None,
             Reauthorize::Scope(scope) => {
-                self.note(format!(
-                    "authorization: the token's scope is not enough; asking again for {scope:?}"
-                ))
+                self.step(AuthStep::StepUp {
+                    scope: scope.clone(),
+                })
                 .await;
                 Some(scope)
             }
@@ -79,11 +79,11 @@ impl Poster {
         };
         if let Some(path) = &self.token_cache {
             let resource = oauth::canonical_resource(&self.url);
-            if let Err(error) = authorize::cache::save(path, &resource, &tokens) {
-                self.note(format!(
-                    "authorization: the token could not be kept in {}: {error}",
-                    path.display()
-                ))
+            if let Err(error) = tokens::cache::save(path, &resource, &tokens) {
+                self.step(AuthStep::NotCached {
+                    path: path.display().to_string(),
+                    error: error.to_string(),
+                })
                 .await;
             }
         }

@@ -8,8 +8,8 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 use super::poster::Poster;
+use crate::mcp::http::{HTTP_EVENT_IDS_KEPT, HttpExchange};
 use crate::mcp::jsonrpc::Id;
-use crate::mcp::log::{HTTP_EVENT_IDS_KEPT, HttpExchange};
 use crate::transport::{TransportEvent, now};
 
 /// The HTTP details of one exchange as they become known, handed over once.

@@ -1,11 +1,11 @@
 //! The legacy session (`Mcp-Session-Id`, the negotiated `MCP-Protocol-Version`): started on
 //! `initialize`, sent on every request, forgotten on a 404, deleted at the end.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use super::posted::Posted;
-use super::poster::Poster;
+use super::poster::{Poster, SessionState};
 use super::record::Record;
 use super::status::words;
 use crate::mcp::jsonrpc::{Message, Reply};
@@ -13,20 +13,6 @@ use crate::transport::{TransportEvent, now};
 
 /// How long the session's `DELETE` may take at shutdown.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// What the session carries from one POST to the next.
-#[derive(Debug, Default)]
-pub(super) struct SessionState {
-    /// `Mcp-Session-Id`, as the server gave it on `initialize` (legacy era).
-    pub(super) id: Option<String>,
-    /// The version `initialize` negotiated, sent as `MCP-Protocol-Version` (legacy era).
-    protocol_version: Option<String>,
-    /// The deprecated HTTP+SSE transport (2024-11-05): where messages are posted, as the
-    /// server's `endpoint` event named it; answers come on the GET stream.
-    pub(super) sse_endpoint: Option<reqwest::Url>,
-}
-
-pub(super) type Shared = Arc<Mutex<SessionState>>;
 
 impl Poster {
     /// The legacy session as this response leaves it: expired by a 404 to a request that

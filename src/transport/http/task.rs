@@ -11,9 +11,9 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::posted::Posted;
 use super::poster::Poster;
-use super::session::Shared;
+use super::poster::Shared;
 use super::status::words;
-use super::{HttpTarget, authorize, order};
+use super::{HttpTarget, order, tokens};
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::oauth;
 use crate::transport::{
@@ -59,7 +59,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
     let cached = target
         .token_cache
         .as_deref()
-        .and_then(|path| authorize::cache::load(path, &oauth::canonical_resource(&url)));
+        .and_then(|path| tokens::cache::load(path, &oauth::canonical_resource(&url)));
     let poster = Poster {
         client,
         url,

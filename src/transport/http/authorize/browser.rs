@@ -8,9 +8,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use url::Url;
 
-use super::Tokens;
-use crate::mcp::oauth;
+use crate::mcp::oauth::{self, AuthStep};
 use crate::transport::http::poster::Poster;
+use crate::transport::http::tokens::Tokens;
 
 /// How long the user has to authorize in the browser.
 const BROWSER_WAIT: Duration = Duration::from_secs(300);
@@ -29,9 +29,10 @@ impl Poster {
                 Err(error) => {
                     // RFC 8252 §7.3 has authorization servers take any port of a loopback
                     // redirect, so another port should do.
-                    self.note(format!(
-                        "authorization: the registered redirect port {port} is taken ({error}); listening on another"
-                    ))
+                    self.step(AuthStep::PortTaken {
+                        port,
+                        error: error.to_string(),
+                    })
                     .await;
                 }
             }
@@ -44,8 +45,10 @@ impl Poster {
     /// Opens the authorization URL with `$BROWSER`, else the platform's opener; the URL is in
     /// the log either way, for the user to open by hand.
     pub(super) async fn open_browser(&self, url: &str) {
-        self.note(format!("authorization: open this URL to authorize: {url}"))
-            .await;
+        self.step(AuthStep::OpenUrl {
+            url: url.to_owned(),
+        })
+        .await;
         let opened = match std::env::var("BROWSER") {
             Ok(browser) if !browser.trim().is_empty() => tokio::process::Command::new("sh")
                 .arg("-c")
@@ -71,9 +74,9 @@ impl Poster {
             }
         };
         if let Err(error) = opened {
-            self.note(format!(
-                "authorization: no browser could be opened ({error})"
-            ))
+            self.step(AuthStep::NoBrowser {
+                error: error.to_string(),
+            })
             .await;
         }
     }

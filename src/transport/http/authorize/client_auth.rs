@@ -7,9 +7,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use reqwest::RequestBuilder;
 
-use super::{OAuthClient, Server, random};
-use crate::mcp::{jwt, oauth};
+use super::random;
+use crate::mcp::jwt;
+use crate::mcp::oauth::{self, AuthStep};
 use crate::transport::http::poster::Poster;
+use crate::transport::http::tokens::{OAuthClient, Server};
 
 impl Poster {
     /// `request` and `form` with `client` authenticated for `server`. A key is used where the
@@ -43,10 +45,10 @@ impl Poster {
             match not_taken {
                 None => {
                     let assertion = assertion(server, client, path)?;
-                    self.note(format!(
-                        "authorization: authenticating as {} with a private_key_jwt assertion (ES256, audience {})",
-                        client.id, server.issuer
-                    ))
+                    self.step(AuthStep::KeyAssertion {
+                        client_id: client.id.clone(),
+                        audience: server.issuer.clone(),
+                    })
                     .await;
                     form.push(("client_id", client.id.clone()));
                     form.push(("client_assertion_type", jwt::ASSERTION_TYPE.to_owned()));
@@ -54,10 +56,7 @@ impl Poster {
                     return Ok(request);
                 }
                 Some(reason) if client.secret.is_some() => {
-                    self.note(format!(
-                        "authorization: the client key is not used ({reason}); authenticating with the client secret instead"
-                    ))
-                    .await;
+                    self.step(AuthStep::KeyNotUsed { reason }).await;
                 }
                 Some(reason) => {
                     return Err(format!(

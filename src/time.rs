@@ -1,4 +1,6 @@
-//! Calendar dates for the demo server: parsing `dd/mm/yyyy` and today's date from Unix time.
+//! Dates and times as text, pure: the UTC calendar date of a Unix time, `dd/mm/yyyy` read and
+//! written (the demo server's dates), and RFC 3339 timestamps (a transcript's header). No clock:
+//! the time is always given.
 
 use std::fmt;
 
@@ -69,9 +71,33 @@ impl fmt::Display for Date {
     }
 }
 
+/// Unix milliseconds as RFC 3339 UTC (`2026-11-30T10:00:00.000Z`).
+pub fn rfc3339(ms: u64) -> String {
+    let seconds = ms / 1000;
+    let date = Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
+    let of_day = seconds % 86_400;
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        date.year,
+        date.month,
+        date.day,
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        ms % 1000
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_dates_are_utc_civil_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_795_946_400_123), "2026-11-29T10:00:00.123Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
 
     #[test]
     fn unix_time_maps_to_the_utc_calendar() {

@@ -5,11 +5,11 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{Header, Judged, Record, Redactor, VERSION, rfc3339};
 use crate::analysis::{CallContext, judge};
 use crate::mcp::log::SessionEvent;
 use crate::mcp::messages::Tool;
 use crate::sanitize;
+use crate::transcript::{Header, Judged, Record, Redactor, VERSION, rfc3339};
 
 /// Writes a transcript; clones share the file.
 #[derive(Clone)]
@@ -90,7 +90,7 @@ impl Inner {
         let judged = match event {
             SessionEvent::ToolsListed(tools) => {
                 self.catalog = Some(Arc::clone(tools));
-                self.write(&super::ToolsLine::new(tools));
+                self.write(&crate::transcript::ToolsLine::new(tools));
                 return;
             }
             SessionEvent::Connected(connection) => {

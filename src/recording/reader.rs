@@ -5,12 +5,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::convert::Frames;
-use super::format::{Header, Record, VERSION};
 use crate::mcp::jsonrpc::{self, Id};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
+use crate::transcript::{Frames, Header, Record, VERSION};
 
 /// Why a transcript cannot be read (further), naming the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -341,6 +340,74 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(back, events);
+    }
+
+    #[test]
+    fn an_oauth_fact_reads_back_typed_from_its_note_and_from_an_older_sightlines_note() {
+        use crate::mcp::oauth::{AuthFact, AuthStep};
+        let fact = AuthFact::Step(AuthStep::OpenUrl {
+            url: "http://127.0.0.1:9/authorize?state=s3cr3t-state".into(),
+        });
+        let text = write(
+            &[entry(5, LogEvent::Authorization(fact.clone()))],
+            &Redactor::default(),
+        );
+        let line: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+        // Its words stay in `text`, so an older sightline reads it as the note it always was.
+        assert_eq!(line["type"], "note");
+        assert_eq!(
+            line["text"],
+            "authorization: open this URL to authorize: http://127.0.0.1:9/authorize?state=s3cr3t-state"
+        );
+        assert_eq!(line["authorization"]["step"]["step"], "open_url");
+        let typed = LogEvent::Authorization(fact);
+        let back = |text: &str| -> Vec<SessionEvent> {
+            read(text)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(back(&text), [entry(5, typed.clone())]);
+        // As sightline wrote it before facts were typed: a note, and only its words.
+        let header = text.lines().next().unwrap();
+        let older = format!(
+            "{header}\n{}\n{}\n",
+            r#"{"type":"note","at":5,"text":"authorization: open this URL to authorize: http://127.0.0.1:9/authorize?state=s3cr3t-state"}"#,
+            r#"{"type":"note","at":6,"text":"⚑ auth.no-pkce-s256: 2025-11-25 authorization: `code_challenge_methods_supported` must list S256; without it MCP clients MUST refuse to proceed"}"#,
+        );
+        let problem = crate::mcp::oauth::AuthProblem::NoPkceS256;
+        assert_eq!(
+            back(&older),
+            [
+                entry(5, typed),
+                entry(6, LogEvent::Authorization(AuthFact::Problem(problem)))
+            ]
+        );
+        // A fact a newer sightline knows and this one does not stays its words.
+        let newer = format!(
+            "{header}\n{}\n",
+            r#"{"type":"note","at":7,"text":"authorization: teleporting","authorization":{"step":{"step":"teleport"}}}"#
+        );
+        assert_eq!(
+            back(&newer),
+            [entry(
+                7,
+                LogEvent::Note("authorization: teleporting".into())
+            )]
+        );
+    }
+
+    #[test]
+    fn an_oauth_fact_is_redacted_in_its_words_and_its_data() {
+        use crate::mcp::oauth::{AuthFact, AuthStep};
+        let fact = AuthFact::Step(AuthStep::GivenClient {
+            client_id: "client-with-s3cr3t-inside".into(),
+        });
+        let redactor = Redactor::new(true, &[("x-key".into(), "s3cr3t".into())], &[]);
+        let text = write(&[entry(1, LogEvent::Authorization(fact))], &redactor);
+        assert!(!text.contains("s3cr3t"), "{text}");
+        assert_eq!(text.matches("client-with-****-inside").count(), 2, "{text}");
     }
 
     fn error_of(text: &str) -> TranscriptError {

@@ -11,13 +11,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::{CONTENT_TYPE, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-use super::Loaded;
+use crate::http_listener;
+use crate::recording::Loaded;
 
 /// The recorded replies, by method and params.
 #[derive(Debug)]
@@ -136,19 +134,13 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 /// Serves Streamable HTTP (JSON answers, POST only) on `/mcp` until the process ends; prints
 /// the endpoint's URL on stdout first.
 pub async fn serve_http(recorded: Recorded, address: SocketAddr) -> std::io::Result<()> {
-    let (listener, url) = crate::demo_server::http::listen(address).await?;
+    let (listener, url) = http_listener::listen(address).await?;
     eprintln!("sightline replay: serving {} on {url}", recorded.file);
     let recorded = Arc::new(Mutex::new(recorded));
-    loop {
-        let (stream, _) = listener.accept().await?;
-        let recorded = Arc::clone(&recorded);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| answer_http(Arc::clone(&recorded), request));
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    http_listener::serve(listener, move |request| {
+        answer_http(Arc::clone(&recorded), request)
+    })
+    .await
 }
 
 async fn answer_http(

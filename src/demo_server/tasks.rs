@@ -1,0 +1,152 @@
+//! The demo server's `long_booking` tasks (2026-07-28, the tasks extension): created by a
+//! call, followed by `tasks/get` as the clock runs, cancelled by `tasks/cancel`.
+
+use std::sync::PoisonError;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{DemoServer, TASKS, ToolOutcome, tools};
+use crate::mcp::era::{self, META_CLIENT_CAPABILITIES};
+use crate::mcp::jsonrpc::ErrorObject;
+
+/// A `long_booking` task: its status follows the clock from when it was created.
+#[derive(Debug, Clone)]
+pub(super) struct DemoTask {
+    created: Instant,
+    seconds: u64,
+    outcome: String,
+    date: String,
+    cancelled: bool,
+}
+
+impl DemoServer {
+    /// `long_booking`: a task (2026-07-28, with the tasks extension declared), -32021 without
+    /// the extension; in the legacy era, done at once.
+    pub(super) fn long_booking(
+        &self,
+        name: &str,
+        params: &Value,
+        modern: bool,
+        seconds: u64,
+        outcome: String,
+        date: String,
+    ) -> Result<Value, ErrorObject> {
+        if !modern {
+            return match task_end(&outcome, &date) {
+                Ok(result) => Ok(result),
+                Err(error) if outcome == "invalid" => {
+                    self.finish(name, ToolOutcome::Invalid(error.message))
+                }
+                Err(error) => Err(error),
+            };
+        }
+        let declared = params
+            .pointer("/_meta")
+            .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
+            .and_then(|capabilities| capabilities.pointer("/extensions"))
+            .and_then(|extensions| extensions.get(TASKS))
+            .is_some();
+        if !declared {
+            return Err(ErrorObject {
+                code: era::MISSING_CLIENT_CAPABILITY,
+                message: format!("Missing required client capability: {name} runs only as a task"),
+                data: Some(json!({"requiredCapabilities": {"extensions": {TASKS: {}}}}).into()),
+            });
+        }
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = format!("task-{}", tasks.len() + 1);
+        let task = DemoTask {
+            created: Instant::now(),
+            seconds,
+            outcome,
+            date,
+            cancelled: false,
+        };
+        let mut handle = task_state(&id, &task);
+        handle["resultType"] = "task".into();
+        tasks.insert(id, task);
+        Ok(handle)
+    }
+
+    /// `tasks/get`, `tasks/cancel`, `tasks/update` for the tasks this server runs.
+    pub(super) fn task_request(&self, method: &str, params: &Value) -> Result<Value, ErrorObject> {
+        let id = params
+            .get("taskId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(task) = tasks.get_mut(id) else {
+            return Err(ErrorObject {
+                code: -32602,
+                message: format!("Invalid params: unknown task '{id}'"),
+                data: None,
+            });
+        };
+        match method {
+            "tasks/cancel" => {
+                task.cancelled = true;
+                Ok(json!({}))
+            }
+            "tasks/update" => Ok(json!({})),
+            _ => Ok(task_state(id, task)),
+        }
+    }
+}
+
+/// A task as `tasks/get` reports it now: working until its time is up, then completed or failed
+/// as it was asked to end (cancelled at once when cancelled while working).
+fn task_state(id: &str, task: &DemoTask) -> Value {
+    let elapsed = task.created.elapsed().as_secs();
+    let done = elapsed >= task.seconds;
+    let mut state = json!({
+        "taskId": id,
+        "createdAt": "1970-01-01T00:00:00Z",
+        "lastUpdatedAt": "1970-01-01T00:00:00Z",
+        "ttlMs": 600_000,
+        "pollIntervalMs": 200,
+    });
+    match (
+        task.cancelled && !done,
+        done,
+        task_end(&task.outcome, &task.date),
+    ) {
+        (true, _, _) => {
+            state["status"] = "cancelled".into();
+            state["statusMessage"] = "cancelled by the client".into();
+        }
+        (false, false, _) => {
+            state["status"] = "working".into();
+            state["statusMessage"] = format!("booking: {elapsed} of {} s", task.seconds).into();
+        }
+        (false, true, Ok(result)) => {
+            state["status"] = "completed".into();
+            state["result"] = result;
+        }
+        (false, true, Err(error)) => {
+            state["status"] = "failed".into();
+            state["error"] = json!({"code": error.code, "message": error.message});
+        }
+    }
+    state
+}
+
+/// How a `long_booking` ends: `complete` books; `fail` is a server error; `invalid` is the
+/// validation failure SEP-1303 says belongs in a tool result, sent as -32602.
+fn task_end(outcome: &str, date: &str) -> Result<Value, ErrorObject> {
+    match outcome {
+        "fail" => Err(ErrorObject {
+            code: -32000,
+            message: "Booking system unavailable: try again later".into(),
+            data: None,
+        }),
+        "invalid" => Err(ErrorObject {
+            code: -32602,
+            message: format!("Invalid arguments: departure date {date} is fully booked"),
+            data: None,
+        }),
+        _ => Ok(tools::text_result(&format!(
+            "Booked after a long search: one seat departing {date}."
+        ))),
+    }
+}
