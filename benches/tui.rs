@@ -201,7 +201,8 @@ fn huge_result(c: &mut Criterion) {
 
 /// Finished calls into the app state while recording, as the live TUI takes them: each call's
 /// reply logged, then the call finished, judged once by the session (before this release the
-/// app and the recorder each judged it again).
+/// app and the recorder each judged it again). The calls are to a tool with an outputSchema,
+/// whose judgement validates the structured content.
 fn calls(c: &mut Criterion) {
     const CALLS: usize = 2_000;
     let tools: std::sync::Arc<Vec<Tool>> = sightline::demo_server::tools::definitions()
@@ -211,8 +212,11 @@ fn calls(c: &mut Criterion) {
         .into();
     let exchanges: Vec<sightline::mcp::session::Exchange> = (1..=CALLS)
         .map(|n| {
-            let request = parse(&json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "book_flight", "arguments": {"departureDate": "2024-12-12"}}}).to_string()).expect("a valid fixture");
-            let response = parse(&json!({"jsonrpc": "2.0", "id": n, "error": {"code": -32602, "message": "departureDate must be dd/mm/yyyy", "data": {"field": "departureDate"}}}).to_string()).expect("a valid fixture");
+            let request = parse(&json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "get_flight_status", "arguments": {"flightNumber": "LH404"}}}).to_string()).expect("a valid fixture");
+            // A status its outputSchema does not allow: judging it validates the structured
+            // content against the schema, and finds the violation.
+            let structured = json!({"flightNumber": "LH404", "status": "lost", "gate": "B12", "delayMinutes": 0});
+            let response = parse(&json!({"jsonrpc": "2.0", "id": n, "result": {"content": [{"type": "text", "text": structured.to_string()}], "structuredContent": structured}}).to_string()).expect("a valid fixture");
             sightline::mcp::session::Exchange {
                 id: Id::Number(i64::try_from(n).unwrap_or_default()),
                 method: "tools/call".into(),

@@ -25,6 +25,11 @@ pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, St
 /// before what they lead to, and a flood still lets commands and timers in.
 const BATCH: usize = 64;
 
+/// Session events handed to the consumer in one batch, at most: the stream's bound is in
+/// batches, so a batch stays about the size of one read's worth (a flood drained together
+/// must not put sixty-four reads in each of its slots).
+const FLUSH_BATCH: usize = 512;
+
 /// Reaches `target`, negotiates, and hands back the client; every step is on `sink`'s stream,
 /// a failure too (`ConnectFailed`, with the stage that failed).
 pub async fn connect(
@@ -121,7 +126,9 @@ impl Client {
     /// Hands the emitted events to the sink. Cancel-safe: dropped while the consumer is full,
     /// it loses nothing.
     async fn flush(&mut self) {
-        self.sink.emit_from(&mut self.unsent).await;
+        while !self.unsent.is_empty() {
+            self.sink.emit_first(&mut self.unsent, FLUSH_BATCH).await;
+        }
     }
 
     pub fn connection(&self) -> Option<&Connection> {

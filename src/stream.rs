@@ -100,6 +100,13 @@ impl EventSink {
     /// Emits and takes the events in `events`, in order. Cancel-safe: if the future is dropped
     /// while the consumer is full, `events` is left as it was and no tap has seen them.
     pub async fn emit_from(&self, events: &mut Vec<SessionEvent>) {
+        self.emit_first(events, usize::MAX).await;
+    }
+
+    /// Emits and takes the first `at_most` events of `events` as one batch, in order; the
+    /// rest stay. Cancel-safe like [`EventSink::emit_from`]: nothing is taken before the
+    /// consumer has room.
+    pub async fn emit_first(&self, events: &mut Vec<SessionEvent>, at_most: usize) {
         if events.is_empty() {
             return;
         }
@@ -108,7 +115,11 @@ impl EventSink {
             Some(channel) => channel.reserve().await.ok(),
             None => None,
         };
-        let events = std::mem::take(events);
+        let events = if events.len() <= at_most {
+            std::mem::take(events)
+        } else {
+            events.drain(..at_most).collect()
+        };
         for event in &events {
             for tap in &self.taps {
                 tap(event);
