@@ -210,4 +210,48 @@ mod tests {
             assert_eq!(first, format!("{at} {row}"), "{headless}");
         }
     }
+
+    /// A call reads the same in the Detail pane and in `call`'s text: Detail's lines are the
+    /// document's exchange sections, which the text prints too, in the same words.
+    #[test]
+    fn the_detail_pane_and_the_headless_text_say_a_call_in_the_same_words() {
+        use crate::app::{Action, AppState, update};
+        use crate::mcp::log::SessionEvent;
+        use crate::mcp::verdict::Finished;
+
+        let past = json!({"departureDate": "12/12/2024"});
+        let mut exchange = call("book_flight", past).error(-32602, PAST);
+        exchange.rounds = vec![crate::mcp::input::Round {
+            asked_by: None,
+            request: crate::mcp::input::InputRequest {
+                key: None,
+                method: "roots/list".into(),
+                params: json!({}),
+            },
+            answer: crate::mcp::input::Answer::Result(json!({"roots": []})),
+        }];
+        let text = report_text(&exchange, &spec());
+        let mut state = AppState::new(
+            crate::app::state::Settings::default(),
+            Vec::new(),
+            ratatui::layout::Rect::new(0, 0, 120, 40),
+        );
+        let finished = Finished::unjudged(exchange);
+        update(
+            &mut state,
+            Action::Session(SessionEvent::CallFinished(Box::new(finished))),
+        );
+        let detail = &state.log.detail;
+        assert!(detail.len() > 10, "{detail:?}");
+        for section in detail.split(|line| line.starts_with('→') || line.starts_with('←')) {
+            let block = section.join("\n");
+            assert!(text.contains(&block), "{block}\nnot in\n{text}");
+        }
+        for title in detail
+            .iter()
+            .filter(|line| line.starts_with('→') || line.starts_with('←'))
+        {
+            assert!(text.contains(title.as_str()), "{title} not in\n{text}");
+        }
+    }
 }

@@ -493,12 +493,13 @@ fn human_output_shows_request_response_and_the_class_in_words() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
-        stdout.contains("→ request\n{\n  \"jsonrpc\": \"2.0\","),
+        stdout.contains(" bytes)\n{\n  \"jsonrpc\": \"2.0\","),
         "{stdout}"
     );
     assert!(stdout.contains("← response ("), "{stdout}");
     assert!(
-        stdout.contains("outcome  tool error: Booking 'SL-1' cannot be cancelled"),
+        stdout.contains("outcome  tool error after ")
+            && stdout.contains(" ms: Booking 'SL-1' cannot be cancelled"),
         "{stdout}"
     );
     let output = sightline(&["tools"]);

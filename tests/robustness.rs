@@ -118,7 +118,8 @@ fn a_server_that_exits_mid_call_is_a_transport_failure_with_status_and_stderr() 
     let stdout = text(&output.stdout);
     assert!(stdout.contains("← no response"), "{stdout}");
     assert!(
-        stdout.contains("outcome  transport failure: server exited before answering (exit code 3)"),
+        stdout.contains("outcome  transport failure after ")
+            && stdout.contains(" ms: server exited before answering (exit code 3)"),
         "{stdout}"
     );
     assert!(stdout.contains("  | fatal: the tool crashed"), "{stdout}");

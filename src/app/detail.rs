@@ -1,37 +1,14 @@
 //! The Detail pane's lines: the selected call or line, pretty-printed and terminal-safe.
 
 use super::state::{AppState, LogLine, Raw};
-use crate::mcp::log::HttpExchange;
-use crate::present::{self, limits::Pretty};
-use crate::sanitize;
+use crate::present::call::{CallDocument, http_lines, pretty_lines};
 
 /// Most lines of a stderr run the detail shows (all of them are in the console).
 const DETAIL_STDERR_LINES: u32 = 2000;
 
-/// Width of the rows an oversized frame's preview is cut into.
-const PREVIEW_WIDTH: usize = 120;
-
 /// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
 pub(super) fn pretty(raw: &str) -> Vec<String> {
-    match present::limits::pretty(raw) {
-        Pretty::Whole(text) => text.lines().map(str::to_owned).collect(),
-        Pretty::AsReceived {
-            shown,
-            shown_bytes,
-            total,
-        } => {
-            let mut lines = vec![format!(
-                "(a frame of {total} bytes: the first {shown_bytes} as received; y / Y copy it \
-                 whole)"
-            )];
-            let safe: Vec<char> = shown.chars().collect();
-            lines.extend(
-                safe.chunks(PREVIEW_WIDTH)
-                    .map(|chunk| chunk.iter().collect::<String>()),
-            );
-            lines
-        }
-    }
+    pretty_lines(raw)
 }
 
 pub(super) fn refresh_detail(state: &mut AppState) {
@@ -54,42 +31,16 @@ pub(super) fn refresh_detail(state: &mut AppState) {
                 ..
             }),
         ) => http_lines(http, state.settings.show_secrets),
-        (Some(call), _) => {
-            // The response first: it is what the user is looking for.
-            let mut lines = match call.exchange.response() {
-                Some(frame) => {
-                    let mut lines = vec![format!("← response ({} bytes)", frame.raw.len())];
-                    lines.extend(pretty(&frame.raw));
-                    lines
-                }
-                None => vec![format!(
-                    "← no response: {}",
-                    sanitize::text(&call.outcome.detail)
-                )],
-            };
-            lines.push(format!(
-                "→ request ({} bytes)",
-                call.exchange.request.raw.len()
-            ));
-            lines.extend(pretty(&call.exchange.request.raw));
-            if !call.exchange.rounds.is_empty() {
-                // Said before the HTTP details: it is part of what the call was.
-                lines.push(format!(
-                    "→ the server asked, and sightline answered ({})",
-                    call.exchange.rounds.len()
-                ));
-                lines.extend(
-                    call.exchange
-                        .rounds
-                        .iter()
-                        .map(|round| format!("  {}", sanitize::text(&round.describe()))),
-                );
-            }
-            if let Some(http) = &call.exchange.http {
-                lines.extend(http_lines(http, state.settings.show_secrets));
-            }
-            lines
+        // The call's document, as Detail shows it.
+        (Some(call), _) => CallDocument {
+            exchange: &call.exchange,
+            outcome: &call.outcome,
+            findings: &call.findings,
+            view: None,
+            connection: None,
+            transport: "",
         }
+        .detail(state.settings.show_secrets),
         (None, Some(line)) => match &line.raw {
             Some(Raw::Stderr { first, count }) => {
                 let shown = (*count).min(DETAIL_STDERR_LINES);
@@ -123,12 +74,4 @@ fn reading_back(state: &AppState) -> String {
         Some(error) => format!("could not read this back from the transcript: {error}"),
         None => "reading this back from the transcript…".to_owned(),
     }
-}
-
-/// An HTTP exchange's details, terminal-safe.
-fn http_lines(http: &HttpExchange, show_secrets: bool) -> Vec<String> {
-    http.lines(show_secrets)
-        .iter()
-        .map(|line| sanitize::text(line).into_owned())
-        .collect()
 }

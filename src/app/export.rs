@@ -4,8 +4,6 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
-
 use super::action::Effect;
 use super::model_pane::call_context;
 use super::state::{AppState, CallRecord, LineKind, Raw};
@@ -17,6 +15,7 @@ use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::verdict::Finished;
 use crate::model_view::ModelView;
+use crate::present::call::CallDocument;
 use crate::transcript::{Header, Judged, Redactor, VERSION, rfc3339, to_text};
 
 /// Requests of the connection kept with the call: what a replayed server must answer first.
@@ -59,22 +58,32 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
     Some((file_name(call, "jsonl"), text))
 }
 
-/// The file name and pretty JSON of call `index`: the request and response as they were, the
-/// class, the findings, and what the model sees under `view`'s host with that host's payload
-/// (the model's side of the conversation).
+/// The file name and pretty JSON of call `index`: the call's document as `call --json` writes
+/// it (the request and response as they were, the class, the findings, what the model sees
+/// under `view`'s host with that host's payload, what the server asked, the HTTP exchange).
 pub fn call_json(state: &AppState, index: usize, view: &ModelView) -> Option<(String, String)> {
     let call = state.whole_call(index)?;
-    let exchange = &call.exchange;
-    let frame = |raw: &str| serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
-    let findings: Vec<&Finding> = call.findings.iter().chain(&view.findings).collect();
-    let document = json!({
-        "request": frame(&exchange.request.raw),
-        "response": exchange.response().map(|response| frame(&response.raw)),
-        "outcome": call.outcome.to_json(),
-        "findings": findings,
-        "model_view": view.to_json(true),
-    });
-    let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    let findings: Vec<Finding> = call
+        .findings
+        .iter()
+        .chain(&view.findings)
+        .cloned()
+        .collect();
+    let connection = state
+        .negotiated
+        .as_ref()
+        .filter(|(session, _)| *session == call.session)
+        .map(|(_, connection)| connection);
+    let document = CallDocument {
+        exchange: &call.exchange,
+        outcome: &call.outcome,
+        findings: &findings,
+        view: Some(view),
+        connection,
+        transport: &state.transport,
+    };
+    let json = document.json(true, state.settings.show_secrets);
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default();
     Some((file_name(call, "json"), text + "\n"))
 }
 

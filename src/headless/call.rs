@@ -4,28 +4,20 @@
 
 use std::io::Write;
 
-use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::exit;
-use super::output::{
-    emit, exit_code, outcome_json, pretty, print_json, read_arguments, report_failure, server_json,
-    server_line, write_findings, write_stderr_tail,
-};
+use super::output::{emit, exit_code, outcome_json, print_json, read_arguments, report_failure};
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
-use crate::classify::findings::Finding;
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
-use crate::client::{ClientError, Connection, Stage};
+use crate::client::{ClientError, Connection};
 use crate::config;
-use crate::mcp::input::Round;
 use crate::mcp::messages::Tool;
-use crate::mcp::session::{End, Exchange, Failure};
+use crate::mcp::session::Exchange;
 use crate::mcp::verdict::{Finished, Judgement};
-use crate::model_view::ModelViewJson;
 use crate::model_view::hosts::{self, HostProfile};
-use crate::present;
+use crate::present::call::{CallDocument, CallJson};
 use crate::recording::Recorder;
 use crate::sanitize;
 
@@ -87,7 +79,7 @@ async fn call_tool(
         Err(error) => {
             return report_failure(&error, as_json, || CallJson {
                 auth: stage.auth(),
-                ..CallJson::failed(&error, server.show_secrets)
+                ..failed_json(&error, server.show_secrets)
             });
         }
     };
@@ -145,50 +137,23 @@ fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
     hosts::resolve(&call.host, &user)
 }
 
-/// The shape of `call --json`: the request and response embedded as the bytes from the wire.
-#[derive(Serialize)]
-pub(super) struct CallJson<'a> {
-    server: Value,
-    request: Option<&'a RawValue>,
-    response: Option<&'a RawValue>,
-    outcome: Value,
-    findings: &'a [Finding],
-    model_view: Option<ModelViewJson<'a, 'a>>,
-    /// What the server asked of the client during the call, and the answers given.
-    rounds: Vec<Value>,
-    /// The HTTP exchange that carried the call (Streamable HTTP), secrets masked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    http: Option<Value>,
-    /// The steps of an OAuth flow the run went through (HTTP requests, where the flow stood,
-    /// what the server got wrong), in order; no tokens.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    auth: Vec<Value>,
-}
-
-/// A frame's text as a JSON value, borrowed (checked, not parsed into a tree or copied).
-fn wire(text: &str) -> Option<&RawValue> {
-    serde_json::from_str::<&RawValue>(text).ok()
-}
-
-impl<'a> CallJson<'a> {
-    /// A call that never happened: connecting failed.
-    fn failed(error: &'a ClientError, show_secrets: bool) -> Self {
-        let exchange = error.exchange();
-        Self {
-            server: Value::Null,
-            request: exchange.and_then(|e| wire(&e.request.raw)),
-            response: exchange
-                .and_then(Exchange::response)
-                .and_then(|frame| wire(&frame.raw)),
-            outcome: outcome_json(&error.outcome(), error.stage()),
-            findings: &[],
-            model_view: None,
-            rounds: Vec::new(),
-            http: exchange
-                .and_then(|e| e.http.as_ref())
-                .map(|http| http.to_json(show_secrets)),
-            auth: Vec::new(),
-        }
+/// A call that never happened: connecting failed.
+fn failed_json(error: &ClientError, show_secrets: bool) -> CallJson<'_> {
+    let exchange = error.exchange();
+    CallJson {
+        server: Value::Null,
+        request: exchange.and_then(|e| serde_json::from_str(&e.request.raw).ok()),
+        response: exchange
+            .and_then(Exchange::response)
+            .and_then(|frame| serde_json::from_str(&frame.raw).ok()),
+        outcome: outcome_json(&error.outcome(), error.stage()),
+        findings: &[],
+        model_view: None,
+        rounds: Vec::new(),
+        http: exchange
+            .and_then(|e| e.http.as_ref())
+            .map(|http| http.to_json(show_secrets)),
+        auth: Vec::new(),
     }
 }
 
@@ -230,82 +195,26 @@ impl<'a> CallReport<'a> {
         }
     }
 
-    /// The object of product.md §1. The result text appears twice at most: in the response
-    /// (the wire bytes) and in the model's view; `payload` repeats it once more, on request.
-    pub(super) fn to_json(&self, with_payload: bool, show_secrets: bool) -> CallJson<'_> {
-        CallJson {
-            server: server_json(self.connection),
-            request: wire(&self.exchange.request.raw),
-            response: self.exchange.response().and_then(|frame| wire(&frame.raw)),
-            outcome: outcome_json(&self.analysis.outcome, Stage::Call),
+    /// The call as one document: what the text and the JSON say.
+    pub fn document(&self) -> CallDocument<'_> {
+        CallDocument {
+            exchange: self.exchange,
+            outcome: &self.analysis.outcome,
             findings: &self.analysis.findings,
-            model_view: Some(self.analysis.view.to_json(with_payload)),
-            rounds: self.exchange.rounds.iter().map(Round::to_json).collect(),
-            http: self
-                .exchange
-                .http
-                .as_ref()
-                .map(|http| http.to_json(show_secrets)),
-            auth: Vec::new(),
+            view: Some(&self.analysis.view),
+            connection: self.connection,
+            transport: self.transport,
         }
     }
 
-    /// The human output: request, response, the class in words, what the model sees, findings.
+    /// The object of product.md §1. The result text appears twice at most: in the response
+    /// (the wire bytes) and in the model's view; `payload` repeats it once more, on request.
+    pub(super) fn to_json(&self, with_payload: bool, show_secrets: bool) -> CallJson<'_> {
+        self.document().json(with_payload, show_secrets)
+    }
+
+    /// The human output: the document's every section.
     pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let exchange = self.exchange;
-        let server = server_line(self.connection, self.transport);
-        writeln!(
-            out,
-            "{server}\n\n→ request\n{}\n",
-            pretty(&exchange.request.raw)
-        )?;
-        let elapsed = exchange.ended_at.since(exchange.sent_at);
-        match exchange.response() {
-            Some(frame) => writeln!(out, "← response ({elapsed} ms)\n{}\n", pretty(&frame.raw))?,
-            None => writeln!(out, "← no response ({elapsed} ms)\n")?,
-        }
-        if let Some(http) = &exchange.http {
-            writeln!(out, "⇄ HTTP {}\n", sanitize::text(&http.summary()))?;
-        }
-        if !exchange.rounds.is_empty() {
-            writeln!(out, "── the server asked ──")?;
-            for round in &exchange.rounds {
-                let line = round.describe();
-                writeln!(out, "  {}", sanitize::text(&line))?;
-            }
-            writeln!(out)?;
-        }
-        let outcome = &self.analysis.outcome;
-        writeln!(
-            out,
-            "outcome  {}: {}",
-            outcome.class.label(),
-            sanitize::text(&outcome.detail)
-        )?;
-        if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &exchange.end {
-            write_stderr_tail(out, stderr_tail)?;
-        }
-        let view = &self.analysis.view;
-        writeln!(
-            out,
-            "\n── what the model sees ── host '{}' · {}",
-            sanitize::text(&view.host),
-            view.verdict()
-        )?;
-        let marker = match (view.forwarded, view.is_error) {
-            (true, true) => "[error] ",
-            (false, _) => "[from the host, not the server] ",
-            (true, false) => "",
-        };
-        let (shown, omitted) = view.text_within(present::limits::MODEL_TEXT_BYTES);
-        write!(out, "{marker}{}", sanitize::text_keeping_newlines(&shown))?;
-        if omitted > 0 {
-            write!(out, "… ({omitted} more bytes)")?;
-        }
-        writeln!(out, "\n  why: {}", sanitize::text(&view.reason))?;
-        for note in &view.notes {
-            writeln!(out, "  host: {}", sanitize::text(note))?;
-        }
-        write_findings(out, &self.analysis.findings)
+        write!(out, "{}", self.document().text(false))
     }
 }

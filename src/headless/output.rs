@@ -5,14 +5,15 @@
 use std::io::{Read, Write};
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::exit;
-use crate::classify::findings::{Finding, Severity};
-use crate::classify::{Class, Outcome};
-use crate::client::{ClientError, Connection, Stage};
-use crate::mcp::era::Era;
+use crate::classify::Class;
+use crate::classify::findings::Finding;
+use crate::client::ClientError;
 use crate::mcp::session::{End, Exchange, Failure};
+use crate::present::call::{findings_lines, stderr_tail_lines};
+pub(super) use crate::present::call::{outcome_json, server_json, server_line};
 use crate::present::{self, limits::Pretty};
 use crate::sanitize;
 
@@ -72,40 +73,6 @@ pub(super) fn report_failure<J: Serialize>(
     exit_code(error.outcome().class)
 }
 
-pub(super) fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()> {
-    if !tail.is_empty() {
-        writeln!(out, "last lines of the server's stderr:")?;
-        for line in tail {
-            writeln!(out, "  | {}", sanitize::text(line))?;
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn server_json(connection: Option<&Connection>) -> Value {
-    match connection {
-        Some(c) => json!({
-            "name": c.server.name,
-            "version": c.server.version,
-            "era": c.era,
-            "protocol_version": c.protocol_version,
-            "http_session": c.http_session,
-        }),
-        None => Value::Null,
-    }
-}
-
-/// The `outcome` object: class, code, stage and detail.
-pub(super) fn outcome_json(outcome: &Outcome, stage: Stage) -> Value {
-    let mut value = json!({"class": outcome.class});
-    if let Some(code) = outcome.code {
-        value["code"] = code.into();
-    }
-    value["stage"] = json!(stage);
-    value["detail"] = outcome.detail.as_str().into();
-    value
-}
-
 /// Writes one JSON document to stdout as it is serialized, terminal-safe.
 pub(super) fn print_json(value: &impl Serialize) {
     emit(|out| {
@@ -138,52 +105,19 @@ pub(super) fn pretty(raw: &str) -> String {
     }
 }
 
-pub(super) fn server_line(connection: Option<&Connection>, transport: &str) -> String {
-    let transport = sanitize::text(transport).into_owned();
-    match connection {
-        Some(c) => {
-            let era = match c.era {
-                Era::Legacy => "legacy",
-                Era::Modern => "modern",
-            };
-            let session = c
-                .http_session
-                .as_deref()
-                .map(|id| {
-                    format!(
-                        " · session {}",
-                        sanitize::text(&present::log::short_session(id))
-                    )
-                })
-                .unwrap_or_default();
-            format!(
-                "server   {} {} · {era} era · protocol {} · {transport}{session}",
-                sanitize::text(&c.server.name),
-                sanitize::text(&c.server.version),
-                c.protocol_version
-            )
-        }
-        None => format!("server   {transport}"),
+/// The last lines of a server's stderr, after it exited.
+pub(super) fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()> {
+    for line in stderr_tail_lines(tail) {
+        writeln!(out, "{line}")?;
     }
+    Ok(())
 }
 
-/// The findings section of the human outputs.
+/// The findings section of the human outputs, after a blank line.
 pub(super) fn write_findings(out: &mut dyn Write, findings: &[Finding]) -> std::io::Result<()> {
-    if findings.is_empty() {
-        return writeln!(out, "\n── findings ── none");
-    }
-    writeln!(out, "\n── findings ──")?;
-    for finding in findings {
-        let severity = match finding.severity {
-            Severity::Info => "info   ",
-            Severity::Warning => "warning",
-        };
-        writeln!(
-            out,
-            "{severity}  {}\n         {}",
-            finding.id,
-            sanitize::text(&finding.message)
-        )?;
+    writeln!(out)?;
+    for line in findings_lines(findings) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! One presentation of a session, pure: the words and limits that the TUI and the headless
 //! commands share, so the same event reads the same everywhere.
 
+pub mod call;
 pub mod limits;
 pub mod log;
