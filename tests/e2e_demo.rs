@@ -291,7 +291,7 @@ fn real_host_profiles_forward_in_their_own_words() {
     assert!(
         shown.contains("── what the model sees ── host 'openai-chat' · forwarded (SHOULD)")
             && shown.contains(
-                "  host: this host has no error flag: the model sees this text as an ordinary result"
+                "▸ this host has no error flag: the model sees this text as an ordinary result"
             ),
         "{shown}"
     );

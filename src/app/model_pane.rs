@@ -1,13 +1,8 @@
 //! The model pane: what the current call shows the model under the host profile.
 
-use std::fmt::Write;
-
 use super::state::{AppState, Link, ModelPane};
 use crate::analysis::{self, CallContext};
-use crate::model_view::Block;
-use crate::sanitize;
-
-pub(super) use crate::present::limits::MODEL_TEXT_BYTES;
+use crate::present::call::ViewWords;
 
 fn negotiated_version(state: &AppState) -> &str {
     match &state.link {
@@ -34,29 +29,16 @@ pub(super) fn refresh_model(state: &mut AppState) {
         .and_then(|index| Some((index, state.whole_call(index)?)));
     state.model = current.map(|(index, record)| {
         let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
-        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
-        let mut text = sanitize::text_keeping_newlines(&shown);
-        if omitted > 0 {
-            let _ = write!(text, "… ({omitted} more bytes)");
-        }
+        let words = ViewWords::of(&view);
         ModelPane {
             call: index,
-            host: sanitize::text(&view.host).into_owned(),
-            verdict: view.verdict(),
             forwarded: view.forwarded,
-            is_error: view.is_error,
-            rule: view.rule,
-            structured: view
-                .blocks
-                .iter()
-                .any(|block| matches!(block, Block::Structured { .. })),
-            text,
-            reason: sanitize::text(&view.reason).into_owned(),
-            notes: view
-                .notes
-                .iter()
-                .map(|note| sanitize::text(note).into_owned())
-                .collect(),
+            host: words.host,
+            verdict: words.verdict,
+            marker: words.marker,
+            text: words.text,
+            reason: words.reason,
+            notes: words.notes,
             findings: view.findings.clone(),
             captured: super::capture::of(state, index, &view.host).cloned(),
         }

@@ -14,7 +14,6 @@ use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::{Connection, HttpExchange};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
-use crate::model_view::Rule;
 use crate::model_view::hosts::HostProfile;
 
 pub use super::action::Stored;
@@ -491,10 +490,8 @@ pub struct ModelPane {
     pub host: String,
     pub verdict: String,
     pub forwarded: bool,
-    pub is_error: bool,
-    pub rule: Rule,
-    /// Whether `structuredContent` is part of it.
-    pub structured: bool,
+    /// How the text reaches the model, when that needs saying (see `present::call::ViewWords`).
+    pub marker: &'static str,
     /// Terminal-safe, clipped, with a note of what was left out.
     pub text: String,
     pub reason: String,

@@ -16,7 +16,7 @@ use crate::mcp::input::Round;
 use crate::mcp::log::{Connection, Stage};
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::mcp::verdict::{Finding, Outcome, Severity};
-use crate::model_view::{ModelView, ModelViewJson};
+use crate::model_view::{Block, ModelView, ModelViewJson, Rule};
 use crate::sanitize;
 
 /// Everything said of one finished call.
@@ -175,39 +175,77 @@ impl<'a> CallDocument<'a> {
         lines
     }
 
-    /// What the model sees, up to [`MODEL_TEXT_BYTES`], and why.
+    /// What the model sees, in the model pane's words, after the host and the verdict.
     pub fn view(&self) -> Vec<String> {
         let Some(view) = self.view else {
             return Vec::new();
         };
-        let marker = match (view.forwarded, view.is_error) {
-            (true, true) => "[error] ",
-            (false, _) => "[from the host, not the server] ",
-            (true, false) => "",
-        };
-        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
-        let mut text = format!("{marker}{}", sanitize::text_keeping_newlines(&shown));
-        if omitted > 0 {
-            let _ = write!(text, "… ({omitted} more bytes)");
-        }
+        let words = ViewWords::of(view);
         let mut lines = vec![format!(
             "── what the model sees ── host '{}' · {}",
-            sanitize::text(&view.host),
-            view.verdict()
+            words.host, words.verdict
         )];
-        lines.push(text);
-        lines.push(format!("  why: {}", sanitize::text(&view.reason)));
-        lines.extend(
-            view.notes
-                .iter()
-                .map(|note| format!("  host: {}", sanitize::text(note))),
-        );
+        lines.extend(words.notes.iter().map(|note| format!("▸ {note}")));
+        if !words.marker.is_empty() {
+            lines.push(words.marker.to_owned());
+        }
+        lines.push(String::new());
+        lines.push(words.text);
+        lines.push(String::new());
+        lines.push(format!("why: {}", words.reason));
         lines
     }
 
     /// The findings, each with its severity and rule.
     pub fn findings(&self) -> Vec<String> {
         findings_lines(self.findings)
+    }
+}
+
+/// What the model sees, in the words the model pane and `call`'s text both use: terminal-safe,
+/// the text clipped to [`MODEL_TEXT_BYTES`] with a note of what was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewWords {
+    pub host: String,
+    pub verdict: String,
+    /// What the host did that the model cannot tell.
+    pub notes: Vec<String>,
+    /// How the text reaches the model, when that needs saying ("marked as an error"…).
+    pub marker: &'static str,
+    pub text: String,
+    pub reason: String,
+}
+
+impl ViewWords {
+    pub fn of(view: &ModelView) -> Self {
+        let (shown, omitted) = view.text_within(MODEL_TEXT_BYTES);
+        let mut text = sanitize::text_keeping_newlines(&shown);
+        if omitted > 0 {
+            let _ = write!(text, "… ({omitted} more bytes)");
+        }
+        let structured = view
+            .blocks
+            .iter()
+            .any(|block| matches!(block, Block::Structured { .. }));
+        let marker = match (view.forwarded, view.is_error, view.rule) {
+            (true, true, Rule::May) => "marked as an error, less likely to help",
+            (true, true, _) => "marked as an error",
+            (false, _, _) => "the host's own words, not the server's:",
+            (true, false, _) if structured => "includes structuredContent, serialized",
+            (true, false, _) => "",
+        };
+        Self {
+            host: sanitize::text(&view.host).into_owned(),
+            verdict: view.verdict(),
+            notes: view
+                .notes
+                .iter()
+                .map(|note| sanitize::text(note).into_owned())
+                .collect(),
+            marker,
+            text,
+            reason: sanitize::text(&view.reason).into_owned(),
+        }
     }
 }
 

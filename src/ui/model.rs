@@ -8,7 +8,6 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use super::shared::{Sideways, class_meaning, finding_lines, pane, wrapped_or_cut};
 use crate::app::describe::id_label;
 use crate::app::state::{CallRecord, ModelPane};
-use crate::model_view::Rule;
 use crate::theme::{Meaning, Theme};
 
 /// The model pane over what the model sees of the current call, the calls, and the host.
@@ -98,14 +97,7 @@ impl Widget for ModelViewPane<'_> {
             ]),
             Line::styled(view.verdict.as_str(), verdict_style),
         ];
-        let structured = view.structured;
-        let marker = match (view.forwarded, view.is_error, view.rule) {
-            (true, true, Rule::May) => "marked as an error, less likely to help",
-            (true, true, _) => "marked as an error",
-            (false, _, _) => "the host's own words, not the server's:",
-            (true, false, _) if structured => "includes structuredContent, serialized",
-            (true, false, _) => "",
-        };
+        let marker = view.marker;
         for note in &view.notes {
             lines.push(Line::styled(
                 format!("▸ {note}"),

@@ -15,7 +15,10 @@ fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
     assert_eq!(response.exchange, Some(0));
     assert_eq!(state.pending_calls, 0);
     let view = state.model.as_ref().unwrap();
-    assert_eq!((view.forwarded, view.rule), (false, Rule::May));
+    assert_eq!(
+        (view.forwarded, view.verdict.as_str()),
+        (false, "not forwarded (MAY, off)")
+    );
     command(&mut state, Command::ToggleForwarding);
     assert!(
         state.model.as_ref().unwrap().forwarded,

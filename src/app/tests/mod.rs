@@ -16,7 +16,6 @@ use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::parse;
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
 use crate::mcp::messages::{ServerInfo, Tool};
-use crate::model_view::Rule;
 
 mod calls;
 mod editor;
