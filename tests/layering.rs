@@ -77,6 +77,7 @@ const PURE: &[&str] = &[
     "classify",
     "model_view",
     "analysis.rs",
+    "present",
     "schema",
     "app",
     "audit",
