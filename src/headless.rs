@@ -187,6 +187,11 @@ mod tests {
                 status: "exit code 3".into(),
             },
             LogEvent::Note("falling back to initialize".into()),
+            LogEvent::Authorization(crate::mcp::oauth::AuthFact::Step(
+                crate::mcp::oauth::AuthStep::Registered {
+                    client_id: "demo-client-1".into(),
+                },
+            )),
             LogEvent::Http(std::sync::Arc::new(HttpExchange {
                 method: "POST".into(),
                 url: "http://localhost:1/mcp".into(),
