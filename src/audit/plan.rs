@@ -117,6 +117,10 @@ pub struct Options {
 pub struct Plan {
     pub cases: Vec<Case>,
     pub skipped: Vec<Skipped>,
+    /// The tools audited, by name, in the server's order.
+    pub audited: Vec<String>,
+    /// Tools the audit looked at and found nothing to break in, and why.
+    pub no_cases: Vec<Skipped>,
 }
 
 /// The plan for a server's tools.
@@ -159,6 +163,16 @@ pub fn plan(tools: &[Tool], options: &Options) -> Plan {
         first_audited.get_or_insert_with(|| name.clone());
         let schema = tool.input_schema().unwrap_or_else(|| json!({}));
         let (cases, dropped) = tool_cases(&name, &schema);
+        if cases.is_empty() {
+            plan.no_cases.push(Skipped {
+                tool: name.clone(),
+                reason: "its inputSchema names no property, no required argument and no \
+                         constraint to break"
+                    .into(),
+            });
+        } else {
+            plan.audited.push(name.clone());
+        }
         plan.cases.extend(cases);
         if dropped > 0 {
             plan.skipped.push(Skipped {

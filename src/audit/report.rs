@@ -40,6 +40,10 @@ pub struct Report {
     pub host: String,
     pub cases: Vec<CaseResult>,
     pub skipped: Vec<Skipped>,
+    /// The tools with cases, by name.
+    pub audited: Vec<String>,
+    /// Tools with nothing to break, and why.
+    pub no_cases: Vec<Skipped>,
     #[serde(skip)]
     pub fail_on: Vec<Verdict>,
 }
@@ -77,6 +81,29 @@ impl Report {
         line
     }
 
+    /// Tools skipped whole (not those audited with some cases left out).
+    fn tools_skipped(&self) -> usize {
+        let mut names: Vec<&str> = self
+            .skipped
+            .iter()
+            .map(|skipped| skipped.tool.as_str())
+            .filter(|tool| !self.audited.iter().any(|audited| audited == tool))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    }
+
+    /// `tools: 3 audited · 1 skipped · 1 with no cases`: every tool the audit looked at.
+    pub fn tools_line(&self) -> String {
+        format!(
+            "tools: {} audited · {} skipped · {} with no cases",
+            self.audited.len(),
+            self.tools_skipped(),
+            self.no_cases.len()
+        )
+    }
+
     /// The report as `--json` prints it.
     pub fn to_json(&self) -> Value {
         json!({
@@ -84,6 +111,12 @@ impl Report {
             "host": self.host,
             "cases": self.cases,
             "skipped": self.skipped,
+            "no_cases": self.no_cases,
+            "tools": {
+                "audited": self.audited,
+                "skipped": self.tools_skipped(),
+                "no_cases": self.no_cases.len(),
+            },
             "summary": self.counts(),
             "failing": self.failing().count(),
         })
@@ -174,6 +207,15 @@ impl Report {
                 skipped.reason
             );
         }
+        for empty in &self.no_cases {
+            let _ = writeln!(
+                out,
+                "no cases for {}: {}",
+                sanitize::text(&empty.tool),
+                empty.reason
+            );
+        }
+        let _ = writeln!(out, "{}", self.tools_line());
         let _ = writeln!(out, "summary: {}", self.summary());
         out
     }
@@ -345,6 +387,15 @@ impl Baseline {
 }
 
 /// `1 case`, `2 cases`.
+/// `this call` / `these 3 calls`: a determiner that agrees with its count.
+pub fn these(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("this {noun}")
+    } else {
+        format!("these {count} {noun}s")
+    }
+}
+
 pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 {
         format!("1 {noun}")

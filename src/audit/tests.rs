@@ -389,6 +389,8 @@ fn report(verdicts: &[Verdict], fail_on: &[Verdict], baseline: &Baseline) -> Rep
         host: "spec".into(),
         cases,
         skipped: Vec::new(),
+        audited: Vec::new(),
+        no_cases: Vec::new(),
         fail_on: fail_on.to_vec(),
     }
 }
@@ -491,4 +493,46 @@ fn each_captured_host_gets_the_consequence_its_profile_predicts() {
         judged.hosts.len(),
         crate::model_view::hosts::captured().len()
     );
+}
+
+#[test]
+fn every_tool_is_counted_audited_skipped_or_with_no_cases() {
+    let tools = [
+        tool(
+            "book",
+            &json!({"type": "object", "properties": {"date": {"type": "string"}}, "required": ["date"]}),
+        ),
+        tool("ping", &json!({"type": "object"})),
+        Tool::from_value(&json!({"name": "wipe", "inputSchema": {"type": "object"}})),
+    ];
+    let planned = plan(&tools, &Options::default());
+    assert_eq!(planned.audited, ["book"]);
+    let empty: Vec<&str> = planned.no_cases.iter().map(|s| s.tool.as_str()).collect();
+    assert_eq!(
+        empty,
+        ["ping"],
+        "a tool with nothing to break is said, not dropped"
+    );
+    let mut report = report(&[], &DEFAULT_FAIL_ON, &Baseline::default());
+    report.audited = planned.audited.clone();
+    report.skipped = planned.skipped.clone();
+    report.no_cases = planned.no_cases.clone();
+    let text = report.text();
+    assert!(
+        text.contains("no cases for ping: its inputSchema names no property"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools: 1 audited · 1 skipped · 1 with no cases"),
+        "{text}"
+    );
+    let json = report.to_json();
+    assert_eq!(json["tools"]["no_cases"], 1);
+    assert_eq!(json["no_cases"][0]["tool"], "ping");
+}
+
+#[test]
+fn counts_agree_with_their_nouns() {
+    assert_eq!(super::report::these(1, "call"), "this call");
+    assert_eq!(super::report::these(3, "call"), "these 3 calls");
 }

@@ -173,6 +173,8 @@ async fn run(
             })
             .collect(),
         skipped: plan.skipped.clone(),
+        audited: plan.audited.clone(),
+        no_cases: plan.no_cases.clone(),
         fail_on: settings.fail_on.clone(),
     };
     if let Err(message) = write_files(args, &report, &line) {
@@ -320,6 +322,22 @@ fn print_plan(server: &str, plan: &Plan) {
             skipped.reason
         );
     }
+    for empty in &plan.no_cases {
+        let _ = writeln!(
+            err,
+            "  no cases for {}: {}",
+            sanitize::text(&empty.tool),
+            empty.reason
+        );
+    }
+}
+
+/// `These 3 calls` at the start of a sentence.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// `--yes`, or a yes typed at the terminal; headless without `--yes` nothing is sent.
@@ -330,14 +348,15 @@ async fn consent(args: &AuditArgs, calls: usize) -> bool {
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !interactive {
         eprintln!(
-            "sightline: nothing was sent. These {} may run tools on a lenient server; run again with --yes to send them.",
-            crate::audit::report::plural(calls, "call")
+            "sightline: nothing was sent. {} may run tools on a lenient server; run again with --yes to send {}.",
+            capitalized(&crate::audit::report::these(calls, "call")),
+            if calls == 1 { "it" } else { "them" }
         );
         return false;
     }
     eprint!(
-        "Send these {}? [y/N] ",
-        crate::audit::report::plural(calls, "call")
+        "Send {}? [y/N] ",
+        crate::audit::report::these(calls, "call")
     );
     let answer = tokio::task::spawn_blocking(|| {
         let mut line = String::new();
