@@ -1,6 +1,7 @@
 //! `sightline audit`, pure: a plan of deliberately invalid calls from each tool's schema, a
 //! verdict per answer against the spec version in force, and the report in every format.
 
+pub mod answer;
 pub mod plan;
 pub mod report;
 pub mod verdict;

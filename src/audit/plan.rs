@@ -573,6 +573,11 @@ fn valid_string(property: &Value) -> String {
     if let Some(text) = by_format {
         return text.into();
     }
+    // A date the description names the format of: one in the future, as a server that checks
+    // it ("must be in the future") accepts, when the schema takes it.
+    if let Some(date) = described_date(property) {
+        return date;
+    }
     if let Some(text) = property
         .get("pattern")
         .and_then(Value::as_str)
@@ -586,6 +591,33 @@ fn valid_string(property: &Value) -> String {
         .unwrap_or(1)
         .min(64);
     "x".repeat(usize::try_from(min).unwrap_or(1))
+}
+
+/// Date formats a description may name, and a future date in each.
+const DATE_FORMATS: [(&str, &str); 6] = [
+    ("dd/mm/yyyy", "25/12/2099"),
+    ("mm/dd/yyyy", "12/25/2099"),
+    ("yyyy-mm-dd", "2099-12-25"),
+    ("dd-mm-yyyy", "25-12-2099"),
+    ("dd.mm.yyyy", "25.12.2099"),
+    ("yyyy/mm/dd", "2099/12/25"),
+];
+
+/// A future date in the format the property's description names, if it names one and the
+/// property's own schema (its pattern) takes the date.
+fn described_date(property: &Value) -> Option<String> {
+    let description = property.get("description")?.as_str()?.to_lowercase();
+    let (_, date) = DATE_FORMATS
+        .iter()
+        .find(|(format, _)| description.contains(format))?;
+    let string = serde_json::json!({"type": "string"});
+    let schema = match property.get("pattern") {
+        Some(pattern) => serde_json::json!({"type": "string", "pattern": pattern}),
+        None => string,
+    };
+    let fits = jsonschema::validator_for(&schema)
+        .is_ok_and(|validator| validator.is_valid(&Value::from(*date)));
+    fits.then(|| (*date).to_owned())
 }
 
 fn valid_number(property: &Value, integer: bool) -> f64 {

@@ -178,7 +178,17 @@ impl Report {
                     number(&judged.rule),
                     if result.known { " (known)" } else { "" }
                 );
-                let _ = writeln!(out, "      the model sees: {}", judged.model_sees);
+                let _ = writeln!(out, "      the model sees: {}", line(&judged.model_sees));
+                if let Some(evidence) = &judged.evidence {
+                    let _ = writeln!(out, "      the answer {}", sanitize::text(evidence));
+                }
+                if judged.actionable == Some(false) && judged.verdict == Verdict::Conformant {
+                    let _ = writeln!(
+                        out,
+                        "      its message does not say what to send instead (a format, the \
+                         allowed values, a bound)"
+                    );
+                }
                 if !judged.hosts.is_empty() {
                     let _ = writeln!(out, "      real hosts: {}", per_host(judged));
                 }
@@ -305,7 +315,7 @@ impl Report {
                     md(&result.case.what),
                     judged.expected,
                     md(&judged.got),
-                    md(&judged.model_sees),
+                    md(&line(&judged.model_sees)),
                     per_host(judged)
                 );
             }
@@ -387,6 +397,18 @@ impl Baseline {
 }
 
 /// `1 case`, `2 cases`.
+/// Longest model-view text the table and Markdown reports quote (`--json` has it whole).
+const MODEL_TEXT_CHARS: usize = 160;
+
+/// `text` on one line of the report, clipped.
+pub fn line(text: &str) -> String {
+    let mut clipped: String = text.chars().take(MODEL_TEXT_CHARS).collect();
+    if clipped.len() < text.len() {
+        clipped.push('…');
+    }
+    clipped.replace('\n', " ↵ ")
+}
+
 /// `this call` / `these 3 calls`: a determiner that agrees with its count.
 pub fn these(count: usize, noun: &str) -> String {
     if count == 1 {

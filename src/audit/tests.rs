@@ -536,3 +536,94 @@ fn counts_agree_with_their_nouns() {
     assert_eq!(super::report::these(1, "call"), "this call");
     assert_eq!(super::report::these(3, "call"), "these 3 calls");
 }
+
+/// A case for `property` of a call that also sent `departureDate`.
+fn judged_for(property: &str, exchange: &crate::mcp::session::Exchange) -> Judged {
+    let host: HostProfile = resolve("spec", &[]).unwrap();
+    let tools = [tool("book_flight", &json!({"type": "object"}))];
+    let case = Case {
+        group: "book_flight".into(),
+        tool: "book_flight".into(),
+        kind: CaseKind::UnexpectedProperty,
+        property: Some(property.into()),
+        arguments: json!({"departureDate": "25/12/2099", property: true}),
+        what: String::new(),
+    };
+    let context = CallContext {
+        version: "2025-11-25",
+        catalog: Some(&tools),
+        host: &host,
+        forward_protocol_errors: false,
+    };
+    judge(&case, exchange, &context)
+}
+
+#[test]
+fn a_verdict_reads_what_the_answer_says_not_only_its_channel() {
+    let about_it =
+        call("book_flight", json!({})).tool_error("Unrecognized key: 'sightline_unexpected'");
+    let judged = judged_for("sightline_unexpected", &about_it);
+    assert_eq!(judged.verdict, Verdict::Conformant);
+    assert_eq!(
+        judged.evidence.as_deref(),
+        Some("names \"sightline_unexpected\"")
+    );
+    assert_eq!(judged.answer, "Unrecognized key: 'sightline_unexpected'");
+    assert_eq!(
+        judged.actionable,
+        Some(false),
+        "it does not say what to send instead"
+    );
+
+    let unrelated = call("book_flight", json!({})).tool_error("explode: deliberate failure");
+    let judged = judged_for("sightline_unexpected", &unrelated);
+    assert_eq!(judged.verdict, Verdict::Lenient, "{}", judged.why);
+
+    let base =
+        call("book_flight", json!({})).tool_error("Invalid departure date: must be in the future");
+    let judged = judged_for("sightline_unexpected", &base);
+    assert_eq!(judged.verdict, Verdict::Unclear);
+    assert!(
+        judged.why.contains("about 'departureDate'"),
+        "{}",
+        judged.why
+    );
+
+    let blocked = call("book_flight", json!({})).error(
+        -32600,
+        "Tool requires task augmentation (taskSupport: 'required')",
+    );
+    let judged = judged_for("sightline_unexpected", &blocked);
+    assert_eq!(judged.verdict, Verdict::Unclear);
+    assert!(judged.why.contains("task augmentation"), "{}", judged.why);
+
+    let generic = call("book_flight", json!({})).error(-32602, "Invalid params");
+    let judged = judged_for("sightline_unexpected", &generic);
+    assert_eq!(judged.verdict, Verdict::ModelBlind);
+    assert_eq!(
+        judged.evidence.as_deref(),
+        Some("code -32602 (invalid params)")
+    );
+}
+
+#[test]
+fn a_date_the_description_names_is_a_future_one_in_that_format() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "departureDate": {"type": "string", "description": "Departure date in dd/mm/yyyy format", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"},
+            "destination": {"type": "string"}
+        },
+        "required": ["departureDate", "destination"]
+    });
+    let planned = plan(&[tool("book", &schema)], &Options::default());
+    let missing_destination = planned
+        .cases
+        .iter()
+        .find(|case| {
+            case.kind == CaseKind::MissingRequired
+                && case.property.as_deref() == Some("destination")
+        })
+        .expect("planned");
+    assert_eq!(missing_destination.arguments["departureDate"], "25/12/2099");
+}

@@ -3,14 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::answer::{self, About};
 use super::plan::{Case, CaseKind};
 use crate::analysis::{self, CallContext};
 use crate::classify::{Class, Outcome};
 use crate::mcp::jsonrpc::error_code_name;
 use crate::mcp::session::Exchange;
-
-/// Longest model-view text a verdict quotes.
-const MODEL_TEXT_CHARS: usize = 160;
 
 /// How a case came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -110,6 +108,15 @@ pub struct Judged {
     pub forwarded: bool,
     /// What the model of each host calibrated against the real thing reads of this answer.
     pub hosts: Vec<HostConsequence>,
+    /// The words of the answer that decided the verdict (`names "departureDate"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    /// The server's answer, its words in full (a result's text, an error's message and data).
+    pub answer: String,
+    /// For a failed argument case: whether the message says what to send instead (a format,
+    /// the allowed values, a bound), as SEP-1303 advises.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actionable: Option<bool>,
 }
 
 /// What one real host's model makes of a case's answer (its captured profile's prediction).
@@ -172,7 +179,18 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
         !exchange.rounds.is_empty(),
         context.version,
     );
+    let words = answer::text(exchange);
+    let (verdict, why, evidence) = if argument {
+        read_answer(case, &outcome, (verdict, why), &words)
+    } else {
+        (verdict, why, None)
+    };
+    let failed = matches!(outcome.class, Class::ToolError | Class::ProtocolError);
+    let actionable = (argument && failed).then(|| answer::actionable(&words).is_some());
     Judged {
+        evidence,
+        answer: crate::sanitize::text_keeping_newlines(&words),
+        actionable,
         allowed_then: verdict == Verdict::ModelBlind && old,
         verdict,
         expected: if argument {
@@ -186,6 +204,59 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
         model_sees: model_sees(&view),
         forwarded: view.forwarded,
         hosts: per_host(exchange, &outcome, context),
+    }
+}
+
+/// A failed argument case judged on what its answer says, not only on its channel: a tool error
+/// is conformant only when it is about the case; one about something else means the tool ran
+/// with the invalid input (lenient); an answer about another argument or a blocker is unclear.
+fn read_answer(
+    case: &Case,
+    outcome: &Outcome,
+    (verdict, why): (Verdict, String),
+    words: &str,
+) -> (Verdict, String, Option<String>) {
+    if !matches!(outcome.class, Class::ToolError | Class::ProtocolError) {
+        return (verdict, why, None);
+    }
+    let property = case.property.as_deref().unwrap_or("the argument");
+    match answer::about(case, words) {
+        About::Case(evidence) => (verdict, why, Some(evidence)),
+        About::Blocked { what, evidence } => (
+            Verdict::Unclear,
+            format!("the answer is about {what}, not the case: validation never ran"),
+            Some(evidence),
+        ),
+        About::OtherArgument { name, evidence } => (
+            Verdict::Unclear,
+            format!(
+                "the answer is about '{name}', not '{property}': the server refused the value \
+                 the audit sent for '{name}', so '{property}' was not judged"
+            ),
+            Some(evidence),
+        ),
+        About::Nothing if words.trim().is_empty() => (
+            Verdict::Unclear,
+            "the answer has no words to judge".to_owned(),
+            None,
+        ),
+        About::Nothing if outcome.class == Class::ProtocolError => match outcome.code {
+            // -32602 says "invalid params" by its code: about the arguments.
+            Some(-32602) => (verdict, why, Some("code -32602 (invalid params)".into())),
+            _ => (
+                Verdict::Unclear,
+                "a protocol error whose words are not about the case".to_owned(),
+                None,
+            ),
+        },
+        About::Nothing => (
+            Verdict::Lenient,
+            format!(
+                "a tool error, but not about '{property}': the tool ran with the invalid input \
+                 and failed for another reason"
+            ),
+            None,
+        ),
     }
 }
 
@@ -230,17 +301,13 @@ fn consequence(view: &crate::model_view::ModelView<'_>) -> Consequence {
     }
 }
 
-/// What the model would have seen, clipped, or that it saw nothing of the answer.
+/// What the model would have seen, whole (the reports clip it to a line), or that it saw
+/// nothing of the answer.
 fn model_sees(view: &crate::model_view::ModelView<'_>) -> String {
     if !view.forwarded && view.server_called {
         return format!("nothing of the answer: {}", view.verdict());
     }
-    let text = view.text();
-    let mut clipped: String = text.chars().take(MODEL_TEXT_CHARS).collect();
-    if clipped.len() < text.len() {
-        clipped.push('…');
-    }
-    crate::sanitize::text(&clipped).into_owned()
+    crate::sanitize::text(&view.text()).into_owned()
 }
 
 /// The verdict on an answer of class `outcome` to a case of `kind` (`asked`: the tool asked

@@ -54,7 +54,10 @@ impl Widget for AuditOverlay<'_> {
                 about
             }
             (_, Some(Some(row))) => vec![
-                format!("the model sees: {}", row.judged.model_sees),
+                format!(
+                    "the model sees: {}",
+                    crate::audit::report::line(&row.judged.model_sees)
+                ),
                 format!(
                     "{} {}: \"{}\"",
                     row.judged.rule.version, row.judged.rule.source, row.judged.rule.text
