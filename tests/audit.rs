@@ -324,3 +324,58 @@ fn bad_flags_are_usage_errors_before_anything_starts() {
         "{stderr}"
     );
 }
+
+/// `--sarif` writes a SARIF 2.1.0 log that the official schema (shipped in
+/// `@microsoft/jest-sarif`, installed by `tests/peers/install.sh`) accepts: a result per case
+/// that is not conformant, each an error, with the tool and the case's key.
+#[test]
+fn the_sarif_log_is_valid_sarif_2_1_0_with_a_result_per_problem() {
+    let schema = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/peers/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
+    );
+    let text =
+        std::fs::read_to_string(schema).expect("the SARIF schema: run tests/peers/install.sh");
+    // The schema's `language` pattern has a stray `]` that no ECMA-262 reader takes, so the
+    // schema does not pass its own meta-schema; it is read as the spec means it ("en" or
+    // "en-US", SARIF 2.1.0 §3.14.14). Every other word of the schema is as shipped.
+    let broken = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
+    assert!(
+        text.contains(broken),
+        "the schema changed: look at its language pattern again"
+    );
+    let text = text.replace(broken, r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#);
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let file = std::env::temp_dir().join(format!("sightline-audit-{}.sarif", std::process::id()));
+    let (code, report) = audit_json(
+        &["--demo", "legacy", "--sarif", file.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 1, "the legacy demo fails the audit");
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The check can fail: a log that breaks the schema is refused.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(
+        !validator.is_valid(&broken),
+        "the schema checks a result's level"
+    );
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len() as u64, report["failing"].as_u64().unwrap());
+    assert!(results.iter().all(|result| result["level"] == "error"
+        && result["ruleId"] == "audit.model-blind"
+        && result["locations"][0]["logicalLocations"][0]["name"].is_string()
+        && result["partialFingerprints"]["sightlineCase/v1"].is_string()));
+    // A SARIF log of a clean run has no results, and is valid too.
+    let clean = std::env::temp_dir().join(format!("sightline-clean-{}.sarif", std::process::id()));
+    let (code, _) = audit_json(&["--sarif", clean.to_str().unwrap()], &[]);
+    assert_eq!(code, 0);
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&clean).unwrap()).unwrap();
+    std::fs::remove_file(&clean).unwrap();
+    assert!(validator.is_valid(&log));
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+}

@@ -4,6 +4,7 @@
 pub mod answer;
 pub mod plan;
 pub mod report;
+mod sarif;
 pub mod verdict;
 
 pub use plan::{Case, CaseKind, Options, Plan, plan};

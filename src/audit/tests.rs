@@ -627,3 +627,38 @@ fn a_date_the_description_names_is_a_future_one_in_that_format() {
         .expect("planned");
     assert_eq!(missing_destination.arguments["departureDate"], "25/12/2099");
 }
+
+#[test]
+fn the_sarif_log_has_a_rule_per_problem_and_a_result_per_case_that_is_not_conformant() {
+    let verdicts = [Verdict::Conformant, Verdict::ModelBlind, Verdict::Lenient];
+    let all = report(&verdicts, &[Verdict::ModelBlind], &Baseline::default());
+    let log = all.sarif();
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| rule["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "audit.model-blind",
+            "audit.lenient",
+            "audit.misfiled",
+            "audit.unclear"
+        ]
+    );
+    let levels: Vec<(&str, &str)> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["ruleId"].as_str().unwrap(), r["level"].as_str().unwrap()))
+        .collect();
+    // Lenient does not fail this run (--fail-on model-blind): a note, not an error.
+    assert_eq!(
+        levels,
+        [("audit.model-blind", "error"), ("audit.lenient", "note")]
+    );
+}

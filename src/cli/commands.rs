@@ -107,6 +107,10 @@ pub struct AuditArgs {
     /// Also write a Markdown report here (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<String>,
+    /// Also write a SARIF 2.1.0 log here (for code scanning: one result per case that is not
+    /// conformant).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<String>,
     /// Connections auditing tools at once (a tool's cases always share one).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,

@@ -378,6 +378,10 @@ fn write_files(args: &AuditArgs, report: &Report, server: &str) -> Result<(), St
         std::fs::write(path, report.markdown(server))
             .map_err(|e| format!("--markdown {path}: {e}"))?;
     }
+    if let Some(path) = &args.sarif {
+        let text = serde_json::to_string_pretty(&report.sarif()).unwrap_or_default() + "\n";
+        std::fs::write(path, text).map_err(|e| format!("--sarif {path}: {e}"))?;
+    }
     Ok(())
 }
 

@@ -2,7 +2,9 @@
 # Installs the official MCP SDKs used by the reference peer servers in this folder:
 #   node_modules/  <- @modelcontextprotocol/sdk + zod, exactly as in package-lock.json, plus
 #                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
-#                     release answering invalid tool arguments with JSON-RPC -32602)
+#                     release answering invalid tool arguments with JSON-RPC -32602), and
+#                     @microsoft/jest-sarif for the SARIF 2.1.0 schema the audit's log is
+#                     checked against
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
 #   .venv-langchain/  <- LangChain (a host tests/hosts.rs runs), exactly as in
 #                     requirements-langchain.txt: its MCP adapters need mcp < 2
