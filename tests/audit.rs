@@ -379,3 +379,32 @@ fn the_sarif_log_is_valid_sarif_2_1_0_with_a_result_per_problem() {
     assert!(validator.is_valid(&log));
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
 }
+
+/// `--fail-under SCORE` fails a run whose share of conformant cases is below it, whatever
+/// `--fail-on` lets pass; the score is in the summary and in `--json`.
+#[test]
+fn a_score_below_fail_under_fails_the_run() {
+    // The legacy demo: 2 of 29 cases conformant (6.9%); nothing misfiled.
+    let lenient = ["--demo", "legacy", "--fail-on", "misfiled"];
+    let (code, report) = audit_json(&lenient, &[]);
+    assert_eq!(code, 0, "nothing misfiled: the run passes");
+    let score = report["score"].as_f64().unwrap();
+    assert!((score - 6.9).abs() < 0.05, "{score}");
+    let (code, _, stderr) = audit(
+        &[&["--yes"][..], &lenient, &["--fail-under", "10"]].concat(),
+        &[],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the score 6.9% is below --fail-under 10"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = audit(
+        &[&["--yes"][..], &lenient, &["--fail-under", "5"]].concat(),
+        &[],
+    );
+    assert_eq!(code, 0);
+    assert!(stdout.contains("· score 6.9%"), "{stdout}");
+    let (code, _, stderr) = audit(&["--yes", "--fail-under", "101"], &[]);
+    assert_eq!(code, 2, "a usage error: {stderr}");
+}

@@ -81,6 +81,21 @@ impl Report {
         line
     }
 
+    /// The share of cases answered conformantly, in percent (100 with no case).
+    pub fn score(&self) -> f64 {
+        let conformant = self
+            .cases
+            .iter()
+            .filter(|result| result.judged.verdict == Verdict::Conformant)
+            .count();
+        if self.cases.is_empty() {
+            return 100.0;
+        }
+        #[allow(clippy::cast_precision_loss)] // counts of cases, far below 2^52
+        let share = conformant as f64 * 100.0 / self.cases.len() as f64;
+        (share * 10.0).round() / 10.0
+    }
+
     /// Tools skipped whole (not those audited with some cases left out).
     fn tools_skipped(&self) -> usize {
         let mut names: Vec<&str> = self
@@ -118,6 +133,7 @@ impl Report {
                 "no_cases": self.no_cases.len(),
             },
             "summary": self.counts(),
+            "score": self.score(),
             "failing": self.failing().count(),
         })
     }
@@ -226,7 +242,7 @@ impl Report {
             );
         }
         let _ = writeln!(out, "{}", self.tools_line());
-        let _ = writeln!(out, "summary: {}", self.summary());
+        let _ = writeln!(out, "summary: {} · score {}%", self.summary(), self.score());
         out
     }
 

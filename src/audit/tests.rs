@@ -430,11 +430,9 @@ fn the_report_counts_fails_and_carries_the_same_verdicts_in_every_format() {
     assert!(markdown.contains("\\| pipes"), "{markdown}");
     let text = all.text();
     assert!(text.contains("✗ model-blind"), "{text}");
-    assert!(
-        text.ends_with(
-            "summary: 1 conformant · 1 model-blind · 0 lenient · 0 misfiled · 1 unclear\n"
-        )
-    );
+    assert!(text.ends_with(
+        "summary: 1 conformant · 1 model-blind · 0 lenient · 0 misfiled · 1 unclear · score 33.3%\n"
+    ));
 
     let lenient_only = report(&verdicts, &[Verdict::Lenient], &Baseline::default());
     assert_eq!(lenient_only.failing().count(), 0, "--fail-on lenient");

@@ -107,6 +107,10 @@ pub struct AuditArgs {
     /// Also write a Markdown report here (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<String>,
+    /// Fail the run when the score (the share of cases conformant, in percent) is below this,
+    /// whatever the verdicts `--fail-on` names.
+    #[arg(long, value_name = "SCORE", value_parser = score_in_range)]
+    pub fail_under: Option<f64>,
     /// Also write a SARIF 2.1.0 log here (for code scanning: one result per case that is not
     /// conformant).
     #[arg(long, value_name = "FILE")]
@@ -117,4 +121,16 @@ pub struct AuditArgs {
     /// Judge what the model sees as this host would.
     #[arg(long, value_name = "PROFILE", default_value = "spec")]
     pub host: String,
+}
+
+/// `--fail-under`: a percentage.
+fn score_in_range(text: &str) -> Result<f64, String> {
+    let score: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number (a percentage, 0 to 100)"))?;
+    if (0.0..=100.0).contains(&score) {
+        Ok(score)
+    } else {
+        Err(format!("{score} is not a percentage (0 to 100)"))
+    }
 }

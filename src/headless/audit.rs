@@ -186,7 +186,19 @@ async fn run(
     } else {
         super::emit(|out| out.write_all(report.text().as_bytes()));
     }
-    if report.failing().next().is_some() {
+    exit_code(&report, args.fail_under)
+}
+
+/// 1 when a case fails the run or the score is below `--fail-under` (said on stderr), else 0.
+fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
+    let below = fail_under.filter(|threshold| report.score() < *threshold);
+    if let Some(threshold) = below {
+        eprintln!(
+            "sightline: the score {}% is below --fail-under {threshold}",
+            report.score()
+        );
+    }
+    if report.failing().next().is_some() || below.is_some() {
         exit::TOOL_ERROR
     } else {
         exit::SUCCESS
