@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
-use common::peers::{odd, py, rmcp, ts, ts_pre1303};
+use common::peers::{everything, odd, py, rmcp, ts, ts_pre1303};
 use serde_json::Value;
 
 /// Runs `sightline audit ARGS [-- SERVER…]` from the repository root, stdin closed: the exit
@@ -407,4 +407,34 @@ fn a_score_below_fail_under_fails_the_run() {
     assert!(stdout.contains("· score 6.9%"), "{stdout}");
     let (code, _, stderr) = audit(&["--yes", "--fail-under", "101"], &[]);
     assert_eq!(code, 2, "a usage error: {stderr}");
+}
+
+/// server-everything's `simulate-research-query` requires task augmentation: each answer says
+/// so, and no case is counted conformant on that refusal — each is unclear, naming it.
+#[test]
+fn a_refusal_for_task_augmentation_is_never_conformant() {
+    let (_, report) = audit_json(
+        &["--tool", "simulate-research-query"],
+        &[everything(), vec!["stdio".into()]].concat(),
+    );
+    let argument_cases: Vec<&Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| case["group"] == "simulate-research-query")
+        .collect();
+    assert!(!argument_cases.is_empty(), "{report:#}");
+    for case in argument_cases {
+        assert_eq!(case["verdict"], "unclear", "{case:#}");
+        assert!(
+            case["why"].as_str().unwrap().contains("task augmentation"),
+            "{case:#}"
+        );
+        assert!(
+            case["answer"]
+                .as_str()
+                .unwrap()
+                .contains("task augmentation")
+        );
+    }
 }
