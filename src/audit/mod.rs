@@ -2,6 +2,7 @@
 //! verdict per answer against the spec version in force, and the report in every format.
 
 pub mod answer;
+mod base;
 pub mod plan;
 pub mod report;
 mod sarif;
