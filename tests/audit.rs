@@ -438,3 +438,41 @@ fn a_refusal_for_task_augmentation_is_never_conformant() {
         );
     }
 }
+
+/// The members of `audit --json` (and of each case) are the ones the README documents.
+#[test]
+fn audit_json_has_the_documented_fields() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme
+        .split("<!-- audit-json -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /audit-json -->").next())
+        .expect("the documented fields");
+    let mut tables = section.split("\n\n");
+    let members = |table: &str| -> std::collections::BTreeSet<String> {
+        table
+            .lines()
+            .filter_map(|line| line.strip_prefix("| "))
+            .filter_map(|line| line.split(" |").next())
+            .flat_map(|cell| cell.split(", "))
+            .filter_map(|name| name.strip_prefix('`')?.strip_suffix('`'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let documented_top = members(tables.next().unwrap());
+    let documented_case = members(tables.next().unwrap());
+    let (_, report) = audit_json(&[], &[]);
+    let keys = |value: &Value| -> std::collections::BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(keys(&report), documented_top);
+    // Every case has the documented members (`property` and `evidence` only when they apply).
+    let all_case_keys: std::collections::BTreeSet<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|case| keys(case))
+        .collect();
+    assert_eq!(all_case_keys, documented_case);
+}
