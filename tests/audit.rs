@@ -472,7 +472,7 @@ fn audit_json_has_the_documented_fields() {
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|case| keys(case))
+        .flat_map(keys)
         .collect();
     assert_eq!(all_case_keys, documented_case);
 }
