@@ -302,6 +302,15 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
     assert_eq!(document["model_view"]["host"], "content-only");
     assert_eq!(document["model_view"]["payload"]["type"], "tool_result");
     assert!(json_text.contains("\n  \"request\": {"), "pretty");
+    // The document `call --json` prints: the server and what was asked on the way too.
+    assert!(
+        document["server"]["name"]
+            .as_str()
+            .is_some_and(|name| name.starts_with("sightline-demo")),
+        "{document:#}"
+    );
+    assert_eq!(document["outcome"]["stage"], "call");
+    assert!(document["rounds"].is_array());
     let update_saved = Action::Saved {
         path: path.clone(),
         result: Ok(text.len()),

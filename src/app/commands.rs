@@ -3,11 +3,11 @@
 use serde_json::Value;
 
 use super::action::{Effect, SessionCommand};
-use super::detail::pretty;
 use super::editor::parse_arguments;
 use super::navigation::select_line;
 use super::state::{AppState, CallRecord, Link};
 use super::status::{complain, inform};
+use crate::present::call::pretty_lines;
 use crate::sanitize;
 
 pub(super) fn send(state: &mut AppState) -> Vec<Effect> {
@@ -93,7 +93,7 @@ pub(super) fn copy(
         .current_call_index()
         .and_then(|index| state.whole_call(index))
         .and_then(pick)
-        .map(|raw| pretty(&raw).join("\n"));
+        .map(|raw| pretty_lines(&raw).join("\n"));
     copy_text(state, text, what)
 }
 

@@ -6,11 +6,6 @@ use crate::present::call::{CallDocument, http_lines, pretty_lines};
 /// Most lines of a stderr run the detail shows (all of them are in the console).
 const DETAIL_STDERR_LINES: u32 = 2000;
 
-/// Pretty JSON lines of a frame's raw text, sanitised; huge frames are shown as received.
-pub(super) fn pretty(raw: &str) -> Vec<String> {
-    pretty_lines(raw)
-}
-
 pub(super) fn refresh_detail(state: &mut AppState) {
     let line = state.log.selected.and_then(|i| state.log.lines.get(i));
     let index = match line {
@@ -58,10 +53,10 @@ pub(super) fn refresh_detail(state: &mut AppState) {
             }
             Some(Raw::Http(http)) => http_lines(http, state.settings.show_secrets),
             Some(Raw::Stored { frame, .. }) => match &state.read_back.frame {
-                Some((read, whole)) if read == frame => pretty(&whole.raw),
+                Some((read, whole)) if read == frame => pretty_lines(&whole.raw),
                 _ => vec![reading_back(state)],
             },
-            Some(raw) => pretty(raw.as_str()),
+            Some(raw) => pretty_lines(raw.as_str()),
             None => vec![state.log.summary(line).into_owned()],
         },
         (None, None) => Vec::new(),
