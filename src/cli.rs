@@ -348,7 +348,8 @@ pub struct ServerArgs {
     /// A root to give a server's roots/list (repeatable; refused without any).
     #[arg(long = "root", value_name = "URI")]
     pub roots: Vec<String>,
-    /// Declare the tasks extension (2026-07-28) and poll task handles to their end.
+    /// Use tasks: declare the tasks extension (2026-07-28), or task-augment tools whose
+    /// taskSupport is optional (2025-11-25; required ones always are); follow each to its end.
     #[arg(long)]
     pub tasks: bool,
     /// Protocol era: probe with server/discover and fall back (auto), or force one.

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::peers::{everything, py, rmcp, ts};
+use common::peers::{everything, odd, py, rmcp, ts};
 
 const BOTH_ERAS: [&str; 2] = ["legacy", "modern"];
 const FUTURE_DATE: &str = r#"{"departureDate":"12/12/2099"}"#;
@@ -553,4 +553,55 @@ fn the_everything_server_lists_the_same_tools_over_http_as_over_stdio_every_run(
     }
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// server-everything's `simulate-research-query` requires a 2025-11-25 task: the call goes out
+/// task-augmented without being asked, is polled, its question (an ambiguous topic) is answered
+/// on the `tasks/result` stream, and the result `tasks/result` returns is what is judged.
+#[test]
+fn the_everything_servers_task_tool_is_called_as_a_task_and_followed_to_its_result() {
+    let arguments = r#"{"topic":"rust","ambiguous":true}"#;
+    let (code, out) = run(
+        &["call", "simulate-research-query", arguments],
+        &everything(),
+    );
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["request"]["params"]["task"], json!({}), "{out:#}");
+    assert!(
+        out["response"]["result"]["task"]["taskId"].is_string(),
+        "{out:#}"
+    );
+    let task = &out["task"];
+    assert_eq!(task["form"], "augmented", "{out:#}");
+    assert_eq!(task["status"], "completed", "{out:#}");
+    let report = task["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(report.contains("# Research Report: rust"), "{report}");
+    assert_eq!(out["outcome"]["class"], "success", "{out:#}");
+    let rounds = out["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 1, "the clarification question: {out:#}");
+    assert_eq!(rounds[0]["method"], "elicitation/create", "{out:#}");
+}
+
+/// A task that ends `failed` on a tool error (`odd_server.py`'s `failed_task`): against
+/// SEP-2663 in the 2026-07-28 extension, a warning; what 2025-11-25 itself asked, a note.
+#[test]
+fn a_task_failed_on_a_tool_error_is_a_finding_by_the_form_of_tasks() {
+    for (era, extra, severity) in [
+        ("modern", Some("--tasks"), "warning"),
+        ("legacy", None, "info"),
+    ] {
+        let mut args = vec!["call", "failed_task", "{}", "--era", era];
+        args.extend(extra);
+        let (code, out) = run(&args, &odd());
+        assert_eq!(code, 1, "a tool error: {out:#}");
+        assert_eq!(out["task"]["status"], "failed", "{out:#}");
+        assert_eq!(out["outcome"]["class"], "tool_error", "{out:#}");
+        let finding = out["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|finding| finding["id"] == "tasks.tool-error-as-failed")
+            .unwrap_or_else(|| panic!("the finding, {era}: {out:#}"));
+        assert_eq!(finding["severity"], severity, "{era}: {out:#}");
+    }
 }

@@ -34,6 +34,9 @@ const BLOCKERS: [(&str, &[&str]); 3] = [
             "requires a task",
             "run as a task",
             "only as a task",
+            // The TypeScript SDK (1.32) when a tool error cannot become the task it was asked
+            // for: "Invalid task creation result".
+            "task creation",
         ],
     ),
     (
@@ -317,6 +320,17 @@ mod tests {
             }
         ));
         assert_eq!(about(&any, "explode: deliberate failure"), About::Nothing);
+        // server-everything 2026.8.31 (TypeScript SDK 1.32) on a task-augmented call with a
+        // bad argument: its words are about the task, not the argument ("invalid_type").
+        let sdk = "MCP error -32602: Invalid task creation result: [{\"expected\": \"object\", \
+                   \"code\": \"invalid_type\", \"path\": [\"task\"]}]";
+        assert!(matches!(
+            about(&any, sdk),
+            About::Blocked {
+                what: "task augmentation",
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -195,6 +195,9 @@ impl Report {
                     if result.known { " (known)" } else { "" }
                 );
                 let _ = writeln!(out, "      the model sees: {}", line(&judged.model_sees));
+                if let Some(task) = &judged.task {
+                    let _ = writeln!(out, "      {}", task.words());
+                }
                 if let Some(evidence) = &judged.evidence {
                     let _ = writeln!(out, "      the answer {}", sanitize::text(evidence));
                 }

@@ -8,7 +8,7 @@ use super::plan::{Case, CaseKind};
 use crate::analysis::{self, CallContext};
 use crate::classify::{Class, Outcome};
 use crate::mcp::jsonrpc::error_code_name;
-use crate::mcp::session::Exchange;
+use crate::mcp::session::{Exchange, TaskForm};
 
 /// How a case came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -117,6 +117,43 @@ pub struct Judged {
     /// the allowed values, a bound), as SEP-1303 advises.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actionable: Option<bool>,
+    /// How the case ran as a task, when it did (a tool that requires one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<CaseTask>,
+}
+
+/// A case run as a task: its form, and the status it ended with (`None` when the server answered
+/// the task-augmented call without creating a task).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseTask {
+    pub form: TaskForm,
+    pub status: Option<String>,
+}
+
+impl CaseTask {
+    fn of(exchange: &Exchange) -> Option<Self> {
+        if let Some(task) = &exchange.task {
+            return Some(CaseTask {
+                form: task.form,
+                status: Some(task.status.clone()),
+            });
+        }
+        let augmented = exchange
+            .params()
+            .is_some_and(|params| params.get("task").is_some());
+        augmented.then_some(CaseTask {
+            form: TaskForm::Augmented,
+            status: None,
+        })
+    }
+
+    /// `ran as a task-augmented request (2025-11-25): ended completed`.
+    pub fn words(&self) -> String {
+        match &self.status {
+            Some(status) => format!("ran as {}: ended {status}", self.form.label()),
+            None => format!("sent as {}: the server created no task", self.form.label()),
+        }
+    }
 }
 
 /// What one real host's model makes of a case's answer (its captured profile's prediction).
@@ -191,6 +228,7 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
         evidence,
         answer: crate::sanitize::text_keeping_newlines(&words),
         actionable,
+        task: CaseTask::of(exchange),
         allowed_then: verdict == Verdict::ModelBlind && old,
         verdict,
         expected: if argument {
@@ -224,7 +262,9 @@ fn read_answer(
         About::Case(evidence) => (verdict, why, Some(evidence)),
         About::Blocked { what, evidence } => (
             Verdict::Unclear,
-            format!("the answer is about {what}, not the case: validation never ran"),
+            format!(
+                "the answer is about {what}, not the case: nothing in it shows the argument was judged"
+            ),
             Some(evidence),
         ),
         About::OtherArgument { name, evidence } => (

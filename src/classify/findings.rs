@@ -1,6 +1,8 @@
 //! Findings: observations on top of the outcome class, pure and spec-version-aware. Each rule is
 //! one small function in [`RULES`]; adding a finding is adding a function to that list.
 
+mod tasks;
+
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -61,6 +63,7 @@ pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     stale_session_not_404,
     rejected_tool_called,
     unknown_result_type,
+    tasks::task_failed_on_tool_error,
 ];
 
 /// Every finding for one exchange.

@@ -144,6 +144,12 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
             progress_token,
             modern,
         } => Ok(slow_stream(&shared, id, seconds, progress_token, modern)),
+        Handled::Later { after, message, .. } => {
+            // The answer waits on the request's own connection (a client that gives up closes
+            // it).
+            tokio::time::sleep(after).await;
+            Ok(json(StatusCode::OK, Some(&message)))
+        }
         Handled::Cancel(id) => {
             let running = shared
                 .running

@@ -51,6 +51,13 @@ pub enum Handled {
         progress_token: Option<Value>,
         modern: bool,
     },
+    /// Write this message after a while (a 2025-11-25 `tasks/result` waits for the task's end),
+    /// unless the request is cancelled.
+    Later {
+        id: Id,
+        after: Duration,
+        message: Message,
+    },
     /// Stop the request with this id, without replying.
     Cancel(Id),
     /// Ask the client (a legacy server request); answer `id` when the client has answered.
@@ -140,6 +147,8 @@ impl DemoServer {
             "tasks/get" | "tasks/cancel" | "tasks/update" if modern => {
                 self.task_request(method, &params)
             }
+            "tasks/get" | "tasks/cancel" => self.augmented_task_request(method, &params),
+            "tasks/result" if !modern => return self.task_result(id, &params),
             _ => Err(ErrorObject {
                 code: -32601,
                 message: format!("Method not found: {method}"),
@@ -187,7 +196,11 @@ impl DemoServer {
         };
         json!({
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": {
+                "tools": {"listChanged": false},
+                // 2025-11-25 tasks: `long_booking` may be called as a task.
+                "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
+            },
             "serverInfo": self.server_info(),
             "instructions": "Call book_flight with a past departureDate to see how this server reports input validation errors.",
         })
@@ -205,10 +218,16 @@ impl DemoServer {
     }
 
     fn tools_list(modern: bool) -> Value {
-        let tools = tools::definitions();
+        let mut tools = tools::definitions();
         if modern {
             json!({"ttlMs": 60_000, "cacheScope": "public", "tools": tools})
         } else {
+            // 2025-11-25 says per tool whether it runs as a task (2026-07-28 removed it).
+            for tool in &mut tools {
+                if tool["name"] == "long_booking" {
+                    tool["execution"] = json!({"taskSupport": "optional"});
+                }
+            }
             json!({"tools": tools})
         }
     }

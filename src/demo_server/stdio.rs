@@ -68,6 +68,14 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
                 ));
                 running.insert(id, task.abort_handle());
             }
+            Handled::Later { id, after, message } => {
+                let out = out_tx.clone();
+                let task = tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let _ = out.send(message).await;
+                });
+                running.insert(id, task.abort_handle());
+            }
             Handled::Cancel(id) => {
                 if let Some(task) = running.remove(&id) {
                     task.abort();

@@ -1,14 +1,15 @@
-//! The demo server's `long_booking` tasks (2026-07-28, the tasks extension): created by a
-//! call, followed by `tasks/get` as the clock runs, cancelled by `tasks/cancel`.
+//! The demo server's `long_booking` tasks in both forms: the tasks extension (2026-07-28) and
+//! task-augmented calls (2025-11-25, whose result `tasks/result` gives); created by a call,
+//! followed by `tasks/get` as the clock runs, cancelled by `tasks/cancel`.
 
 use std::sync::PoisonError;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{DemoServer, TASKS, ToolOutcome, tools};
+use super::{DemoServer, Handled, TASKS, ToolOutcome, tools};
 use crate::mcp::era::{self, META_CLIENT_CAPABILITIES};
-use crate::mcp::jsonrpc::ErrorObject;
+use crate::mcp::jsonrpc::{ErrorObject, Id};
 
 /// A `long_booking` task: its status follows the clock from when it was created.
 #[derive(Debug, Clone)]
@@ -22,7 +23,8 @@ pub(super) struct DemoTask {
 
 impl DemoServer {
     /// `long_booking`: a task (2026-07-28, with the tasks extension declared), -32021 without
-    /// the extension; in the legacy era, done at once.
+    /// the extension; in the legacy era a task when the call is task-augmented, else done at
+    /// once.
     pub(super) fn long_booking(
         &self,
         name: &str,
@@ -32,6 +34,10 @@ impl DemoServer {
         outcome: String,
         date: String,
     ) -> Result<Value, ErrorObject> {
+        if !modern && params.get("task").is_some() {
+            let (id, task) = self.create(seconds, outcome, date);
+            return Ok(json!({"task": augmented_state(&id, &task)}));
+        }
         if !modern {
             return match task_end(&outcome, &date) {
                 Ok(result) => Ok(result),
@@ -54,6 +60,13 @@ impl DemoServer {
                 data: Some(json!({"requiredCapabilities": {"extensions": {TASKS: {}}}}).into()),
             });
         }
+        let (id, task) = self.create(seconds, outcome, date);
+        let mut handle = task_state(&id, &task);
+        handle["resultType"] = "task".into();
+        Ok(handle)
+    }
+
+    fn create(&self, seconds: u64, outcome: String, date: String) -> (String, DemoTask) {
         let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
         let id = format!("task-{}", tasks.len() + 1);
         let task = DemoTask {
@@ -63,10 +76,68 @@ impl DemoServer {
             date,
             cancelled: false,
         };
-        let mut handle = task_state(&id, &task);
-        handle["resultType"] = "task".into();
-        tasks.insert(id, task);
-        Ok(handle)
+        tasks.insert(id.clone(), task.clone());
+        (id, task)
+    }
+
+    /// 2025-11-25 `tasks/get` and `tasks/cancel`: the task's state, without its result.
+    pub(super) fn augmented_task_request(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, ErrorObject> {
+        let id = task_id(params);
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let task = tasks.get_mut(id).ok_or_else(|| unknown_task(id))?;
+        if method == "tasks/cancel" {
+            if task.ended() {
+                // 2025-11-25: a task in a terminal status MUST be refused with -32602.
+                return Err(ErrorObject {
+                    code: -32602,
+                    message: format!("Invalid params: task '{id}' has already ended"),
+                    data: None,
+                });
+            }
+            task.cancelled = true;
+        }
+        Ok(augmented_state(id, task))
+    }
+
+    /// 2025-11-25 `tasks/result`: what the call would have returned, once the task has ended
+    /// (the answer waits until then).
+    pub(super) fn task_result(&self, id: Id, params: &Value) -> Handled {
+        let task_id = task_id(params);
+        let task = self
+            .tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(task_id)
+            .cloned();
+        let Some(task) = task else {
+            return Handled::Send(self.respond(id, Err(unknown_task(task_id)), false));
+        };
+        let reply = match task_end(&task.outcome, &task.date) {
+            _ if task.cancelled => Err(ErrorObject {
+                code: -32800,
+                message: format!("Request cancelled: task '{task_id}' was cancelled"),
+                data: None,
+            }),
+            Err(error) if task.outcome == "invalid" => {
+                self.finish("long_booking", ToolOutcome::Invalid(error.message))
+            }
+            end => end,
+        };
+        let message = self.respond(id.clone(), reply, false);
+        let left = Duration::from_secs(task.seconds).saturating_sub(task.created.elapsed());
+        if left.is_zero() || task.cancelled {
+            Handled::Send(message)
+        } else {
+            Handled::Later {
+                id,
+                after: left,
+                message,
+            }
+        }
     }
 
     /// `tasks/get`, `tasks/cancel`, `tasks/update` for the tasks this server runs.
@@ -92,6 +163,46 @@ impl DemoServer {
             _ => Ok(task_state(id, task)),
         }
     }
+}
+
+fn task_id(params: &Value) -> &str {
+    params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn unknown_task(id: &str) -> ErrorObject {
+    ErrorObject {
+        code: -32602,
+        message: format!("Invalid params: unknown task '{id}'"),
+        data: None,
+    }
+}
+
+impl DemoTask {
+    fn ended(&self) -> bool {
+        self.cancelled || self.created.elapsed().as_secs() >= self.seconds
+    }
+}
+
+/// A task in 2025-11-25's words: its status (a tool error ends it `failed`, as 2025-11-25
+/// says), `pollInterval` and `ttl`; the result is `tasks/result`'s.
+fn augmented_state(id: &str, task: &DemoTask) -> Value {
+    let state = task_state(id, task);
+    let status = state["status"].clone();
+    let mut augmented = json!({
+        "taskId": id,
+        "status": status,
+        "createdAt": state["createdAt"],
+        "lastUpdatedAt": state["lastUpdatedAt"],
+        "ttl": 600_000,
+        "pollInterval": 200,
+    });
+    if let Some(message) = state.get("statusMessage") {
+        augmented["statusMessage"] = message.clone();
+    }
+    augmented
 }
 
 /// A task as `tasks/get` reports it now: working until its time is up, then completed or failed

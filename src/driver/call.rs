@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::asking::RoundAnswers;
 use super::listing::Listing;
 use super::requests::{Core, Spec};
-use super::task::{Follow, Followed};
+use super::task::{self, Follow, Followed};
 use super::{Done, Event, StepOf};
 use crate::classify;
 use crate::mcp::era;
@@ -56,7 +56,10 @@ impl Call {
     pub fn start(core: &mut Core, tool: &str, arguments: &Value) -> StepOf<Self> {
         core.progress_tokens += 1;
         let meta = json!({"progressToken": core.progress_tokens});
-        let params = json!({"name": tool, "arguments": arguments, "_meta": meta});
+        let mut params = json!({"name": tool, "arguments": arguments, "_meta": meta});
+        if let Some(task) = task::augmentation(core, tool) {
+            params["task"] = task;
+        }
         core.rounds.clear();
         send(core, &params);
         StepOf::Wait(Self {

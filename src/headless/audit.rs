@@ -112,6 +112,7 @@ async fn run(
         Ok(client) => client,
         Err(error) => return failed(&error),
     };
+    follow_tasks(&mut client);
     let tools = match client.list_tools().await {
         Ok(tools) => tools,
         Err(error) => {
@@ -205,6 +206,19 @@ fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
     }
 }
 
+/// A tool that runs only as a task is audited as one: the driver augments a 2025-11-25 call to
+/// a tool whose `taskSupport` is `required`, and a 2026-07-28 audit declares the tasks extension
+/// (whose servers say only when called which tools need it). Either way the task is followed to
+/// its end and the case judged on what it ended with.
+fn follow_tasks(client: &mut Client) {
+    if client
+        .connection()
+        .is_some_and(|connection| connection.era == crate::mcp::era::Era::Modern)
+    {
+        client.start(crate::driver::Command::SetTasks(true));
+    }
+}
+
 /// What running the cases needs.
 struct Run<'a> {
     server: &'a ServerArgs,
@@ -249,6 +263,7 @@ impl Run<'_> {
             Some(client) => client,
             None => connect(self.server, self.verbose, &StageTracker::default(), None).await?,
         };
+        follow_tasks(&mut client);
         let mut results = Vec::new();
         for case in bucket {
             self.progress.started(case);

@@ -51,6 +51,7 @@ pub async fn call(
         model_view: None,
         rounds: Vec::new(),
         http: None,
+        task: None,
         auth: Vec::new(),
     };
     let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
@@ -153,6 +154,7 @@ fn failed_json(error: &ClientError, show_secrets: bool) -> CallJson<'_> {
         http: exchange
             .and_then(|e| e.http.as_ref())
             .map(|http| http.to_json(show_secrets)),
+        task: None,
         auth: Vec::new(),
     }
 }

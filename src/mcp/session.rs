@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Timestamp;
@@ -29,17 +30,44 @@ pub struct Exchange {
     pub task: Option<Box<TaskRun>>,
 }
 
-/// A task (the `io.modelcontextprotocol/tasks` extension) as sightline followed it.
+/// A task as sightline followed it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRun {
     pub id: String,
+    pub form: TaskForm,
     /// The last status seen: `working`, `input_required`, `completed`, `failed`, `cancelled`.
     pub status: String,
     /// `tasks/get` requests sent.
     pub polls: u32,
-    /// What the task ended with: its `result` (completed) or its `error` (failed), as the last
-    /// `tasks/get` carried them; `None` while it runs, or when it was cancelled.
+    /// What the task ended with: its `result` or its `error`, as the last `tasks/get` carried
+    /// them (2026-07-28) or `tasks/result` returned them (2025-11-25); `None` while it runs, or
+    /// when it was cancelled.
     pub reply: Option<Reply>,
+    /// When sightline stopped following it.
+    pub ended_at: Option<Timestamp>,
+}
+
+/// Which of the two designs of tasks a server ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskForm {
+    /// The `io.modelcontextprotocol/tasks` extension (2026-07-28, SEP-2663): a
+    /// `resultType: "task"` handle; `tasks/get` carries the end.
+    #[default]
+    Extension,
+    /// A task-augmented request (2025-11-25, SEP-1686): `params.task`, a `CreateTaskResult`;
+    /// the end fetched with `tasks/result`.
+    Augmented,
+}
+
+impl TaskForm {
+    /// The form in words, with the version that defines it.
+    pub fn label(self) -> &'static str {
+        match self {
+            TaskForm::Extension => "the tasks extension (2026-07-28)",
+            TaskForm::Augmented => "a task-augmented request (2025-11-25)",
+        }
+    }
 }
 
 impl Exchange {

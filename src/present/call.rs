@@ -13,8 +13,9 @@ use super::limits::{MODEL_TEXT_BYTES, Pretty, pretty};
 use crate::mcp::era::Era;
 use crate::mcp::http::HttpExchange;
 use crate::mcp::input::Round;
+use crate::mcp::jsonrpc::Reply;
 use crate::mcp::log::{Connection, Stage};
-use crate::mcp::session::{End, Exchange, Failure};
+use crate::mcp::session::{End, Exchange, Failure, TaskRun};
 use crate::mcp::verdict::{Finding, Outcome, Severity};
 use crate::model_view::{Block, ModelView, ModelViewJson, Rule};
 use crate::sanitize;
@@ -49,6 +50,10 @@ pub struct CallJson<'a> {
     /// The HTTP exchange that carried the call (Streamable HTTP), secrets masked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<Value>,
+    /// The task the call became, followed to its end: its form, status, polls, and what it
+    /// ended with (`result` or `error`, as the server sent them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
     /// The steps of an OAuth flow the run went through (HTTP requests, where the flow stood,
     /// what the server got wrong), in order; no tokens.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -71,6 +76,7 @@ impl<'a> CallDocument<'a> {
                 .http
                 .as_ref()
                 .map(|http| http.to_json(show_secrets)),
+            task: exchange.task.as_deref().map(task_json),
             auth: Vec::new(),
         }
     }
@@ -81,6 +87,7 @@ impl<'a> CallDocument<'a> {
             vec![server_line(self.connection, self.transport)],
             self.request(),
             self.response(),
+            self.task(),
         ];
         if let Some(http) = self.http(show_secrets).into_iter().next() {
             // The HTTP exchange's summary; Detail shows all of it.
@@ -104,6 +111,7 @@ impl<'a> CallDocument<'a> {
     /// the request, what the server asked, and the HTTP exchange whole.
     pub fn detail(&self, show_secrets: bool) -> Vec<String> {
         let mut lines = self.response();
+        lines.extend(self.task());
         lines.extend(self.request());
         lines.extend(self.rounds());
         lines.extend(self.http(show_secrets));
@@ -131,6 +139,26 @@ impl<'a> CallDocument<'a> {
                 sanitize::text(&self.outcome.detail)
             )],
         }
+    }
+
+    /// The task the call became: its form, how it ended after how many polls, and what it
+    /// ended with, pretty.
+    pub fn task(&self) -> Vec<String> {
+        let Some(task) = self.exchange.task.as_deref() else {
+            return Vec::new();
+        };
+        let mut lines = vec![format!(
+            "⧗ task {} · {} · {} after {} tasks/get",
+            sanitize::text(&task.id),
+            task.form.label(),
+            sanitize::text(&task.status),
+            task.polls
+        )];
+        match &task.reply {
+            Some(reply) => lines.extend(pretty_lines(&reply_text(reply))),
+            None => lines.push("(no result: the task did not end with one)".into()),
+        }
+        lines
     }
 
     /// What the server asked of the client during the call, and the answers given.
@@ -163,7 +191,12 @@ impl<'a> CallDocument<'a> {
     /// exited.
     pub fn outcome(&self) -> Vec<String> {
         let exchange = self.exchange;
-        let elapsed = exchange.ended_at.since(exchange.sent_at);
+        let ended_at = exchange
+            .task
+            .as_ref()
+            .and_then(|task| task.ended_at)
+            .unwrap_or(exchange.ended_at);
+        let elapsed = ended_at.since(exchange.sent_at);
         let mut lines = vec![format!(
             "outcome  {} after {elapsed} ms: {}",
             self.outcome.class.label(),
@@ -316,6 +349,30 @@ const PREVIEW_WIDTH: usize = 120;
 /// A frame's text as a JSON value, borrowed (checked, not parsed into a tree or copied).
 fn wire(text: &str) -> Option<&RawValue> {
     serde_json::from_str::<&RawValue>(text).ok()
+}
+
+/// A task's `result` or `error` as JSON text.
+fn reply_text(reply: &Reply) -> String {
+    match reply {
+        Reply::Result(result) => result.text().to_owned(),
+        Reply::Error(error) => serde_json::to_string(error).unwrap_or_default(),
+    }
+}
+
+/// The `task` object of `call --json`.
+fn task_json(task: &TaskRun) -> Value {
+    let mut value = json!({
+        "id": task.id,
+        "form": task.form,
+        "status": task.status,
+        "polls": task.polls,
+    });
+    match &task.reply {
+        Some(Reply::Result(result)) => value["result"] = result.value(),
+        Some(Reply::Error(error)) => value["error"] = json!(error),
+        None => {}
+    }
+    value
 }
 
 /// The `server` object: who answered, in which era and version.

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::classify::{Class, classify_reply};
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::input::{ResultType, result_type};
+use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Frame, Id, Message, Reply};
 use crate::mcp::log::{HttpExchange, LogEvent, Role};
 use crate::sanitize;
@@ -126,16 +127,23 @@ pub fn received(frame: &Frame, role: &Role, session: u32) -> (Received, String, 
             };
             let asks = matches!(reply, Reply::Result(result)
                 if result_type(result) == ResultType::InputRequired);
+            let handle = match reply {
+                Reply::Result(result) if method == "tools/call" => task_handle(result),
+                _ => None,
+            };
             let summary = if asks {
                 // A round of a call, not its end: the retry follows.
                 format!("← {id_text} input required{note} · the server asks before it answers")
+            } else if let Some(handle) = &handle {
+                // A step of a call, not its end: its polling follows.
+                format!("← {id_text} task created{note} · {handle}")
             } else {
                 format!("← {id_text} {}{note} · {detail}", outcome.class.label())
             };
             let linked = matches!(role, Role::Reply { .. })
                 .then(|| id.clone())
                 .flatten();
-            let kind = if asks {
+            let kind = if asks || handle.is_some() {
                 Received::ServerRequest
             } else {
                 Received::Response(outcome.class)
@@ -143,6 +151,24 @@ pub fn received(frame: &Frame, role: &Role, session: u32) -> (Received, String, 
             (kind, summary, linked)
         }
     }
+}
+
+/// `ID STATUS` of a task handle: a `resultType: "task"` result (2026-07-28) or a
+/// `CreateTaskResult` (2025-11-25, its task under `task`, no `content`).
+fn task_handle(result: &Json) -> Option<String> {
+    let task = if result_type(result) == ResultType::Task {
+        result.clone()
+    } else if result.get("content").is_none() {
+        result.get("task").filter(Json::is_object)?
+    } else {
+        return None;
+    };
+    let member = |name| {
+        task.get(name)
+            .and_then(|value| value.as_str().map(|text| clip_line(&text)))
+            .unwrap_or_else(|| "?".into())
+    };
+    Some(format!("{} {}", member("taskId"), member("status")))
 }
 
 /// A line that is not a frame.

@@ -401,8 +401,10 @@ impl TaskRecord {
         };
         Self {
             id: task.id.clone(),
+            form: task.form,
             status: task.status.clone(),
             polls: task.polls,
+            ended_at: task.ended_at.map(|at| at.0),
             result,
             error,
         }
@@ -419,9 +421,11 @@ impl TaskRecord {
         };
         TaskRun {
             id: self.id,
+            form: self.form,
             status: self.status,
             polls: self.polls,
             reply,
+            ended_at: self.ended_at.map(crate::mcp::Timestamp),
         }
     }
 }

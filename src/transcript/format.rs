@@ -9,6 +9,7 @@ use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{ErrorObject, FrameError, Id};
 use crate::mcp::log::{HttpExchange, Stage};
 use crate::mcp::messages::Tool;
+use crate::mcp::session::TaskForm;
 
 /// The format this sightline writes, and the newest it reads.
 pub const VERSION: u32 = 1;
@@ -298,8 +299,14 @@ pub struct RoundRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskRecord {
     pub id: String,
+    /// Absent in transcripts written before 2025-11-25 tasks were followed.
+    #[serde(default)]
+    pub form: TaskForm,
     pub status: String,
     pub polls: u32,
+    /// When sightline stopped following it, in milliseconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<u64>,
     /// The task's `result`, as JSON text, or its `error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,

@@ -16,6 +16,9 @@ Usage: odd_server.py. The tools, and the finding a call of each provokes:
                       (record it in the 2026-07-28 era, where resultType is defined)
   count_seats         declares `seats` (a required integer from 1 to 9) and never checks it:
                       any arguments succeed            -> `audit` calls it lenient
+  failed_task         a task (2026-07-28: with the tasks extension declared; 2025-11-25: a
+                      task-augmented call, taskSupport 'required') that ends 'failed' with an
+                      isError: true tool result      -> tasks.tool-error-as-failed
 Any other method gets -32601; any other tool -32602 (Unknown tool).
 """
 import json
@@ -56,7 +59,13 @@ TOOLS = [
              "required": ["seats"],
          },
          annotations={"readOnlyHint": True}),
+    tool("failed_task", "A booking run as a task, which fails with a tool error",
+         execution={"taskSupport": "required"}),
 ]
+TOOL_ERROR = {"content": [{"type": "text", "text": "no seats left on LH123"}], "isError": True}
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK = {"taskId": "t-1", "createdAt": "2026-12-01T00:00:00Z",
+        "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": 60000}
 
 ANSWERS = {
     "empty_error": {"content": [], "isError": True},
@@ -102,7 +111,8 @@ for line in sys.stdin:
     ident = message["id"]
     params = message.get("params") or {}
     if method == "initialize":
-        result(ident, {"protocolVersion": LEGACY, "capabilities": {"tools": {}}, "serverInfo": INFO})
+        capabilities = {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}
+        result(ident, {"protocolVersion": LEGACY, "capabilities": capabilities, "serverInfo": INFO})
     elif method == "server/discover":
         modern = True
         result(ident, {
@@ -110,6 +120,24 @@ for line in sys.stdin:
             "capabilities": {"tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": INFO},
         })
+    elif method == "tools/call" and params.get("name") == "failed_task":
+        declared = TASKS_EXTENSION in (params.get("_meta", {})
+                                       .get("io.modelcontextprotocol/clientCapabilities", {})
+                                       .get("extensions", {}))
+        if modern and declared:
+            result(ident, dict(TASK, resultType="task", status="working", pollIntervalMs=50))
+        elif not modern and "task" in params:
+            result(ident, {"task": dict(TASK, status="working", pollInterval=50)})
+        else:
+            error(ident, -32601, "failed_task runs only as a task")
+    elif method == "tasks/get":
+        if modern:
+            # SEP-2663 says 'completed' with the result; this server says 'failed'.
+            result(ident, dict(TASK, status="failed", result=TOOL_ERROR))
+        else:
+            result(ident, dict(TASK, status="failed", pollInterval=50))
+    elif method == "tasks/result" and not modern:
+        result(ident, TOOL_ERROR)
     elif method == "tools/list":
         result(ident, {"tools": TOOLS})
     elif method == "tools/call":

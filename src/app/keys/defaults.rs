@@ -82,7 +82,7 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind_also(KeyCode::Char('v'), NONE, "v / Alt-v", Command::ToggleValidation, Browsing, "client-side validation on / off", Editing),
     bind_also(KeyCode::Char('m'), NONE, "m / Alt-m", Command::ToggleForwarding, Browsing, "MAY rule: forward protocol errors on / off", Editing),
     bind_also(KeyCode::Char('h'), NONE, "h / Alt-h", Command::CycleHost, Browsing, "next host profile", Editing),
-    bind(KeyCode::Char('t'), NONE, "t", Command::ToggleTasks, Browsing, "tasks extension on / off (2026-07-28)"),
+    bind(KeyCode::Char('t'), NONE, "t", Command::ToggleTasks, Browsing, "tasks on / off (2025-11-25 optional tools, 2026-07-28 extension)"),
     bind(KeyCode::Char('I'), SHIFT, "I", Command::ToggleInvalidHeaders, Browsing, "call tools with an invalid x-mcp-header: on / off"),
     bind(KeyCode::Char('y'), NONE, "y", Command::CopyRequest, Browsing, "copy the request (OSC 52)"),
     bind(KeyCode::Char('Y'), SHIFT, "Y", Command::CopyResponse, Browsing, "copy the response"),
