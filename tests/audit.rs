@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
 mod common;
+#[path = "audit/verdicts.rs"]
+mod verdicts;
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
