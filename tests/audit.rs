@@ -1,10 +1,17 @@
 //! `sightline audit` with the real binary against real servers: the demo server in both styles,
 //! the official TypeScript SDK before and after its SEP-1303 change, the Python and Rust SDKs,
-//! and a peer that never checks its arguments. Also the consent rules and the report formats.
+//! and a peer that never checks its arguments. Also the consent rules and the report formats;
+//! a server per verdict (`audit/verdicts.rs`) and every peer's reviewed expected report
+//! (`audit/expected.rs`: `SIGHTLINE_UPDATE_EXPECTED=1 cargo test --test audit expected`
+//! rewrites them).
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
 mod common;
+#[path = "audit/expected.rs"]
+mod expected;
+#[path = "audit/verdicts.rs"]
+mod verdicts;
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};

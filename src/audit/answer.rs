@@ -88,8 +88,10 @@ fn constraint_words(kind: CaseKind) -> &'static [&'static str] {
 }
 
 /// Hints that tell the caller what to send instead.
-const ACTIONABLE: [&str; 14] = [
+const ACTIONABLE: [&str; 16] = [
     "yyyy",
+    "e.g.",
+    "for example",
     "dd/mm",
     "mm/dd",
     "format",
@@ -212,14 +214,47 @@ fn last_name(path: &str) -> Option<&str> {
 }
 
 /// How `words` (lowercase) name the argument `name`: as written, or in words
-/// (`departureDate`, `departure_date` → `departure date`).
+/// (`departureDate`, `departure_date` → `departure date`), each as a whole word (`id` is not
+/// named by `invalid`); a one-letter name only quoted or as a path (`'a'`, `at a`), never by
+/// the article.
 fn names(words: &str, name: &str) -> Option<String> {
     let exact = name.to_lowercase();
-    if exact.len() >= 2 && words.contains(&exact) {
+    if exact.chars().count() == 1 {
+        return quoted(words, &exact).then(|| name.to_owned());
+    }
+    if whole_word(words, &exact) {
         return Some(name.to_owned());
     }
     let spaced = spaced(name);
-    (spaced != exact && spaced.len() >= 4 && words.contains(&spaced)).then_some(spaced)
+    (spaced != exact && spaced.len() >= 4 && whole_word(words, &spaced)).then_some(spaced)
+}
+
+/// Whether `word` is in `text` with no letter, digit or `_` joined to either end.
+fn whole_word(text: &str, word: &str) -> bool {
+    let joined = |c: char| c.is_alphanumeric() || c == '_';
+    !word.is_empty()
+        && text.match_indices(word).any(|(at, _)| {
+            text[..at].chars().next_back().is_none_or(|c| !joined(c))
+                && text[at + word.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !joined(c))
+        })
+}
+
+/// Whether a one-letter `name` is in `text` quoted (`'a'`, `"a"`, `` `a` ``, `[a]`), as a path
+/// member (`.a`, `/a`) or after `at ` (zod's `… at a`).
+fn quoted(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = &text[..at];
+        let after = text[at + name.len()..].chars().next();
+        let alone = after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let opened = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| matches!(c, '\'' | '"' | '`' | '[' | '.' | '/'));
+        alone && (opened || before.ends_with(" at ") || before == "at ")
+    })
 }
 
 /// `departureDate` and `departure_date` as `departure date`.
@@ -334,11 +369,41 @@ mod tests {
     }
 
     #[test]
+    fn a_short_name_is_named_only_as_a_whole_word_and_one_letter_only_quoted_or_as_a_path() {
+        let sum = case(CaseKind::WrongType, "a", json!({"a": "sightline", "b": 1}));
+        assert_eq!(
+            about(&sum, "Invalid input: expected number, received string at a"),
+            About::Case("names \"a\"".into())
+        );
+        assert_eq!(
+            about(&sum, "Argument 'a' must be a number"),
+            About::Case("names \"a\"".into())
+        );
+        let other = case(CaseKind::WrongType, "b", json!({"a": 1, "b": "sightline"}));
+        assert_eq!(
+            about(&other, "Invalid input: expected a number at b"),
+            About::Case("names \"b\"".into())
+        );
+        // The article is not the argument `a`, and `invalid` does not name `id`.
+        assert_eq!(about(&other, "the service had a problem"), About::Nothing);
+        let id = case(CaseKind::WrongType, "id", json!({"id": true, "n": 1}));
+        assert_eq!(about(&id, "invalid call, try later"), About::Nothing);
+        assert_eq!(
+            about(&id, "id must be a string"),
+            About::Case("names \"id\"".into())
+        );
+    }
+
+    #[test]
     fn a_message_that_says_what_to_send_is_actionable() {
         assert_eq!(
             actionable("departureDate must be in dd/mm/yyyy format"),
             Some("yyyy")
         );
         assert_eq!(actionable("bad input"), None);
+        assert_eq!(
+            actionable("Missing required argument 'flightNumber' (e.g. LH123)."),
+            Some("e.g.")
+        );
     }
 }

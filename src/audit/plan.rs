@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::base::{MAX_DEPTH, declared_types, required, resolve, valid_object, whole};
+use super::base::{MAX_DEPTH, base, checker, declared_types, required, resolve, whole};
 use crate::mcp::messages::Tool;
 
 /// Cases planned for one tool, at most (missing properties first).
@@ -159,7 +159,16 @@ pub fn plan(tools: &[Tool], options: &Options) -> Plan {
         }
         first_audited.get_or_insert_with(|| name.clone());
         let schema = tool.input_schema().unwrap_or_else(|| json!({}));
-        let (cases, dropped) = tool_cases(&name, &schema);
+        let (cases, dropped) = match tool_cases(&name, &schema) {
+            Ok(planned) => planned,
+            Err(reason) => {
+                plan.no_cases.push(Skipped {
+                    tool: name,
+                    reason: format!("no valid base: {reason}"),
+                });
+                continue;
+            }
+        };
         if cases.is_empty() {
             plan.no_cases.push(Skipped {
                 tool: name.clone(),
@@ -229,10 +238,11 @@ fn unknown_name(tools: &[Tool]) -> String {
     name
 }
 
-/// The argument cases of one tool, and how many more the bound left out.
-fn tool_cases(tool: &str, schema: &Value) -> (Vec<Case>, usize) {
+/// The argument cases of one tool, and how many more the bound left out; `Err` with the reason
+/// when no arguments that satisfy the schema could be built to start them from.
+fn tool_cases(tool: &str, schema: &Value) -> Result<(Vec<Case>, usize), String> {
     let checker = Checker::new(schema);
-    let base = valid_object(schema, schema, 0);
+    let base = base(schema)?;
     let mut cases = Vec::new();
     collect(schema, schema, &base, &[], &mut cases, 0);
     let mut kept: Vec<Case> = cases
@@ -251,7 +261,7 @@ fn tool_cases(tool: &str, schema: &Value) -> (Vec<Case>, usize) {
     kept.sort_by_key(|case| case.kind != CaseKind::MissingRequired);
     let dropped = kept.len().saturating_sub(MAX_CASES_PER_TOOL);
     kept.truncate(MAX_CASES_PER_TOOL);
-    (kept, dropped)
+    Ok((kept, dropped))
 }
 
 type Candidate = (Vec<String>, CaseKind, Value, String);
@@ -471,12 +481,7 @@ struct Checker(Option<jsonschema::Validator>);
 
 impl Checker {
     fn new(schema: &Value) -> Self {
-        Checker(
-            jsonschema::options()
-                .should_validate_formats(true)
-                .build(schema)
-                .ok(),
-        )
+        Checker(checker(schema).ok())
     }
 
     /// Whether `arguments` break the schema at `path` (or, for a missing property, at its

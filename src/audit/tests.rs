@@ -529,6 +529,36 @@ fn every_tool_is_counted_audited_skipped_or_with_no_cases() {
     assert_eq!(json["no_cases"][0]["tool"], "ping");
 }
 
+/// A tool whose schema no arguments satisfy is listed with the reason, and none of its cases
+/// are planned from a guess.
+#[test]
+fn a_tool_with_no_valid_base_is_said_instead_of_guessed() {
+    let code = json!({"type": "string", "pattern": "^[A-Z]{2}$", "maxLength": 1});
+    let tools = [
+        tool(
+            "lookup",
+            &json!({"type": "object", "properties": {"code": code, "n": {"type": "integer"}},
+                    "required": ["code"]}),
+        ),
+        tool(
+            "ping",
+            &json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        ),
+    ];
+    let planned = plan(&tools, &Options::default());
+    assert_eq!(planned.audited, ["ping"]);
+    assert!(planned.cases.iter().all(|case| case.group != "lookup"));
+    assert_eq!(planned.no_cases.len(), 1);
+    assert_eq!(planned.no_cases[0].tool, "lookup");
+    assert!(
+        planned.no_cases[0]
+            .reason
+            .starts_with("no valid base: pattern '^[A-Z]{2}$' for 'code' could not be satisfied"),
+        "{:?}",
+        planned.no_cases
+    );
+}
+
 #[test]
 fn counts_agree_with_their_nouns() {
     assert_eq!(super::report::these(1, "call"), "this call");
