@@ -16,8 +16,10 @@ use crate::transport::http::OAuthClient;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 mod commands;
+mod proxy;
 
 pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
+pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -211,6 +213,13 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Sit between a real host and its server: frames pass unchanged both ways, each one
+    /// watched as the TUI watches a session (findings, what the host's model sees), recorded
+    /// with --record and open to `sightline attach`. The host runs `sightline proxy -- SERVER`
+    /// instead of the server (see `proxy install`).
+    Proxy(ProxyArgs),
+    /// Open the TUI on a running proxy, read-only: the host's calls as they happen.
+    Attach(AttachArgs),
     /// Relay a stdio server, logging each line that passes (used by `capture`).
     #[command(hide = true)]
     Relay {

@@ -36,6 +36,7 @@ pub mod live_session;
 pub mod mcp;
 pub mod model_view;
 pub mod present;
+pub mod proxy;
 pub mod recording;
 pub mod replay_server;
 pub mod runtime;

@@ -43,6 +43,65 @@ fn prepare(
 }
 
 /// A transcript in the TUI, or (`--json`) each of its calls analysed again.
+/// `sightline attach`: the running proxies, or the TUI on one of them, following its
+/// transcript as the proxy writes it.
+async fn attach(args: &sightline::cli::AttachArgs) -> u8 {
+    let running = sightline::proxy::registry::running();
+    if args.list {
+        if running.is_empty() {
+            println!("no proxy is running (sightline proxy -- SERVER starts one)");
+        }
+        for found in &running {
+            println!(
+                "{:>8}  {}  transcript {}",
+                found.info.pid,
+                sightline::sanitize::text(&found.info.server),
+                found.info.transcript
+            );
+        }
+        return exit::SUCCESS;
+    }
+    let chosen = match &args.proxy {
+        Some(which) => running.into_iter().rfind(|found| {
+            found.info.pid.to_string() == *which || found.info.server.contains(which.as_str())
+        }),
+        None => running.into_iter().last(),
+    };
+    let Some(found) = chosen else {
+        eprintln!("sightline attach: no such proxy running (sightline attach --list)");
+        return exit::USAGE;
+    };
+    let (settings, theme, warnings) = match prepare(&args.tui, None) {
+        Ok(prepared) => prepared,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let path = found.info.transcript.clone();
+    let reader = std::fs::File::open(&path)
+        .and_then(|file| sightline::proxy::registry::Following::new(file, found.connection))
+        .map_err(|error| error.to_string())
+        .and_then(|following| {
+            sightline::recording::Reader::new(std::io::BufReader::new(following), &path)
+                .map_err(|error| error.to_string())
+        });
+    let reader = match reader {
+        Ok(reader) => reader,
+        Err(error) => {
+            eprintln!("sightline attach: {error}");
+            return exit::USAGE;
+        }
+    };
+    match runtime::replay(&path, reader, settings, &theme, &warnings).await {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline: terminal error: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}
+
 async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 {
     if json {
         return headless::replay(
@@ -162,6 +221,8 @@ fn main() -> ExitCode {
             Some(Command::Capture { capture, server }) => {
                 headless::capture(&server, &capture).await
             }
+            Some(Command::Proxy(args)) => headless::proxy(&args).await,
+            Some(Command::Attach(args)) => attach(&args).await,
             Some(Command::Relay { log, cwd, command }) => {
                 headless::relay(&log, cwd.as_deref(), &command).await
             }

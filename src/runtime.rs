@@ -135,9 +135,9 @@ pub async fn run(
 
 /// The TUI on a transcript: its events, in their order, through the same `update` as a live
 /// session; nothing is sent. A line that cannot be read ends the replay there, said in the log.
-pub async fn replay(
+pub async fn replay<R: io::BufRead + Send + 'static>(
     path: &str,
-    reader: crate::recording::Reader<io::BufReader<std::fs::File>>,
+    reader: crate::recording::Reader<R>,
     settings: Settings,
     theme: &Theme,
     warnings: &[String],

@@ -224,6 +224,23 @@ fn problem(host: &str, version: &str, case: &str, got: &Value) -> Option<String>
     if got["host_version"] != version {
         wrong.push(format!("not {host} {version}: {}", got["host_version"]));
     }
+    // The proxy picks the profile from the clientInfo the host sends: it must name this one.
+    let expected = match host {
+        // One client library (@ai-sdk/mcp) on either API: the Responses profile is picked.
+        "vercel-ai-chat" => Some("vercel-ai"),
+        // The Python SDK's default clientInfo ("mcp"): it names no host.
+        "openai-agents" | "langchain" => None,
+        other => Some(other),
+    };
+    let named = client_name(got);
+    let picked = named
+        .as_deref()
+        .and_then(sightline::model_view::clients::for_client);
+    if picked != expected {
+        wrong.push(format!(
+            "its clientInfo {named:?} picks the profile {picked:?}, not {expected:?}"
+        ));
+    }
     if got["matches"] != true {
         wrong.extend(
             got["differences"]
@@ -243,6 +260,21 @@ fn problem(host: &str, version: &str, case: &str, got: &Value) -> Option<String>
         clipped(&got["prediction"]["text"]),
         got["run_error"]
     ))
+}
+
+/// The `clientInfo.name` of the host's first request, as the relay logged it.
+fn client_name(got: &Value) -> Option<String> {
+    let first = got["exchange"]
+        .as_array()?
+        .iter()
+        .find(|frame| frame["dir"] == "send")?;
+    let request: Value = serde_json::from_str(first["frame"].as_str()?).ok()?;
+    let info = if request["method"] == "initialize" {
+        &request["params"]["clientInfo"]
+    } else {
+        &request["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]
+    };
+    info["name"].as_str().map(str::to_owned)
 }
 
 fn clipped(value: &Value) -> String {

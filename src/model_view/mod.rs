@@ -4,6 +4,7 @@
 //! would build.
 
 mod ai_sdk_json;
+pub mod clients;
 mod convert;
 mod gemini;
 mod host_checks;

@@ -1,0 +1,150 @@
+//! `sightline proxy`'s I/O: the transcript (--record, or one of its own while it runs), the
+//! socket `attach` finds it by, the pipes, and the server's exit status as ours.
+
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
+
+use super::exit;
+use crate::cli::{ProxyArgs, ProxyCommand};
+use crate::proxy::registry::{self, ProxyInfo};
+use crate::proxy::{install, observe, stdio};
+use crate::recording::Recorder;
+use crate::stream::EventSink;
+use crate::transcript::Redactor;
+
+pub async fn proxy(args: &ProxyArgs) -> u8 {
+    let done = match &args.command {
+        Some(ProxyCommand::Install(install_args)) => install::install(install_args),
+        Some(ProxyCommand::Uninstall(install_args)) => install::uninstall(install_args),
+        Some(ProxyCommand::Print {
+            host,
+            server,
+            url,
+            command,
+        }) => install::print(*host, server, url.as_deref(), command).map(|entry| {
+            println!("{entry}");
+        }),
+        None => return run(args).await,
+    };
+    match done {
+        Ok(()) => exit::SUCCESS,
+        Err(message) => {
+            eprintln!("sightline proxy: {message}");
+            exit::USAGE
+        }
+    }
+}
+
+/// The transcript and socket of a running proxy, removed when it ends (a `--record` file
+/// stays).
+struct Registered {
+    socket: PathBuf,
+    own_transcript: Option<PathBuf>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+        if let Some(transcript) = &self.own_transcript {
+            let _ = std::fs::remove_file(transcript);
+        }
+    }
+}
+
+async fn run(args: &ProxyArgs) -> u8 {
+    if args.url.is_some() {
+        eprintln!("sightline proxy: --url is not supported yet: proxy a stdio server (-- CMD)");
+        return exit::USAGE;
+    }
+    if args.server.is_empty() {
+        eprintln!("sightline proxy: no server: `sightline proxy -- CMD [ARGS…]`");
+        return exit::USAGE;
+    }
+    let described = format!("stdio: {}", args.server.join(" "));
+    let (recorder, registered, info) = match prepare(args, &described) {
+        Ok(prepared) => prepared,
+        Err(message) => {
+            eprintln!("sightline proxy: {message}");
+            return exit::USAGE;
+        }
+    };
+    let listener = match UnixListener::bind(&registered.socket)
+        .map_err(|error| format!("cannot listen on {}: {error}", registered.socket.display()))
+        .and_then(|listener| registry::restrict(&registered.socket).map(|()| listener))
+    {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("sightline proxy: {message}");
+            return exit::USAGE;
+        }
+    };
+    let hello = registry::hello_line(&info);
+    // Each client is greeted and kept until the proxy ends: the connection's end is the
+    // transcript's.
+    std::thread::spawn(move || {
+        let mut clients = Vec::new();
+        for client in listener.incoming().flatten() {
+            clients.extend(registry::greet(client, &hello));
+        }
+    });
+    let (seen_tx, seen_rx) = observe::channel();
+    let sink = EventSink::taps_only().with_tap(recorder.tap());
+    let watching = tokio::spawn(observe::watch(seen_rx, sink, args.host.clone()));
+    let code = match stdio::run(&args.server, seen_tx).await {
+        Ok(code) => code,
+        Err(stdio::NotStarted(message)) => {
+            eprintln!("sightline proxy: {message}");
+            return exit::TRANSPORT_FAILURE;
+        }
+    };
+    let _ = watching.await;
+    if let Some(failure) = recorder.failure() {
+        eprintln!("sightline proxy: {failure}");
+    }
+    drop(registered);
+    code.and_then(|code| u8::try_from(code).ok())
+        .unwrap_or(exit::TRANSPORT_FAILURE)
+}
+
+fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, ProxyInfo), String> {
+    let dir = registry::prepare()?;
+    let pid = std::process::id();
+    let transcript = match &args.record {
+        Some(path) => PathBuf::from(path),
+        None => dir.join(format!("proxy-{pid}.jsonl")),
+    };
+    let own = args.record.is_none().then(|| transcript.clone());
+    if let Some(own) = &own {
+        // Only the user's, before anything is written to it.
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(own)
+            .map_err(|error| format!("cannot create {}: {error}", own.display()))?;
+    }
+    let transcript_text = transcript.to_string_lossy().into_owned();
+    let command = format!("sightline proxy -- {}", args.server.join(" "));
+    let recorder = Recorder::create(
+        &transcript_text,
+        &command,
+        &format!("proxy {described}"),
+        Redactor::new(true, &[], &[]),
+    )?;
+    let registered = Registered {
+        socket: registry::socket_path(&dir, pid),
+        own_transcript: own,
+    };
+    let info = ProxyInfo {
+        pid,
+        server: args.server.join(" "),
+        transcript: std::fs::canonicalize(&transcript)
+            .unwrap_or(transcript)
+            .to_string_lossy()
+            .into_owned(),
+        started_ms: crate::transport::now().0,
+    };
+    Ok((recorder, registered, info))
+}
