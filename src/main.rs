@@ -93,7 +93,7 @@ async fn attach(args: &sightline::cli::AttachArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    match runtime::replay(&path, reader, settings, &theme, &warnings).await {
+    match runtime::replay(&path, reader, settings, &theme, &warnings, true).await {
         Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
@@ -125,7 +125,7 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
-    match runtime::replay(file, reader, settings, &theme, &warnings).await {
+    match runtime::replay(file, reader, settings, &theme, &warnings, false).await {
         Ok(()) => exit::SUCCESS,
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");

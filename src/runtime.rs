@@ -135,18 +135,21 @@ pub async fn run(
 
 /// The TUI on a transcript: its events, in their order, through the same `update` as a live
 /// session; nothing is sent. A line that cannot be read ends the replay there, said in the log.
+/// A `live` transcript (a running proxy's, followed) is shown event by event as it grows.
 pub async fn replay<R: io::BufRead + Send + 'static>(
     path: &str,
     reader: crate::recording::Reader<R>,
     settings: Settings,
     theme: &Theme,
     warnings: &[String],
+    live: bool,
 ) -> io::Result<()> {
     let (sink, mut events) = stream::channel();
     let file = path.to_owned();
     let places = Arc::new(Mutex::new(Places::default()));
     let noted = Arc::clone(&places);
-    tokio::task::spawn_blocking(move || feed(reader, &sink, &noted));
+    let batch = if live { 1 } else { FEED_BATCH };
+    tokio::task::spawn_blocking(move || feed(reader, &sink, &noted, batch));
     let stored = Transcript {
         path: file.clone(),
         places,
@@ -164,6 +167,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
                 Rect::new(0, 0, size.width, size.height),
             );
             state.replay = Some(file);
+            state.watched.live = live;
             state.show_warnings(warnings);
             event_loop(
                 &mut terminal,
@@ -205,6 +209,9 @@ impl Transcript {
     }
 }
 
+/// Events in one batch of a replay, at most.
+const FEED_BATCH: usize = 256;
+
 /// Frame text in one batch of a replay's events, at most (one frame may pass it).
 const FEED_BATCH_BYTES: usize = 256 * 1024;
 
@@ -219,12 +226,13 @@ fn frame_bytes(event: &SessionEvent) -> usize {
     }
 }
 
-/// Emits a transcript's events in order, noting where each lies; a bad line becomes a note in
-/// the log, and the end.
+/// Emits a transcript's events in order, `at_most` at a time, noting where each lies; a bad
+/// line becomes a note in the log, and the end.
 fn feed<R: io::BufRead>(
     mut reader: crate::recording::Reader<R>,
     sink: &stream::EventSink,
     places: &Mutex<Places>,
+    at_most: usize,
 ) {
     let mut at = Timestamp(reader.header.started_ms);
     let mut batch = Vec::new();
@@ -247,7 +255,7 @@ fn feed<R: io::BufRead>(
         bytes += frame_bytes(&event);
         batch.push(event);
         // A batch is small in bytes too: the channel holds a few, not a file of big replies.
-        if batch.len() >= 256 || bytes >= FEED_BATCH_BYTES {
+        if batch.len() >= at_most || bytes >= FEED_BATCH_BYTES {
             bytes = 0;
             tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
         }

@@ -295,6 +295,46 @@ fn claude_code_sends_what_its_profile_predicts() {
     calibrate("claude-code", "2.1.332");
 }
 
+/// Claude Code with `sightline proxy` in its server's place reads what it reads without it: the
+/// proxy passes the legacy demo's -32602 on unchanged.
+#[test]
+fn claude_code_through_the_proxy_reads_what_it_reads_directly() {
+    require_hosts();
+    let args = r#"{"departureDate":"12/12/2024","destination":"Paris"}"#;
+    let direct = capture("claude-code", Server::Demo("legacy"), "book_flight", args);
+    let sightline = env!("CARGO_BIN_EXE_sightline");
+    let output = Command::new(sightline)
+        .args([
+            "capture",
+            "claude-code",
+            "book_flight",
+            args,
+            "--json",
+            "--",
+        ])
+        .args([
+            sightline,
+            "proxy",
+            "--",
+            sightline,
+            "demo-server",
+            "--style",
+            "legacy",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sightline starts");
+    let through: Value = serde_json::from_slice(&output.stdout).expect("capture JSON");
+    assert_eq!(through["server_called"], true, "{through:#}");
+    assert_eq!(through["tool_result"], direct["tool_result"], "{through:#}");
+    assert_eq!(through["error_flag"], direct["error_flag"], "{through:#}");
+    assert_eq!(
+        through["matches"], true,
+        "the profile still predicts it: {through:#}"
+    );
+}
+
 #[test]
 fn vercel_ai_sends_what_its_profile_predicts() {
     calibrate("vercel-ai", "6.0.326");

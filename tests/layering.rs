@@ -59,8 +59,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("terminal", &[]),
     ("diff", &["mcp", "model_view", "analysis", "sanitize", "transcript", "recording"]),
     ("cli", &["mcp", "driver", "transport", "server_config", "client", "demo_server", "transcript", "recording"]),
+    // Between a real host and its server: the pipes, the pure watch, the socket `attach` finds.
+    ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "cli", "recording"]),
     ("live_session", &["mcp", "driver", "app", "client", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "diff", "cli"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "diff", "cli", "proxy"]),
     ("runtime", &["mcp", "app", "input", "ui", "theme", "stream", "cli", "live_session", "terminal", "recording"]),
 ];
 
@@ -84,6 +86,7 @@ const PURE: &[&str] = &[
     "transcript",
     "time.rs",
     "sanitize.rs",
+    "proxy/watch.rs",
 ];
 
 /// What the pure core must not name: async, I/O, processes, the clock, and the impure modules.

@@ -95,6 +95,50 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
     Vec::new()
 }
 
+/// A host watched through `sightline proxy` (attached, or its transcript replayed) names itself
+/// in its first request: what its model sees is then judged by its profile, unless the user
+/// chose one (`--host`, `h`).
+fn follow_host(state: &mut AppState, message: &Message) {
+    if state.replay.is_none() || state.watched.host_named || state.settings.host().name != "spec" {
+        return;
+    }
+    let Message::Request { method, params, .. } = message else {
+        return;
+    };
+    state.watched.host_named = true;
+    let info = match (method.as_str(), params) {
+        ("initialize", Some(params)) => params.get("clientInfo"),
+        (_, Some(params)) => params
+            .pointer("/_meta")
+            .and_then(|meta| meta.get(crate::mcp::era::META_CLIENT_INFO)),
+        (_, None) => None,
+    };
+    let Some(name) = info
+        .and_then(|info| info.get("name"))
+        .and_then(Value::as_str)
+    else {
+        return;
+    };
+    let chosen = crate::model_view::clients::for_client(name).and_then(|profile| {
+        state
+            .settings
+            .hosts
+            .iter()
+            .position(|host| host.name == profile)
+    });
+    if let Some(index) = chosen {
+        state.settings.host = index;
+        let profile = state.settings.host().name.clone();
+        inform(
+            state,
+            format!(
+                "the host is {} (clientInfo): the model pane judges for '{profile}' (h changes it)",
+                sanitize::text(name)
+            ),
+        );
+    }
+}
+
 /// A line of sightline's own, in the current connection.
 fn note_line(state: &AppState, text: &str) -> LogLine {
     LogLine {
@@ -253,6 +297,9 @@ fn stderr_line(state: &mut AppState, text: &str, at: crate::mcp::Timestamp) {
 }
 
 fn log_entry(state: &mut AppState, entry: LogEntry) {
+    if let LogEvent::Sent(frame) = &entry.event {
+        follow_host(state, &frame.message);
+    }
     let at = entry.at;
     let session = state.session;
     let stored = replayed_frame(state, &entry.event);

@@ -559,6 +559,8 @@ pub struct AppState {
     pub negotiated: Option<(u32, Connection)>,
     /// The transcript on screen, when this is a replay: nothing is ever sent.
     pub replay: Option<String>,
+    /// A replay of a host watched through `sightline proxy`: followed live, named.
+    pub watched: Watched,
     /// In a replay, what was read back from the transcript to be shown.
     pub read_back: ReadBack,
     /// The server's question on screen, waiting for the user's answer.
@@ -569,11 +571,21 @@ pub struct AppState {
     pub captures: Vec<(usize, String, Captured)>,
 }
 
+/// What a replay knows of the host a proxy watched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Watched {
+    /// The transcript is a running proxy's, followed as it grows (`sightline attach`).
+    pub live: bool,
+    /// The host named itself (its first request was seen): its profile was followed.
+    pub host_named: bool,
+}
+
 impl AppState {
     pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
         Self {
             picker: None,
             replay: None,
+            watched: Watched::default(),
             read_back: ReadBack::default(),
             negotiated: None,
             asking: None,

@@ -81,22 +81,27 @@ pub fn running() -> Vec<Found> {
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| {
-            path.file_name()
+            let named = path
+                .file_name()
                 .and_then(|name| name.to_str())
-                .is_some_and(|name| name.starts_with("proxy-") && name.ends_with(".sock"))
+                .is_some_and(|name| name.starts_with("proxy-"));
+            named
+                && path
+                    .extension()
+                    .is_some_and(|extension| extension == "sock")
         })
-        .filter_map(|socket| match hello(&socket) {
-            Some((info, connection)) => Some(Found {
-                info,
-                socket,
-                connection,
-            }),
-            None => {
+        .filter_map(|socket| {
+            let Some((info, connection)) = hello(&socket) else {
                 if UnixStream::connect(&socket).is_err() {
                     let _ = std::fs::remove_file(&socket);
                 }
-                None
-            }
+                return None;
+            };
+            Some(Found {
+                info,
+                socket,
+                connection,
+            })
         })
         .collect();
     found.sort_by_key(|found| found.info.started_ms);

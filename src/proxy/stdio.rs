@@ -94,20 +94,18 @@ async fn pipe(
             open = false;
         }
         let at = now();
-        match side {
-            Some(from) => {
-                for line in framer.push(chunk) {
-                    if seen.send(Seen::Line { from, line, at }).await.is_err() {
-                        return;
-                    }
-                }
+        let told = if let Some(from) = side {
+            let mut told = true;
+            for line in framer.push(chunk) {
+                told &= seen.send(Seen::Line { from, line, at }).await.is_ok();
             }
-            None => {
-                let text = String::from_utf8_lossy(chunk).into_owned();
-                if seen.send(Seen::Stderr { text, at }).await.is_err() {
-                    return;
-                }
-            }
+            told
+        } else {
+            let text = String::from_utf8_lossy(chunk).into_owned();
+            seen.send(Seen::Stderr { text, at }).await.is_ok()
+        };
+        if !told {
+            return;
         }
     }
     if let (Some(from), Some(line)) = (side, framer.finish()) {

@@ -415,7 +415,7 @@ mod tests {
             })
         ));
         // The call is still the host's, waiting: the server's exit ends it.
-        let events = watch.closed("exit status: 1", 7);
+        let events = watch.closed("exit status: 1", Timestamp(7));
         assert!(
             events
                 .iter()

@@ -110,6 +110,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         mode,
         keys: &state.settings.keys,
         replay: state.replay.is_some(),
+        live: state.watched.live,
         pending_calls: state.pending_calls,
         status: state.status.as_ref(),
         settings: &state.settings,

@@ -31,6 +31,8 @@ pub(super) struct StatusBar<'a> {
     pub mode: Mode,
     pub keys: &'a Keymap,
     pub replay: bool,
+    /// The replay follows a running proxy (`sightline attach`).
+    pub live: bool,
     pub pending_calls: usize,
     pub status: Option<&'a Status>,
     pub settings: &'a Settings,
@@ -87,23 +89,14 @@ impl StatusBar<'_> {
         }
     }
 
-    fn segments(&self) -> Vec<Segment> {
-        let StatusBar {
-            replay,
-            pending_calls,
-            status,
-            settings,
-            link,
-            transport,
-            theme,
-            ..
-        } = *self;
-        let bar = theme.style(Meaning::StatusBar);
+    /// The server as the link stands, long and short.
+    fn server_words(&self) -> (String, Option<String>) {
+        let (replay, live, link) = (self.replay, self.live, self.link);
         let era = |era: Era| match era {
             Era::Legacy => "legacy",
             Era::Modern => "modern",
         };
-        let (server, short_server) = match link {
+        match link {
             Link::Connected(c) => {
                 let name = crate::sanitize::text(&c.server.name);
                 (
@@ -116,10 +109,31 @@ impl StatusBar<'_> {
                     Some(format!("│ {name} · {} ", era(c.era))),
                 )
             }
+            Link::Starting | Link::Connecting if live => {
+                ("waiting for the host's first request".to_owned(), None)
+            }
             Link::Starting | Link::Connecting => ("connecting…".to_owned(), None),
             Link::Failed(_) => ("not connected (r retries)".to_owned(), None),
+            Link::Disconnected if live => ("the proxy's server ended".to_owned(), None),
+            Link::Disconnected if replay => ("the server ended (as recorded)".to_owned(), None),
             Link::Disconnected => ("disconnected (r reconnects)".to_owned(), None),
-        };
+        }
+    }
+
+    fn segments(&self) -> Vec<Segment> {
+        let StatusBar {
+            replay,
+            live,
+            pending_calls,
+            status,
+            settings,
+            link,
+            transport,
+            theme,
+            ..
+        } = *self;
+        let bar = theme.style(Meaning::StatusBar);
+        let (server, short_server) = self.server_words();
         let mode = self.mode_hint();
         let mut segments = vec![Segment {
             priority: 0,
@@ -130,7 +144,11 @@ impl StatusBar<'_> {
         if replay {
             segments.push(Segment {
                 priority: 1,
-                text: " REPLAY · read-only ".to_owned(),
+                text: if live {
+                    " ATTACHED · read-only ".to_owned()
+                } else {
+                    " REPLAY · read-only ".to_owned()
+                },
                 short: None,
                 style: bar.patch(theme.style(Meaning::StatusKey)),
             });

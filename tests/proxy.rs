@@ -1,0 +1,300 @@
+//! `sightline proxy` between a real client and real servers: the Python SDK's stdio client gets
+//! through it what it gets directly, every frame passes unchanged (the same bytes, in the same
+//! order, either side of it), each call is recorded and judged, and either side's end reaches
+//! the other.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use common::peers::{everything, py};
+
+fn sightline() -> String {
+    env!("CARGO_BIN_EXE_sightline").to_owned()
+}
+
+fn demo(style: &str) -> Vec<String> {
+    vec![
+        sightline(),
+        "demo-server".into(),
+        "--style".into(),
+        style.into(),
+    ]
+}
+
+fn proxied(server: &[String], extra: &[&str]) -> Vec<String> {
+    let mut command = vec![sightline(), "proxy".into()];
+    command.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    command.push("--".into());
+    command.extend(server.iter().cloned());
+    command
+}
+
+fn relayed(log: &Path, server: &[String]) -> Vec<String> {
+    let mut command = vec![
+        sightline(),
+        "relay".into(),
+        "--log".into(),
+        log.to_string_lossy().into_owned(),
+        "--".into(),
+    ];
+    command.extend(server.iter().cloned());
+    command
+}
+
+/// The Python SDK's stdio client (`tests/peers/py_client.py`) running `calls` against `server`:
+/// the tools it listed and what each call gave it.
+fn python_client(calls: &Value, server: &[String]) -> Value {
+    py(); // the virtualenv is installed
+    let output = Command::new("tests/peers/.venv/bin/python")
+        .arg("tests/peers/py_client.py")
+        .arg(calls.to_string())
+        .args(server)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("python starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!(
+            "the client printed no JSON ({error}): {stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "sightline-proxy-test-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The frames a relay logged, by direction, in order.
+fn frames(log: &Path, dir: &str) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|entry| entry["dir"] == dir)
+        .map(|entry| entry["frame"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const DEMO_CALLS: &str = r#"[["book_flight", {"departureDate": "12/12/2024", "destination": "Paris"}],
+    ["book_flight", {"departureDate": "12/12/2099", "destination": "Paris"}],
+    ["no_such_tool", {}]]"#;
+
+#[test]
+fn the_python_sdk_client_gets_through_the_proxy_what_it_gets_directly() {
+    let demo_calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
+    let everything_calls = json!([["echo", {"message": "hi"}], ["get-sum", {"a": 1, "b": 2}], ["get-sum", {"a": "one"}]]);
+    for (server, calls) in [
+        (demo("legacy"), &demo_calls),
+        (demo("sep1303"), &demo_calls),
+        (
+            [everything(), vec!["stdio".into()]].concat(),
+            &everything_calls,
+        ),
+    ] {
+        let direct = python_client(calls, &server);
+        let through = python_client(calls, &proxied(&server, &[]));
+        assert_eq!(
+            through, direct,
+            "through the proxy, as directly: {server:?}"
+        );
+        assert_eq!(
+            direct["calls"].as_array().unwrap().len(),
+            calls.as_array().unwrap().len(),
+            "{direct:#}"
+        );
+    }
+}
+
+/// client → relay (outer log) → proxy → relay (inner log) → server: what the proxy took in on
+/// either side, it gave out on the other, byte for byte and in order.
+#[test]
+fn every_frame_passes_the_proxy_unchanged_both_ways() {
+    let dir = temp_dir("bytes");
+    let (outer, inner) = (dir.join("outer.jsonl"), dir.join("inner.jsonl"));
+    let server = [everything(), vec!["stdio".into()]].concat();
+    let chain = relayed(&outer, &proxied(&relayed(&inner, &server), &[]));
+    let calls =
+        json!([["echo", {"message": "through"}], ["get-sum", {"a": "one"}], ["get-env", {}]]);
+    let got = python_client(&calls, &chain);
+    assert_eq!(got["calls"].as_array().unwrap().len(), 3, "{got:#}");
+    let sent = frames(&outer, "send");
+    assert!(
+        sent.len() >= 5,
+        "initialize, initialized, list, three calls: {sent:?}"
+    );
+    assert_eq!(
+        frames(&inner, "send"),
+        sent,
+        "the host's frames reach the server as sent"
+    );
+    let received = frames(&inner, "recv");
+    assert!(
+        received
+            .iter()
+            .any(|frame| frame.contains("notifications/")),
+        "the server's own notifications pass too"
+    );
+    assert_eq!(
+        frames(&outer, "recv"),
+        received,
+        "the server's frames reach the host as sent"
+    );
+}
+
+#[test]
+fn each_call_is_recorded_and_judged_and_the_host_named() {
+    let dir = temp_dir("record");
+    let transcript = dir.join("proxy.jsonl");
+    let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
+    let record = transcript.to_string_lossy().into_owned();
+    let command = proxied(&demo("legacy"), &["--record", &record]);
+    let got = python_client(&calls, &command);
+    assert_eq!(got["calls"][0]["code"], -32602, "{got:#}");
+    let replayed = Command::new(sightline())
+        .args(["replay", &record, "--json"])
+        .output()
+        .unwrap();
+    let replayed: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    let calls = replayed["calls"].as_array().unwrap();
+    let classes: Vec<&str> = calls
+        .iter()
+        .map(|call| call["outcome"]["class"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        classes,
+        ["protocol_error", "success", "protocol_error"],
+        "{replayed:#}"
+    );
+    let findings: Vec<&str> = calls[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        findings.contains(&"sep1303.validation-as-protocol-error"),
+        "{findings:?}"
+    );
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    // The Python SDK names itself with its default clientInfo, which names no host.
+    assert!(
+        text.contains("the Python SDK's default clientInfo"),
+        "the host note is in the transcript"
+    );
+}
+
+/// A host that writes `lines` to the proxy and reads until the proxy's stdout ends: what it
+/// read, and the proxy's exit code and stderr.
+fn host(server: &[String], lines: &[&str]) -> (Vec<String>, i32, String) {
+    let mut child = Command::new(sightline())
+        .args(["proxy", "--"])
+        .args(server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let read: Vec<String> = stdout.lines().map_while(Result::ok).collect();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    (
+        read,
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_server_that_dies_mid_call_ends_the_hosts_stdout_and_its_status_is_the_proxys() {
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        r#"read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; read line; echo dying >&2; exit 3"#.to_owned(),
+    ];
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}"#;
+    let (read, code, stderr) = host(&server, &[init, call]);
+    assert_eq!(
+        read,
+        [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#],
+        "only the server's frame"
+    );
+    assert_eq!(code, 3, "the server's exit status: {stderr}");
+    assert!(
+        stderr.contains("dying"),
+        "the server's stderr passes: {stderr}"
+    );
+}
+
+#[test]
+fn garbage_from_the_server_passes_on_as_it_came() {
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        r#"printf 'banner \033[31mred\033[0m\n'; read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'"#
+            .to_owned(),
+    ];
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+    let (read, code, _) = host(&server, &[init]);
+    assert_eq!(
+        read[0], "banner \u{1b}[31mred\u{1b}[0m",
+        "never the proxy's to clean up"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_running_proxy_is_listed_for_attach_and_only_its_user_can_reach_it() {
+    let runtime = temp_dir("runtime");
+    let mut child = Command::new(sightline())
+        .args(["proxy", "--"])
+        .args(demo("sep1303"))
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let socket = runtime
+        .join("sightline")
+        .join(format!("proxy-{}.sock", child.id()));
+    let started = std::time::Instant::now();
+    while !socket.exists() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&runtime.join("sightline")), 0o700);
+    assert_eq!(mode(&socket), 0o600);
+    let list = Command::new(sightline())
+        .args(["attach", "--list"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains(&child.id().to_string()), "{listed}");
+    assert!(listed.contains("demo-server --style sep1303"), "{listed}");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(!socket.exists(), "the socket goes with the proxy");
+}
