@@ -6,6 +6,7 @@ mod base;
 pub mod plan;
 pub mod report;
 mod sarif;
+pub mod unknown_tool;
 pub mod verdict;
 
 pub use plan::{Case, CaseKind, Options, Plan, plan};

@@ -211,6 +211,9 @@ impl Report {
                 if judged.verdict != Verdict::Conformant {
                     let _ = writeln!(out, "      {}", judged.why);
                 }
+                if let Some(note) = &judged.note {
+                    let _ = writeln!(out, "      note: {note}");
+                }
             }
             out.push('\n');
         }
@@ -273,7 +276,7 @@ impl Report {
                     xml(group),
                     xml(&name)
                 );
-                let detail = format!(
+                let mut detail = format!(
                     "expected {}, got {}. {}. The model sees: {}. Rule ({} {}): {}",
                     judged.expected,
                     judged.got,
@@ -283,6 +286,9 @@ impl Report {
                     judged.rule.source,
                     judged.rule.text
                 );
+                if let Some(note) = &judged.note {
+                    let _ = write!(detail, ". Note: {note}");
+                }
                 if self.fails(result) {
                     let _ = write!(
                         out,

@@ -110,6 +110,7 @@ impl Report {
                 "arguments": result.case.arguments,
                 "answer": judged.answer,
                 "evidence": judged.evidence,
+                "note": judged.note,
                 "known": result.known,
             },
         })

@@ -52,6 +52,7 @@ impl<'a> Context<'a> {
 pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     validation_as_protocol_error,
     unknown_tool_as_tool_error,
+    unknown_tool_code,
     tool_error_without_text,
     structured_without_text,
     output_schema_violation,
@@ -164,7 +165,36 @@ fn unknown_tool_as_tool_error(context: &Context) -> Option<Finding> {
     }
     Some(context.finding("spec.unknown-tool-as-tool-error", Severity::Warning, format!(
         "{}: an unknown tool is a protocol error (JSON-RPC -32602, tools.mdx \"Error Handling\"), \
-         but '{name}', which the server did not list, got isError: true",
+         but '{name}', which the server did not list, got isError: true ({UNKNOWN_TOOL_PROPOSAL})",
+        context.version
+    )))
+}
+
+/// The open proposal that would make an unknown tool a tool execution error.
+const UNKNOWN_TOOL_PROPOSAL: &str = "SEP-2145, an open proposal not in the draft, would make \
+     this the right answer";
+
+/// A protocol error other than -32602 for a tool the server never listed: the code only the
+/// example gives up to 2025-11-25 (advice), and that 2026-07-28's schema names (a warning).
+fn unknown_tool_code(context: &Context) -> Option<Finding> {
+    let (name, _) = context.tool_call()?;
+    let code = context.error_code()?;
+    if code == -32602 || context.listed(name) != Some(false) {
+        return None;
+    }
+    let id = "spec.unknown-tool-code";
+    if context.at_least("2026-07-28") {
+        return Some(context.finding(id, Severity::Warning, format!(
+            "{}: '{name}', which the server did not list, got {code}; the schema names -32602 \
+             for an unknown tool (InvalidParamsError: \"Unknown tool name or invalid tool \
+             arguments\")",
+            context.version
+        )));
+    }
+    Some(context.finding(id, Severity::Info, format!(
+        "{}: '{name}', which the server did not list, got {code}; this version names no code for \
+         an unknown tool, but its example is -32602 (tools.mdx \"Error Handling\"), and \
+         2026-07-28's schema names -32602",
         context.version
     )))
 }
