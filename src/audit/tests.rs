@@ -368,11 +368,18 @@ fn the_unknown_tool_code_counts_from_2026_07_28_and_the_case_names_sep_2145() {
     assert_eq!(before.verdict, Verdict::Conformant);
     assert_eq!(before.rule.version, "2025-11-25");
     let note = before.note.as_deref().unwrap();
-    assert!(note.contains("(this server: -32601)") && note.contains("SEP-2145"), "{note}");
+    assert!(
+        note.contains("(this server: -32601)") && note.contains("SEP-2145"),
+        "{note}"
+    );
     let after = judged(unknown, &not_found, "2026-07-28");
     assert_eq!(after.verdict, Verdict::Misfiled);
     assert_eq!(after.rule.source, "schema.ts, InvalidParamsError (-32602)");
-    assert!(after.why.starts_with("-32601 for an unknown tool"), "{}", after.why);
+    assert!(
+        after.why.starts_with("-32601 for an unknown tool"),
+        "{}",
+        after.why
+    );
     let invalid = call("x", json!({})).error(-32602, "Unknown tool: x");
     assert_eq!(
         judged(unknown, &invalid, "2026-07-28").verdict,

@@ -84,7 +84,10 @@ mod tests {
         assert_eq!(rule("2025-06-18").version, "2025-06-18");
         assert_eq!(rule("2025-11-25").version, "2025-11-25");
         assert_eq!(rule("2026-07-28").version, "2026-07-28");
-        assert!(rule("draft").text.contains("Unknown tool name"), "draft sorts after 2026");
+        assert!(
+            rule("draft").text.contains("Unknown tool name"),
+            "draft sorts after 2026"
+        );
         // Only a version whose schema names the code holds another code against the server.
         assert_eq!(wrong_code("2025-11-25", Some(-32601)), None);
         assert_eq!(wrong_code("2026-07-28", Some(-32602)), None);
