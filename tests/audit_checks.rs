@@ -254,3 +254,122 @@ async fn structured_content_findings_cover_success_and_is_error_results() {
     assert!(ids("error_missing").contains(&"structured-missing-on-error"));
     assert!(ids("error_mismatch").contains(&"output-schema-violation"));
 }
+
+/// `sightline audit --yes --json` (and `call`) on `structured_server.py ARGS`.
+fn sightline(command: &[&str], args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(command)
+        .arg("--")
+        .args(["python3", SERVER])
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// A real child that prints a banner before its first message and a line after tools/list:
+/// one server-level finding, in every output of the audit, and among `call`'s findings; the
+/// log keeps the lines themselves.
+#[tokio::test]
+async fn text_on_stdout_before_and_between_messages_is_a_server_finding() {
+    let (_, _, events) = session(&["--banner", "--chatter"]).await;
+    let invalid: Vec<String> = events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Logged(entry) => match &entry.event {
+                sightline::client::LogEvent::Invalid(line) => Some(line.raw.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        invalid,
+        [
+            "structured-server 1.0.0 listening on stdio",
+            "debug: listed 5 tools"
+        ],
+        "the log keeps every line"
+    );
+
+    let dir = std::env::temp_dir().join(format!("sightline-audit-checks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sarif = dir.join("audit.sarif");
+    let markdown = dir.join("audit.md");
+    let sarif_arg = sarif.to_string_lossy().into_owned();
+    let markdown_arg = markdown.to_string_lossy().into_owned();
+    let flags = [
+        "audit",
+        "--yes",
+        "--json",
+        "--tool",
+        "ok",
+        "--sarif",
+        &sarif_arg,
+        "--markdown",
+        &markdown_arg,
+    ];
+    let (_, stdout) = sightline(&flags, &["--banner", "--chatter"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["id"], "stdout-not-json");
+    assert_eq!(findings[0]["severity"], "warning");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("before the first message ('structured-server 1.0.0 listening on stdio')"),
+        "{message}"
+    );
+    assert!(
+        message.contains("between messages ('debug: listed 5 tools')"),
+        "{message}"
+    );
+    assert!(message.contains("MUST NOT write anything to its stdout"));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let run = &log["runs"][0];
+    assert!(
+        run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|rule| rule["id"] == "stdout-not-json")
+    );
+    assert!(
+        run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|result| result["ruleId"] == "stdout-not-json" && result["level"] == "warning")
+    );
+    assert!(
+        std::fs::read_to_string(&markdown)
+            .unwrap()
+            .contains("server finding `stdout-not-json` (warning)")
+    );
+    let (_, text) = sightline(&["audit", "--yes", "--tool", "ok"], &["--banner"]);
+    assert!(
+        text.contains("server finding stdout-not-json (warning)"),
+        "{text}"
+    );
+
+    // A clean stdout: no finding.
+    let (_, clean) = sightline(&["audit", "--yes", "--json", "--tool", "ok"], &[]);
+    let clean: Value = serde_json::from_str(&clean).unwrap();
+    assert_eq!(clean["findings"], json!([]));
+
+    let (_, call) = sightline(&["call", "ok", "--json"], &["--banner"]);
+    let call: Value = serde_json::from_str(&call).unwrap();
+    assert!(
+        call["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|finding| finding["id"] == "stdout-not-json"),
+        "{call}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

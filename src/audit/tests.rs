@@ -424,6 +424,7 @@ fn report(verdicts: &[Verdict], fail_on: &[Verdict], baseline: &Baseline) -> Rep
         audited: Vec::new(),
         no_cases: Vec::new(),
         fail_on: fail_on.to_vec(),
+        findings: Vec::new(),
     }
 }
 
