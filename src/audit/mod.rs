@@ -5,6 +5,7 @@ pub mod answer;
 mod base;
 pub mod plan;
 pub mod report;
+mod rule;
 mod sarif;
 pub mod unknown_tool;
 pub mod verdict;

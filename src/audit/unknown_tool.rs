@@ -2,7 +2,7 @@
 //! (-32602) only the example gives up to 2025-11-25 and the schema names from 2026-07-28, and
 //! the open proposal (SEP-2145) that would make it a tool execution error instead.
 
-use super::verdict::Rule;
+use super::rule::Rule;
 
 /// 2025-06-18 (its text for unknown tools is 2025-11-25's too).
 const LEGACY: Rule = Rule {

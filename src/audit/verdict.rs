@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::{self, About};
 use super::plan::{Case, CaseKind};
+pub use super::rule::Rule;
 use super::unknown_tool;
 use crate::analysis::{self, CallContext};
 use crate::classify::{Class, Outcome};
@@ -53,15 +54,6 @@ impl Verdict {
             .into_iter()
             .find(|verdict| verdict.name() == name)
     }
-}
-
-/// A rule of the spec, quoted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Rule {
-    /// The spec version (or standard) the text comes from.
-    pub version: &'static str,
-    pub source: &'static str,
-    pub text: &'static str,
 }
 
 const INPUT_VALIDATION: Rule = Rule {
