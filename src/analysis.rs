@@ -81,6 +81,11 @@ pub fn view<'a>(
     if let Some(stopped) = stopped_by_host(exchange, context.catalog, &host) {
         return stopped;
     }
+    if let Some(refusal) =
+        crate::model_view::output_check::client_refusal(exchange, context.catalog, &host)
+    {
+        return crate::model_view::refused_by_client(exchange, &refusal, context.version, &host);
+    }
     let mut view = model_view(exchange, outcome, context.version, &host);
     if let Some((tool, reason)) = rejected_tool(exchange, context.catalog) {
         view.dropped(tool, reason);

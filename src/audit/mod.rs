@@ -5,7 +5,9 @@ pub mod answer;
 mod base;
 pub mod plan;
 pub mod report;
+mod rule;
 mod sarif;
+pub mod unknown_tool;
 pub mod verdict;
 
 pub use plan::{Case, CaseKind, Options, Plan, plan};

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::plan::{Case, Skipped};
 use super::verdict::{Judged, Rule, Verdict};
+use crate::classify::findings::Finding;
 use crate::sanitize;
 
 /// One case as it ran.
@@ -46,6 +47,8 @@ pub struct Report {
     pub no_cases: Vec<Skipped>,
     #[serde(skip)]
     pub fail_on: Vec<Verdict>,
+    /// Findings about the server, not one case (text on stdout that is not MCP).
+    pub findings: Vec<Finding>,
 }
 
 impl Report {
@@ -132,6 +135,15 @@ impl Report {
                 "skipped": self.tools_skipped(),
                 "no_cases": self.no_cases.len(),
             },
+            "findings": self
+                .findings
+                .iter()
+                .map(|finding| json!({
+                    "id": finding.id,
+                    "severity": finding.severity,
+                    "message": finding.message,
+                }))
+                .collect::<Vec<_>>(),
             "summary": self.counts(),
             "score": self.score(),
             "failing": self.failing().count(),
@@ -214,6 +226,9 @@ impl Report {
                 if judged.verdict != Verdict::Conformant {
                     let _ = writeln!(out, "      {}", judged.why);
                 }
+                if let Some(note) = &judged.note {
+                    let _ = writeln!(out, "      note: {note}");
+                }
             }
             out.push('\n');
         }
@@ -242,6 +257,15 @@ impl Report {
                 "no cases for {}: {}",
                 sanitize::text(&empty.tool),
                 empty.reason
+            );
+        }
+        for finding in &self.findings {
+            let _ = writeln!(
+                out,
+                "server finding {} ({}): {}",
+                finding.id,
+                severity(finding),
+                sanitize::text(&finding.message)
             );
         }
         let _ = writeln!(out, "{}", self.tools_line());
@@ -276,7 +300,7 @@ impl Report {
                     xml(group),
                     xml(&name)
                 );
-                let detail = format!(
+                let mut detail = format!(
                     "expected {}, got {}. {}. The model sees: {}. Rule ({} {}): {}",
                     judged.expected,
                     judged.got,
@@ -286,6 +310,9 @@ impl Report {
                     judged.rule.source,
                     judged.rule.text
                 );
+                if let Some(note) = &judged.note {
+                    let _ = write!(detail, ". Note: {note}");
+                }
                 if self.fails(result) {
                     let _ = write!(
                         out,
@@ -320,6 +347,18 @@ impl Report {
     pub fn markdown(&self, title: &str) -> String {
         let mut out = format!("### sightline audit: {}\n\n", md(title));
         let _ = writeln!(out, "**{}**\n", self.summary());
+        for finding in &self.findings {
+            let _ = writeln!(
+                out,
+                "- server finding `{}` ({}): {}",
+                finding.id,
+                severity(finding),
+                md(&finding.message)
+            );
+        }
+        if !self.findings.is_empty() {
+            out.push('\n');
+        }
         for (group, results) in self.groups() {
             let _ = writeln!(out, "#### `{}`\n", md(group));
             out.push_str("| verdict | case | expected | got | the model sees | real hosts |\n");
@@ -357,6 +396,14 @@ impl Report {
             }
         }
         out
+    }
+}
+
+/// A finding's severity as its JSON names it (`warning`).
+fn severity(finding: &Finding) -> String {
+    match serde_json::to_value(finding.severity) {
+        Ok(Value::String(name)) => name,
+        _ => String::new(),
     }
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::report::{CaseResult, Report};
 use super::verdict::Verdict;
+use crate::classify::findings::Severity;
 
 /// The SARIF version and schema written.
 const VERSION: &str = "2.1.0";
@@ -58,12 +59,33 @@ impl Report {
                 })
             })
             .collect();
-        let results: Vec<Value> = self
+        let mut rules = rules;
+        let mut results: Vec<Value> = self
             .cases
             .iter()
             .filter(|result| result.judged.verdict != Verdict::Conformant)
             .map(|result| self.result(result))
             .collect();
+        // Findings about the server: a rule per finding id, a result each, never failing.
+        for finding in &self.findings {
+            let level = match finding.severity {
+                Severity::Info => "note",
+                Severity::Warning => "warning",
+            };
+            if !rules.iter().any(|rule| rule["id"] == finding.id) {
+                rules.push(json!({
+                    "id": finding.id,
+                    "name": finding.id,
+                    "shortDescription": {"text": finding.id},
+                    "defaultConfiguration": {"level": level},
+                }));
+            }
+            results.push(json!({
+                "ruleId": finding.id,
+                "level": level,
+                "message": {"text": finding.message},
+            }));
+        }
         json!({
             "$schema": SCHEMA,
             "version": VERSION,
@@ -110,6 +132,7 @@ impl Report {
                 "arguments": result.case.arguments,
                 "answer": judged.answer,
                 "evidence": judged.evidence,
+                "note": judged.note,
                 "known": result.known,
             },
         })

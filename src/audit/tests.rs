@@ -360,6 +360,38 @@ fn unknown_tools_and_malformed_requests_want_protocol_errors_but_not_internal_er
     );
 }
 
+#[test]
+fn the_unknown_tool_code_counts_from_2026_07_28_and_the_case_names_sep_2145() {
+    let unknown = CaseKind::UnknownTool;
+    let not_found = call("x", json!({})).error(-32601, "Tool not found: x");
+    let before = judged(unknown, &not_found, "2025-11-25");
+    assert_eq!(before.verdict, Verdict::Conformant);
+    assert_eq!(before.rule.version, "2025-11-25");
+    let note = before.note.as_deref().unwrap();
+    assert!(
+        note.contains("(this server: -32601)") && note.contains("SEP-2145"),
+        "{note}"
+    );
+    let after = judged(unknown, &not_found, "2026-07-28");
+    assert_eq!(after.verdict, Verdict::Misfiled);
+    assert_eq!(after.rule.source, "schema.ts, InvalidParamsError (-32602)");
+    assert!(
+        after.why.starts_with("-32601 for an unknown tool"),
+        "{}",
+        after.why
+    );
+    let invalid = call("x", json!({})).error(-32602, "Unknown tool: x");
+    assert_eq!(
+        judged(unknown, &invalid, "2026-07-28").verdict,
+        Verdict::Conformant
+    );
+    let missing = call("book_flight", json!({})).tool_error("departureDate is required");
+    assert_eq!(
+        judged(CaseKind::MissingRequired, &missing, "2026-07-28").note,
+        None
+    );
+}
+
 fn report(verdicts: &[Verdict], fail_on: &[Verdict], baseline: &Baseline) -> Report {
     let exchange = call("t", json!({})).tool_error("bad <input> & \"quotes\" | pipes");
     let cases = verdicts
@@ -392,6 +424,7 @@ fn report(verdicts: &[Verdict], fail_on: &[Verdict], baseline: &Baseline) -> Rep
         audited: Vec::new(),
         no_cases: Vec::new(),
         fail_on: fail_on.to_vec(),
+        findings: Vec::new(),
     }
 }
 

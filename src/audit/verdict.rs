@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::{self, About};
 use super::plan::{Case, CaseKind};
+pub use super::rule::Rule;
+use super::unknown_tool;
 use crate::analysis::{self, CallContext};
 use crate::classify::{Class, Outcome};
 use crate::mcp::jsonrpc::error_code_name;
@@ -20,8 +22,8 @@ pub enum Verdict {
     ModelBlind,
     /// Invalid input accepted: the tool ran.
     Lenient,
-    /// An `isError` result for an unknown tool or a malformed request, or -32603 for a
-    /// malformed request.
+    /// An `isError` result for an unknown tool or a malformed request, -32603 for a
+    /// malformed request, or (from 2026-07-28) a code other than -32602 for an unknown tool.
     Misfiled,
     /// No verdict: a timeout, a transport failure, or a tool that asked for input.
     Unclear,
@@ -54,15 +56,6 @@ impl Verdict {
     }
 }
 
-/// A rule of the spec, quoted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Rule {
-    /// The spec version (or standard) the text comes from.
-    pub version: &'static str,
-    pub source: &'static str,
-    pub text: &'static str,
-}
-
 const INPUT_VALIDATION: Rule = Rule {
     version: "2025-11-25",
     source: "server/tools.mdx, Error Handling (SEP-1303)",
@@ -72,11 +65,6 @@ const INVALID_ARGUMENTS: Rule = Rule {
     version: "2025-06-18",
     source: "server/tools.mdx, Error Handling",
     text: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments",
-};
-const UNKNOWN_TOOL: Rule = Rule {
-    version: "2025-11-25",
-    source: "server/tools.mdx, Error Handling",
-    text: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools",
 };
 const MALFORMED: Rule = Rule {
     version: "2025-11-25",
@@ -120,6 +108,10 @@ pub struct Judged {
     /// How the case ran as a task, when it did (a tool that requires one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<CaseTask>,
+    /// What else the version says of the case, and a proposal that would change it (the
+    /// unknown tool's code, SEP-2145).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A case run as a task: its form, and the status it ended with (`None` when the server answered
@@ -224,7 +216,10 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
     };
     let failed = matches!(outcome.class, Class::ToolError | Class::ProtocolError);
     let actionable = (argument && failed).then(|| answer::actionable(&words).is_some());
+    let note = (case.kind == CaseKind::UnknownTool)
+        .then(|| unknown_tool::note(context.version, outcome.code));
     Judged {
+        note,
         evidence,
         answer: crate::sanitize::text_keeping_newlines(&words),
         actionable,
@@ -361,7 +356,7 @@ fn verdict(
     let old = version < INPUT_VALIDATION.version;
     let argument = kind.is_argument_error();
     let protocol_rule = match kind {
-        CaseKind::UnknownTool => UNKNOWN_TOOL,
+        CaseKind::UnknownTool => unknown_tool::rule(version),
         // Before SEP-1303 a malformed request fell under "Invalid arguments".
         _ if old => INVALID_ARGUMENTS,
         _ => MALFORMED,
@@ -419,6 +414,16 @@ fn verdict(
                 "-32603 (internal error) for a malformed request: invalid params are -32602"
                     .to_owned(),
             )
+        }
+        (Class::ProtocolError, false) if kind == CaseKind::UnknownTool => {
+            match unknown_tool::wrong_code(version, outcome.code) {
+                Some(why) => (Verdict::Misfiled, protocol_rule, why),
+                None => (
+                    Verdict::Conformant,
+                    protocol_rule,
+                    "a protocol error, as the spec asks".to_owned(),
+                ),
+            }
         }
         (Class::ProtocolError, false) => (
             Verdict::Conformant,

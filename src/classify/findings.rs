@@ -54,6 +54,7 @@ impl<'a> Context<'a> {
 pub const RULES: &[fn(&Context) -> Option<Finding>] = &[
     validation_as_protocol_error,
     unknown_tool_as_tool_error,
+    unknown_tool_code,
     tool_error_without_text,
     structured_without_text,
     output_schema_violation,
@@ -167,7 +168,40 @@ fn unknown_tool_as_tool_error(context: &Context) -> Option<Finding> {
     }
     Some(context.finding("spec.unknown-tool-as-tool-error", Severity::Warning, format!(
         "{}: an unknown tool is a protocol error (JSON-RPC -32602, tools.mdx \"Error Handling\"), \
-         but '{name}', which the server did not list, got isError: true",
+         but '{name}', which the server did not list, got isError: true ({UNKNOWN_TOOL_PROPOSAL})",
+        context.version
+    )))
+}
+
+/// The open proposal that would make an unknown tool a tool execution error.
+const UNKNOWN_TOOL_PROPOSAL: &str = "SEP-2145, an open proposal not in the draft, would make \
+     this the right answer";
+
+/// A protocol error other than -32602 for a tool the server never listed: the code only the
+/// example gives up to 2025-11-25 (advice), and that 2026-07-28's schema names (a warning).
+fn unknown_tool_code(context: &Context) -> Option<Finding> {
+    let (name, _) = context.tool_call()?;
+    let code = context.error_code()?;
+    if code == -32602 || context.listed(name) != Some(false) {
+        return None;
+    }
+    let id = "spec.unknown-tool-code";
+    if context.at_least("2026-07-28") {
+        return Some(context.finding(
+            id,
+            Severity::Warning,
+            format!(
+                "{}: '{name}', which the server did not list, got {code}; the schema names -32602 \
+             for an unknown tool (InvalidParamsError: \"Unknown tool name or invalid tool \
+             arguments\")",
+                context.version
+            ),
+        ));
+    }
+    Some(context.finding(id, Severity::Info, format!(
+        "{}: '{name}', which the server did not list, got {code}; this version names no code for \
+         an unknown tool, but its example is -32602 (tools.mdx \"Error Handling\"), and \
+         2026-07-28's schema names -32602",
         context.version
     )))
 }
@@ -222,24 +256,48 @@ fn structured_without_text(context: &Context) -> Option<Finding> {
 /// Problems listed in a finding, at most; the rest are counted.
 const VIOLATIONS_SHOWN: usize = 3;
 
+/// The first version with `outputSchema`.
+const OUTPUT_SCHEMA_VERSION: &str = "2025-06-18";
+
 /// sightline's own check of a result against the tool's `outputSchema`, as clients SHOULD
-/// make it: never the server's error, never a change of class. Skipped for `isError` results,
-/// as the SDKs skip them.
+/// make it: never the server's error, never a change of class. tools.mdx's MUST ("Servers
+/// MUST provide structured results that conform to this schema", 2025-06-18 to draft) names no
+/// exception for `isError` results; the SDK clients make one (see each message).
 fn output_schema_violation(context: &Context) -> Option<Finding> {
     let (name, _) = context.tool_call()?;
     let result = context.result()?;
-    if result.is_error {
-        return None;
-    }
     let tool = context.catalog?.iter().find(|tool| tool.name == name)?;
     let schema = tool.raw.get("outputSchema")?.value();
+    let version = context.version;
+    let local = "local check (sightline's, not the server's answer)";
+    let must = if context.at_least(OUTPUT_SCHEMA_VERSION) {
+        format!("servers MUST provide structured results that conform to it ({version} tools.mdx)")
+    } else {
+        format!(
+            "{version} has no outputSchema; from {OUTPUT_SCHEMA_VERSION} servers MUST provide structured results that conform to it"
+        )
+    };
     let Some(structured) = result.structured else {
-        return Some(context.finding("structured-missing", Severity::Warning, format!(
-            "local check (sightline's, not the server's answer): '{name}' declares an outputSchema \
-             but its result has no structuredContent; servers MUST provide structured results that \
-             conform to it ({} tools.mdx)",
-            context.version
-        )));
+        if result.is_error {
+            return Some(context.finding(
+                "structured-missing-on-error",
+                Severity::Info,
+                format!(
+                    "{local}: '{name}' declares an outputSchema and its isError result has no \
+                 structuredContent; {must}, with no exception written for errors, but the \
+                 TypeScript and Python SDK clients check only successes for it and pass this on"
+                ),
+            ));
+        }
+        return Some(context.finding(
+            "structured-missing",
+            Severity::Warning,
+            format!(
+                "{local}: '{name}' declares an outputSchema but its result has no \
+             structuredContent; {must}. The TypeScript SDK client throws -32600 instead of \
+             returning it, the Python SDK client raises: a host on either never sees the result"
+            ),
+        ));
     };
     let instance = serde_json::from_str::<Value>(structured).ok()?;
     let found = crate::schema::output_violations(&schema, &instance);
@@ -256,12 +314,22 @@ fn output_schema_violation(context: &Context) -> Option<Finding> {
     if more > 0 {
         let _ = write!(listed, "; and {more} more");
     }
-    Some(context.finding("output-schema-violation", Severity::Warning, format!(
-        "local check (sightline's, not the server's answer): structuredContent breaks '{name}''s \
-         outputSchema: {listed}. Clients SHOULD validate it ({} tools.mdx); one SDK client turns \
-         this into a -32602 of its own that looks like the server's",
-        context.version
-    )))
+    let clients = if result.is_error {
+        "on an isError result: the Python SDK client passes it on unchecked, but the TypeScript \
+         SDK client still validates it and throws -32602 of its own, so a host on it shows its \
+         model that error, not the tool's"
+    } else {
+        "the TypeScript SDK client throws -32602 of its own that looks like the server's, the \
+         Python SDK client raises: a host on either never sees the result"
+    };
+    Some(context.finding(
+        "output-schema-violation",
+        Severity::Warning,
+        format!(
+            "{local}: structuredContent breaks '{name}''s outputSchema: {listed}. {must}, and \
+         clients SHOULD validate it; {clients}"
+        ),
+    ))
 }
 
 /// Openings of a text that a reader takes for a failure.

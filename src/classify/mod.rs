@@ -5,6 +5,7 @@ pub mod findings;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod oauth;
+pub mod stdout;
 #[cfg(test)]
 mod tests;
 

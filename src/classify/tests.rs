@@ -88,6 +88,29 @@ fn validation_finding_needs_a_listed_tool_object_arguments_and_invalid_params() 
 }
 
 #[test]
+fn an_unknown_tool_code_other_than_32602_is_advice_before_2026_and_a_warning_after() {
+    let method_not_found = call("nope", json!({})).error(-32601, "Tool nope not found");
+    assert_eq!(
+        ids(&method_not_found, "2025-11-25"),
+        [("spec.unknown-tool-code", Severity::Info)]
+    );
+    assert_eq!(
+        ids(&method_not_found, "2026-07-28"),
+        [("spec.unknown-tool-code", Severity::Warning)]
+    );
+    let invalid = call("nope", json!({})).error(-32602, "Unknown tool: nope");
+    for version in VERSIONS {
+        assert_eq!(ids(&invalid, version), [], "{version}");
+    }
+    let listed = call("book_flight", json!({})).error(-32601, "Tool not found");
+    assert!(
+        ids(&listed, "2026-07-28")
+            .iter()
+            .all(|(id, _)| *id != "spec.unknown-tool-code")
+    );
+}
+
+#[test]
 fn unknown_tool_as_tool_error_fires_for_unlisted_names_only() {
     let unknown = call("nope", json!({})).tool_error("MCP error -32602: Tool nope not found");
     for version in VERSIONS {

@@ -157,10 +157,13 @@ async fn run(
         context: &context,
         progress: &progress,
     };
+    let stdio = !client.transport().is_http();
     let results = match run.cases(client, &plan.cases, jobs).await {
         Ok(results) => results,
         Err(error) => return failed(&error),
     };
+    // The first connection's stdout (the others' banners say the same).
+    let server_findings = stage.stdout_finding(&version, stdio).into_iter().collect();
     let report = Report {
         server: server_json(connection.as_ref()),
         host: settings.host.name.clone(),
@@ -177,6 +180,7 @@ async fn run(
         audited: plan.audited.clone(),
         no_cases: plan.no_cases.clone(),
         fail_on: settings.fail_on.clone(),
+        findings: server_findings,
     };
     if let Err(message) = write_files(args, &report, &line) {
         eprintln!("sightline: {message}");

@@ -111,7 +111,7 @@ async fn call_tool(
     let Finished { exchange, judged } = client.call(&call.tool, arguments).await;
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
-    let report = CallReport::new(
+    let mut report = CallReport::new(
         connection.as_ref(),
         &transport,
         &exchange,
@@ -120,6 +120,15 @@ async fn call_tool(
         call.forward_protocol_errors,
         judged,
     );
+    // About the server, not the call: shown with the call's findings.
+    let version = connection
+        .as_ref()
+        .map_or("unknown", |c| c.protocol_version.as_str());
+    let stdio = !client.transport().is_http();
+    report
+        .analysis
+        .findings
+        .extend(stage.stdout_finding(version, stdio));
     if as_json {
         print_json(&CallJson {
             auth: stage.auth(),

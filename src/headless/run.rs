@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 use super::exit;
 use super::output::print_json;
+use crate::classify::findings::Finding;
+use crate::classify::stdout::StdoutWatch;
 use crate::classify::{Class, oauth};
 use crate::cli::{RecordArgs, ServerArgs};
 use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Stage};
@@ -84,7 +86,11 @@ pub(super) async fn connect(
 
 /// The step a run has reached, followed from its session stream.
 #[derive(Debug, Clone)]
-pub(super) struct StageTracker(Arc<Mutex<Stage>>, Arc<Mutex<AuthSteps>>);
+pub(super) struct StageTracker(
+    Arc<Mutex<Stage>>,
+    Arc<Mutex<AuthSteps>>,
+    Arc<Mutex<StdoutWatch>>,
+);
 
 /// The steps of OAuth flows, as `call --json` reports them.
 #[derive(Debug, Default)]
@@ -122,7 +128,11 @@ impl AuthSteps {
 
 impl Default for StageTracker {
     fn default() -> Self {
-        Self(Arc::new(Mutex::new(Stage::Spawn)), Arc::default())
+        Self(
+            Arc::new(Mutex::new(Stage::Spawn)),
+            Arc::default(),
+            Arc::default(),
+        )
     }
 }
 
@@ -130,6 +140,7 @@ impl StageTracker {
     fn tap(&self) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
         let stage = Arc::clone(&self.0);
         let auth = Arc::clone(&self.1);
+        let stdout = Arc::clone(&self.2);
         move |event| {
             let SessionEvent::Logged(LogEntry { at, event }) = event else {
                 return;
@@ -142,7 +153,23 @@ impl StageTracker {
             auth.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .see(*at, event);
+            stdout
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .see(event);
         }
+    }
+
+    /// The server-level finding on what its stdout held besides MCP messages, if anything
+    /// (stdio only: the rule is the stdio transport's).
+    pub(super) fn stdout_finding(&self, version: &str, stdio: bool) -> Option<Finding> {
+        if !stdio {
+            return None;
+        }
+        self.2
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .finding(version)
     }
 
     pub(super) fn get(&self) -> Stage {

@@ -23,6 +23,26 @@ pub enum Structured {
     PreferOnSuccess,
 }
 
+/// What the host's MCP client does, after the server answered, with the result of a tool that
+/// declares an `outputSchema` (the client's own check, before the host sees the result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputCheck {
+    /// No check: the result goes on as the server sent it.
+    #[default]
+    None,
+    /// The MCP TypeScript SDK's `Client.callTool` (1.20.2 and 1.32.2, run by
+    /// `tests/audit_checks.rs`): a success without `structuredContent` throws `McpError` -32600;
+    /// `structuredContent` that breaks the schema throws `McpError` -32602, on an `isError`
+    /// result too. The host gets the error as it gets a protocol error.
+    TypescriptSdk,
+    /// The MCP Python SDK's `ClientSession.call_tool` (1.30.0 and 2.3.0, run by
+    /// `tests/audit_checks.rs`): on a success only, no `structuredContent` or one that breaks the
+    /// schema raises `RuntimeError`; `isError` results pass unchecked. Modelled as the host's
+    /// handling of a protocol error (its failure text, or the end of its run).
+    PythonSdk,
+}
+
 /// The shape of the message a host sends to its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -346,6 +366,10 @@ pub struct HostProfile {
     pub persist: Option<Persist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
+    /// What the host's MCP client does with a result that does not give the `outputSchema`
+    /// its due (a missing or non-conforming `structuredContent`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub output_check: OutputCheck,
     /// What ends the host's whole run, so that its model reads nothing of this call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aborts_run_on: Vec<Abort>,
@@ -532,6 +556,7 @@ pub fn spec() -> &'static HostProfile {
                 limit: None,
                 persist: None,
                 checks: None,
+                output_check: OutputCheck::None,
                 aborts_run_on: Vec::new(),
                 parts_as_json: None,
                 call_prefix: None,

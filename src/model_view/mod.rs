@@ -10,6 +10,7 @@ mod gemini;
 mod host_checks;
 pub mod hosts;
 mod json;
+pub mod output_check;
 mod payload;
 mod python_dump;
 mod rmcp_json;
@@ -161,23 +162,7 @@ pub fn model_view<'a>(
     version: &str,
     host: &HostProfile,
 ) -> ModelView<'a> {
-    let mut view = ModelView {
-        host: host.name.clone(),
-        forwarded: true,
-        rule: Rule::Result,
-        is_error: false,
-        error_flag: host.error_flag,
-        less_likely_to_help: false,
-        blocks: Vec::new(),
-        reason: String::new(),
-        notes: Vec::new(),
-        thrown: None,
-        truncation: None,
-        findings: Vec::new(),
-        server_called: true,
-        explains: false,
-        shape: host.shape,
-    };
+    let mut view = ModelView::empty(host);
     let since_sep1303 = version >= SEP_1303_VERSION;
     match (&outcome.class, exchange.answer()) {
         (Class::Success, Some(Reply::Result(result))) => {
@@ -247,6 +232,42 @@ pub fn model_view<'a>(
     view
 }
 
+/// What the model sees when the host's MCP client refuses the server's result itself (its
+/// `output_check`): the host handles the client's error as it handles a protocol error, and
+/// nothing the server said reaches the model.
+pub fn refused_by_client<'a>(
+    exchange: &'a Exchange,
+    refusal: &output_check::ClientRefusal,
+    version: &str,
+    host: &HostProfile,
+) -> ModelView<'a> {
+    let mut view = ModelView::empty(host);
+    let error = ErrorObject {
+        code: refusal.code.unwrap_or_default(),
+        message: refusal.message.clone(),
+        data: None,
+    };
+    view.protocol_error(&error, version >= SEP_1303_VERSION, host, exchange);
+    if refusal.code.is_none() && host.forward_protocol_errors {
+        // Not an MCP error, so no code to word: the host's words for its own failure.
+        view.blocks = vec![Block::Text {
+            text: hosts::fill(&host.host_error_text, &[("error", &refusal.message)]).into(),
+        }];
+    }
+    view.forwarded = false;
+    let how = match refusal.code {
+        Some(code) => format!("throws {code} ({})", error_code_name(code)),
+        None => "raises".to_owned(),
+    };
+    view.reason = format!(
+        "{} {how} on this result, so the host never sees it: \"{}\" (the host handles it as a \
+         protocol error; nothing the server said reaches the model)",
+        refusal.client, refusal.message
+    );
+    view.as_the_host_marks_and_cuts_it(host);
+    view
+}
+
 /// The host's `failure_text`, with the call's `{tool}` and `{arguments}`.
 fn failure_text(host: &HostProfile, exchange: &Exchange) -> String {
     let (tool, arguments) = call_words(exchange);
@@ -308,6 +329,27 @@ fn parts_as_json(blocks: &[Block], templates: &hosts::PartsAsJson) -> String {
 }
 
 impl<'a> ModelView<'a> {
+    /// Nothing yet: a result that reaches the model, before any block.
+    fn empty(host: &HostProfile) -> Self {
+        ModelView {
+            host: host.name.clone(),
+            forwarded: true,
+            rule: Rule::Result,
+            is_error: false,
+            error_flag: host.error_flag,
+            less_likely_to_help: false,
+            blocks: Vec::new(),
+            reason: String::new(),
+            notes: Vec::new(),
+            thrown: None,
+            truncation: None,
+            findings: Vec::new(),
+            server_called: true,
+            explains: false,
+            shape: host.shape,
+        }
+    }
+
     /// A protocol error: the host's failure text, or (MAY, on) the error in the host's words.
     fn protocol_error(
         &mut self,
