@@ -215,7 +215,11 @@ pub fn judge(case: &Case, exchange: &Exchange, context: &CallContext<'_>) -> Jud
         (verdict, why, None)
     };
     let failed = matches!(outcome.class, Class::ToolError | Class::ProtocolError);
-    let actionable = (argument && failed).then(|| answer::actionable(&words).is_some());
+    // Whether a message says what to send instead means something only when it is about the
+    // case: an answer about something else (a blocker, another argument) is not judged on it.
+    let about_the_case = verdict != Verdict::Unclear;
+    let actionable =
+        (argument && failed && about_the_case).then(|| answer::actionable(&words).is_some());
     let note = (case.kind == CaseKind::UnknownTool)
         .then(|| unknown_tool::note(context.version, outcome.code));
     Judged {

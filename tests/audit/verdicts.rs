@@ -200,7 +200,8 @@ fn an_answer_about_a_rate_limit_or_authorization_is_unclear_naming_it() {
             verdict: "unclear",
             got,
             evidence: Some(evidence),
-            actionable: Some(false),
+            // An answer about something else is not judged on what it advises.
+            actionable: None,
         };
         for case in cases.iter().filter(|c| is_argument_case(c)) {
             check(mode, case, &expect);
@@ -225,7 +226,7 @@ fn a_refused_base_value_makes_the_other_arguments_cases_unclear_naming_it() {
             verdict: if own { "conformant" } else { "unclear" },
             got: "tool error",
             evidence: Some("names \"destination\""),
-            actionable: Some(false),
+            actionable: own.then_some(false),
         };
         check("unclear-base", case, &expect);
         if !own {
