@@ -298,3 +298,29 @@ fn a_running_proxy_is_listed_for_attach_and_only_its_user_can_reach_it() {
     assert!(child.wait().unwrap().success());
     assert!(!socket.exists(), "the socket goes with the proxy");
 }
+
+/// A remote server (`--url`): the host speaks stdio to the proxy, the proxy Streamable HTTP to
+/// the server; the Python SDK's client gets what it gets from the same server on stdio.
+#[test]
+fn a_remote_server_is_reached_through_the_proxy_as_over_stdio() {
+    let mut server = Command::new(sightline())
+        .args(["demo-server", "--style", "legacy", "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("a URL: {first}"))
+        .to_owned();
+    let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
+    let remote = python_client(&calls, &[sightline(), "proxy".into(), "--url".into(), url]);
+    let _ = server.kill();
+    let local = python_client(&calls, &demo("legacy"));
+    assert_eq!(remote, local, "over HTTP through the proxy, as over stdio");
+}

@@ -678,3 +678,75 @@ fn the_question_panel_accepts_declines_and_cancels() {
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_for_exit(), 0);
 }
+
+/// A host talking to the legacy demo through `sightline proxy`, one message at a time: each
+/// request's reply is read before the next goes.
+struct ProxiedHost {
+    proxy: std::process::Child,
+    replies: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl ProxiedHost {
+    fn start(record: &std::path::Path) -> ProxiedHost {
+        let mut proxy = Command::new(BIN)
+            .args(["proxy", "--record"])
+            .arg(record)
+            .args(["--", BIN, "demo-server", "--style", "legacy"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let replies =
+            std::io::BufRead::lines(std::io::BufReader::new(proxy.stdout.take().unwrap()));
+        ProxiedHost { proxy, replies }
+    }
+
+    fn send(&mut self, message: &serde_json::Value) -> Option<String> {
+        use std::io::Write;
+        let stdin = self.proxy.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        message.get("id")?;
+        self.replies.next().map(Result::unwrap)
+    }
+}
+
+#[test]
+fn attach_shows_a_hosts_calls_live_as_its_profile_sees_them_and_the_recording_replays_alike() {
+    use serde_json::json;
+    let record =
+        std::env::temp_dir().join(format!("sightline-e2e-attach-{}.jsonl", std::process::id()));
+    let mut host = ProxiedHost::start(&record);
+    host.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "claude-code", "version": "2.1.332"}}}),
+    );
+    host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    host.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let pid = host.proxy.id().to_string();
+    let tmux = Tmux::start(&["attach", &pid]);
+    tmux.wait_for_all(&["ATTACHED · read-only", "book_flight", "host claude-code"]);
+    // A call made while attached appears as it happens, flagged.
+    let reply = host.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "book_flight", "arguments": {"departureDate": "12/12/2024", "destination": "Paris"}}}));
+    assert!(
+        reply.unwrap().contains("-32602"),
+        "the server's answer reached the host"
+    );
+    tmux.wait_for_all(&["⚑ ← #3 protocol error", "sep1303.validation-as-protocol"]);
+    drop(host.proxy.stdin.take());
+    assert!(host.proxy.wait().unwrap().success());
+    let attached = tmux.wait_for("the proxy's server ended");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0);
+    let replaying = Tmux::start(&["replay", record.to_str().unwrap()]);
+    let replayed = replaying.wait_for_all(&["REPLAY · read-only", "⚑ ← #3 protocol error"]);
+    let panes = |screen: &str| screen.lines().take(39).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        panes(&replayed),
+        panes(&attached),
+        "the recording replays to the same screen"
+    );
+    let _ = std::fs::remove_file(&record);
+}

@@ -23,10 +23,6 @@ pub struct ProxyArgs {
     /// Write the transcript here as it happens (`sightline replay FILE` opens it).
     #[arg(long, value_name = "FILE")]
     pub record: Option<String>,
-    /// Judge what the model sees as this host would, instead of the one the host's
-    /// `clientInfo` names.
-    #[arg(long, value_name = "PROFILE")]
-    pub host: Option<String>,
     /// The server: `-- CMD [ARGS…]` (stdio).
     #[arg(last = true, value_name = "CMD")]
     pub server: Vec<String>,

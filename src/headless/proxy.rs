@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use super::exit;
 use crate::cli::{ProxyArgs, ProxyCommand};
 use crate::proxy::registry::{self, ProxyInfo};
-use crate::proxy::{install, observe, stdio};
+use crate::proxy::{bridge, install, observe, stdio};
 use crate::recording::Recorder;
 use crate::stream::EventSink;
 use crate::transcript::Redactor;
+use crate::transport::HttpTarget;
 
 pub async fn proxy(args: &ProxyArgs) -> u8 {
     let done = match &args.command {
@@ -52,15 +53,35 @@ impl Drop for Registered {
 }
 
 async fn run(args: &ProxyArgs) -> u8 {
-    if args.url.is_some() {
-        eprintln!("sightline proxy: --url is not supported yet: proxy a stdio server (-- CMD)");
+    if args.listen.is_some() {
+        eprintln!(
+            "sightline proxy: --listen is not built yet: give the host a stdio server (--url \
+             URL alone) or proxy a stdio server (-- CMD)"
+        );
         return exit::USAGE;
     }
-    if args.server.is_empty() {
-        eprintln!("sightline proxy: no server: `sightline proxy -- CMD [ARGS…]`");
-        return exit::USAGE;
-    }
-    let described = format!("stdio: {}", args.server.join(" "));
+    let target = match (&args.url, args.server.is_empty()) {
+        (Some(_), false) => {
+            eprintln!("sightline proxy: either --url URL or -- CMD, not both");
+            return exit::USAGE;
+        }
+        (None, true) => {
+            eprintln!("sightline proxy: no server: `sightline proxy -- CMD [ARGS…]` or --url URL");
+            return exit::USAGE;
+        }
+        (Some(url), true) => match http_target(url, &args.headers) {
+            Ok(target) => Some(target),
+            Err(message) => {
+                eprintln!("sightline proxy: {message}");
+                return exit::USAGE;
+            }
+        },
+        (None, false) => None,
+    };
+    let described = match &target {
+        Some(target) => format!("Streamable HTTP: {}", target.display()),
+        None => format!("stdio: {}", args.server.join(" ")),
+    };
     let (recorder, registered, info) = match prepare(args, &described) {
         Ok(prepared) => prepared,
         Err(message) => {
@@ -89,13 +110,22 @@ async fn run(args: &ProxyArgs) -> u8 {
     });
     let (seen_tx, seen_rx) = observe::channel();
     let sink = EventSink::taps_only().with_tap(recorder.tap());
-    let watching = tokio::spawn(observe::watch(seen_rx, sink, args.host.clone()));
-    let code = match stdio::run(&args.server, seen_tx).await {
-        Ok(code) => code,
-        Err(stdio::NotStarted(message)) => {
-            eprintln!("sightline proxy: {message}");
-            return exit::TRANSPORT_FAILURE;
-        }
+    let watching = tokio::spawn(observe::watch(seen_rx, sink));
+    let code = match &target {
+        Some(target) => match bridge::run(target, seen_tx).await {
+            Ok(()) => Some(0),
+            Err(message) => {
+                eprintln!("sightline proxy: {message}");
+                return exit::TRANSPORT_FAILURE;
+            }
+        },
+        None => match stdio::run(&args.server, seen_tx).await {
+            Ok(code) => code,
+            Err(stdio::NotStarted(message)) => {
+                eprintln!("sightline proxy: {message}");
+                return exit::TRANSPORT_FAILURE;
+            }
+        },
     };
     let _ = watching.await;
     if let Some(failure) = recorder.failure() {
@@ -104,6 +134,26 @@ async fn run(args: &ProxyArgs) -> u8 {
     drop(registered);
     code.and_then(|code| u8::try_from(code).ok())
         .unwrap_or(exit::TRANSPORT_FAILURE)
+}
+
+/// The remote server `--url` and `--header` name.
+fn http_target(url: &str, headers: &[String]) -> Result<HttpTarget, String> {
+    let headers = headers
+        .iter()
+        .map(|header| {
+            header
+                .split_once(':')
+                .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+                .ok_or_else(|| format!("--header '{header}': not NAME: VALUE"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(HttpTarget {
+        url: url.to_owned(),
+        headers,
+        client: None,
+        token_cache: None,
+        client_metadata_url: None,
+    })
 }
 
 fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, ProxyInfo), String> {
@@ -126,7 +176,10 @@ fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, P
             .map_err(|error| format!("cannot create {}: {error}", own.display()))?;
     }
     let transcript_text = transcript.to_string_lossy().into_owned();
-    let command = format!("sightline proxy -- {}", args.server.join(" "));
+    let command = match &args.url {
+        Some(url) => format!("sightline proxy --url {url}"),
+        None => format!("sightline proxy -- {}", args.server.join(" ")),
+    };
     let recorder = Recorder::create(
         &transcript_text,
         &command,
@@ -139,7 +192,7 @@ fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, P
     };
     let info = ProxyInfo {
         pid,
-        server: args.server.join(" "),
+        server: args.url.clone().unwrap_or_else(|| args.server.join(" ")),
         transcript: std::fs::canonicalize(&transcript)
             .unwrap_or(transcript)
             .to_string_lossy()

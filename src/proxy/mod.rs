@@ -1,6 +1,7 @@
 //! `sightline proxy`: between a real host and its server, frames passed on unchanged both ways
 //! and each one watched as sightline watches its own sessions; found by `sightline attach`.
 
+pub mod bridge;
 pub mod install;
 pub mod observe;
 pub mod registry;

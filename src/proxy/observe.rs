@@ -7,6 +7,7 @@ use tokio::sync::mpsc;
 use super::watch::{Side, Watch};
 use crate::mcp::Timestamp;
 use crate::mcp::framing::{self, DEFAULT_MAX_FRAME_BYTES, Line};
+use crate::mcp::jsonrpc::Frame;
 use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
 use crate::model_view::clients;
 use crate::sanitize;
@@ -20,6 +21,14 @@ pub enum Seen {
         line: Line,
         at: Timestamp,
     },
+    /// A frame a transport already read (a remote server's, over HTTP).
+    Frame {
+        from: Side,
+        frame: Frame,
+        at: Timestamp,
+    },
+    /// Something else of the session: an HTTP exchange, an OAuth step, a diagnostic.
+    Logged(LogEvent, Timestamp),
     Stderr {
         text: String,
         at: Timestamp,
@@ -40,16 +49,18 @@ pub fn channel() -> (mpsc::Sender<Seen>, mpsc::Receiver<Seen>) {
     mpsc::channel(BACKLOG)
 }
 
-/// Watches until the pipes are gone; `host` is the profile the user chose, if any.
-pub async fn watch(mut seen: mpsc::Receiver<Seen>, sink: EventSink, host: Option<String>) {
+/// Watches until the pipes are gone.
+pub async fn watch(mut seen: mpsc::Receiver<Seen>, sink: EventSink) {
     let mut watch = Watch::new();
-    let mut named = host.is_some();
+    let mut named = false;
     while let Some(next) = seen.recv().await {
         let events = match next {
             Seen::Line { from, line, at } => match framing::decode(line, DEFAULT_MAX_FRAME_BYTES) {
                 Ok(frame) => watch.frame(from, frame, at),
                 Err(invalid) => watch.invalid(invalid, at),
             },
+            Seen::Frame { from, frame, at } => watch.frame(from, frame, at),
+            Seen::Logged(event, at) => vec![SessionEvent::Logged(LogEntry { at, event })],
             Seen::Stderr { text, at } => watch.stderr(&text, at),
             Seen::Closed { status, at } => watch.closed(&status, at),
         };
@@ -92,11 +103,11 @@ fn host_note(name: &str, version: &str) -> String {
         ),
         (None, Some(why)) => format!(
             "the host sent clientInfo '{name}' {version}, {why}: what the model sees is judged \
-             by 'spec' (--host PROFILE names the host)"
+             by 'spec' (attach --host PROFILE names the host)"
         ),
         (None, None) => format!(
             "the host is {name} {version} (clientInfo), which no captured profile describes: \
-             what the model sees is judged by 'spec' (--host PROFILE names another)"
+             what the model sees is judged by 'spec' (attach --host PROFILE names another)"
         ),
     }
 }
