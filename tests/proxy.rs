@@ -321,6 +321,7 @@ fn a_remote_server_is_reached_through_the_proxy_as_over_stdio() {
     let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
     let remote = python_client(&calls, &[sightline(), "proxy".into(), "--url".into(), url]);
     let _ = server.kill();
+    let _ = server.wait();
     let local = python_client(&calls, &demo("legacy"));
     assert_eq!(remote, local, "over HTTP through the proxy, as over stdio");
 }
