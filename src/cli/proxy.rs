@@ -31,7 +31,7 @@ pub struct ProxyArgs {
 /// The hosts whose own configuration `proxy install` edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ConfigHost {
-    /// Claude Code (`~/.claude.json`, the user's `mcpServers`).
+    /// Claude Code (`~/.claude.json`: the user's `mcpServers`, else the current project's).
     ClaudeCode,
     /// Claude Desktop (`claude_desktop_config.json`).
     ClaudeDesktop,
@@ -67,6 +67,7 @@ pub enum ProxyCommand {
 
 #[derive(Debug, Clone, Args)]
 pub struct ProxyInstallArgs {
+    /// The host whose config file to edit.
     #[arg(long, value_enum)]
     pub host: ConfigHost,
     /// The server's name in the host's config.
