@@ -425,7 +425,7 @@ fn what_cannot_be_edited_safely_is_refused_and_left_alone() {
             "cursor",
             &cursor,
             "sentry",
-            "'sentry' is a remote server (https://mcp.sentry.dev/mcp): `sightline proxy --url` is not built yet",
+            "'sentry' is a remote server (https://mcp.sentry.dev/mcp): install rewrites stdio entries only",
         ),
         (
             "vscode",
@@ -629,7 +629,11 @@ fn print_gives_the_entry_to_paste_in_the_host_s_format() {
         "--url",
         "https://e/mcp",
     ]);
-    assert_eq!(url.status.code(), Some(2));
-    assert!(stderr(&url).contains("`sightline proxy --url` is not built yet"));
-    assert!(stdout(&url).is_empty());
+    succeeded(&url);
+    let parsed: Value = serde_json::from_str(&format!("{{{}}}", stdout(&url))).unwrap();
+    assert_eq!(
+        parsed["r"]["args"],
+        json!(["proxy", "--url", "https://e/mcp"]),
+        "a remote server, reached through the proxy's --url"
+    );
 }

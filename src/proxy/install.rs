@@ -19,35 +19,35 @@ use crate::cli::{ConfigHost, ProxyInstallArgs};
 pub fn install(args: &ProxyInstallArgs) -> Result<(), String> {
     let config = Config::read(&config_path(args)?)?;
     let found = config.locate(&locations(args.host)?, &args.server)?;
-    let wrapped = match entry::kind(&found.entry)
-        .map_err(|problem| config.problem(&found, &problem))?
-    {
-        Kind::Proxied => {
-            eprintln!(
-                "{}: '{}' already runs through sightline proxy: nothing to change",
-                config.shown(),
-                args.server
-            );
-            return Ok(());
-        }
-        Kind::Remote(url) => {
-            return Err(format!(
-                "{}: '{}' is a remote server ({url}): `sightline proxy --url` is not built yet, \
-                 so only stdio servers can be put behind the proxy; nothing written",
-                config.shown(),
-                args.server
-            ));
-        }
-        Kind::Stdio => {
-            let mut options = Vec::new();
-            if let Some(record) = &args.record {
-                options.push("--record".to_owned());
-                options.push(absolute(Path::new(record))?);
+    let wrapped =
+        match entry::kind(&found.entry).map_err(|problem| config.problem(&found, &problem))? {
+            Kind::Proxied => {
+                eprintln!(
+                    "{}: '{}' already runs through sightline proxy: nothing to change",
+                    config.shown(),
+                    args.server
+                );
+                return Ok(());
             }
-            entry::wrap(&found.entry, &sightline()?, &options)
-                .map_err(|problem| config.problem(&found, &problem))?
-        }
-    };
+            Kind::Remote(url) => {
+                return Err(format!(
+                    "{}: '{}' is a remote server ({url}): install rewrites stdio entries only; \
+                 `sightline proxy print --host … --server NAME --url {url}` gives a stdio entry \
+                 that reaches it through the proxy (add its headers as --header); nothing written",
+                    config.shown(),
+                    args.server
+                ));
+            }
+            Kind::Stdio => {
+                let mut options = Vec::new();
+                if let Some(record) = &args.record {
+                    options.push("--record".to_owned());
+                    options.push(absolute(Path::new(record))?);
+                }
+                entry::wrap(&found.entry, &sightline()?, &options)
+                    .map_err(|problem| config.problem(&found, &problem))?
+            }
+        };
     let after = config.replaced(&found, &Value::Object(wrapped))?;
     let keep_backup = config.backup_fits(&found)?;
     show(&config, &after);
@@ -135,13 +135,13 @@ pub fn print(
     url: Option<&str>,
     command: &[String],
 ) -> Result<String, String> {
-    if let Some(url) = url {
-        return Err(format!(
-            "{url}: `sightline proxy --url` is not built yet: print an entry for a stdio server \
-             (-- CMD [ARGS…])"
-        ));
-    }
-    if command.is_empty() {
+    let proxy_args: Vec<String> = match url {
+        Some(url) => vec!["--url".to_owned(), url.to_owned()],
+        None => std::iter::once("--".to_owned())
+            .chain(command.iter().cloned())
+            .collect(),
+    };
+    if url.is_none() && command.is_empty() {
         return Err(
             "no server: `sightline proxy print --host HOST --server NAME -- CMD [ARGS…]`".into(),
         );
@@ -157,7 +157,7 @@ pub fn print(
     Ok(entry::printed(
         name,
         &sightline()?,
-        command,
+        &proxy_args,
         host == ConfigHost::Vscode,
     ))
 }

@@ -118,16 +118,16 @@ pub fn unwrapped(entry: &Map<String, Value>) -> Option<Unwrapped> {
     })
 }
 
-/// The entry that runs `command` through `sightline proxy`, as `"NAME": {…}`, two spaces.
-pub fn printed(name: &str, sightline: &str, command: &[String], typed: bool) -> String {
+/// The entry that runs `sightline proxy PROXY_ARGS…` (`-- CMD…`, or `--url URL`), as
+/// `"NAME": {…}`, two spaces.
+pub fn printed(name: &str, sightline: &str, proxy_args: &[String], typed: bool) -> String {
     let mut entry = Map::new();
     if typed {
         entry.insert("type".into(), Value::String("stdio".into()));
     }
     entry.insert("command".into(), Value::String(sightline.to_owned()));
-    let args = ["proxy", "--"]
-        .into_iter()
-        .chain(command.iter().map(String::as_str))
+    let args = std::iter::once("proxy")
+        .chain(proxy_args.iter().map(String::as_str))
         .map(|arg| Value::String(arg.to_owned()))
         .collect();
     entry.insert("args".into(), Value::Array(args));
