@@ -303,6 +303,17 @@ fn a_running_proxy_is_listed_for_attach_and_only_its_user_can_reach_it() {
 /// the server; the Python SDK's client gets what it gets from the same server on stdio.
 #[test]
 fn a_remote_server_is_reached_through_the_proxy_as_over_stdio() {
+    let (mut server, url) = http_demo();
+    let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
+    let remote = python_client(&calls, &[sightline(), "proxy".into(), "--url".into(), url]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let local = python_client(&calls, &demo("legacy"));
+    assert_eq!(remote, local, "over HTTP through the proxy, as over stdio");
+}
+
+/// The demo server over Streamable HTTP, and the URL it printed.
+fn http_demo() -> (std::process::Child, String) {
     let mut server = Command::new(sightline())
         .args(["demo-server", "--style", "legacy", "--http", "127.0.0.1:0"])
         .stdout(Stdio::piped())
@@ -318,10 +329,108 @@ fn a_remote_server_is_reached_through_the_proxy_as_over_stdio() {
         .find(|word| word.starts_with("http://"))
         .unwrap_or_else(|| panic!("a URL: {first}"))
         .to_owned();
+    (server, url)
+}
+
+/// An HTTP host (`--listen`): the Python SDK's Streamable HTTP client talks to the proxy's
+/// endpoint and gets what the same server gives on stdio; each call is judged on the way; a
+/// SIGTERM ends the proxy and takes its socket with it.
+#[test]
+fn an_http_host_reaches_the_server_through_the_proxys_endpoint() {
+    let (mut server, url) = http_demo();
+    let runtime = temp_dir("listen");
+    let record = runtime.join("listen.jsonl");
+    let mut proxy = Command::new(sightline())
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &url,
+            "--record",
+        ])
+        .arg(&record)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(proxy.stderr.take().unwrap());
+    let mut said = String::new();
+    stderr.read_line(&mut said).unwrap();
+    let endpoint = said
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("the endpoint: {said}"))
+        .to_owned();
     let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
-    let remote = python_client(&calls, &[sightline(), "proxy".into(), "--url".into(), url]);
+    let through = python_client(&calls, &["--url".into(), endpoint]);
+    let direct = python_client(&calls, &demo("legacy"));
+    assert_eq!(
+        through, direct,
+        "an HTTP host through the proxy, as on stdio"
+    );
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(proxy.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert!(
+        proxy.wait().unwrap().success(),
+        "a SIGTERM is the end it expects"
+    );
+    let socket = runtime.join("sightline").join(format!("proxy-{pid}.sock"));
+    assert!(!socket.exists(), "its socket went with it");
     let _ = server.kill();
     let _ = server.wait();
-    let local = python_client(&calls, &demo("legacy"));
-    assert_eq!(remote, local, "over HTTP through the proxy, as over stdio");
+    let replayed = Command::new(sightline())
+        .arg("replay")
+        .arg(&record)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let replayed: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    let classes: Vec<&str> = replayed["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| call["outcome"]["class"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        classes,
+        ["protocol_error", "success", "protocol_error"],
+        "{replayed:#}"
+    );
+}
+
+/// The host stopping the proxy (SIGTERM) stops the server as the host would have: SIGTERM, its
+/// end awaited, its status the proxy's.
+#[test]
+fn a_sigterm_to_the_proxy_reaches_the_server_and_its_status_comes_back() {
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        "trap 'echo terminated >&2; exit 7' TERM; echo ready >&2; while true; do sleep 0.05; done"
+            .to_owned(),
+    ];
+    let mut proxy = Command::new(sightline())
+        .args(["proxy", "--"])
+        .args(&server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(proxy.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(proxy.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = proxy.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(
+        rest.contains("terminated"),
+        "the server got the SIGTERM: {rest}"
+    );
+    assert_eq!(status.code(), Some(7), "the server's status is the proxy's");
 }

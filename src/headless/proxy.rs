@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::exit;
 use crate::cli::{ProxyArgs, ProxyCommand};
 use crate::proxy::registry::{self, ProxyInfo};
-use crate::proxy::{bridge, install, observe, stdio};
+use crate::proxy::{bridge, install, listen, observe, stdio};
 use crate::recording::Recorder;
 use crate::stream::EventSink;
 use crate::transcript::Redactor;
@@ -53,13 +53,6 @@ impl Drop for Registered {
 }
 
 async fn run(args: &ProxyArgs) -> u8 {
-    if args.listen.is_some() {
-        eprintln!(
-            "sightline proxy: --listen is not built yet: give the host a stdio server (--url \
-             URL alone) or proxy a stdio server (-- CMD)"
-        );
-        return exit::USAGE;
-    }
     let target = match (&args.url, args.server.is_empty()) {
         (Some(_), false) => {
             eprintln!("sightline proxy: either --url URL or -- CMD, not both");
@@ -111,15 +104,29 @@ async fn run(args: &ProxyArgs) -> u8 {
     let (seen_tx, seen_rx) = observe::channel();
     let sink = EventSink::taps_only().with_tap(recorder.tap());
     let watching = tokio::spawn(observe::watch(seen_rx, sink));
-    let code = match &target {
-        Some(target) => match bridge::run(target, seen_tx).await {
+    let code = match (&target, args.listen) {
+        (Some(target), Some(address)) => {
+            let listening = listen::run(address, &target.url, target.headers.clone(), seen_tx);
+            tokio::select! {
+                listened = listening => {
+                    if let Err(message) = listened {
+                        eprintln!("sightline proxy: {message}");
+                        return exit::TRANSPORT_FAILURE;
+                    }
+                    Some(0)
+                }
+                // Until stopped: then the socket and its own transcript go.
+                () = stopped() => Some(0),
+            }
+        }
+        (Some(target), None) => match bridge::run(target, seen_tx).await {
             Ok(()) => Some(0),
             Err(message) => {
                 eprintln!("sightline proxy: {message}");
                 return exit::TRANSPORT_FAILURE;
             }
         },
-        None => match stdio::run(&args.server, seen_tx).await {
+        (None, _) => match stdio::run(&args.server, seen_tx, stopped()).await {
             Ok(code) => code,
             Err(stdio::NotStarted(message)) => {
                 eprintln!("sightline proxy: {message}");
@@ -134,6 +141,19 @@ async fn run(args: &ProxyArgs) -> u8 {
     drop(registered);
     code.and_then(|code| u8::try_from(code).ok())
         .unwrap_or(exit::TRANSPORT_FAILURE)
+}
+
+/// SIGINT or SIGTERM: the host (or the user) stopped the proxy.
+async fn stopped() {
+    let Ok(mut terminate) =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
 }
 
 /// The remote server `--url` and `--header` name.

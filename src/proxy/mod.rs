@@ -3,6 +3,7 @@
 
 pub mod bridge;
 pub mod install;
+pub mod listen;
 pub mod observe;
 pub mod registry;
 pub mod stdio;

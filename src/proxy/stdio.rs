@@ -21,9 +21,14 @@ const CHUNK: usize = 64 * 1024;
 #[derive(Debug)]
 pub struct NotStarted(pub String);
 
-/// Runs `server` between our stdio and the host's; the server's exit code, or `None` when it
-/// was killed by a signal.
-pub async fn run(server: &[String], seen: mpsc::Sender<Seen>) -> Result<Option<i32>, NotStarted> {
+/// Runs `server` between our stdio and the host's; the server's exit code (128 + the signal
+/// when one killed it), `None` when it is unknown. When `stop` comes (the host stopped the proxy), the server is sent
+/// SIGTERM, as the host would have sent it, and its end is awaited as any other.
+pub async fn run(
+    server: &[String],
+    seen: mpsc::Sender<Seen>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<Option<i32>, NotStarted> {
     let Some((program, args)) = server.split_first() else {
         return Err(NotStarted("no server command after --".into()));
     };
@@ -48,18 +53,36 @@ pub async fn run(server: &[String], seen: mpsc::Sender<Seen>) -> Result<Option<i
     ));
     let errors = tokio::spawn(pipe(child_err, tokio::io::stderr(), None, seen.clone()));
     // The server's stdout ending means it is done: the host sees our stdout end with it.
-    pipe(
+    let output = pipe(
         child_out,
         tokio::io::stdout(),
         Some(Side::Server),
         seen.clone(),
-    )
-    .await;
+    );
+    tokio::pin!(output);
+    tokio::select! {
+        () = &mut output => {}
+        () = stop => {
+            if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
+            output.await;
+        }
+    }
     let status = child.wait().await;
     let _ = errors.await;
     to_server.abort();
     let (code, words) = match &status {
-        Ok(status) => (status.code(), status.to_string()),
+        // Killed by a signal: the shell's 128 + the signal, as the host would have seen it.
+        Ok(status) => (
+            status.code().or_else(|| {
+                std::os::unix::process::ExitStatusExt::signal(status).map(|signal| 128 + signal)
+            }),
+            status.to_string(),
+        ),
         Err(error) => (None, format!("unknown ({error})")),
     };
     let _ = seen

@@ -4,6 +4,7 @@ prints what it got as one JSON object: the tool names, and per call its result (
 texts) or the protocol error (code and message) the SDK raised.
 
 Usage: py_client.py CALLS_JSON CMD [ARGS…]
+       py_client.py CALLS_JSON --url URL     (its Streamable HTTP client)
 """
 
 import asyncio
@@ -12,14 +13,19 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 
 async def main():
     calls = json.loads(sys.argv[1])
-    server = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:])
+    if sys.argv[2] == "--url":
+        connection = streamable_http_client(sys.argv[3])
+    else:
+        connection = stdio_client(StdioServerParameters(command=sys.argv[2], args=sys.argv[3:]))
     out = {"tools": [], "calls": []}
-    async with stdio_client(server) as (read, write):
+    async with connection as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
