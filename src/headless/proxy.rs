@@ -108,8 +108,8 @@ async fn run(args: &ProxyArgs) -> u8 {
         (Some(target), Some(address)) => {
             let listening = listen::run(address, &target.url, target.headers.clone(), seen_tx);
             tokio::select! {
-                listened = listening => {
-                    if let Err(message) = listened {
+                served = listening => {
+                    if let Err(message) = served {
                         eprintln!("sightline proxy: {message}");
                         return exit::TRANSPORT_FAILURE;
                     }

@@ -88,7 +88,9 @@ impl Upstream {
         let (parts, body) = request.into_parts();
         let body = match body.collect().await {
             Ok(body) => body.to_bytes(),
-            Err(error) => return gateway(format!("the host's request could not be read: {error}")),
+            Err(error) => {
+                return gateway(&format!("the host's request could not be read: {error}"));
+            }
         };
         if !body.is_empty() {
             self.watch_json(Side::Host, &body).await;
@@ -109,7 +111,7 @@ impl Upstream {
             Err(error) => {
                 let reason = format!("the server could not be reached: {error}");
                 eprintln!("sightline proxy: {reason}");
-                return gateway(reason);
+                return gateway(&reason);
             }
         };
         let mut response = Response::builder().status(answer.status().as_u16());
@@ -126,7 +128,7 @@ impl Upstream {
         let body = self.stream_back(answer, events);
         response
             .body(body)
-            .unwrap_or_else(|_| gateway("an answer that cannot be passed on".into()))
+            .unwrap_or_else(|_| gateway("an answer that cannot be passed on"))
     }
 
     /// The server's body to the host chunk by chunk, each chunk watched after it is handed on.
@@ -255,7 +257,7 @@ fn tokio_stream(mut rx: mpsc::Receiver<Bytes>) -> impl futures_util::Stream<Item
 }
 
 /// The proxy's own answer when the server cannot be reached: plain text, not JSON-RPC.
-fn gateway(reason: String) -> Response<Body> {
+fn gateway(reason: &str) -> Response<Body> {
     let mut response = Response::new(BodyExt::boxed(Full::new(Bytes::from(format!(
         "sightline proxy: {reason}\n"
     )))));
