@@ -221,7 +221,7 @@ fn main() -> ExitCode {
             Some(Command::Capture { capture, server }) => {
                 headless::capture(&server, &capture).await
             }
-            Some(Command::Proxy(args)) => headless::proxy(&args).await,
+            Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
             Some(Command::Attach(args)) => attach(&args).await,
             Some(Command::Relay { log, cwd, command }) => {
                 headless::relay(&log, cwd.as_deref(), &command).await

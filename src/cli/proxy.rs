@@ -20,9 +20,6 @@ pub struct ProxyArgs {
     /// With --url: an HTTP header for every request to the server (repeatable, `NAME: VALUE`).
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
     pub headers: Vec<String>,
-    /// Write the transcript here as it happens (`sightline replay FILE` opens it).
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<String>,
     /// The server: `-- CMD [ARGS…]` (stdio).
     #[arg(last = true, value_name = "CMD")]
     pub server: Vec<String>,

@@ -5,7 +5,7 @@ use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 
 use super::exit;
-use crate::cli::{ProxyArgs, ProxyCommand};
+use crate::cli::{ProxyArgs, ProxyCommand, RecordArgs};
 use crate::proxy::registry::{self, ProxyInfo};
 use crate::proxy::{bridge, install, listen, observe, stdio};
 use crate::recording::Recorder;
@@ -13,7 +13,8 @@ use crate::stream::EventSink;
 use crate::transcript::Redactor;
 use crate::transport::HttpTarget;
 
-pub async fn proxy(args: &ProxyArgs) -> u8 {
+/// `sightline proxy`: `record` is the `--record FILE` (and `--no-redact`) given.
+pub async fn proxy(args: &ProxyArgs, record: &RecordArgs) -> u8 {
     let done = match &args.command {
         Some(ProxyCommand::Install(install_args)) => install::install(install_args),
         Some(ProxyCommand::Uninstall(install_args)) => install::uninstall(install_args),
@@ -25,7 +26,7 @@ pub async fn proxy(args: &ProxyArgs) -> u8 {
         }) => install::print(*host, server, url.as_deref(), command).map(|entry| {
             println!("{entry}");
         }),
-        None => return run(args).await,
+        None => return run(args, record).await,
     };
     match done {
         Ok(()) => exit::SUCCESS,
@@ -52,7 +53,7 @@ impl Drop for Registered {
     }
 }
 
-async fn run(args: &ProxyArgs) -> u8 {
+async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
     let target = match (&args.url, args.server.is_empty()) {
         (Some(_), false) => {
             eprintln!("sightline proxy: either --url URL or -- CMD, not both");
@@ -75,7 +76,7 @@ async fn run(args: &ProxyArgs) -> u8 {
         Some(target) => format!("Streamable HTTP: {}", target.display()),
         None => format!("stdio: {}", args.server.join(" ")),
     };
-    let (recorder, registered, info) = match prepare(args, &described) {
+    let (recorder, registered, info) = match prepare(args, record, target.as_ref(), &described) {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("sightline proxy: {message}");
@@ -104,6 +105,7 @@ async fn run(args: &ProxyArgs) -> u8 {
     let (seen_tx, seen_rx) = observe::channel();
     let sink = EventSink::taps_only().with_tap(recorder.tap());
     let watching = tokio::spawn(observe::watch(seen_rx, sink));
+    let stop = stopped();
     let code = match (&target, args.listen) {
         (Some(target), Some(address)) => {
             let listening = listen::run(address, &target.url, target.headers.clone(), seen_tx);
@@ -116,17 +118,22 @@ async fn run(args: &ProxyArgs) -> u8 {
                     Some(0)
                 }
                 // Until stopped: then the socket and its own transcript go.
-                () = stopped() => Some(0),
+                () = stop => Some(0),
             }
         }
-        (Some(target), None) => match bridge::run(target, seen_tx).await {
-            Ok(()) => Some(0),
-            Err(message) => {
-                eprintln!("sightline proxy: {message}");
-                return exit::TRANSPORT_FAILURE;
+        (Some(target), None) => {
+            tokio::select! {
+                bridged = bridge::run(target, seen_tx) => {
+                    if let Err(message) = bridged {
+                        eprintln!("sightline proxy: {message}");
+                        return exit::TRANSPORT_FAILURE;
+                    }
+                    Some(0)
+                }
+                () = stop => Some(0),
             }
-        },
-        (None, _) => match stdio::run(&args.server, seen_tx, stopped()).await {
+        }
+        (None, _) => match stdio::run(&args.server, seen_tx, stop).await {
             Ok(code) => code,
             Err(stdio::NotStarted(message)) => {
                 eprintln!("sightline proxy: {message}");
@@ -143,16 +150,20 @@ async fn run(args: &ProxyArgs) -> u8 {
         .unwrap_or(exit::TRANSPORT_FAILURE)
 }
 
-/// SIGINT or SIGTERM: the host (or the user) stopped the proxy.
-async fn stopped() {
-    let Ok(mut terminate) =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-    else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
+/// SIGINT or SIGTERM: the host (or the user) stopped the proxy. Listened for from the call on,
+/// before the server starts: a signal that comes early is not missed.
+fn stopped() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let terminate = signal(SignalKind::terminate()).ok();
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    async move {
+        let (Some(mut terminate), Some(mut interrupt)) = (terminate, interrupt) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
     }
 }
 
@@ -176,14 +187,19 @@ fn http_target(url: &str, headers: &[String]) -> Result<HttpTarget, String> {
     })
 }
 
-fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, ProxyInfo), String> {
+fn prepare(
+    args: &ProxyArgs,
+    record: &RecordArgs,
+    target: Option<&HttpTarget>,
+    described: &str,
+) -> Result<(Recorder, Registered, ProxyInfo), String> {
     let dir = registry::prepare()?;
     let pid = std::process::id();
-    let transcript = match &args.record {
+    let transcript = match &record.record {
         Some(path) => PathBuf::from(path),
         None => dir.join(format!("proxy-{pid}.jsonl")),
     };
-    let own = args.record.is_none().then(|| transcript.clone());
+    let own = record.record.is_none().then(|| transcript.clone());
     if let Some(own) = &own {
         // Only the user's, before anything is written to it.
         use std::os::unix::fs::OpenOptionsExt;
@@ -204,7 +220,12 @@ fn prepare(args: &ProxyArgs, described: &str) -> Result<(Recorder, Registered, P
         &transcript_text,
         &command,
         &format!("proxy {described}"),
-        Redactor::new(true, &[], &[]),
+        // The --header values given are masked wherever they appear, as --record does.
+        Redactor::new(
+            !record.no_redact,
+            target.map_or(&[][..], |target| target.headers.as_slice()),
+            &[],
+        ),
     )?;
     let registered = Registered {
         socket: registry::socket_path(&dir, pid),

@@ -69,14 +69,12 @@ async fn read_host(lines: mpsc::Sender<Arc<str>>, seen: mpsc::Sender<Seen>) {
             Ok(read) => read,
         };
         for line in framer.push(&buffer[..read]) {
-            if let Line::Text(text) = &line {
-                if text.trim().is_empty() {
-                    continue;
-                }
-                if lines.send(Arc::clone(text)).await.is_err() {
-                    return;
-                }
-            }
+            let text = match &line {
+                Line::Text(text) if text.trim().is_empty() => continue,
+                Line::Text(text) => Some(Arc::clone(text)),
+                Line::Bytes(_) | Line::Oversized { .. } => None,
+            };
+            // The watch first: it must never see an answer before the request it answers.
             let _ = seen
                 .send(Seen::Line {
                     from: Side::Host,
@@ -84,6 +82,11 @@ async fn read_host(lines: mpsc::Sender<Arc<str>>, seen: mpsc::Sender<Seen>) {
                     at: now(),
                 })
                 .await;
+            if let Some(text) = text
+                && lines.send(text).await.is_err()
+            {
+                return;
+            }
         }
     }
 }

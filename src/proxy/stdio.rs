@@ -1,7 +1,7 @@
 //! A stdio proxy's pipes: the host's stdin to the server's, the server's stdout to the host's,
-//! its stderr to ours — each chunk written on before it is looked at, so bytes, order and
-//! timing are the server's and the host's; each side's end is passed on as the other would have
-//! seen it (EOF, then the server's exit status as ours).
+//! its stderr to ours — each chunk passed on whole as it was read (the watch told of it
+//! first), so bytes and order are the server's and the host's; each side's end is passed on as
+//! the other would have seen it (EOF, then the server's exit status as ours).
 
 use std::process::Stdio;
 
@@ -94,7 +94,7 @@ pub async fn run(
     Ok(code)
 }
 
-/// Copies `from` to `to` as it comes, flushing each chunk, then tells the watch what passed:
+/// Copies `from` to `to` as it comes, flushing each chunk, telling the watch what passed:
 /// frames of `side`, or stderr text when `side` is `None`. `to` is closed when `from` ends.
 async fn pipe(
     mut from: impl AsyncRead + Unpin,
@@ -104,34 +104,25 @@ async fn pipe(
 ) {
     let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
     let mut buffer = vec![0u8; CHUNK];
-    let mut open = true;
+    let (mut open, mut watching) = (true, true);
     loop {
         let read = match from.read(&mut buffer).await {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
         let chunk = &buffer[..read];
-        // The other side first: watching never delays a frame.
+        // The watch hears of a chunk before it is passed on, so it can never see an answer
+        // before the request it answers; that costs a channel send, and a watch that is gone
+        // is not waited for.
+        if watching {
+            watching = tell(&seen, side, &mut framer, chunk).await;
+        }
         if open && (to.write_all(chunk).await.is_err() || to.flush().await.is_err()) {
             // The reader is gone; what the writer still says is watched, not lost.
             open = false;
         }
-        let at = now();
-        let told = if let Some(from) = side {
-            let mut told = true;
-            for line in framer.push(chunk) {
-                told &= seen.send(Seen::Line { from, line, at }).await.is_ok();
-            }
-            told
-        } else {
-            let text = String::from_utf8_lossy(chunk).into_owned();
-            seen.send(Seen::Stderr { text, at }).await.is_ok()
-        };
-        if !told {
-            return;
-        }
     }
-    if let (Some(from), Some(line)) = (side, framer.finish()) {
+    if let (true, Some(from), Some(line)) = (watching, side, framer.finish()) {
         let _ = seen
             .send(Seen::Line {
                 from,
@@ -141,4 +132,25 @@ async fn pipe(
             .await;
     }
     let _ = to.shutdown().await;
+}
+
+/// Tells the watch of one chunk: the lines it completes, or stderr text. False once the watch
+/// is gone.
+async fn tell(
+    seen: &mpsc::Sender<Seen>,
+    side: Option<Side>,
+    framer: &mut LineFramer,
+    chunk: &[u8],
+) -> bool {
+    let at = now();
+    let Some(from) = side else {
+        let text = String::from_utf8_lossy(chunk).into_owned();
+        return seen.send(Seen::Stderr { text, at }).await.is_ok();
+    };
+    for line in framer.push(chunk) {
+        if seen.send(Seen::Line { from, line, at }).await.is_err() {
+            return false;
+        }
+    }
+    true
 }
