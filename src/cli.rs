@@ -220,6 +220,13 @@ pub enum Command {
     Proxy(ProxyArgs),
     /// Open the TUI on a running proxy, read-only: the host's calls as they happen.
     Attach(AttachArgs),
+    /// Print a shell completion script: `source <(sightline completions bash)`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `sightline man > sightline.1`.
+    Man,
     /// Relay a stdio server, logging each line that passes (used by `capture`).
     #[command(hide = true)]
     Relay {

@@ -221,6 +221,21 @@ fn main() -> ExitCode {
             Some(Command::Capture { capture, server }) => {
                 headless::capture(&server, &capture).await
             }
+            Some(Command::Completions { shell }) => {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                clap_complete::generate(shell, &mut command, "sightline", &mut std::io::stdout());
+                exit::SUCCESS
+            }
+            Some(Command::Man) => {
+                let command = <Cli as clap::CommandFactory>::command();
+                match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
+                    Ok(()) => exit::SUCCESS,
+                    Err(error) => {
+                        eprintln!("sightline man: {error}");
+                        exit::TRANSPORT_FAILURE
+                    }
+                }
+            }
             Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
             Some(Command::Attach(args)) => attach(&args).await,
             Some(Command::Relay { log, cwd, command }) => {

@@ -60,7 +60,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("diff", &["mcp", "model_view", "analysis", "sanitize", "transcript", "recording"]),
     ("cli", &["mcp", "driver", "transport", "server_config", "client", "demo_server", "transcript", "recording"]),
     // Between a real host and its server: the pipes, the pure watch, the socket `attach` finds.
-    ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "cli", "recording"]),
+    ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "http_listener", "cli", "recording"]),
     ("live_session", &["mcp", "driver", "app", "client", "stream", "transport"]),
     ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "diff", "cli", "proxy"]),
     ("runtime", &["mcp", "app", "input", "ui", "theme", "stream", "cli", "live_session", "terminal", "recording"]),

@@ -234,7 +234,7 @@ mod tests {
         let printed = printed(
             "files",
             "/bin/sightline",
-            &["node".into(), "s.js".into()],
+            &["--".into(), "node".into(), "s.js".into()],
             true,
         );
         let parsed: Value = serde_json::from_str(&format!("{{{printed}}}")).unwrap();
