@@ -159,6 +159,25 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
     }
 }
 
+/// `sightline completions SHELL`: the script, from the parser's own definition.
+fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut command, "sightline", &mut std::io::stdout());
+    exit::SUCCESS
+}
+
+/// `sightline man`: the man page, in roff.
+fn man() -> u8 {
+    let command = <Cli as clap::CommandFactory>::command();
+    match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline man: {error}");
+            exit::TRANSPORT_FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse_from(sightline::cli::record_args_after_command(
         std::env::args_os(),
@@ -173,7 +192,15 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::TRANSPORT_FAILURE);
         }
     };
-    let code = runtime.block_on(async {
+    let code = runtime.block_on(dispatch(cli));
+    // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe).
+    runtime.shutdown_background();
+    ExitCode::from(code)
+}
+
+/// Runs the command the line names; its exit code.
+async fn dispatch(cli: Cli) -> u8 {
+    {
         match cli.command {
             Some(Command::Tools {
                 json,
@@ -221,21 +248,8 @@ fn main() -> ExitCode {
             Some(Command::Capture { capture, server }) => {
                 headless::capture(&server, &capture).await
             }
-            Some(Command::Completions { shell }) => {
-                let mut command = <Cli as clap::CommandFactory>::command();
-                clap_complete::generate(shell, &mut command, "sightline", &mut std::io::stdout());
-                exit::SUCCESS
-            }
-            Some(Command::Man) => {
-                let command = <Cli as clap::CommandFactory>::command();
-                match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
-                    Ok(()) => exit::SUCCESS,
-                    Err(error) => {
-                        eprintln!("sightline man: {error}");
-                        exit::TRANSPORT_FAILURE
-                    }
-                }
-            }
+            Some(Command::Completions { shell }) => completions(shell),
+            Some(Command::Man) => man(),
             Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
             Some(Command::Attach(args)) => attach(&args).await,
             Some(Command::Relay { log, cwd, command }) => {
@@ -264,8 +278,5 @@ fn main() -> ExitCode {
             }
             None => tui(&cli.server, &cli.record, &cli.tui).await,
         }
-    });
-    // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe).
-    runtime.shutdown_background();
-    ExitCode::from(code)
+    }
 }
