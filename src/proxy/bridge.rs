@@ -80,6 +80,7 @@ async fn read_host(lines: mpsc::Sender<Arc<str>>, seen: mpsc::Sender<Seen>) {
                     from: Side::Host,
                     line,
                     at: now(),
+                    budget: None,
                 })
                 .await;
             if let Some(text) = text
@@ -152,7 +153,13 @@ async fn pass(
                 .await;
         }
         TransportEvent::StderrLines { text, at } => {
-            let _ = seen.send(Seen::Stderr { text, at }).await;
+            let _ = seen
+                .send(Seen::Stderr {
+                    text,
+                    at,
+                    budget: None,
+                })
+                .await;
         }
         TransportEvent::SessionStarted { id, .. } => {
             say(seen, format!("the server opened HTTP session {id}")).await;

@@ -146,6 +146,7 @@ impl Upstream {
                             from: Side::Server,
                             line,
                             at: now(),
+                            budget: None,
                         })
                         .await;
                 }
@@ -160,6 +161,7 @@ impl Upstream {
                         from: Side::Server,
                         line,
                         at: now(),
+                        budget: None,
                     })
                     .await;
             }
@@ -176,6 +178,7 @@ impl Upstream {
                 from,
                 line: whole(body.to_vec()),
                 at: now(),
+                budget: None,
             })
             .await;
     }

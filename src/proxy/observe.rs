@@ -2,7 +2,7 @@
 //! session stream (a [`Watch`]) and handed to the sink — the recorder, and stderr for each
 //! finding. It runs beside the pipes, never in their way: they forward first, then tell it.
 
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::watch::{Side, Watch};
 use crate::mcp::Timestamp;
@@ -20,6 +20,8 @@ pub enum Seen {
         from: Side,
         line: Line,
         at: Timestamp,
+        /// The pipe's budget this holds, given back once it is watched and recorded.
+        budget: Option<OwnedSemaphorePermit>,
     },
     /// A frame a transport already read (a remote server's, over HTTP).
     Frame {
@@ -32,16 +34,15 @@ pub enum Seen {
     Stderr {
         text: String,
         at: Timestamp,
+        budget: Option<OwnedSemaphorePermit>,
     },
     /// The server's side ended, and how.
-    Closed {
-        status: String,
-        at: Timestamp,
-    },
+    Closed { status: String, at: Timestamp },
 }
 
 /// Frames waiting to be watched, at most: a pipe that gets this far ahead waits (the watch is
-/// pure and quick; the recorder writes a line per frame).
+/// pure and quick; the recorder writes a line per frame). Their bytes are bounded too, by the
+/// budget each carries (`stdio::IN_HAND`).
 const BACKLOG: usize = 4096;
 
 /// Where the pipes tell what they saw.
@@ -54,15 +55,20 @@ pub async fn watch(mut seen: mpsc::Receiver<Seen>, sink: EventSink) {
     let mut watch = Watch::new();
     let mut named = false;
     while let Some(next) = seen.recv().await {
-        let events = match next {
-            Seen::Line { from, line, at } => match framing::decode(line, DEFAULT_MAX_FRAME_BYTES) {
-                Ok(frame) => watch.frame(from, frame, at),
-                Err(invalid) => watch.invalid(invalid, at),
+        let (events, _budget) = match next {
+            Seen::Line {
+                from,
+                line,
+                at,
+                budget,
+            } => match framing::decode(line, DEFAULT_MAX_FRAME_BYTES) {
+                Ok(frame) => (watch.frame(from, frame, at), budget),
+                Err(invalid) => (watch.invalid(invalid, at), budget),
             },
-            Seen::Frame { from, frame, at } => watch.frame(from, frame, at),
-            Seen::Logged(event, at) => vec![SessionEvent::Logged(LogEntry { at, event })],
-            Seen::Stderr { text, at } => watch.stderr(&text, at),
-            Seen::Closed { status, at } => watch.closed(&status, at),
+            Seen::Frame { from, frame, at } => (watch.frame(from, frame, at), None),
+            Seen::Logged(event, at) => (vec![SessionEvent::Logged(LogEntry { at, event })], None),
+            Seen::Stderr { text, at, budget } => (watch.stderr(&text, at), budget),
+            Seen::Closed { status, at } => (watch.closed(&status, at), None),
         };
         if !named && let Some(seen) = watch.host() {
             named = true;
