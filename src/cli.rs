@@ -17,6 +17,7 @@ use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 mod commands;
 mod proxy;
+mod several;
 
 pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
@@ -298,9 +299,11 @@ pub struct OutputArgs {
 // A machine client authenticates with its secret, its key, or both (the server picks).
 #[command(group(clap::ArgGroup::new("client_auth").args(["client_secret", "client_key"]).multiple(true)))]
 pub struct ServerArgs {
-    /// Use the built-in demo server in this style (the default server).
+    /// Use the built-in demo server in this style (the default server). `call` takes it
+    /// repeated (`--demo legacy --demo sep1303`): the same call to each, side by side, in the
+    /// order given (--json: an array); exit code the worst of theirs, 4 > 3 > 1 > 0.
     #[arg(long, value_enum, value_name = "STYLE", conflicts_with_all = ["command", "url"])]
-    pub demo: Option<Style>,
+    pub demo: Vec<Style>,
     /// A Streamable HTTP server at this URL (instead of a stdio command).
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub url: Option<String>,
@@ -308,9 +311,10 @@ pub struct ServerArgs {
     /// `vscode` name those tools' own files.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["command", "url", "demo"])]
     pub config: Option<String>,
-    /// With --config: the entry to use (needed when the file has several).
+    /// With --config: the entry to use (needed when the file has several). `call` takes it
+    /// repeated (`--server a --server b`), as it takes --demo repeated.
     #[arg(long, value_name = "NAME", requires = "config")]
-    pub server: Option<String>,
+    pub server: Vec<String>,
     /// With --url: add this header to every request (repeatable), `-H 'Name: value'`.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
     pub headers: Vec<(String, String)>,
@@ -404,8 +408,11 @@ impl ServerArgs {
         Recorder::create(path, command, &transport, redactor).map(Some)
     }
 
-    /// The server these arguments select.
+    /// The one server these arguments select (several are refused: see [`ServerArgs::several`]).
     pub fn target(&self) -> Result<Target, TransportError> {
+        if let Some(problem) = self.several() {
+            return Err(TransportError::Several(problem));
+        }
         if let Some(config) = &self.config {
             return self.configured(config).map_err(TransportError::Config);
         }
@@ -438,7 +445,12 @@ impl ServerArgs {
     fn configured(&self, config: &str) -> Result<Target, String> {
         let (path, text) = read_config(config)?;
         let env = |name: &str| std::env::var(name).ok();
-        server_config::select(&path, &text, self.server.as_deref(), &env)
+        server_config::select(&path, &text, self.entry(), &env)
+    }
+
+    /// The `--server` entry named, when one is.
+    fn entry(&self) -> Option<&str> {
+        self.server.first().map(String::as_str)
     }
 
     /// The roots to give `roots/list`: `--root`, else the chosen `--config` entry's `roots`.
@@ -451,16 +463,14 @@ impl ServerArgs {
         };
         let env = |name: &str| std::env::var(name).ok();
         read_config(config)
-            .and_then(|(path, text)| {
-                server_config::roots(&path, &text, self.server.as_deref(), &env)
-            })
+            .and_then(|(path, text)| server_config::roots(&path, &text, self.entry(), &env))
             .unwrap_or_default()
     }
 
     /// The `--config` file and its entries, when it has several and `--server` names none:
     /// what the TUI's server picker offers.
     pub fn config_choices(&self) -> Option<(String, Vec<(String, String)>)> {
-        let config = self.config.as_ref().filter(|_| self.server.is_none())?;
+        let config = self.config.as_ref().filter(|_| self.server.is_empty())?;
         let (path, text) = read_config(config).ok()?;
         let env = |name: &str| std::env::var(name).ok();
         let choices = server_config::choices(&path, &text, &env).ok()?;
@@ -478,7 +488,7 @@ impl ServerArgs {
                 cwd: None,
             });
         }
-        let style = match self.demo.unwrap_or_default() {
+        let style = match self.demo.first().copied().unwrap_or_default() {
             Style::Sep1303 => "sep1303",
             Style::Legacy => "legacy",
         };
@@ -493,8 +503,12 @@ impl ServerArgs {
     /// These settings as command-line words (for a copied `sightline call` line).
     pub fn to_args(&self) -> Vec<String> {
         let mut args = Vec::new();
-        if let Some(Style::Legacy) = self.demo {
-            args.extend(["--demo".to_owned(), "legacy".to_owned()]);
+        for style in &self.demo {
+            match style {
+                Style::Sep1303 if self.demo.len() == 1 => {}
+                Style::Sep1303 => args.extend(["--demo".to_owned(), "sep1303".to_owned()]),
+                Style::Legacy => args.extend(["--demo".to_owned(), "legacy".to_owned()]),
+            }
         }
         match self.era {
             EraChoice::Auto => {}
@@ -510,7 +524,7 @@ impl ServerArgs {
         if let Some(config) = &self.config {
             args.extend(["--config".to_owned(), config.clone()]);
         }
-        if let Some(server) = &self.server {
+        for server in &self.server {
             args.extend(["--server".to_owned(), server.clone()]);
         }
         for (name, value) in &self.headers {

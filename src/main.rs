@@ -136,6 +136,10 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
 
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
+    if let Some(problem) = server.several() {
+        eprintln!("sightline: {problem}");
+        return exit::USAGE;
+    }
     let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {
         Ok((settings, theme, warnings, server.recorder(record, "tui")?))
     });

@@ -102,7 +102,7 @@ pub async fn run(
     let chooser = server.clone();
     let pick = move |name: &str| {
         let chosen = ServerArgs {
-            server: Some(name.to_owned()),
+            server: vec![name.to_owned()],
             ..chooser.clone()
         };
         let target = chosen.target().map_err(|error| error.to_string())?;

@@ -1,13 +1,14 @@
 //! `sightline call TOOL [ARGS_JSON]`: one `tools/call`, reported as the request, the response,
 //! its class, what the model sees and the findings (text or one JSON object); the exit code of
-//! its class. `CallReport` is also how `replay --json` judges a recorded call.
+//! its class. With several servers, `several` sends it to each, side by side. `CallReport` is
+//! also how `replay --json` judges a recorded call.
 
 use std::io::Write;
 
 use serde_json::Value;
 
 use super::exit;
-use super::output::{emit, exit_code, outcome_json, print_json, read_arguments, report_failure};
+use super::output::{emit, exit_code, failure_text, json_text, outcome_json, read_arguments};
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
@@ -18,10 +19,14 @@ use crate::mcp::session::Exchange;
 use crate::mcp::verdict::{Finished, Judgement};
 use crate::model_view::hosts::{self, HostProfile};
 use crate::present::call::{CallDocument, CallJson};
+use crate::present::side_by_side::Row;
 use crate::recording::Recorder;
 use crate::sanitize;
 
-/// `sightline call TOOL [ARGS_JSON]`.
+mod several;
+
+/// `sightline call TOOL [ARGS_JSON]`; with several servers (`--demo` or `--server` repeated),
+/// the same call to each, side by side.
 pub async fn call(
     server: &ServerArgs,
     record: &RecordArgs,
@@ -29,20 +34,42 @@ pub async fn call(
     as_json: bool,
     output: &OutputArgs,
 ) -> u8 {
+    let servers = server.each();
+    if servers.len() > 1 {
+        return several::call_each(&servers, record, call, as_json, output).await;
+    }
     let recorder = match prepared(server, record, "call") {
         Ok(recorder) => recorder,
         Err(code) => return code,
     };
     let stage = StageTracker::default();
-    let run = call_tool(
-        server,
-        call,
-        as_json,
-        output.verbose,
-        &stage,
-        recorder.as_ref(),
-    );
-    let stopped = |outcome| CallJson {
+    let run = async {
+        let (arguments, host) = match inputs(call) {
+            Ok(inputs) => inputs,
+            Err(code) => return code,
+        };
+        let call = Call {
+            args: call,
+            arguments,
+            host: &host,
+            as_json,
+            verbose: output.verbose,
+        };
+        let said = call_tool(server, &call, &stage, recorder.as_ref()).await;
+        emit(|out| out.write_all(said.out.as_bytes()));
+        if !said.err.is_empty() {
+            let _ = write!(std::io::stderr().lock(), "{}", said.err);
+        }
+        said.code
+    };
+    let code = guarded(run, as_json, output.deadline, &stage, stopped_json).await;
+    recording_ended(recorder.as_ref());
+    code
+}
+
+/// The object of a run stopped before its answer (a signal, the deadline).
+fn stopped_json(outcome: Value) -> CallJson<'static> {
+    CallJson {
         server: Value::Null,
         request: None,
         response: None,
@@ -53,36 +80,101 @@ pub async fn call(
         http: None,
         task: None,
         auth: Vec::new(),
-    };
-    let code = guarded(run, as_json, output.deadline, &stage, stopped).await;
-    recording_ended(recorder.as_ref());
-    code
+    }
+}
+
+/// `ARGS_JSON` and the host profile, or the usage error said on stderr (its exit code).
+fn inputs(call: &CallArgs) -> Result<(Value, HostProfile), u8> {
+    read_arguments(&call.args)
+        .and_then(|arguments| Ok((arguments, host_profile(call)?)))
+        .map_err(|message| {
+            eprintln!("sightline: {message}");
+            exit::USAGE
+        })
+}
+
+/// One call to send, the same to every server.
+struct Call<'a> {
+    args: &'a CallArgs,
+    arguments: Value,
+    host: &'a HostProfile,
+    as_json: bool,
+    verbose: bool,
+}
+
+/// What one server's call said, to print when the caller chooses: its exit code, its stdout
+/// (the text, or the one JSON object), its stderr (a failure said as text), and its row of the
+/// side-by-side comparison.
+struct Said {
+    code: u8,
+    out: String,
+    err: String,
+    row: Row,
+}
+
+impl Said {
+    /// A call never sent: connecting failed. Its object (`--json`) or its failure as text.
+    fn failed(
+        error: &ClientError,
+        as_json: bool,
+        stage: &StageTracker,
+        show_secrets: bool,
+    ) -> Self {
+        let outcome = error.outcome();
+        let code = exit_code(outcome.class);
+        let (out, err) = if as_json {
+            let json = CallJson {
+                auth: stage.auth(),
+                ..failed_json(error, show_secrets)
+            };
+            (json_text(&json), String::new())
+        } else {
+            (String::new(), failure_text(error))
+        };
+        let row = Row {
+            server: None,
+            class: Some(outcome.class),
+            code: outcome.code,
+            forwarded: None,
+            findings: Vec::new(),
+            exit: code,
+        };
+        Self {
+            code,
+            out,
+            err,
+            row,
+        }
+    }
+
+    /// A call not sent to a server reached (`err` says why): a usage error.
+    fn not_called(err: String, reached: Option<String>) -> Self {
+        let row = Row {
+            server: reached,
+            class: None,
+            code: None,
+            forwarded: None,
+            findings: Vec::new(),
+            exit: exit::USAGE,
+        };
+        Self {
+            code: exit::USAGE,
+            out: String::new(),
+            err,
+            row,
+        }
+    }
 }
 
 async fn call_tool(
     server: &ServerArgs,
-    call: &CallArgs,
-    as_json: bool,
-    verbose: bool,
+    call: &Call<'_>,
     stage: &StageTracker,
     recorder: Option<&Recorder>,
-) -> u8 {
-    let (arguments, host) =
-        match read_arguments(&call.args).and_then(|a| Ok((a, host_profile(call)?))) {
-            Ok(inputs) => inputs,
-            Err(message) => {
-                eprintln!("sightline: {message}");
-                return exit::USAGE;
-            }
-        };
-    let mut client = match connect(server, verbose, stage, recorder).await {
+) -> Said {
+    let mut client = match connect(server, call.verbose, stage, recorder).await {
         Ok(client) => client,
-        Err(error) => {
-            return report_failure(&error, as_json, || CallJson {
-                auth: stage.auth(),
-                ..failed_json(&error, server.show_secrets)
-            });
-        }
+        Err(error) => return Said::failed(&error, call.as_json, stage, server.show_secrets),
     };
     // The listing is the findings' catalog; a server without tools/list can still be called.
     let catalog = match client.list_tools().await {
@@ -92,23 +184,25 @@ async fn call_tool(
             None
         }
     };
+    let tool = call.args.tool.as_str();
     let excluded = catalog
         .as_ref()
-        .and_then(|tools| tools.iter().find(|tool| tool.name == call.tool.as_str()))
-        .and_then(|tool| tool.rejected.as_deref())
+        .and_then(|tools| tools.iter().find(|listed| listed.name == tool))
+        .and_then(|listed| listed.rejected.as_deref())
         .filter(|_| !server.allow_invalid_tool_headers);
     if let Some(reason) = excluded {
-        eprintln!(
+        let err = format!(
             "sightline: '{}' is not called: its x-mcp-header declaration is invalid ({}), and \
              2026-07-28 clients MUST exclude such tools; --allow-invalid-tool-headers sends it \
-             anyway, as a deliberate test",
-            sanitize::text(&call.tool),
+             anyway, as a deliberate test\n",
+            sanitize::text(tool),
             sanitize::text(reason)
         );
+        let reached = client.connection().map(present_server);
         client.shutdown().await;
-        return exit::USAGE;
+        return Said::not_called(err, reached);
     }
-    let Finished { exchange, judged } = client.call(&call.tool, arguments).await;
+    let Finished { exchange, judged } = client.call(tool, call.arguments.clone()).await;
     let connection = client.connection().cloned();
     let transport = client.transport().description.clone();
     let mut report = CallReport::new(
@@ -116,8 +210,8 @@ async fn call_tool(
         &transport,
         &exchange,
         catalog.as_ref().map(|tools| tools.as_slice()),
-        &host,
-        call.forward_protocol_errors,
+        call.host,
+        call.args.forward_protocol_errors,
         judged,
     );
     // About the server, not the call: shown with the call's findings.
@@ -129,16 +223,36 @@ async fn call_tool(
         .analysis
         .findings
         .extend(stage.stdout_finding(version, stdio));
-    if as_json {
-        print_json(&CallJson {
+    let out = if call.as_json {
+        json_text(&CallJson {
             auth: stage.auth(),
-            ..report.to_json(call.payload, server.show_secrets)
-        });
+            ..report.to_json(call.args.payload, server.show_secrets)
+        })
     } else {
-        emit(|out| report.write_text(out));
-    }
+        report.document().text(false)
+    };
     client.shutdown().await;
-    exit_code(report.analysis.outcome.class)
+    let analysis = &report.analysis;
+    let code = exit_code(analysis.outcome.class);
+    let row = Row {
+        server: connection.as_ref().map(present_server),
+        class: Some(analysis.outcome.class),
+        code: analysis.outcome.code,
+        forwarded: Some(analysis.view.forwarded),
+        findings: analysis.findings.iter().map(|finding| finding.id).collect(),
+        exit: code,
+    };
+    Said {
+        code,
+        out,
+        err: String::new(),
+        row,
+    }
+}
+
+/// `NAME VERSION` of the server reached.
+fn present_server(connection: &Connection) -> String {
+    format!("{} {}", connection.server.name, connection.server.version)
 }
 
 /// The host profile `--host` names.

@@ -60,17 +60,42 @@ pub(super) fn report_failure<J: Serialize>(
     if as_json {
         print_json(&json());
     } else {
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(stderr, "sightline: {}", sanitize::text(&error.to_string()));
-        if let Some(Exchange {
-            end: End::Failed(Failure::ServerExited { stderr_tail, .. }),
-            ..
-        }) = error.exchange()
-        {
-            let _ = write_stderr_tail(&mut stderr, stderr_tail);
-        }
+        let _ = write!(std::io::stderr().lock(), "{}", failure_text(error));
     }
     exit_code(error.outcome().class)
+}
+
+/// A run that failed before its answer, as text: the error, then the server's last stderr
+/// when it exited.
+pub(super) fn failure_text(error: &ClientError) -> String {
+    let mut text = format!("sightline: {}\n", sanitize::text(&error.to_string()));
+    if let Some(Exchange {
+        end: End::Failed(Failure::ServerExited { stderr_tail, .. }),
+        ..
+    }) = error.exchange()
+    {
+        for line in stderr_tail_lines(stderr_tail) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// One JSON document as [`print_json`] writes it, terminal-safe, kept to print later.
+pub(super) fn json_text(value: &impl Serialize) -> String {
+    let mut out = Vec::new();
+    let mut safe = sanitize::JsonWriter::new(&mut out);
+    let written = serde_json::to_writer_pretty(&mut safe, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(safe))
+        .and_then(|()| safe.flush());
+    drop(safe);
+    if let Err(error) = written {
+        // Writing to memory fails only when serializing does; say so where the JSON was.
+        return format!("{{\"error\": {}}}\n", Value::String(error.to_string()));
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Writes one JSON document to stdout as it is serialized, terminal-safe.
@@ -103,14 +128,6 @@ pub(super) fn pretty(raw: &str) -> String {
             total - shown_bytes
         ),
     }
-}
-
-/// The last lines of a server's stderr, after it exited.
-pub(super) fn write_stderr_tail(out: &mut dyn Write, tail: &[String]) -> std::io::Result<()> {
-    for line in stderr_tail_lines(tail) {
-        writeln!(out, "{line}")?;
-    }
-    Ok(())
 }
 
 /// The findings section of the human outputs, after a blank line.

@@ -28,11 +28,13 @@ use crate::transport::TransportError;
 
 /// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
 /// usage error, said before anything starts.
-fn selection_problem(server: &ServerArgs) -> Option<String> {
+pub(super) fn selection_problem(server: &ServerArgs) -> Option<String> {
     match server.target() {
-        Err(error @ (TransportError::Config(_) | TransportError::BadUrl { .. })) => {
-            Some(error.to_string())
-        }
+        Err(
+            error @ (TransportError::Config(_)
+            | TransportError::BadUrl { .. }
+            | TransportError::Several(_)),
+        ) => Some(error.to_string()),
         Ok(_) | Err(_) => None,
     }
 }

@@ -98,4 +98,7 @@ pub enum TransportError {
     /// An `--config` file that does not name a usable server.
     #[error("{0}")]
     Config(String),
+    /// Several servers selected (`--demo` or `--server` repeated) where one is wanted.
+    #[error("{0}")]
+    Several(String),
 }

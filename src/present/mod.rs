@@ -4,3 +4,4 @@
 pub mod call;
 pub mod limits;
 pub mod log;
+pub mod side_by_side;
