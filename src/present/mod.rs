@@ -4,3 +4,5 @@
 pub mod call;
 pub mod limits;
 pub mod log;
+pub mod prompts;
+pub mod resources;
