@@ -79,8 +79,9 @@ pub fn get(params: &Value) -> Result<Value, ErrorObject> {
         "review_booking" => {
             let number = required("flightNumber")?;
             let uri = format!("flights://{number}");
-            let status = super::resources::read(&json!({"uri": uri}), false)
-                .map_err(|error| invalid(format!("Unknown flight: {number} ({})", error.message)))?;
+            let status = super::resources::read(&json!({"uri": uri}), false).map_err(|error| {
+                invalid(format!("Unknown flight: {number} ({})", error.message))
+            })?;
             Ok(json!({
                 "description": format!("A review of flight {number}"),
                 "messages": [

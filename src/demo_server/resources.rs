@@ -131,7 +131,12 @@ mod tests {
                 assert_eq!(read["contents"][0]["uri"], resource["uri"]);
             }
             let read = read(&json!({"uri": "flights://LH123"}), modern).unwrap();
-            assert!(read["contents"][0]["text"].as_str().unwrap().contains("boarding"));
+            assert!(
+                read["contents"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("boarding")
+            );
             assert_eq!(read.get("ttlMs").is_some(), modern);
         }
     }

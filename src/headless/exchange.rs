@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 use super::exit;
 use super::output::{outcome_json, print_json, report_failure, server_json, server_line};
-use crate::present::call::CallDocument;
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::classify::{Class, Outcome, classify};
 use crate::cli::{PlainArgs, RecordArgs};
@@ -19,6 +18,7 @@ use crate::client::{Client, ClientError, Connection, Stage};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
+use crate::present::call::CallDocument;
 use crate::sanitize;
 
 /// Pages of one listing, at most: a server whose list never ends is stopped.
@@ -60,7 +60,10 @@ impl<'a> RequestJson<'a> {
             request: wire(&exchange.request.raw),
             response: exchange.response().and_then(|frame| wire(&frame.raw)),
             outcome: outcome_json(outcome, Stage::of_method(&exchange.method)),
-            http: exchange.http.as_ref().map(|http| http.to_json(show_secrets)),
+            http: exchange
+                .http
+                .as_ref()
+                .map(|http| http.to_json(show_secrets)),
             ..Self::default()
         }
     }
@@ -117,16 +120,22 @@ where
     };
     let stage = StageTracker::default();
     let run = async {
-        let mut client =
-            match connect(&common.server, common.output.verbose, &stage, recorder.as_ref()).await {
-                Ok(client) => client,
-                Err(error) => {
-                    return report_failure(&error, common.json, || RequestJson {
-                        auth: stage.auth(),
-                        ..RequestJson::failed(&error, None, common.server.show_secrets)
-                    });
-                }
-            };
+        let mut client = match connect(
+            &common.server,
+            common.output.verbose,
+            &stage,
+            recorder.as_ref(),
+        )
+        .await
+        {
+            Ok(client) => client,
+            Err(error) => {
+                return report_failure(&error, common.json, || RequestJson {
+                    auth: stage.auth(),
+                    ..RequestJson::failed(&error, None, common.server.show_secrets)
+                });
+            }
+        };
         let code = body(&mut client, &stage).await;
         client.shutdown().await;
         code

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::exchange::{exchange_text, RequestJson, judged, list_all, listed_outcome, with_client};
+use super::exchange::{RequestJson, exchange_text, judged, list_all, listed_outcome, with_client};
 use super::exit;
 use super::output::{
     emit, outcome_json, print_json, read_arguments, report_failure, server_json, server_line,
@@ -120,7 +120,8 @@ pub async fn prompt(args: &PromptArgs, record: &RecordArgs) -> u8 {
                         .get("messages")
                         .and_then(|m| m.elements().map(Iterator::count))
                         .unwrap_or(0);
-                    outcome.detail = format!("{count} message{}", if count == 1 { "" } else { "s" });
+                    outcome.detail =
+                        format!("{count} message{}", if count == 1 { "" } else { "s" });
                 }
                 messages
             }
@@ -145,7 +146,13 @@ pub async fn prompt(args: &PromptArgs, record: &RecordArgs) -> u8 {
             transport,
         };
         let Some(messages) = messages else {
-            emit(|out| writeln!(out, "{}", exchange_text(&document, common.server.show_secrets)));
+            emit(|out| {
+                writeln!(
+                    out,
+                    "{}",
+                    exchange_text(&document, common.server.show_secrets)
+                )
+            });
             return code;
         };
         let mut lines = vec![server_line(connection, transport)];

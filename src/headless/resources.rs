@@ -5,7 +5,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::exchange::{exchange_text, Listed, RequestJson, judged, list_all, listed_outcome, with_client};
+use super::exchange::{
+    Listed, RequestJson, exchange_text, judged, list_all, listed_outcome, with_client,
+};
 use super::exit;
 use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
 use crate::classify::{Class, Outcome};
@@ -131,9 +133,10 @@ fn listing_heading(listed: &Listed, what: &str) -> String {
 /// A note when the server did not declare the capability the command relies on.
 pub(super) fn capability_note(connection: Option<&Connection>, capability: &str) -> Option<String> {
     let capabilities = connection?.capabilities.as_ref()?;
-    capabilities.get(capability).is_none().then(|| {
-        format!("note     the server declares no `{capability}` capability; asked anyway")
-    })
+    capabilities
+        .get(capability)
+        .is_none()
+        .then(|| format!("note     the server declares no `{capability}` capability; asked anyway"))
 }
 
 /// `sightline read URI`.
@@ -172,7 +175,9 @@ fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
             outcome = Outcome {
                 class: Class::TransportFailure,
                 code: None,
-                detail: "resources/read returned a result sightline cannot read: no `contents` array".into(),
+                detail:
+                    "resources/read returned a result sightline cannot read: no `contents` array"
+                        .into(),
             };
             code = exit::TRANSPORT_FAILURE;
         } else {
@@ -193,7 +198,9 @@ fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
     };
     if common.json {
         print_json(&RequestJson {
-            saved: saved.as_ref().map(|(path, bytes, _)| json!({"path": path, "bytes": bytes})),
+            saved: saved
+                .as_ref()
+                .map(|(path, bytes, _)| json!({"path": path, "bytes": bytes})),
             ..RequestJson::of(connection, exchange, &outcome, common.server.show_secrets)
         });
         return code;
@@ -209,7 +216,13 @@ fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
     };
     let Some(contents) = contents.filter(|_| outcome.class == Class::Success) else {
         // No contents to show: the exchange itself, as `call` shows it.
-        emit(|out| writeln!(out, "{}", exchange_text(&document, common.server.show_secrets)));
+        emit(|out| {
+            writeln!(
+                out,
+                "{}",
+                exchange_text(&document, common.server.show_secrets)
+            )
+        });
         return code;
     };
     let mut lines = vec![server_line(connection, transport)];
@@ -226,7 +239,10 @@ fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
     }
     if let Some((path, bytes, note)) = &saved {
         lines.push(String::new());
-        lines.push(format!("saved    {bytes} bytes to {}{note}", sanitize::text(path)));
+        lines.push(format!(
+            "saved    {bytes} bytes to {}{note}",
+            sanitize::text(path)
+        ));
     }
     lines.push(String::new());
     lines.extend(document.outcome());
@@ -244,7 +260,9 @@ fn incomplete(result: &Json) -> Option<String> {
              multi round-trip requests); sightline does not answer it for resources/read"
                 .into(),
         ),
-        ResultType::Task => Some("a task handle (resultType 'task') instead of the contents".into()),
+        ResultType::Task => {
+            Some("a task handle (resultType 'task') instead of the contents".into())
+        }
         ResultType::Unknown(kind) => Some(format!(
             "resultType '{}' is not one 2026-07-28 defines",
             sanitize::text(&kind)

@@ -13,7 +13,10 @@ pub fn prompt_lines(prompts: &[Json]) -> Vec<String> {
     let mut lines = Vec::new();
     for prompt in prompts {
         let item = prompt.value();
-        let name = item.get("name").and_then(Value::as_str).unwrap_or("(no name)");
+        let name = item
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(no name)");
         let mut first = sanitize::text(name).into_owned();
         if let Some(title) = item.get("title").and_then(Value::as_str) {
             first.push_str(&format!(" — {}", sanitize::text(title)));
@@ -56,7 +59,10 @@ fn argument_words(argument: &Value) -> String {
 pub fn message_lines(result: &Json) -> Option<Vec<String>> {
     let messages = result.get("messages")?;
     let mut lines = Vec::new();
-    if let Some(description) = result.get("description").and_then(|d| d.as_str().map(|s| s.into_owned())) {
+    if let Some(description) = result
+        .get("description")
+        .and_then(|d| d.as_str().map(|s| s.into_owned()))
+    {
         lines.push(format!("description: {}", sanitize::text(&description)));
     }
     let items: Vec<Json> = messages
@@ -102,7 +108,10 @@ fn message_block(message: &Json) -> Vec<String> {
                 Some(Err(why)) => why,
                 None => "no data".into(),
             };
-            lines.push(format!("── {role} · {kind} · {} · {size}", sanitize::text(&mime)));
+            lines.push(format!(
+                "── {role} · {kind} · {} · {size}",
+                sanitize::text(&mime)
+            ));
         }
         "resource" => match content.get("resource") {
             Some(resource) => {
@@ -117,8 +126,13 @@ fn message_block(message: &Json) -> Vec<String> {
         },
         "resource_link" => {
             let uri = field("uri").unwrap_or_else(|| "(no uri)".into());
-            let mime = field("mimeType").map(|m| format!(" · {}", sanitize::text(&m))).unwrap_or_default();
-            lines.push(format!("── {role} · resource_link · {}{mime}", sanitize::text(&uri)));
+            let mime = field("mimeType")
+                .map(|m| format!(" · {}", sanitize::text(&m)))
+                .unwrap_or_default();
+            lines.push(format!(
+                "── {role} · resource_link · {}{mime}",
+                sanitize::text(&uri)
+            ));
         }
         _ => {
             lines.push(format!("── {role} · {kind}"));
@@ -141,7 +155,14 @@ mod tests {
         }))];
         assert_eq!(
             prompt_lines(&prompts),
-            ["", "plan_trip — Plan a trip", "  Plan it.", "  arguments:", "    destination (required) — Where", "    date"]
+            [
+                "",
+                "plan_trip — Plan a trip",
+                "  Plan it.",
+                "  arguments:",
+                "    destination (required) — Where",
+                "    date"
+            ]
         );
     }
 

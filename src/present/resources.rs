@@ -16,7 +16,10 @@ const CELL_CHARS: usize = 64;
 /// Rows as aligned columns under `header`, each cell terminal-safe and clipped.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> Vec<String> {
     let cells: Vec<Vec<String>> = std::iter::once(header.iter().map(|h| (*h).to_owned()).collect())
-        .chain(rows.iter().map(|row| row.iter().map(|cell| cell_text(cell)).collect()))
+        .chain(
+            rows.iter()
+                .map(|row| row.iter().map(|cell| cell_text(cell)).collect()),
+        )
         .collect();
     let mut widths = vec![0; header.len()];
     for row in &cells {
@@ -114,7 +117,10 @@ pub fn cache_hint(result: &Json) -> Option<String> {
         (ttl, scope) => Some(format!(
             "cacheable: ttlMs {} · cacheScope {}",
             ttl.map_or_else(|| "missing".to_owned(), |ttl| ttl.to_string()),
-            scope.map_or_else(|| "missing".into(), |scope| sanitize::text(&scope).into_owned())
+            scope.map_or_else(
+                || "missing".into(),
+                |scope| sanitize::text(&scope).into_owned()
+            )
         )),
     }
 }
@@ -141,7 +147,10 @@ pub enum Body {
 impl Content {
     /// Reads a content object (`uri`, `mimeType`, `text` or `blob`).
     pub fn of(item: &Json) -> Content {
-        let text = |key: &str| item.get(key).and_then(|v| v.as_str().map(|s| s.into_owned()));
+        let text = |key: &str| {
+            item.get(key)
+                .and_then(|v| v.as_str().map(|s| s.into_owned()))
+        };
         let body = match (text("text"), text("blob")) {
             (Some(text), _) => Body::Text(text),
             (None, Some(blob)) => Body::Blob(decode(&blob)),
@@ -165,7 +174,10 @@ impl Content {
 
     /// `uri · mimeType · text, N bytes` (or `blob, N bytes decoded`).
     pub fn heading(&self) -> String {
-        let uri = self.uri.as_deref().map_or("(no uri)".into(), sanitize::text);
+        let uri = self
+            .uri
+            .as_deref()
+            .map_or("(no uri)".into(), sanitize::text);
         let mime = self
             .mime_type
             .as_deref()
@@ -262,10 +274,20 @@ mod tests {
             {"uri": "demo://x", "blob": "%%"},
         ]}));
         let contents = contents(&result).unwrap();
-        assert_eq!(contents[0].lines(), ["── demo://t · text/plain · text, 8 bytes", "one", "two"]);
+        assert_eq!(
+            contents[0].lines(),
+            ["── demo://t · text/plain · text, 8 bytes", "one", "two"]
+        );
         assert_eq!(contents[1].bytes(), Some(&[0u8, 1, 2][..]));
-        assert_eq!(contents[1].heading(), "demo://b · image/png · blob, 3 bytes decoded");
-        assert!(contents[2].heading().contains("does not decode"), "{}", contents[2].heading());
+        assert_eq!(
+            contents[1].heading(),
+            "demo://b · image/png · blob, 3 bytes decoded"
+        );
+        assert!(
+            contents[2].heading().contains("does not decode"),
+            "{}",
+            contents[2].heading()
+        );
     }
 
     #[test]
