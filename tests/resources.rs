@@ -166,7 +166,7 @@ fn check_server(server: &[String]) -> Counts {
         let sent = &got["request"]["params"]["arguments"];
         let messages = &got["response"]["result"]["messages"];
         let ok = code == 0
-            && sent.to_string() == arguments
+            && *sent == serde_json::from_str::<Value>(&arguments).unwrap()
             && messages.as_array().is_some_and(|m| !m.is_empty());
         let text = sightline(&["prompt", name, &arguments], server);
         let text = String::from_utf8_lossy(&text.stdout).into_owned();

@@ -3,6 +3,8 @@
 //! answer them. Both eras; a URI that names nothing is -32002 up to 2025-11-25 and -32602 in
 //! 2026-07-28 (its changelog, minor change 6).
 
+use std::fmt::Write as _;
+
 use serde_json::{Value, json};
 
 use crate::mcp::jsonrpc::ErrorObject;
@@ -30,7 +32,7 @@ const FLIGHTS: &[(&str, &str, &str)] = &[
 fn timetable_text() -> String {
     let mut text = String::from("flight  route                 status\n");
     for (number, route, status) in FLIGHTS {
-        text.push_str(&format!("{number:<7} {route:<21} {status}\n"));
+        let _ = writeln!(text, "{number:<7} {route:<21} {status}");
     }
     text
 }

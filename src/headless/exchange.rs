@@ -187,7 +187,7 @@ pub(super) async fn list_all(
         items.extend(page);
         let cursor = result
             .get("nextCursor")
-            .and_then(|cursor| cursor.as_str().map(|c| c.into_owned()));
+            .and_then(|cursor| cursor.as_str().map(std::borrow::Cow::into_owned));
         let cursor = match cursor {
             Some(next) if modern || !next.is_empty() => next,
             _ => {

@@ -2,6 +2,8 @@
 //! `sightline prompt NAME [ARGS_JSON]` (`prompts/get` with the arguments exactly as given: the
 //! messages by role, each with its content type).
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -71,7 +73,7 @@ async fn list(client: &mut Client, args: &PlainArgs) -> u8 {
     lines.push(String::new());
     let mut heading = resource_words::counted(listed.items.len(), "prompt", listed.pages);
     if let Some(hint) = resource_words::cache_hint(&listed.last) {
-        heading.push_str(&format!(" · {hint}"));
+        let _ = write!(heading, " · {hint}");
     }
     lines.push(heading);
     lines.extend(words::prompt_lines(&listed.items));

@@ -2,6 +2,8 @@
 //! tables or one JSON object) and `sightline read URI` (`resources/read`: each content shown
 //! terminal-safe, a blob as its type and decoded size, `--save` writing the bytes).
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -125,7 +127,7 @@ async fn list(client: &mut Client, args: &PlainArgs) -> u8 {
 fn listing_heading(listed: &Listed, what: &str) -> String {
     let mut heading = words::counted(listed.items.len(), what, listed.pages);
     if let Some(hint) = words::cache_hint(&listed.last) {
-        heading.push_str(&format!(" · {hint}"));
+        let _ = write!(heading, " · {hint}");
     }
     heading
 }
@@ -230,7 +232,7 @@ fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
     lines.push(String::new());
     let mut heading = format!("resources/read {}", sanitize::text(&args.uri));
     if let Some(hint) = result.and_then(words::cache_hint) {
-        heading.push_str(&format!(" · {hint}"));
+        let _ = write!(heading, " · {hint}");
     }
     lines.push(heading);
     for content in &contents {

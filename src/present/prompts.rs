@@ -2,6 +2,8 @@
 //! required), and a `prompts/get` result as its messages by role, each with its content type
 //! (text shown terminal-safe, media and blobs as type and size, resources by URI).
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use super::resources::{Content, decode, text_lines};
@@ -19,7 +21,7 @@ pub fn prompt_lines(prompts: &[Json]) -> Vec<String> {
             .unwrap_or("(no name)");
         let mut first = sanitize::text(name).into_owned();
         if let Some(title) = item.get("title").and_then(Value::as_str) {
-            first.push_str(&format!(" — {}", sanitize::text(title)));
+            let _ = write!(first, " — {}", sanitize::text(title));
         }
         lines.push(String::new());
         lines.push(first);
@@ -49,7 +51,7 @@ fn argument_words(argument: &Value) -> String {
         words.push_str(" (required)");
     }
     if let Some(description) = argument.get("description").and_then(Value::as_str) {
-        words.push_str(&format!(" — {}", sanitize::text(description)));
+        let _ = write!(words, " — {}", sanitize::text(description));
     }
     words
 }
@@ -61,7 +63,7 @@ pub fn message_lines(result: &Json) -> Option<Vec<String>> {
     let mut lines = Vec::new();
     if let Some(description) = result
         .get("description")
-        .and_then(|d| d.as_str().map(|s| s.into_owned()))
+        .and_then(|d| d.as_str().map(std::borrow::Cow::into_owned))
     {
         lines.push(format!("description: {}", sanitize::text(&description)));
     }
@@ -93,7 +95,7 @@ fn message_block(message: &Json) -> Vec<String> {
     let field = |key: &str| {
         content
             .get(key)
-            .and_then(|value| value.as_str().map(|s| s.into_owned()))
+            .and_then(|value| value.as_str().map(std::borrow::Cow::into_owned))
     };
     let mut lines = Vec::new();
     match kind.as_str() {

@@ -2,6 +2,8 @@
 //! size), templates likewise, a `resources/read` result content by content (text shown
 //! terminal-safe, a blob as its type and decoded size), and the cache hints of 2026-07-28.
 
+use std::fmt::Write as _;
+
 use base64::Engine;
 use serde_json::Value;
 
@@ -149,7 +151,7 @@ impl Content {
     pub fn of(item: &Json) -> Content {
         let text = |key: &str| {
             item.get(key)
-                .and_then(|v| v.as_str().map(|s| s.into_owned()))
+                .and_then(|v| v.as_str().map(std::borrow::Cow::into_owned))
         };
         let body = match (text("text"), text("blob")) {
             (Some(text), _) => Body::Text(text),
@@ -211,10 +213,11 @@ pub fn text_lines(text: &str) -> Vec<String> {
     let shown = model_view::clip(text, RAW_PREVIEW);
     let mut safe = sanitize::text_keeping_newlines(shown.strip_suffix('\n').unwrap_or(shown));
     if shown.len() < text.len() {
-        safe.push_str(&format!(
+        let _ = write!(
+            safe,
             "… ({} more bytes; --json or --save has them all)",
             text.len() - shown.len()
-        ));
+        );
     }
     safe.lines().map(str::to_owned).collect()
 }
