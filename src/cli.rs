@@ -16,10 +16,12 @@ use crate::transport::http::OAuthClient;
 use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 
 mod commands;
+mod inspect;
 mod proxy;
 mod several;
 
 pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
+pub use inspect::{PlainArgs, PromptArgs, ReadArgs, RequestArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
 
 #[derive(Debug, Parser)]
@@ -46,9 +48,15 @@ pub struct Cli {
 pub fn record_args_after_command(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 8] = [
+    const COMMANDS: [&str; 14] = [
         "tools",
         "call",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "ping",
+        "request",
         "audit",
         "auth",
         "hosts",
@@ -147,6 +155,18 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// List the server's resources and resource templates (all pages of each).
+    Resources(PlainArgs),
+    /// Read one resource (resources/read): text shown, a blob as its type and size.
+    Read(ReadArgs),
+    /// List the server's prompts (all pages) with their arguments.
+    Prompts(PlainArgs),
+    /// Get one prompt (prompts/get) with its arguments: the messages, by role.
+    Prompt(PromptArgs),
+    /// Send ping and time the round trip (2025-11-25 and earlier: 2026-07-28 removed ping).
+    Ping(PlainArgs),
+    /// Send any request, its params exactly as given: the reply and its class.
+    Request(RequestArgs),
     /// SEP-1303 conformance: deliberately invalid calls from each tool's input schema, and
     /// whether the model could read each answer. Exit 1 when a case fails (see --fail-on).
     Audit {

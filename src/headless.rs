@@ -1,5 +1,6 @@
 //! The headless commands (`tools`, `call`, `audit`, `capture`, `relay`, `replay`, `diff`,
-//! `hosts`, `auth logout`), one module each: connect or read what the command needs, print text
+//! `hosts`, `auth logout`, `resources`/`read`, `prompts`/`prompt`, `ping`/`request`), one
+//! module each (a pair shares one): connect or read what the command needs, print text
 //! or exactly one JSON object (also when the run fails before the call), and return the exit
 //! code of product.md §1. With `-v` the session stream is printed to stderr as it happens.
 //! What they share lives in `output` (what is printed, exit codes) and `run` (the guarded run).
@@ -9,11 +10,15 @@ mod auth;
 mod call;
 mod capture;
 mod diff;
+mod exchange;
 mod hosts;
 mod output;
+mod prompts;
 mod proxy;
 mod relay;
 mod replay;
+mod request;
+mod resources;
 mod run;
 mod tools;
 
@@ -23,9 +28,12 @@ pub use call::{CallReport, call};
 pub use capture::capture;
 pub use diff::diff;
 pub use hosts::hosts;
+pub use prompts::{prompt, prompts};
 pub use proxy::proxy;
 pub use relay::relay;
 pub use replay::{replay, serve};
+pub use request::{ping, request};
+pub use resources::{read, resources};
 pub use tools::{tools, write_tools};
 
 // The helpers the command modules share, by the paths they use (`super::…`, `crate::headless::…`).

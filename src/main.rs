@@ -218,6 +218,12 @@ async fn dispatch(cli: Cli) -> u8 {
                 output,
                 server,
             }) => headless::call(&server, &cli.record, &call, json, &output).await,
+            Some(Command::Resources(args)) => headless::resources(&args, &cli.record).await,
+            Some(Command::Read(args)) => headless::read(&args, &cli.record).await,
+            Some(Command::Prompts(args)) => headless::prompts(&args, &cli.record).await,
+            Some(Command::Prompt(args)) => headless::prompt(&args, &cli.record).await,
+            Some(Command::Ping(args)) => headless::ping(&args, &cli.record).await,
+            Some(Command::Request(args)) => headless::request(&args, &cli.record).await,
             Some(Command::Audit {
                 audit,
                 output,

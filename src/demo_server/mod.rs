@@ -4,7 +4,9 @@
 
 pub mod auth;
 pub mod http;
+mod prompts;
 mod questions;
+mod resources;
 mod stdio;
 mod tasks;
 pub mod tools;
@@ -143,6 +145,11 @@ impl DemoServer {
             "server/discover" => Err(missing_meta()),
             "ping" if !modern => Ok(json!({})),
             "tools/list" => Ok(Self::tools_list(modern)),
+            "resources/list" => Ok(resources::list(modern)),
+            "resources/templates/list" => Ok(resources::templates(modern)),
+            "resources/read" => resources::read(&params, modern),
+            "prompts/list" => Ok(prompts::list(modern)),
+            "prompts/get" => prompts::get(&params),
             "tools/call" => return self.tools_call(id, &params, modern, today),
             "tasks/get" | "tasks/cancel" | "tasks/update" if modern => {
                 self.task_request(method, &params)
@@ -198,6 +205,8 @@ impl DemoServer {
             "protocolVersion": version,
             "capabilities": {
                 "tools": {"listChanged": false},
+                "resources": {"subscribe": false, "listChanged": false},
+                "prompts": {"listChanged": false},
                 // 2025-11-25 tasks: `long_booking` may be called as a task.
                 "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
             },
@@ -211,7 +220,7 @@ impl DemoServer {
         versions.extend(era::MODERN_VERSIONS);
         json!({
             "supportedVersions": versions,
-            "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
+            "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "extensions": {TASKS: {}}},
             "ttlMs": 0,
             "cacheScope": "public",
         })

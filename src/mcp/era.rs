@@ -67,10 +67,13 @@ pub fn request_meta(
 }
 
 /// Adds `meta` to a request's params, keeping any `_meta` keys already there.
+/// Params that are not an object (a deliberately malformed request) have nowhere to carry
+/// `_meta`: they go out exactly as given.
 pub fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Value {
     let mut params = match params {
         Some(Value::Object(object)) => object,
-        _ => Map::new(),
+        None => Map::new(),
+        Some(other) => return other,
     };
     let entry = params
         .entry("_meta")
@@ -293,6 +296,7 @@ mod tests {
             with_meta(None, &meta)["_meta"][META_CLIENT_INFO]["name"],
             "sightline"
         );
+        assert_eq!(with_meta(Some(json!([1, 2])), &meta), json!([1, 2]));
     }
 
     #[test]

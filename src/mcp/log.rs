@@ -55,9 +55,9 @@ pub enum Stage {
     Discover,
     /// `initialize` (the legacy era).
     Initialize,
-    /// `tools/list`.
+    /// `tools/list` (or the listing `resources`, `prompts` ask for).
     List,
-    /// `tools/call`.
+    /// `tools/call` (or the one request `read`, `prompt`, `ping`, `request` send).
     Call,
 }
 
@@ -67,7 +67,9 @@ impl Stage {
         match method {
             "server/discover" => Stage::Discover,
             "initialize" => Stage::Initialize,
-            "tools/list" => Stage::List,
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+                Stage::List
+            }
             _ => Stage::Call,
         }
     }

@@ -4,4 +4,6 @@
 pub mod call;
 pub mod limits;
 pub mod log;
+pub mod prompts;
+pub mod resources;
 pub mod side_by_side;
