@@ -53,6 +53,26 @@ fn peers() -> Vec<Peer> {
             [everything(), vec!["stdio".into()]].concat(),
         ),
         peer("odd_server", &[], odd()),
+        // The host cases (tests/hosts.rs's server on the Python SDK) and the structured-content
+        // server (tests/audit_checks.rs's): their tools take few or no arguments, which is what
+        // their reports show. The HTTP peers (http_faults, oauth_server, py_auth_server) and
+        // hostile_server.py are transport faults and authorization, not argument handling: an
+        // audit of them says nothing about verdicts (tests/http.rs, tests/oauth.rs and
+        // tests/robustness.rs test them); verdict_server.py is audited mode by mode in
+        // tests/audit/verdicts.rs.
+        peer(
+            "py_host_cases",
+            &["--include-destructive"],
+            vec![
+                "tests/peers/.venv/bin/python".into(),
+                "tests/peers/py_host_cases.py".into(),
+            ],
+        ),
+        peer(
+            "structured_server",
+            &["--include-destructive"],
+            vec!["python3".into(), "tests/peers/structured_server.py".into()],
+        ),
     ]
 }
 
