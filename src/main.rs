@@ -204,89 +204,84 @@ fn main() -> ExitCode {
 
 /// Runs the command the line names; its exit code.
 async fn dispatch(cli: Cli) -> u8 {
-    {
-        match cli.command {
-            Some(Command::Tools {
-                json,
-                check_headers,
-                output,
-                server,
-            }) => headless::tools(&server, &cli.record, json, check_headers, &output).await,
-            Some(Command::Call {
-                call,
-                json,
-                output,
-                server,
-            }) => headless::call(&server, &cli.record, &call, json, &output).await,
-            Some(Command::Resources(args)) => headless::resources(&args, &cli.record).await,
-            Some(Command::Read(args)) => headless::read(&args, &cli.record).await,
-            Some(Command::Prompts(args)) => headless::prompts(&args, &cli.record).await,
-            Some(Command::Prompt(args)) => headless::prompt(&args, &cli.record).await,
-            Some(Command::Ping(args)) => headless::ping(&args, &cli.record).await,
-            Some(Command::Request(args)) => headless::request(&args, &cli.record).await,
-            Some(Command::Audit {
-                audit,
-                output,
-                server,
-            }) => headless::audit(&server, &cli.record, &audit, &output).await,
-            Some(Command::Replay {
-                file,
-                serve: true,
-                http,
-                ..
-            }) => headless::serve(&file, http).await,
-            Some(Command::Replay {
-                file,
-                json,
-                payload,
-                tui,
-                ..
-            }) => replay(&file, json, payload, &tui).await,
-            Some(Command::Diff {
-                before,
-                after,
-                json,
-                host,
-            }) => headless::diff(&before, &after, &host, json),
-            Some(Command::Auth {
-                command: sightline::cli::AuthCommand::Logout { token_cache, url },
-            }) => headless::logout(&token_cache, url.as_deref()),
-            Some(Command::Hosts { show, json }) => {
-                let name = show.map(|HostsCommand::Show { name }| name);
-                headless::hosts(name.as_deref(), json)
-            }
-            Some(Command::Capture { capture, server }) => {
-                headless::capture(&server, &capture).await
-            }
-            Some(Command::Completions { shell }) => completions(shell),
-            Some(Command::Man) => man(),
-            Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
-            Some(Command::Attach(args)) => attach(&args).await,
-            Some(Command::Relay { log, cwd, command }) => {
-                headless::relay(&log, cwd.as_deref(), &command).await
-            }
-            Some(Command::DemoServer {
-                style,
-                http,
-                auth,
-                token_uses,
-            }) => {
-                let served = match http {
-                    Some(address) => {
-                        sightline::demo_server::http::run_http(style, address, auth, token_uses)
-                            .await
-                    }
-                    None => sightline::demo_server::run_stdio(style).await,
-                };
-                match served {
-                    Ok(()) => exit::SUCCESS,
-                    Err(error) => {
-                        eprintln!("sightline demo-server: {error}");
-                        exit::TRANSPORT_FAILURE
-                    }
+    match cli.command {
+        Some(Command::Tools {
+            json,
+            check_headers,
+            output,
+            server,
+        }) => headless::tools(&server, &cli.record, json, check_headers, &output).await,
+        Some(Command::Call {
+            call,
+            json,
+            output,
+            server,
+        }) => headless::call(&server, &cli.record, &call, json, &output).await,
+        Some(Command::Resources(args)) => headless::resources(&args, &cli.record).await,
+        Some(Command::Read(args)) => headless::read(&args, &cli.record).await,
+        Some(Command::Prompts(args)) => headless::prompts(&args, &cli.record).await,
+        Some(Command::Prompt(args)) => headless::prompt(&args, &cli.record).await,
+        Some(Command::Ping(args)) => headless::ping(&args, &cli.record).await,
+        Some(Command::Request(args)) => headless::request(&args, &cli.record).await,
+        Some(Command::Audit {
+            audit,
+            output,
+            server,
+        }) => headless::audit(&server, &cli.record, &audit, &output).await,
+        Some(Command::Replay {
+            file,
+            serve: true,
+            http,
+            ..
+        }) => headless::serve(&file, http).await,
+        Some(Command::Replay {
+            file,
+            json,
+            payload,
+            tui,
+            ..
+        }) => replay(&file, json, payload, &tui).await,
+        Some(Command::Diff {
+            before,
+            after,
+            json,
+            host,
+        }) => headless::diff(&before, &after, &host, json),
+        Some(Command::Auth {
+            command: sightline::cli::AuthCommand::Logout { token_cache, url },
+        }) => headless::logout(&token_cache, url.as_deref()),
+        Some(Command::Hosts { show, json }) => {
+            let name = show.map(|HostsCommand::Show { name }| name);
+            headless::hosts(name.as_deref(), json)
+        }
+        Some(Command::Capture { capture, server }) => headless::capture(&server, &capture).await,
+        Some(Command::Completions { shell }) => completions(shell),
+        Some(Command::Man) => man(),
+        Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
+        Some(Command::Attach(args)) => attach(&args).await,
+        Some(Command::Relay { log, cwd, command }) => {
+            headless::relay(&log, cwd.as_deref(), &command).await
+        }
+        Some(Command::DemoServer {
+            style,
+            http,
+            auth,
+            token_uses,
+        }) => {
+            let served = match http {
+                Some(address) => {
+                    sightline::demo_server::http::run_http(style, address, auth, token_uses).await
+                }
+                None => sightline::demo_server::run_stdio(style).await,
+            };
+            match served {
+                Ok(()) => exit::SUCCESS,
+                Err(error) => {
+                    eprintln!("sightline demo-server: {error}");
+                    exit::TRANSPORT_FAILURE
                 }
             }
-            None => tui(&cli.server, &cli.record, &cli.tui).await,
         }
+        None => tui(&cli.server, &cli.record, &cli.tui).await,
     }
 }
