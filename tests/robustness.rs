@@ -161,6 +161,29 @@ fn escape_sequences_from_the_server_are_shown_never_interpreted() {
     assert_terminal_safe(&text(&tools.stdout));
 }
 
+/// A validator's report over several lines: `call`'s outcome keeps its lines, indented under
+/// it, each terminal-safe (not one line of literal `\n`s).
+#[test]
+fn a_multi_line_message_reads_as_lines_each_terminal_safe() {
+    let output = against("multiline", &["call", "boom"]);
+    assert_eq!(output.status.code(), Some(3));
+    let stdout = text(&output.stdout);
+    assert_terminal_safe(&stdout);
+    let outcome: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("outcome  "))
+        .take(6)
+        .collect();
+    assert!(outcome[0].ends_with("Invalid arguments: ["), "{stdout}");
+    assert_eq!(outcome[1], "           {", "{stdout}");
+    assert_eq!(outcome[2], r#"             "path": ["date"],"#, "{stdout}");
+    assert!(outcome[3].contains(r"bad \u{1b}[31mdate"), "{stdout}");
+    assert!(
+        outcome.iter().all(|line| !line.contains(r"\n")),
+        "no literal \\n: {stdout}"
+    );
+}
+
 #[test]
 fn a_huge_result_arrives_whole_and_one_over_the_limit_is_reported_not_buffered() {
     let output = against("huge", &["call", "boom", "--json"]);

@@ -197,11 +197,16 @@ impl<'a> CallDocument<'a> {
             .and_then(|task| task.ended_at)
             .unwrap_or(exchange.ended_at);
         let elapsed = ended_at.since(exchange.sent_at);
+        // A multi-line message (a validator's report) keeps its lines, indented under the
+        // outcome, rather than reading as one line of literal `\n`s.
+        let detail = sanitize::text_keeping_newlines(&self.outcome.detail);
+        let mut detail_lines = detail.lines();
         let mut lines = vec![format!(
             "outcome  {} after {elapsed} ms: {}",
             self.outcome.class.label(),
-            sanitize::text(&self.outcome.detail)
+            detail_lines.next().unwrap_or_default()
         )];
+        lines.extend(detail_lines.map(|line| format!("         {line}")));
         if let End::Failed(Failure::ServerExited { stderr_tail, .. }) = &self.exchange.end {
             lines.extend(stderr_tail_lines(stderr_tail));
         }

@@ -28,6 +28,9 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
            stderr open, then answer; setsid-exit: exit with status 3 instead of answering
   escapes  put terminal escapes into every error message and cursor (the era probe's answer,
            tools/list's second page)
+  multiline
+           answer tools/call with -32602 whose message is a validator's report over several
+           lines, one of them with a terminal escape
 Floods, each written in chunks so this server stays small (a peak-RSS figure is sightline's):
   stderr-flood   STDERR_BYTES (default 100 MB) of 2-byte stderr lines, then the answer
   garbage-flood  GARBAGE_BYTES (default 10 MB) of non-JSON lines on stdout, then the answer
@@ -143,6 +146,9 @@ for line in sys.stdin:
             sys.stderr.write("fatal: the tool crashed\n")
             sys.stderr.flush()
             sys.exit(3)
+        elif MODE == "multiline":
+            message = 'Invalid arguments: [\n  {\n    "path": ["date"],\n    "message": "bad \u001b[31mdate"\n  }\n]'
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": message}})
         elif MODE == "escape":
             text = "\u001b[2J\u001b[H\u001b]52;c;cHduZWQ=\u0007 hidden \u009b31m \u202eevil"
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
