@@ -182,10 +182,34 @@ fn man() -> u8 {
     }
 }
 
+/// A command line clap refused, said as clap says it; a word where none was expected that reads
+/// like a program (`sightline node server.js`) gets the hint a newcomer needs: `--` before it.
+fn usage_error(error: &clap::Error) -> u8 {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let _ = error.print();
+    if !error.use_stderr() {
+        // --help and --version are not errors.
+        return exit::SUCCESS;
+    }
+    if error.kind() == ErrorKind::UnknownArgument
+        && let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidArg)
+        && !word.starts_with('-')
+    {
+        eprintln!(
+            "\ntip: a stdio server's command goes after `--`, so that its own arguments are not \
+             taken for sightline's: `sightline [COMMAND …] -- {word} …`"
+        );
+    }
+    exit::USAGE
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(sightline::cli::record_args_after_command(
+    let cli = match Cli::try_parse_from(sightline::cli::record_args_after_command(
         std::env::args_os(),
-    ));
+    )) {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(usage_error(&error)),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
