@@ -437,11 +437,21 @@ impl ServerArgs {
             return self.configured(config).map_err(TransportError::Config);
         }
         if let Some(url) = &self.url {
-            if let Err(error) = reqwest::Url::parse(url) {
-                return Err(TransportError::BadUrl {
-                    url: url.clone(),
-                    reason: error.to_string(),
-                });
+            match reqwest::Url::parse(url) {
+                Err(error) => {
+                    return Err(TransportError::BadUrl {
+                        url: url.clone(),
+                        reason: error.to_string(),
+                    });
+                }
+                // A usage error like any other bad URL, before anything runs.
+                Ok(parsed) if !matches!(parsed.scheme(), "http" | "https") => {
+                    return Err(TransportError::BadUrl {
+                        url: url.clone(),
+                        reason: "only http and https URLs can be reached".into(),
+                    });
+                }
+                Ok(_) => {}
             }
             return Ok(Target::Http(HttpTarget {
                 url: url.clone(),

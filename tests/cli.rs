@@ -35,3 +35,24 @@ fn help_and_version_exit_zero_on_stdout() {
         assert!(!output.stdout.is_empty(), "{flag}");
     }
 }
+
+/// Every URL sightline cannot reach is a usage error, found before anything runs: a scheme
+/// other than http(s) as much as text that is no URL.
+#[test]
+fn a_url_of_another_scheme_is_a_usage_error_like_any_bad_url() {
+    for url in ["notaurl", "ftp://example.com/mcp", "file:///tmp/x"] {
+        for command in [&["tools"][..], &["call", "echo"]] {
+            let output = Command::new(BIN)
+                .args(command)
+                .args(["--url", url])
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{command:?} --url {url}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("is not a URL sightline can reach"),
+                "{stderr}"
+            );
+        }
+    }
+}
