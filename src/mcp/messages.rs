@@ -18,6 +18,15 @@ pub struct ServerInfo {
 }
 
 impl ServerInfo {
+    /// `name version`, or the name alone when the server gave no version (no double space).
+    pub fn label(&self) -> String {
+        match (self.name.is_empty(), self.version.is_empty()) {
+            (_, true) => self.name.clone(),
+            (true, false) => format!("(no name) {}", self.version),
+            (false, false) => format!("{} {}", self.name, self.version),
+        }
+    }
+
     /// Reads an `Implementation` object; missing fields become empty.
     pub fn from_implementation(value: Option<&Json>) -> Self {
         let field = |key: &str| {
@@ -196,6 +205,17 @@ mod tests {
 
     fn read(value: Value) -> Json {
         value.into()
+    }
+
+    #[test]
+    fn a_server_without_a_version_is_named_without_a_double_space() {
+        let info = |name: &str, version: &str| ServerInfo {
+            name: name.into(),
+            version: version.into(),
+        };
+        assert_eq!(info("demo", "1.0").label(), "demo 1.0");
+        assert_eq!(info("demo", "").label(), "demo");
+        assert_eq!(info("", "2").label(), "(no name) 2");
     }
 
     #[test]

@@ -425,9 +425,8 @@ pub fn server_line(connection: Option<&Connection>, transport: &str) -> String {
                 })
                 .unwrap_or_default();
             format!(
-                "server   {} {} · {era} era · protocol {} · {transport}{session}",
-                sanitize::text(&c.server.name),
-                sanitize::text(&c.server.version),
+                "server   {} · {era} era · protocol {} · {transport}{session}",
+                sanitize::text(&c.server.label()),
                 c.protocol_version
             )
         }

@@ -101,8 +101,8 @@ impl StatusBar<'_> {
                 let name = crate::sanitize::text(&c.server.name);
                 (
                     format!(
-                        "{name} {} · {} {}",
-                        crate::sanitize::text(&c.server.version),
+                        "{} · {} {}",
+                        crate::sanitize::text(&c.server.label()),
                         era(c.era),
                         c.protocol_version
                     ),
