@@ -75,14 +75,7 @@ async fn read_host(lines: mpsc::Sender<Arc<str>>, seen: mpsc::Sender<Seen>) {
                 Line::Bytes(_) | Line::Oversized { .. } => None,
             };
             // The watch first: it must never see an answer before the request it answers.
-            let _ = seen
-                .send(Seen::Line {
-                    from: Side::Host,
-                    line,
-                    at: now(),
-                    budget: None,
-                })
-                .await;
+            let _ = seen.send(Seen::line_now(Side::Host, line)).await;
             if let Some(text) = text
                 && lines.send(text).await.is_err()
             {

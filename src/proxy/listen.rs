@@ -21,7 +21,6 @@ use super::observe::Seen;
 use super::watch::Side;
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, Line};
 use crate::mcp::sse::{SseItem, SseParser};
-use crate::transport::now;
 
 /// The body of an answer to the host.
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
@@ -141,14 +140,7 @@ impl Upstream {
             while let Some(Ok(chunk)) = chunks.next().await {
                 let passed = tx.send(chunk.clone()).await.is_ok();
                 for line in watcher.push(&chunk) {
-                    let _ = seen
-                        .send(Seen::Line {
-                            from: Side::Server,
-                            line,
-                            at: now(),
-                            budget: None,
-                        })
-                        .await;
+                    let _ = seen.send(Seen::line_now(Side::Server, line)).await;
                 }
                 if !passed {
                     break;
@@ -156,14 +148,7 @@ impl Upstream {
             }
             drop(tx);
             for line in watcher.finish() {
-                let _ = seen
-                    .send(Seen::Line {
-                        from: Side::Server,
-                        line,
-                        at: now(),
-                        budget: None,
-                    })
-                    .await;
+                let _ = seen.send(Seen::line_now(Side::Server, line)).await;
             }
         });
         let stream = tokio_stream(rx).map(|chunk| Ok::<_, Infallible>(Frame::data(chunk)));
@@ -174,12 +159,7 @@ impl Upstream {
     async fn watch_json(&self, from: Side, body: &[u8]) {
         let _ = self
             .seen
-            .send(Seen::Line {
-                from,
-                line: whole(body.to_vec()),
-                at: now(),
-                budget: None,
-            })
+            .send(Seen::line_now(from, whole(body.to_vec())))
             .await;
     }
 }

@@ -12,6 +12,7 @@ use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
 use crate::model_view::clients;
 use crate::sanitize;
 use crate::stream::EventSink;
+use crate::transport::now;
 
 /// What a pipe saw.
 #[derive(Debug)]
@@ -38,6 +39,18 @@ pub enum Seen {
     },
     /// The server's side ended, and how.
     Closed { status: String, at: Timestamp },
+}
+
+impl Seen {
+    /// A line seen now, holding none of a pipe's budget (a transport or a listener read it).
+    pub fn line_now(from: Side, line: Line) -> Seen {
+        Seen::Line {
+            from,
+            line,
+            at: now(),
+            budget: None,
+        }
+    }
 }
 
 /// Frames waiting to be watched, at most: a pipe that gets this far ahead waits (the watch is
@@ -75,7 +88,7 @@ pub async fn watch(mut seen: mpsc::Receiver<Seen>, sink: EventSink) {
             let note = host_note(&seen.name, &seen.version);
             eprintln!("sightline proxy: {note}");
             sink.emit(SessionEvent::Logged(LogEntry {
-                at: crate::transport::now(),
+                at: now(),
                 event: LogEvent::Note(note),
             }))
             .await;
