@@ -44,12 +44,13 @@ impl Widget for ModelViewPane<'_> {
             theme,
         } = self;
         let host = crate::sanitize::text(host);
-        // The host's name matters more than the pane's: the long title gives way first.
+        // The host's name matters more than the pane's: the long title gives way first, and
+        // the host reads the same in every width ("host 'NAME'").
         let room = usize::from(area.width.saturating_sub(4));
         let title = [
             format!("What the model sees · host '{host}'"),
-            format!("What the model sees · {host}"),
-            format!("Model · {host}"),
+            format!("Model · host '{host}'"),
+            format!("host '{host}'"),
         ]
         .into_iter()
         .find(|title| title.chars().count() <= room)
