@@ -18,11 +18,13 @@ use crate::transport::{HttpTarget, StdioCommand, Target, TransportError};
 mod commands;
 mod inspect;
 mod proxy;
+mod record;
 mod several;
 
 pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
 pub use inspect::{PlainArgs, PromptArgs, ReadArgs, RequestArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
+pub use record::{RecordArgs, record_args_after_command};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,71 +42,6 @@ pub struct Cli {
     pub tui: TuiArgs,
     #[command(flatten)]
     pub record: RecordArgs,
-}
-
-/// The arguments with a `--record FILE`/`--no-redact` given before a command's name moved after
-/// it, where the command reads them: `sightline --record s.jsonl call …` reads as the README
-/// writes it (clap lets options before a command belong to the TUI only).
-pub fn record_args_after_command(
-    args: impl IntoIterator<Item = std::ffi::OsString>,
-) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 14] = [
-        "tools",
-        "call",
-        "resources",
-        "read",
-        "prompts",
-        "prompt",
-        "ping",
-        "request",
-        "audit",
-        "auth",
-        "hosts",
-        "demo-server",
-        "replay",
-        "diff",
-    ];
-    let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
-    let Some(command) = args.iter().position(|arg| {
-        arg.to_str()
-            .is_some_and(|arg| COMMANDS.contains(&arg) || arg == "--")
-    }) else {
-        return args;
-    };
-    if args[command] == "--" {
-        return args;
-    }
-    let mut moved = Vec::new();
-    let mut i = 1;
-    let mut end = command;
-    while i < end {
-        let arg = args[i].to_str().unwrap_or_default();
-        let taken = match arg {
-            "--record" if i + 1 < end => 2,
-            "--no-redact" => 1,
-            _ if arg.starts_with("--record=") => 1,
-            _ => 0,
-        };
-        if taken == 0 {
-            i += 1;
-        } else {
-            moved.extend(args.drain(i..i + taken));
-            end -= taken;
-        }
-    }
-    args.splice((end + 1)..=end, moved);
-    args
-}
-
-/// `--record`, for every command that talks to a server (before or after the command's name).
-#[derive(Debug, Clone, Default, Args)]
-pub struct RecordArgs {
-    /// Record the session to this transcript (JSON lines, written as it happens).
-    #[arg(long, value_name = "FILE", global = true)]
-    pub record: Option<String>,
-    /// With --record: keep secrets (header values, secret-named -e values) in the transcript.
-    #[arg(long, global = true)]
-    pub no_redact: bool,
 }
 
 /// Options of the TUI (`sightline` without a subcommand).
