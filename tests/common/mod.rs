@@ -5,6 +5,7 @@
 
 pub mod peers;
 pub mod servers;
+pub mod tmux;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
