@@ -94,7 +94,7 @@ async fn attach(args: &sightline::cli::AttachArgs) -> u8 {
         }
     };
     match runtime::replay(&path, reader, settings, &theme, &warnings, true).await {
-        Ok(()) => exit::SUCCESS,
+        Ok(ended) => ended.exit_code(),
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
             exit::TRANSPORT_FAILURE
@@ -126,7 +126,7 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
         }
     };
     match runtime::replay(file, reader, settings, &theme, &warnings, false).await {
-        Ok(()) => exit::SUCCESS,
+        Ok(ended) => ended.exit_code(),
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
             exit::TRANSPORT_FAILURE
@@ -155,7 +155,7 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
         eprintln!("sightline: {failure}");
     }
     match result {
-        Ok(()) => exit::SUCCESS,
+        Ok(ended) => ended.exit_code(),
         Err(error) => {
             eprintln!("sightline: terminal error: {error}");
             exit::TRANSPORT_FAILURE

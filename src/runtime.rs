@@ -71,6 +71,25 @@ impl Redraw {
     }
 }
 
+/// How the TUI ended: the user quit, or a signal ended it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Quit,
+    /// SIGINT, SIGTERM or SIGHUP, by number: the exit code is 128 plus it, as a shell reports a
+    /// process the signal killed, and as the headless commands exit.
+    Signal(i32),
+}
+
+impl Ended {
+    /// The process's exit code.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Ended::Quit => 0,
+            Ended::Signal(number) => u8::try_from(128 + number).unwrap_or(u8::MAX),
+        }
+    }
+}
+
 /// Runs the TUI until the user quits or a signal arrives; the terminal is always restored.
 /// `warnings` (e.g. about the theme file) are shown in the status bar at start.
 pub async fn run(
@@ -79,7 +98,7 @@ pub async fn run(
     theme: &Theme,
     warnings: Vec<String>,
     recorder: Option<Recorder>,
-) -> io::Result<()> {
+) -> io::Result<Ended> {
     let (mut sink, mut events) = stream::channel();
     if let Some(recorder) = &recorder {
         sink = sink.with_tap(recorder.tap());
@@ -143,7 +162,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
     theme: &Theme,
     warnings: &[String],
     live: bool,
-) -> io::Result<()> {
+) -> io::Result<Ended> {
     let (sink, mut events) = stream::channel();
     let file = path.to_owned();
     let places = Arc::new(Mutex::new(Places::default()));
@@ -270,10 +289,13 @@ async fn event_loop(
     commands: &mpsc::Sender<SessionCommand>,
     events: &mut EventReceiver,
     replayed: Option<&Transcript>,
-) -> io::Result<()> {
+) -> io::Result<Ended> {
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
+    // In raw mode Ctrl-C is a key; a SIGINT comes from elsewhere (`kill -INT`) and, unhandled,
+    // would kill the process with the terminal left raw.
+    let mut interrupt = signal(SignalKind::interrupt())?;
     terminal.draw(|frame| ui::render(frame, &state, theme))?;
     let mut redraw = Redraw::new(Instant::now());
     // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
@@ -305,12 +327,13 @@ async fn event_loop(
                     None => continue,
                 },
                 Some(Err(error)) => return Err(error),
-                None => return Ok(()),
+                None => return Ok(Ended::Quit),
             },
             Some(event) = events.recv() => Action::Session(event),
             Some(action) = finished.recv() => action,
-            _ = terminate.recv() => return Ok(()),
-            _ = hangup.recv() => return Ok(()),
+            _ = terminate.recv() => return Ok(Ended::Signal(signal_number::TERM)),
+            _ = hangup.recv() => return Ok(Ended::Signal(signal_number::HUP)),
+            _ = interrupt.recv() => return Ok(Ended::Signal(signal_number::INT)),
         };
         let urgent = !matches!(action, Action::Session(_));
         let mut effects = update(&mut state, action);
@@ -322,7 +345,7 @@ async fn event_loop(
         }
         for effect in effects {
             match effect {
-                Effect::Quit => return Ok(()),
+                Effect::Quit => return Ok(Ended::Quit),
                 Effect::Session(command) => {
                     // The session ends only after Shutdown; a closed channel means it is gone.
                     let _ = commands.send(command).await;
@@ -361,6 +384,13 @@ async fn event_loop(
             terminal.draw(|frame| ui::render(frame, &state, theme))?;
         }
     }
+}
+
+/// The POSIX numbers of the signals that end the TUI.
+mod signal_number {
+    pub const HUP: i32 = 1;
+    pub const INT: i32 = 2;
+    pub const TERM: i32 = 15;
 }
 
 /// `sightline capture HOST TOOL ARGUMENTS --json SERVER_ARGS…`, this binary run as a child
