@@ -34,6 +34,7 @@ pub use relay::relay;
 pub use replay::{replay, serve};
 pub use request::{ping, request};
 pub use resources::{read, resources};
+pub use run::selection_problem;
 pub use tools::{tools, write_tools};
 
 // The helpers the command modules share, by the paths they use (`super::…`, `crate::headless::…`).

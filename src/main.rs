@@ -42,7 +42,27 @@ fn prepare(
     Ok((settings, theme, warnings))
 }
 
-/// A transcript in the TUI, or (`--json`) each of its calls analysed again.
+/// Why the TUI cannot start here: stdin or stdout is not a terminal (a pipe, a file, no
+/// controlling terminal). Said before the terminal is touched, with what works without one.
+fn no_terminal() -> Option<String> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return None;
+    }
+    Some(
+        "the TUI needs a terminal, and stdin or stdout is not one; without a terminal, use a \
+         headless command: tools, call, audit, resources, prompts, request, replay FILE --json \
+         (sightline --help lists them all)"
+            .into(),
+    )
+}
+
+/// The TUI's start, refused: a usage error (exit 2) said on stderr before the screen changes.
+fn refuse(problem: &str) -> u8 {
+    eprintln!("sightline: {}", sightline::sanitize::text(problem));
+    exit::USAGE
+}
+
 /// `sightline attach`: the running proxies, or the TUI on one of them, following its
 /// transcript as the proxy writes it.
 async fn attach(args: &sightline::cli::AttachArgs) -> u8 {
@@ -71,6 +91,9 @@ async fn attach(args: &sightline::cli::AttachArgs) -> u8 {
         eprintln!("sightline attach: no such proxy running (sightline attach --list)");
         return exit::USAGE;
     };
+    if let Some(problem) = no_terminal() {
+        return refuse(&problem);
+    }
     let (settings, theme, warnings) = match prepare(&args.tui, None) {
         Ok(prepared) => prepared,
         Err(message) => {
@@ -125,6 +148,9 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
+    if let Some(problem) = no_terminal() {
+        return refuse(&problem);
+    }
     match runtime::replay(file, reader, settings, &theme, &warnings, false).await {
         Ok(ended) => ended.exit_code(),
         Err(error) => {
@@ -137,8 +163,15 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
     if let Some(problem) = server.several() {
-        eprintln!("sightline: {problem}");
-        return exit::USAGE;
+        return refuse(&problem);
+    }
+    // A server selection that names no server (`--server nope`, a file that is not JSON or
+    // cannot be read, an unset `${VAR}`) is the usage error headless commands give; a file of
+    // several good entries is the picker's to choose from.
+    if server.config_choices().is_none()
+        && let Some(problem) = headless::selection_problem(server)
+    {
+        return refuse(&problem);
     }
     let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {
         Ok((settings, theme, warnings, server.recorder(record, "tui")?))
@@ -150,6 +183,9 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
             return exit::USAGE;
         }
     };
+    if let Some(problem) = no_terminal() {
+        return refuse(&problem);
+    }
     let result = runtime::run(server, settings, &theme, warnings, recorder.clone()).await;
     if let Some(failure) = recorder.as_ref().and_then(Recorder::failure) {
         eprintln!("sightline: {failure}");

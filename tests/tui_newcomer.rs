@@ -1,12 +1,109 @@
-//! What a newcomer tripped on in the TUI, by the real binary in tmux: exit codes on signals.
+//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals.
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
 mod common;
 
+use std::path::PathBuf;
+use std::process::Command;
+
 use common::tmux::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+
+/// A fresh path in the temp dir, removed on drop (a directory too).
+struct Temp(PathBuf);
+
+impl Temp {
+    fn file(name: &str, text: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("sightline-tn-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        Self(path)
+    }
+
+    fn dir(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("sightline-tn-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}.jsonl", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_configuration_error_is_exit_2_with_the_headless_message_and_no_screen() {
+    let one = Temp::file(
+        "one.json",
+        r#"{"mcpServers": {"demo": {"command": "sightline", "args": ["demo-server"]}}}"#,
+    );
+    let comma = Temp::file(
+        "comma.json",
+        r#"{"mcpServers": {"demo": {"command": "sightline"},}}"#,
+    );
+    let unset = Temp::file(
+        "unset.json",
+        r#"{"mcpServers": {"demo": {"command": "sightline", "args": ["${SIGHTLINE_TN_UNSET}"]}}}"#,
+    );
+    // Root reads any file: a directory is what cannot be read as one.
+    let unreadable = Temp::dir("unreadable.json");
+    let cases: [(&[&str], &str); 4] = [
+        (&["--config", one.path(), "--server", "nope"], "nope"),
+        (&["--config", comma.path()], comma.path()),
+        (&["--config", unset.path()], "SIGHTLINE_TN_UNSET"),
+        (&["--config", unreadable.path()], unreadable.path()),
+    ];
+    for (args, named) in cases {
+        let headless = Command::new(BIN).arg("tools").args(args).output().unwrap();
+        assert_eq!(headless.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&headless.stderr);
+        let said = said.lines().next().unwrap().to_owned();
+        assert!(said.contains(named), "{args:?}: {said}");
+        for (width, height) in [(80, 24), (120, 40)] {
+            let tmux = Tmux::start_sized(args, width, height);
+            assert_eq!(tmux.wait_for_exit(), 2, "{args:?}");
+            let screen = tmux.screen();
+            // The pane wraps long lines: compare without the breaks.
+            let flat: String = screen.lines().collect();
+            let said_flat: String = said.split_whitespace().collect();
+            assert!(
+                flat.split_whitespace()
+                    .collect::<String>()
+                    .contains(&said_flat),
+                "{args:?}: the headless message {said:?} on the screen:\n{screen}"
+            );
+            assert!(!screen.contains("not connected"), "{screen}");
+        }
+    }
+}
+
+#[test]
+fn without_a_terminal_the_tui_says_it_needs_one_and_names_the_headless_commands() {
+    for args in [&[][..], &["replay", &fixture("legacy_protocol_error")]] {
+        let output = Command::new(BIN)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("the TUI needs a terminal"), "{stderr}");
+        assert!(stderr.contains("tools, call"), "{stderr}");
+        assert!(!stderr.contains("os error"), "{stderr}");
+    }
+}
 
 #[test]
 fn sigterm_and_sigint_end_the_tui_with_128_plus_the_signal_and_the_terminal_restored() {

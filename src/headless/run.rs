@@ -28,7 +28,7 @@ use crate::transport::TransportError;
 
 /// A server selection that cannot name a server (a bad `--config` entry, a bad `--url`) is a
 /// usage error, said before anything starts.
-pub(super) fn selection_problem(server: &ServerArgs) -> Option<String> {
+pub fn selection_problem(server: &ServerArgs) -> Option<String> {
     match server.target() {
         Err(
             error @ (TransportError::Config(_)
