@@ -29,11 +29,19 @@ const DERIVE_LIMIT: usize = 4096;
 pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effect> {
     match event {
         SessionEvent::Connecting { transport } => {
-            if state.link != Link::Starting {
-                // A reconnect: a new connection, whose ids start again at 1.
+            // A reconnect after a connection that logged something: a new connection, whose
+            // ids start again at 1. One that logged nothing (a server that never started) used
+            // no ids and has no time to give a boundary: the status line says what happens.
+            // Nothing is known yet of how this attempt goes, so the row claims no restart.
+            let logged = state
+                .log
+                .lines
+                .last()
+                .is_some_and(|line| line.session == state.session);
+            if state.link != Link::Starting && logged {
                 state.session += 1;
                 let text = format!(
-                    "── connection {0}: the server was restarted; its ids read {0}#1, {0}#2… ──",
+                    "── connection {0}: connecting again; its ids read {0}#1, {0}#2… ──",
                     state.session
                 );
                 state.log.lines.push(note_line(state, &text));

@@ -20,6 +20,7 @@ use crate::mcp::messages::{ServerInfo, Tool};
 mod calls;
 mod editor;
 mod keys;
+mod newcomer;
 mod overlays;
 
 fn state() -> AppState {

@@ -1,0 +1,53 @@
+//! Transitions a newcomer tripped on: `r` on a server that never started.
+
+use super::*;
+
+fn connecting() -> SessionEvent {
+    SessionEvent::Connecting {
+        transport: "stdio: nope".into(),
+    }
+}
+
+#[test]
+fn r_on_a_server_that_never_started_claims_no_restart_and_no_time_zero() {
+    let mut state = AppState::new(Settings::default(), Vec::new(), Rect::new(0, 0, 120, 40));
+    session(&mut state, connecting());
+    let failed = SessionEvent::ConnectFailed {
+        stage: crate::mcp::log::Stage::Spawn,
+        reason: "could not start 'nope': No such file or directory".into(),
+    };
+    session(&mut state, failed.clone());
+    press(&mut state, KeyCode::Char('r'), KeyModifiers::NONE);
+    session(&mut state, connecting());
+    assert!(
+        state.log.lines.is_empty(),
+        "nothing was started, so no connection boundary (and no 00:00:00.000): {:?}",
+        state.log.lines
+    );
+    assert_eq!(state.session, 1, "no id was used yet");
+    session(&mut state, failed);
+    assert!(
+        status(&state).contains("could not connect"),
+        "{}",
+        status(&state)
+    );
+}
+
+#[test]
+fn r_after_a_logged_connection_marks_the_new_one_at_the_logs_time_without_claiming_a_restart() {
+    let mut state = state();
+    let initialize = parse(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#);
+    session(
+        &mut state,
+        SessionEvent::Logged(LogEntry {
+            at: Timestamp(1_795_946_400_123),
+            event: LogEvent::Sent(initialize.unwrap()),
+        }),
+    );
+    session(&mut state, connecting());
+    let boundary = state.log.lines.last().unwrap();
+    assert_eq!(boundary.at, Timestamp(1_795_946_400_123));
+    let words = state.log.summary(boundary).into_owned();
+    assert!(words.contains("connection 2: connecting again"), "{words}");
+    assert!(!words.contains("restarted"), "{words}");
+}
