@@ -14,6 +14,7 @@ use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
+use crate::classify::stand_in;
 use crate::http_listener;
 use crate::recording::Loaded;
 
@@ -91,21 +92,27 @@ impl Recorded {
             reply["id"] = id;
             return Some(reply.to_string());
         }
+        // Marked and worded as the stand-in's own, so that no client (sightline least of all)
+        // takes the refusal for an answer of the recorded server.
         let recorded = self.replies.keys().any(|(recorded, _)| recorded == method);
-        let reply = if recorded {
-            json!({
-                "code": -32602,
-                "message": format!(
-                    "'{method}' was recorded in {}, but not with these params: this replay answers only what was recorded",
+        let (code, message) = if recorded {
+            (
+                -32602,
+                format!(
+                    "sightline's replay stand-in: '{method}' was recorded in {}, but not with these params; the stand-in answers only what was recorded",
                     self.file
                 ),
-            })
+            )
         } else {
-            json!({
-                "code": -32601,
-                "message": format!("'{method}' was not recorded in {}", self.file),
-            })
+            (
+                -32601,
+                format!(
+                    "sightline's replay stand-in: '{method}' was not recorded in {}",
+                    self.file
+                ),
+            )
         };
+        let reply = json!({"code": code, "message": message, "data": stand_in::data(&self.file)});
         Some(json!({"jsonrpc": "2.0", "id": id, "error": reply}).to_string())
     }
 }

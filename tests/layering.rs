@@ -54,7 +54,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The servers sightline runs itself, on one HTTP listener.
     ("http_listener", &[]),
     ("demo_server", &["mcp", "time", "http_listener"]),
-    ("replay_server", &["recording", "http_listener"]),
+    // The stand-in marks its own refusals as `classify` recognises them.
+    ("replay_server", &["recording", "http_listener", "classify"]),
     // The entry points, and the terminal they restore.
     ("terminal", &[]),
     ("diff", &["mcp", "model_view", "analysis", "sanitize", "transcript", "recording"]),

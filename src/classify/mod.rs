@@ -5,6 +5,7 @@ pub mod findings;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod oauth;
+pub mod stand_in;
 pub mod stdout;
 #[cfg(test)]
 mod tests;
@@ -96,9 +97,14 @@ pub fn classify_reply(method: &str, reply: &Reply) -> Outcome {
             class: Class::ProtocolError,
             code: Some(error.code),
             detail: format!(
-                "{} {}: {}",
+                "{} {}{}: {}",
                 error.code,
                 error_code_name(error.code),
+                if stand_in::made_up(error) {
+                    " from sightline's replay stand-in, not the recorded server"
+                } else {
+                    ""
+                },
                 error.message
             ),
         },
