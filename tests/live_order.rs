@@ -404,10 +404,22 @@ fn apply(
 }
 
 /// All but the status line (a replay's says REPLAY).
+/// The screen but its status line and its Request pane: a replay shows the recorded arguments
+/// there, where this live session (its calls sent without typing) shows the skeleton.
 fn panes(state: &sightline::app::AppState) -> String {
     let screen = common::screen(state, &Theme::fallback());
-    let mut lines: Vec<&str> = screen.lines().collect();
+    let mut lines: Vec<String> = screen.lines().map(str::to_owned).collect();
     lines.pop();
+    if let Some(top) = lines.iter().position(|line| line.contains("Request ·")) {
+        let width = lines[top]
+            .chars()
+            .position(|c| c == '╮' || c == '┓')
+            .map_or(0, |at| at + 1);
+        for line in &mut lines[top..] {
+            let rest: String = line.chars().skip(width).collect();
+            *line = " ".repeat(width) + &rest;
+        }
+    }
     lines.join("\n")
 }
 

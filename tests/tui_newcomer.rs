@@ -1,4 +1,4 @@
-//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals.
+//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals, a replayed call's request.
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
@@ -113,5 +113,23 @@ fn sigterm_and_sigint_end_the_tui_with_128_plus_the_signal_and_the_terminal_rest
         let sightline = tmux.sightline_pid();
         kill(Pid::from_raw(i32::try_from(sightline).unwrap()), signal).unwrap();
         assert_eq!(tmux.wait_for_exit(), code, "{signal}");
+    }
+}
+
+#[test]
+fn a_replayed_call_shows_its_recorded_arguments_in_the_request_pane() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let tmux = Tmux::start_sized(
+            &["replay", &fixture("legacy_protocol_error")],
+            width,
+            height,
+        );
+        let screen = tmux.wait_for("protocol error");
+        assert!(
+            screen.contains(r#""departureDate": "12/12/2024"#),
+            "the recorded arguments, not the skeleton:\n{screen}"
+        );
+        tmux.keys(&["q"]);
+        assert_eq!(tmux.wait_for_exit(), 0);
     }
 }

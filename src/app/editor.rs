@@ -93,16 +93,21 @@ fn hints_of(tool: &Tool) -> Vec<String> {
         .collect()
 }
 
-fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
-    let (text, hints) = skeleton(schema);
-    // Property names come from the server: escaped, the JSON means the same and draws safely.
-    let text = sanitize::json(&text);
+/// An editor holding `text`, made safe to draw (the JSON means the same).
+pub(super) fn textarea_of(text: &str) -> tui_textarea::TextArea<'static> {
+    let text = sanitize::json(text);
     let mut textarea = tui_textarea::TextArea::new(text.lines().map(str::to_owned).collect());
     textarea.set_tab_length(2);
     textarea.set_cursor_line_style(ratatui::style::Style::new());
     // Long values wrap: a sideways offset would hide the braces.
     textarea.set_wrap_mode(WrapMode::WordOrGlyph);
-    state.editor.textarea = textarea;
+    textarea
+}
+
+fn load_skeleton(state: &mut AppState, tool: &str, schema: Option<&Value>) {
+    let (text, hints) = skeleton(schema);
+    // Property names come from the server: escaped, the JSON means the same and draws safely.
+    state.editor.textarea = textarea_of(&text);
     show_editor_cursor(state);
     state.editor.tool = Some(tool.to_owned());
     state.editor.hints = hints

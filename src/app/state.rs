@@ -309,6 +309,8 @@ pub struct EditorState {
     pub problems: Vec<String>,
     /// The text typed for each tool this session, kept when another tool is shown.
     pub drafts: HashMap<String, TextArea<'static>>,
+    /// In a replay, the call whose recorded arguments were last put in the editor.
+    pub replayed_call: Option<usize>,
 }
 
 impl EditorState {

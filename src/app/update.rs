@@ -13,6 +13,7 @@ use super::model_pane::{call_context, refresh_model};
 use super::navigation::{cycle_focus, move_selection, on_mouse, open, page, select_last};
 use super::overlay::Overlay;
 use super::read_back::{call_read, frame_read, read_back_wanted};
+use super::replayed::show_replayed_request;
 use super::session_events::on_session;
 use super::state::{AppState, Focus};
 use super::status::{complain, inform};
@@ -29,6 +30,7 @@ pub use super::navigation::keep_in_view;
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut effects = apply(state, action);
     if state.replay.is_some() {
+        show_replayed_request(state);
         effects.extend(read_back_wanted(state));
     }
     effects

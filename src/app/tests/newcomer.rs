@@ -1,4 +1,4 @@
-//! Transitions a newcomer tripped on: `r` on a server that never started.
+//! Transitions a newcomer tripped on: `r` on a server that never started, a replayed call's request.
 
 use super::*;
 
@@ -50,4 +50,50 @@ fn r_after_a_logged_connection_marks_the_new_one_at_the_logs_time_without_claimi
     let words = state.log.summary(boundary).into_owned();
     assert!(words.contains("connection 2: connecting again"), "{words}");
     assert!(!words.contains("restarted"), "{words}");
+}
+
+#[test]
+fn a_replayed_call_puts_its_recorded_arguments_in_the_request_pane() {
+    let mut state = state();
+    state.replay = Some("s.jsonl".into());
+    finish(
+        &mut state,
+        call(
+            "cancel_booking",
+            json!({"bookingId": "BK-1", "reason": "ill"}),
+        )
+        .tool_error("no"),
+    );
+    assert_eq!(state.editor.tool.as_deref(), Some("cancel_booking"));
+    assert_eq!(
+        state.tools.selected_tool().map(|tool| tool.name.as_str()),
+        Some("cancel_booking"),
+        "its tool is highlighted"
+    );
+    let text = state.editor.text();
+    assert!(text.contains(r#""bookingId": "BK-1""#), "{text}");
+    assert!(text.contains(r#""reason": "ill""#), "{text}");
+    // Another tool, highlighted by the user, shows its own draft; the call's come back with it.
+    let others = state.tools.selected;
+    command(&mut state, Command::SelectPrev);
+    assert_ne!(state.tools.selected, others);
+    assert!(!state.editor.text().contains("BK-1"));
+    command(&mut state, Command::SelectNext);
+    assert!(state.editor.text().contains("BK-1"));
+}
+
+#[test]
+fn a_replayed_call_of_a_tool_not_listed_is_shown_under_its_name() {
+    let mut state = state();
+    state.replay = Some("s.jsonl".into());
+    finish(
+        &mut state,
+        call("unlisted", json!({"a": [1, 2]})).tool_error("no"),
+    );
+    assert_eq!(state.editor.tool.as_deref(), Some("unlisted"));
+    assert!(
+        state.editor.text().contains(r#""a": ["#),
+        "{}",
+        state.editor.text()
+    );
 }
