@@ -1,4 +1,4 @@
-//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals, a replayed call's request.
+//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals, a replayed call's request, `J`'s file replayed.
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
@@ -129,6 +129,38 @@ fn a_replayed_call_shows_its_recorded_arguments_in_the_request_pane() {
             screen.contains(r#""departureDate": "12/12/2024"#),
             "the recorded arguments, not the skeleton:\n{screen}"
         );
+        tmux.keys(&["q"]);
+        assert_eq!(tmux.wait_for_exit(), 0);
+    }
+}
+
+#[test]
+fn a_call_saved_as_json_opens_in_replay_as_its_transcript_would_show_it() {
+    let saved = Command::new(BIN)
+        .args([
+            "call",
+            "book_flight",
+            r#"{"departureDate":"12/12/2024"}"#,
+            "--demo",
+            "legacy",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(saved.status.code(), Some(3));
+    let file = Temp::file(
+        "book_flight-3.json",
+        &String::from_utf8_lossy(&saved.stdout),
+    );
+    for (width, height) in [(80, 24), (120, 40)] {
+        let tmux = Tmux::start_sized(&["replay", file.path()], width, height);
+        let screen = tmux.wait_for("protocol error");
+        assert!(screen.contains("-32602"), "{screen}");
+        assert!(
+            screen.contains(r#""departureDate": "12/12/2024"#),
+            "the call's arguments in the Request pane:\n{screen}"
+        );
+        assert!(!screen.contains("not a sightline transcript"), "{screen}");
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0);
     }

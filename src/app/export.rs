@@ -60,7 +60,8 @@ pub fn call_transcript(state: &AppState, index: usize) -> Option<(String, String
 
 /// The file name and pretty JSON of call `index`: the call's document as `call --json` writes
 /// it (the request and response as they were, the class, the findings, what the model sees
-/// under `view`'s host with that host's payload, what the server asked, the HTTP exchange).
+/// under `view`'s host with that host's payload, what the server asked, the HTTP exchange),
+/// and `tool`, the tool as listed, so that `replay` opens it judged as it was.
 pub fn call_json(state: &AppState, index: usize, view: &ModelView) -> Option<(String, String)> {
     let call = state.whole_call(index)?;
     let findings: Vec<Finding> = call
@@ -83,6 +84,17 @@ pub fn call_json(state: &AppState, index: usize, view: &ModelView) -> Option<(St
         transport: &state.transport,
     };
     let json = document.json(true, state.settings.show_secrets);
+    let mut json = serde_json::to_value(&json).unwrap_or_default();
+    // The tool as the server listed it: what `replay` needs to judge the call as the live
+    // session did (whether the tool was listed, its output schema).
+    let listed = state
+        .tools
+        .tools
+        .iter()
+        .find(|tool| tool.name == call.tool.as_str());
+    if let (Some(document), Some(tool)) = (json.as_object_mut(), listed) {
+        document.insert("tool".into(), tool.raw.value());
+    }
     let text = serde_json::to_string_pretty(&json).unwrap_or_default();
     Some((file_name(call, "json"), text + "\n"))
 }

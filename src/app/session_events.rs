@@ -73,6 +73,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         }
         SessionEvent::ToolsListed(tools) => {
             state.tools.tools = tools;
+            state.tools.listed = true;
             state.tools.problem = None;
             select_tool(state, state.tools.selected);
         }

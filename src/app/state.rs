@@ -283,6 +283,8 @@ pub struct ToolsState {
     pub show_schema: bool,
     /// Why the list is empty, when it is.
     pub problem: Option<String>,
+    /// Whether a listing came (an empty list is the server's word only then).
+    pub listed: bool,
 }
 
 impl ToolsState {

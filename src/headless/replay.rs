@@ -53,7 +53,7 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
 /// long recording is never held whole.
 struct Replayed<'h> {
     header: crate::transcript::Header,
-    reader: RefCell<Option<crate::recording::Reader<std::io::BufReader<std::fs::File>>>>,
+    reader: RefCell<Option<crate::recording::Reader<crate::recording::Source>>>,
     host: &'h HostProfile,
     forward_protocol_errors: bool,
     payload: bool,
@@ -122,6 +122,16 @@ pub async fn serve(file: &str, http: Option<std::net::SocketAddr>) -> u8 {
             return exit::USAGE;
         }
     };
+    if loaded.header.command == crate::transcript::SAVED_CALL {
+        // Its server never answered a handshake in it: there is nothing to start a client with.
+        eprintln!(
+            "sightline: {} is one call saved as JSON, without the connection's handshake or tool \
+             listing a client needs; `sightline replay {0}` shows it (or with --json). To serve a \
+             call, save it as a transcript (E in the TUI, or --record)",
+            sanitize::text(file)
+        );
+        return exit::USAGE;
+    }
     if let Some(stopped) = &loaded.stopped {
         eprintln!("sightline: {}", sanitize::text(&stopped.to_string()));
     }

@@ -5,5 +5,5 @@
 mod reader;
 pub mod recorder;
 
-pub use reader::{Loaded, Places, Reader, RecordedCall, TranscriptError, load, open};
+pub use reader::{Loaded, Places, Reader, RecordedCall, Source, TranscriptError, load, open};
 pub use recorder::Recorder;

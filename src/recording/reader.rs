@@ -293,25 +293,104 @@ fn read_at(path: &str, offset: Option<u64>) -> Result<SessionEvent, String> {
     use std::io::{Seek, SeekFrom};
     let offset = offset.ok_or("not in the transcript as read")?;
     let cannot = |error: std::io::Error| format!("{path} cannot be read again: {error}");
-    let mut file = std::fs::File::open(path).map_err(cannot)?;
-    file.seek(SeekFrom::Start(offset)).map_err(cannot)?;
+    let mut source = Source::open(path).map_err(cannot)?;
+    source.seek(SeekFrom::Start(offset)).map_err(cannot)?;
     let mut line = String::new();
-    std::io::BufReader::new(file)
-        .read_line(&mut line)
-        .map_err(cannot)?;
+    source.read_line(&mut line).map_err(cannot)?;
     let record: Record = serde_json::from_str(line.trim_end())
         .map_err(|error| format!("{path} changed since it was read: {error}"))?;
     record.into_event(&mut Frames::default())
 }
 
-/// Opens a transcript file.
-pub fn open(path: &str) -> Result<Reader<std::io::BufReader<std::fs::File>>, TranscriptError> {
-    let file = std::fs::File::open(path).map_err(|error| TranscriptError {
+/// A transcript's lines: the file itself, or, for a call saved with `J`, the transcript it
+/// reads as (made in memory, so its lines are read again from the same text).
+pub enum Source {
+    File(std::io::BufReader<std::fs::File>),
+    CallDocument(std::io::Cursor<Vec<u8>>),
+}
+
+impl Source {
+    /// The file at `path` as transcript lines.
+    fn open(path: &str) -> std::io::Result<Self> {
+        use std::io::{Seek, SeekFrom};
+        let file = std::fs::File::open(path)?;
+        let written = file
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            });
+        let mut lines = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut first = String::new();
+        lines.read_line(&mut first)?;
+        // A transcript's header is one line of JSON; `J` writes pretty JSON, whose first line
+        // is a lone brace (or, compacted, a line that is the whole document).
+        let document = if first.trim() == "{" {
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut lines, &mut rest)?;
+            serde_json::from_str::<Value>(&(first + &rest)).ok()
+        } else {
+            serde_json::from_str::<Value>(&first).ok()
+        };
+        if let Some(document) = document.filter(crate::transcript::is_call_document) {
+            let name = std::path::Path::new(path).file_name().map_or_else(
+                || path.to_owned(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            let text = crate::transcript::from_call_document(&document, &name, written);
+            return Ok(Source::CallDocument(std::io::Cursor::new(
+                text.into_bytes(),
+            )));
+        }
+        lines.seek(SeekFrom::Start(0))?;
+        Ok(Source::File(lines))
+    }
+}
+
+impl std::io::Read for Source {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Source::File(file) => file.read(buf),
+            Source::CallDocument(text) => text.read(buf),
+        }
+    }
+}
+
+impl BufRead for Source {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        match self {
+            Source::File(file) => file.fill_buf(),
+            Source::CallDocument(text) => text.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        match self {
+            Source::File(file) => file.consume(amount),
+            Source::CallDocument(text) => text.consume(amount),
+        }
+    }
+}
+
+impl std::io::Seek for Source {
+    fn seek(&mut self, position: std::io::SeekFrom) -> std::io::Result<u64> {
+        match self {
+            Source::File(file) => file.seek(position),
+            Source::CallDocument(text) => text.seek(position),
+        }
+    }
+}
+
+/// Opens a transcript file, or a call saved with `J` as the transcript it reads as.
+pub fn open(path: &str) -> Result<Reader<Source>, TranscriptError> {
+    let source = Source::open(path).map_err(|error| TranscriptError {
         file: path.to_owned(),
         line: 0,
         message: format!("cannot be opened: {error}"),
     })?;
-    Reader::new(std::io::BufReader::with_capacity(1 << 16, file), path)
+    Reader::new(source, path)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (format version 1, in the README), each event to its line and back, secrets redacted. No
 //! file is read or written here: that is [`crate::recording`]'s.
 
+mod call_document;
 mod convert;
 mod format;
 mod legacy;
@@ -9,6 +10,7 @@ mod redact;
 
 /// A header's `started` is RFC 3339: the format's own timestamps.
 pub use crate::time::rfc3339;
+pub use call_document::{SAVED_CALL, from_call_document, is_call_document};
 pub use convert::{Frames, class_name, to_text};
 pub use format::{
     CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,

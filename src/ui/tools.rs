@@ -39,7 +39,11 @@ impl Widget for ToolsPane<'_> {
             let text = match (&tools.problem, link) {
                 (Some(problem), _) => format!("tools/list failed: {problem}"),
                 (None, Link::Failed(reason)) => format!("not connected: {reason}"),
-                (None, Link::Connected(_)) => "the server lists no tools".to_owned(),
+                (None, Link::Connected(_)) if tools.listed => {
+                    "the server lists no tools".to_owned()
+                }
+                // Connected, and no listing yet (or none in a replayed file).
+                (None, Link::Connected(_)) => "no tool listing yet".to_owned(),
                 (None, _) => "connecting…".to_owned(),
             };
             Paragraph::new(text)
