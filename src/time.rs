@@ -88,9 +88,34 @@ pub fn rfc3339(ms: u64) -> String {
     )
 }
 
+/// Unix milliseconds as a stamp for a file name, UTC, to the millisecond
+/// (`20261130-100000-123`): readable, sorted by time, and two saves a second apart or less
+/// still get two names.
+pub fn file_stamp(ms: u64) -> String {
+    let seconds = ms / 1000;
+    let date = Date::from_unix_seconds(i64::try_from(seconds).unwrap_or(0));
+    let of_day = seconds % 86_400;
+    format!(
+        "{:04}{:02}{:02}-{:02}{:02}{:02}-{:03}",
+        date.year,
+        date.month,
+        date.day,
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        ms % 1000
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_stamp_reads_as_the_utc_date_and_time_to_the_millisecond() {
+        assert_eq!(file_stamp(1_795_946_400_123), "20261129-100000-123");
+        assert_eq!(file_stamp(951_782_400_000), "20000229-000000-000");
+    }
 
     #[test]
     fn rfc3339_dates_are_utc_civil_dates() {

@@ -269,7 +269,10 @@ pub fn log_transcript(state: &AppState) -> Option<(String, String)> {
             events.push((exchange, Some(judged)));
         }
     }
-    let name = format!("sightline-log-{}.jsonl", first.at.0);
+    // Named by the moment the log reaches, so a later save is a new file and saving twice
+    // with nothing new writes the same one again.
+    let reached = state.log.lines.last().map_or(first.at, |line| line.at);
+    let name = format!("sightline-log-{}.jsonl", crate::time::file_stamp(reached.0));
     Some((name, transcript_text(state, first.at.0, &events)))
 }
 

@@ -1,4 +1,4 @@
-//! Transitions a newcomer tripped on: `r` on a server that never started, a replayed call's request.
+//! Transitions a newcomer tripped on: `r` on a server that never started, the log's file name.
 
 use super::*;
 
@@ -50,6 +50,26 @@ fn r_after_a_logged_connection_marks_the_new_one_at_the_logs_time_without_claimi
     let words = state.log.summary(boundary).into_owned();
     assert!(words.contains("connection 2: connecting again"), "{words}");
     assert!(!words.contains("restarted"), "{words}");
+}
+
+#[test]
+fn l_names_the_log_file_by_the_utc_time_it_reaches_to_the_millisecond() {
+    let mut state = state();
+    let ping = parse(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).unwrap();
+    for at in [1_795_946_400_123, 1_795_946_405_456] {
+        session(
+            &mut state,
+            SessionEvent::Logged(LogEntry {
+                at: Timestamp(at),
+                event: LogEvent::Sent(ping.clone()),
+            }),
+        );
+    }
+    let effects = command(&mut state, Command::SaveLog);
+    let [Effect::Save { path, .. }] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(path, "sightline-log-20261129-100005-456.jsonl");
 }
 
 #[test]
