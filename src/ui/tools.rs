@@ -110,7 +110,7 @@ impl Widget for ToolsPane<'_> {
                 Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(below);
             paragraph.render(text, buf);
             Line::styled(
-                "… s: all of it, and the schema",
+                "… more below: s shows it all",
                 theme.style(Meaning::TextMuted),
             )
             .render(more, buf);
