@@ -345,7 +345,10 @@ impl Report {
 
     /// Markdown for a pull-request comment: the summary, then a table per tool.
     pub fn markdown(&self, title: &str) -> String {
-        let mut out = format!("### sightline audit: {}\n\n", md(title));
+        // The server line aligns its columns with spaces for a terminal; a heading reads as one
+        // run of words.
+        let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut out = format!("### sightline audit: {}\n\n", md(&title));
         let _ = writeln!(out, "**{}**\n", self.summary());
         for finding in &self.findings {
             let _ = writeln!(

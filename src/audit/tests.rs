@@ -455,7 +455,11 @@ fn the_report_counts_fails_and_carries_the_same_verdicts_in_every_format() {
         junit.contains("bad &lt;input&gt; &amp; &quot;quotes&quot;"),
         "{junit}"
     );
-    let markdown = all.markdown("s");
+    let markdown = all.markdown("server   demo 1 ·  modern era");
+    assert!(
+        markdown.starts_with("### sightline audit: server demo 1 · modern era\n"),
+        "one space between words: {markdown}"
+    );
     assert!(
         markdown.contains("| model-blind | p1 missing |"),
         "{markdown}"
