@@ -22,6 +22,7 @@ impl LogState {
                 let last = self.stderr.line(first + count.saturating_sub(1));
                 let more = match count {
                     0 | 1 => String::new(),
+                    2 => "  (+1 line before; ` shows all)".to_owned(),
                     _ => format!("  (+{} lines before; ` shows all)", count - 1),
                 };
                 Cow::Owned(clip_line(&format!("{}{more}", words::stderr(last))))

@@ -40,7 +40,11 @@ pub(super) fn refresh_detail(state: &mut AppState) {
             Some(Raw::Stderr { first, count }) => {
                 let shown = (*count).min(DETAIL_STDERR_LINES);
                 let mut lines = vec![format!(
-                    "stderr: {count} lines{}",
+                    "stderr: {}{}",
+                    crate::audit::report::plural(
+                        usize::try_from(*count).unwrap_or(usize::MAX),
+                        "line"
+                    ),
                     if shown < *count {
                         format!(", the last {shown}")
                     } else {

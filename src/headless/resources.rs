@@ -75,9 +75,9 @@ async fn list(client: &mut Client, args: &PlainArgs) -> u8 {
         Some((_, true)) | None => exit::SUCCESS,
     };
     let detail = format!(
-        "{} resources, {} templates",
-        resources.items.len(),
-        templates.as_ref().map_or(0, |t| t.items.len())
+        "{}, {}",
+        crate::audit::report::plural(resources.items.len(), "resource"),
+        crate::audit::report::plural(templates.as_ref().map_or(0, |t| t.items.len()), "template")
     );
     if args.json {
         print_json(&ResourcesJson {

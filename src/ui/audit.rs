@@ -41,10 +41,14 @@ impl Widget for AuditOverlay<'_> {
         rows.push(Line::raw(""));
         let about: Vec<String> = match (audit.phase, audit.rows.get(audit.selected)) {
             (AuditPhase::Confirm, _) => {
-                let mut about = vec![
-                    "These calls send invalid input on purpose; a lenient server may run the tool."
-                        .to_owned(),
-                ];
+                let these = if cases.len() == 1 {
+                    "This call sends"
+                } else {
+                    "These calls send"
+                };
+                let mut about = vec![format!(
+                    "{these} invalid input on purpose; a lenient server may run the tool."
+                )];
                 if audit.destructive {
                     about.push(format!(
                         "⚠ {} may be destructive (its annotations, or the spec's default).",
@@ -72,6 +76,7 @@ impl Widget for AuditOverlay<'_> {
             ));
         }
         let hint = match audit.phase {
+            AuditPhase::Confirm if cases.len() == 1 => "Enter send this call · Esc cancel",
             AuditPhase::Confirm => "Enter send these calls · Esc cancel",
             AuditPhase::Running { .. } => "↑↓ choose · Esc stop (the call in flight finishes)",
             AuditPhase::Done => "↑↓ choose · Enter open its exchange · Esc close",
@@ -81,9 +86,9 @@ impl Widget for AuditOverlay<'_> {
         let done = audit.rows.iter().flatten().count();
         let title = match audit.phase {
             AuditPhase::Confirm => format!(
-                "Audit {}: {} calls",
+                "Audit {}: {}",
                 crate::sanitize::text(&audit.tool),
-                cases.len()
+                crate::audit::report::plural(cases.len(), "call")
             ),
             _ => format!(
                 "Audit {} · {done}/{} · {}",
