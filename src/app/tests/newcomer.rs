@@ -1,4 +1,4 @@
-//! Transitions a newcomer tripped on: `r` on a server that never started, the log's file name.
+//! Transitions a newcomer tripped on: `r` on a server that never started, a replayed call's request, the log's file name, counts of one.
 
 use super::*;
 
@@ -116,4 +116,20 @@ fn a_replayed_call_of_a_tool_not_listed_is_shown_under_its_name() {
         "{}",
         state.editor.text()
     );
+}
+
+#[test]
+fn a_count_of_one_reads_in_the_singular() {
+    let mut state = state();
+    log(&mut state, LogEvent::Stderr("first".into()));
+    let row = state.log.lines.len() - 1;
+    state.log.selected = Some(row);
+    super::super::detail::refresh_detail(&mut state);
+    assert_eq!(
+        state.log.detail.first().map(String::as_str),
+        Some("stderr: 1 line")
+    );
+    log(&mut state, LogEvent::Stderr("second".into()));
+    let words = state.log.summary(&state.log.lines[row]).into_owned();
+    assert!(words.ends_with("(+1 line before; ` shows all)"), "{words}");
 }
