@@ -1,0 +1,66 @@
+//! Screens a newcomer met in a replay, at 120×40 and 80×24: the replayed call's Request pane, and a call saved with `J` opened as its transcript.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use common::{Session, screen};
+use sightline::app::{Action, update};
+use sightline::theme::Theme;
+
+const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];
+
+/// The replay of `path` as the TUI has it: the events in their order, the state a replay's.
+fn replayed(width: u16, height: u16, path: &str) -> Session {
+    let mut session = Session::new(width, height);
+    session.state.replay = Some(path.to_owned());
+    for event in sightline::recording::open(path).unwrap() {
+        update(&mut session.state, Action::Session(event.unwrap()));
+    }
+    session
+}
+
+#[test]
+fn a_replayed_call_shows_what_it_sent_in_the_request_pane() {
+    let path = format!(
+        "{}/tests/fixtures/legacy_protocol_error.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for (width, height) in SIZES {
+        let session = replayed(width, height, &path);
+        insta::assert_snapshot!(
+            format!("replayed_request_{width}x{height}"),
+            screen(&session.state, &Theme::fallback())
+        );
+    }
+}
+
+#[test]
+fn a_call_saved_with_j_opens_as_its_transcript() {
+    let fixture = format!(
+        "{}/tests/fixtures/legacy_protocol_error.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut live = replayed(120, 40, &fixture);
+    let effects = update(
+        &mut live.state,
+        Action::Command(sightline::app::action::Command::SaveCallJson),
+    );
+    let [sightline::app::Effect::Save { text, .. }] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    let path = std::env::temp_dir().join(format!(
+        "sightline-book_flight-3-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap().to_owned();
+    for (width, height) in SIZES {
+        let session = replayed(width, height, &path);
+        // The file's name and time vary by run: the note's row is checked, not snapshotted.
+        let shown = screen(&session.state, &Theme::fallback());
+        assert!(shown.contains("⚑ ← #3 protocol error"), "{shown}");
+        assert!(shown.contains(r#""departureDate": "12/12/2024"#), "{shown}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
