@@ -42,16 +42,18 @@ fn prepare(
     Ok((settings, theme, warnings))
 }
 
-/// Why the TUI cannot start here: stdin or stdout is not a terminal (a pipe, a file, no
-/// controlling terminal). Said before the terminal is touched, with what works without one.
+/// Why the TUI cannot start here: stdout is not a terminal (a pipe, a file), or there is no
+/// terminal to read keys from (stdin is not one, and there is no controlling terminal, which is
+/// where keys are read then). Said before the terminal is touched, with what works without one.
 fn no_terminal() -> Option<String> {
     use std::io::IsTerminal;
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    let keys = std::io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok();
+    if keys && std::io::stdout().is_terminal() {
         return None;
     }
     Some(
-        "the TUI needs a terminal, and stdin or stdout is not one; without a terminal, use a \
-         headless command: tools, call, audit, resources, prompts, request, replay FILE --json \
+        "the TUI needs a terminal to draw on and read keys from, and there is none here; \
+         without one, use a headless command: tools, call, audit, resources, prompts, request, replay FILE --json \
          (sightline --help lists them all)"
             .into(),
     )
