@@ -136,8 +136,13 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
 
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
-    if let Some(problem) = server.several() {
-        eprintln!("sightline: {problem}");
+    let opened = server.opened().len();
+    if opened > 1 && record.record.is_some() {
+        // A transcript is one session, which replay opens as one server; as `call` does.
+        eprintln!(
+            "sightline: --record writes one session, and {opened} servers make {opened} \
+             sessions; record each with its own sightline (one --demo or --server)"
+        );
         return exit::USAGE;
     }
     let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {

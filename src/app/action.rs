@@ -136,6 +136,13 @@ pub enum Command {
     ScrollLeft,
     /// Scroll Detail or the model view right (when not wrapped).
     ScrollRight,
+    /// Show the next server, when several are open.
+    NextServer,
+    /// Show the previous server, when several are open.
+    PrevServer,
+    /// Send the editor's request to every connected server and compare their answers (again
+    /// when the comparison is open; reopened when the request is the last one compared).
+    SideBySide,
 }
 
 impl Command {
@@ -185,6 +192,9 @@ impl Command {
             Command::ToggleWrap => "wrap Detail and the model view on / off",
             Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
             Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
+            Command::NextServer => "next server (several open)",
+            Command::PrevServer => "previous server (several open)",
+            Command::SideBySide => "send the request to every server, answers side by side",
         }
     }
 
@@ -238,9 +248,6 @@ pub enum SessionCommand {
     Reconnect,
     /// Shut the server down and end the task.
     Shutdown,
-    /// Connect to the `--config` file's server of this name, when none is connected: the
-    /// server picker's choice.
-    Use(String),
     /// Declare the tasks extension from now on (`true`), or stop.
     SetTasks(bool),
     /// The user's answer to question `number` (see `SessionEvent::Asked`).

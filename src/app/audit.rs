@@ -135,6 +135,9 @@ pub(super) fn audit_command(
         | Command::FocusNext
         | Command::FocusPrev
         | Command::NextPlaceholder
+        | Command::NextServer
+        | Command::PrevServer
+        | Command::SideBySide
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole

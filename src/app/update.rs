@@ -8,7 +8,7 @@ use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
 use super::export::{Saving, save};
 use super::keys::Mode;
-use super::modals::{ask_command, help_command, panel_key, picker_command};
+use super::modals::{ask_command, help_command, panel_key};
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::{cycle_focus, move_selection, on_mouse, open, page, select_last};
 use super::overlay::Overlay;
@@ -120,7 +120,6 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Some(Overlay::Help) => help_command(state, command, apply_command),
         Some(Overlay::Question(_)) => ask_command(state, command, apply_command),
         Some(Overlay::Audit(_)) => audit_command(state, command, apply_command),
-        Some(Overlay::Picker(_)) => picker_command(state, command, apply_command),
         None => apply_command(state, command),
     };
     show_editor_cursor(state);
@@ -131,8 +130,13 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
 #[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
-        // Only the question panel answers; elsewhere these keys mean nothing.
-        Command::Accept | Command::Decline => {}
+        // Only the question panel answers; elsewhere these keys mean nothing. The workspace
+        // around the servers takes the server commands before any server sees them.
+        Command::Accept
+        | Command::Decline
+        | Command::NextServer
+        | Command::PrevServer
+        | Command::SideBySide => {}
         Command::Quit => return vec![Effect::Quit],
         Command::FocusNext => cycle_focus(state, 1),
         Command::FocusPrev => cycle_focus(state, Focus::ORDER.len() - 1),

@@ -129,7 +129,12 @@ impl EditorPane<'_> {
                     Command::Back => format!("{} stop editing", binding.keys),
                     Command::NextPlaceholder => format!("{} next value", binding.keys),
                     // Shift-Tab goes without saying beside Tab; the help lists it.
-                    Command::PrevPlaceholder => String::new(),
+                    // Shown in the help and by the server bar, which only several servers have:
+                    // the footer stays the same for one.
+                    Command::PrevPlaceholder
+                    | Command::SideBySide
+                    | Command::NextServer
+                    | Command::PrevServer => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
                     | Command::Accept
