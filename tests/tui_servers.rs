@@ -27,6 +27,15 @@ fn bar(screen: &str) -> &str {
     screen.lines().next().unwrap_or_default()
 }
 
+/// `Esc` out of the editor, waiting for it: a key sent right after an `Esc` would arrive as an
+/// Alt chord.
+fn stop_editing(tmux: &Tmux) {
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the editing mode to end", |screen| {
+        !screen.contains("Editing ·") && !status_bar(screen).contains("EDITING")
+    });
+}
+
 /// A live child of `parent` whose command line contains `needle`.
 fn child_running(parent: u32, needle: &str) -> u32 {
     let start = std::time::Instant::now();
@@ -94,7 +103,8 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
     tmux.wait_for("← #3 tool error");
 
     // server-everything still lists its tools and answers one (its echo).
-    tmux.keys(&["Escape", "]"]);
+    stop_editing(&tmux);
+    tmux.keys(&["]"]);
     let screen = tmux.wait_for("▸ everything");
     assert!(
         !screen.contains("Tools (10)"),
@@ -115,10 +125,11 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
     tmux.keys(&["Enter"]);
     tmux.type_text("hello");
     tmux.keys(&["C-s"]);
-    tmux.wait_for("success · tools/call");
+    tmux.wait_for("echo success");
 
     // The python server shown: it says what happened to it.
-    tmux.keys(&["Escape", "]"]);
+    stop_editing(&tmux);
+    tmux.keys(&["]"]);
     let screen = tmux.wait_for("▸ python");
     assert!(status_bar(&screen).contains("disconnected"), "{screen}");
     tmux.keys(&["q"]);
@@ -137,7 +148,8 @@ fn the_sep1303_pair_side_by_side_at_both_sizes() {
         });
         tmux.keys(&["Enter"]);
         tmux.type_text("12/12/2024");
-        tmux.keys(&["Escape", "B"]);
+        stop_editing(&tmux);
+        tmux.keys(&["B"]);
         let screen = tmux.wait_until("both answers", |screen| {
             screen.contains("Side by side") && !screen.contains("pending")
         });
@@ -159,7 +171,11 @@ fn the_sep1303_pair_side_by_side_at_both_sizes() {
         );
         tmux.keys(&["B"]);
         tmux.wait_for("Side by side");
-        tmux.keys(&["Escape", "q"]);
+        tmux.keys(&["Escape"]);
+        tmux.wait_until("the comparison closed", |screen| {
+            !screen.contains("Side by side")
+        });
+        tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0);
     }
 }
@@ -177,7 +193,9 @@ fn a_broken_entry_fails_beside_a_working_one() {
         }),
     );
     let tmux = Tmux::start_sized(&["--config", &file], 80, 24);
-    let screen = tmux.wait_until("the demo ready", |screen| bar(screen).contains("ready"));
+    let screen = tmux.wait_until("the demo ready", |screen| {
+        bar(screen).contains("3 legacy-demo ready")
+    });
     assert!(bar(&screen).contains("1 broken failed"), "{screen}");
     assert!(
         screen.contains("unknown type 'ws'"),
@@ -193,7 +211,8 @@ fn a_broken_entry_fails_beside_a_working_one() {
     tmux.type_text("12/12/2024");
     tmux.keys(&["C-s"]);
     tmux.wait_for("protocol error");
-    tmux.keys(&["Escape", "q"]);
+    stop_editing(&tmux);
+    tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }

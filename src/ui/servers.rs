@@ -85,14 +85,23 @@ impl ServerBar<'_> {
 }
 
 /// Which form each entry takes: the others shortened first, down to their number and name;
-/// the shown one keeps its longest, cut to the room they leave (see the rendering).
+/// the shown one keeps its longest, cut to the room they leave (see the rendering), and is
+/// counted here as half the row at most, so that a long failure does not hide the others'
+/// states.
 fn choose(entries: &[Entry], width: usize) -> Vec<usize> {
     let mut forms = vec![0; entries.len()];
     let total = |forms: &[usize]| -> usize {
         entries
             .iter()
             .zip(forms)
-            .map(|(entry, &form)| entry.forms[form].width() + 1)
+            .map(|(entry, &form)| {
+                let long = entry.forms[form].width() + 1;
+                if entry.shown {
+                    long.min(width / 2)
+                } else {
+                    long
+                }
+            })
             .sum()
     };
     for level in 1..3 {
