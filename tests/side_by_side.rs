@@ -282,7 +282,10 @@ fn every_other_command_refuses_several_servers() {
         ([&["audit"], &entries[..]].concat(), "--server"),
         ([&["tools", "--json"], &entries[..]].concat(), "--server"),
         // The TUI opens several, but records one session.
-        ([&["--record", "/tmp/x.jsonl"], &demos[..]].concat(), "--record"),
+        (
+            [&["--record", "/tmp/x.jsonl"], &demos[..]].concat(),
+            "--record",
+        ),
         (
             [
                 &["call", "book_flight", PAST, "--record", "/tmp/x.jsonl"],

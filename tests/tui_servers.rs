@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::peers::{everything, py};
-use common::tmux::{BIN, TIMEOUT, Tmux, process, status_bar};
+use common::tmux::{BIN, TIMEOUT, Tmux, assert_ends, process, status_bar};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -30,6 +30,7 @@ fn bar(screen: &str) -> &str {
 /// `Esc` out of the editor, waiting for it: a key sent right after an `Esc` would arrive as an
 /// Alt chord.
 fn stop_editing(tmux: &Tmux) {
+    tmux.wait_for("Editing ·");
     tmux.keys(&["Escape"]);
     tmux.wait_until("the editing mode to end", |screen| {
         !screen.contains("Editing ·") && !status_bar(screen).contains("EDITING")
@@ -72,8 +73,8 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
         }),
     );
     let tmux = Tmux::start_sized(&["--config", &file], 120, 40);
-    let screen = tmux.wait_until("three servers ready", |screen| {
-        bar(screen).matches("ready").count() == 3
+    let screen = tmux.wait_until("three servers ready, the demo's tools listed", |screen| {
+        bar(screen).matches("ready").count() == 3 && screen.contains("Tools (10)")
     });
     assert!(bar(&screen).contains("1 demo ready · modern"), "{screen}");
     assert!(
@@ -84,6 +85,8 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
 
     let sightline = tmux.sightline_pid();
     let server = child_running(sightline, "py_server.py");
+    let demo = child_running(sightline, "demo-server");
+    let node = child_running(sightline, "server-everything");
     std::process::Command::new("kill")
         .args(["-9", &server.to_string()])
         .status()
@@ -99,6 +102,7 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
     // The demo still answers a call.
     tmux.keys(&["Enter"]);
     tmux.type_text("12/12/2024");
+    tmux.wait_for("12/12/2024");
     tmux.keys(&["C-s"]);
     tmux.wait_for("← #3 tool error");
 
@@ -124,6 +128,7 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
     }
     tmux.keys(&["Enter"]);
     tmux.type_text("hello");
+    tmux.wait_for("hello");
     tmux.keys(&["C-s"]);
     tmux.wait_for("echo success");
 
@@ -134,6 +139,9 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
     assert!(status_bar(&screen).contains("disconnected"), "{screen}");
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_for_exit(), 0);
+    // Quitting shut every server down.
+    assert_ends(demo, "the demo server");
+    assert_ends(node, "server-everything");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -143,11 +151,12 @@ fn a_config_of_three_servers_opens_all_and_one_dying_leaves_the_others_working()
 fn the_sep1303_pair_side_by_side_at_both_sizes() {
     for (width, height) in [(80, 24), (120, 40)] {
         let tmux = Tmux::start_sized(&["--demo", "legacy", "--demo", "sep1303"], width, height);
-        tmux.wait_until("both demos ready", |screen| {
-            bar(screen).matches("ready").count() == 2
+        tmux.wait_until("both demos ready, the shown one's tools listed", |screen| {
+            bar(screen).matches("ready").count() == 2 && screen.contains("Tools (10)")
         });
         tmux.keys(&["Enter"]);
         tmux.type_text("12/12/2024");
+        tmux.wait_for("12/12/2024");
         stop_editing(&tmux);
         tmux.keys(&["B"]);
         let screen = tmux.wait_until("both answers", |screen| {
@@ -209,6 +218,7 @@ fn a_broken_entry_fails_beside_a_working_one() {
     assert!(screen.contains("Tools (10)"), "{screen}");
     tmux.keys(&["Enter"]);
     tmux.type_text("12/12/2024");
+    tmux.wait_for("12/12/2024");
     tmux.keys(&["C-s"]);
     tmux.wait_for("protocol error");
     stop_editing(&tmux);

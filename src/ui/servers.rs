@@ -33,6 +33,12 @@ fn state_words(state: &AppState) -> (String, String, Meaning) {
     };
     let transport = state.transport.split(':').next().unwrap_or_default();
     match &state.link {
+        // A question waits on a server not shown: the bar is where the user learns of it.
+        Link::Connected(c) if state.asking.is_some() => (
+            "asks you".into(),
+            format!(" · {} · {transport}", era(c.era)),
+            Meaning::StatusError,
+        ),
         Link::Connected(c) => (
             "ready".into(),
             format!(
@@ -141,7 +147,13 @@ impl Widget for ServerBar<'_> {
             if room == 0 {
                 break;
             }
-            let text = fit(&entry.forms[form], room).into_owned();
+            let whole = &entry.forms[form];
+            // The padding goes before any word is cut.
+            let text = if whole.width() <= room {
+                whole.clone()
+            } else {
+                fit(whole.trim_end(), room).into_owned()
+            };
             used += text.width() + 1;
             let mut style = theme.style(entry.meaning);
             if entry.shown {
