@@ -44,6 +44,15 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::NextServer
         | Command::PrevServer
         | Command::SideBySide
+        | Command::ShowServer1
+        | Command::ShowServer2
+        | Command::ShowServer3
+        | Command::ShowServer4
+        | Command::ShowServer5
+        | Command::ShowServer6
+        | Command::ShowServer7
+        | Command::ShowServer8
+        | Command::ShowServer9
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole
@@ -116,6 +125,15 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::NextServer
         | Command::PrevServer
         | Command::SideBySide
+        | Command::ShowServer1
+        | Command::ShowServer2
+        | Command::ShowServer3
+        | Command::ShowServer4
+        | Command::ShowServer5
+        | Command::ShowServer6
+        | Command::ShowServer7
+        | Command::ShowServer8
+        | Command::ShowServer9
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole

@@ -189,7 +189,19 @@ fn to_server(workspace: &mut Workspace, index: usize, action: Action) -> Vec<Tag
 fn on_command(workspace: &mut Workspace, command: Command) -> Vec<Tagged> {
     match command {
         Command::NextServer | Command::PrevServer => {
-            switch(workspace, command == Command::NextServer);
+            let count = workspace.servers.len();
+            let to = if command == Command::NextServer {
+                (workspace.selected + 1) % count
+            } else {
+                (workspace.selected + count - 1) % count
+            };
+            switch(workspace, to);
+            return Vec::new();
+        }
+        _ if command.server_index().is_some() => {
+            if let Some(to) = command.server_index() {
+                switch(workspace, to);
+            }
             return Vec::new();
         }
         Command::SideBySide => return comparison::side_by_side(workspace),
@@ -235,8 +247,8 @@ fn share_settings(workspace: &mut Workspace, tasks_before: bool) -> Vec<Tagged> 
     effects
 }
 
-/// `]` / `[`: the next or previous server, round the list; its own screen comes back as left.
-fn switch(workspace: &mut Workspace, forward: bool) {
+/// `]` / `[` / `1`…`9`: server `to` shown; its own screen comes back as it was left.
+fn switch(workspace: &mut Workspace, to: usize) {
     let count = workspace.servers.len();
     if count < 2 {
         inform(
@@ -246,11 +258,11 @@ fn switch(workspace: &mut Workspace, forward: bool) {
         );
         return;
     }
-    workspace.selected = if forward {
-        (workspace.selected + 1) % count
-    } else {
-        (workspace.selected + count - 1) % count
-    };
+    if to >= count {
+        inform(workspace.shown_mut(), format!("{count} servers are open"));
+        return;
+    }
+    workspace.selected = to;
     let name = workspace.servers[workspace.selected].name.clone();
     let state = workspace.shown_mut();
     let words = match &state.link {

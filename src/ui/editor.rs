@@ -134,7 +134,16 @@ impl EditorPane<'_> {
                     Command::PrevPlaceholder
                     | Command::SideBySide
                     | Command::NextServer
-                    | Command::PrevServer => String::new(),
+                    | Command::PrevServer
+                    | Command::ShowServer1
+                    | Command::ShowServer2
+                    | Command::ShowServer3
+                    | Command::ShowServer4
+                    | Command::ShowServer5
+                    | Command::ShowServer6
+                    | Command::ShowServer7
+                    | Command::ShowServer8
+                    | Command::ShowServer9 => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
                     | Command::Accept

@@ -253,3 +253,30 @@ fn one_server_is_the_tui_as_it_was() {
     );
     assert_eq!(two.servers[1].state.screen, Rect::new(0, 1, 80, 23));
 }
+
+#[test]
+fn a_digit_shows_that_server_and_one_past_the_last_says_how_many_there_are() {
+    let mut servers = workspace(&["a", "b", "c"]);
+    let press = |servers: &mut Workspace, c: char| {
+        let key = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        let action = crate::input::action_for(&crossterm::event::Event::Key(key), servers.shown());
+        update(servers, action.unwrap())
+    };
+    press(&mut servers, '3');
+    assert_eq!(servers.selected, 2);
+    press(&mut servers, ']');
+    assert_eq!(servers.selected, 0, "round the list");
+    press(&mut servers, '[');
+    assert_eq!(servers.selected, 2);
+    press(&mut servers, '9');
+    assert_eq!(servers.selected, 2);
+    let said = servers
+        .shown()
+        .status
+        .as_ref()
+        .map(|status| status.text.clone());
+    assert_eq!(said.as_deref(), Some("3 servers are open"));
+}
