@@ -198,12 +198,13 @@ fn a_broken_entry_fails_beside_a_working_one() {
         &serde_json::json!({
             "broken": {"type": "ws"},
             "missing": {"command": "/nonexistent/server"},
+            "needs-var": {"url": "http://127.0.0.1:1/${SIGHTLINE_TEST_NEVER_SET}"},
             "legacy-demo": {"command": BIN, "args": ["demo-server", "--style", "legacy"]},
         }),
     );
     let tmux = Tmux::start_sized(&["--config", &file], 80, 24);
     let screen = tmux.wait_until("the demo ready", |screen| {
-        bar(screen).contains("3 legacy-demo ready")
+        bar(screen).contains("4 legacy-… ✓")
     });
     assert!(bar(&screen).contains("1 broken failed"), "{screen}");
     assert!(
@@ -213,6 +214,12 @@ fn a_broken_entry_fails_beside_a_working_one() {
     tmux.keys(&["]"]);
     let screen = tmux.wait_for("▸ missing");
     assert!(bar(&screen).contains("failed: "), "{screen}");
+    tmux.keys(&["]"]);
+    let screen = tmux.wait_for("▸ needs-var");
+    assert!(
+        screen.contains("SIGHTLINE_TEST_NEVER_SET"),
+        "why it failed:\n{screen}"
+    );
     tmux.keys(&["]"]);
     let screen = tmux.wait_for("▸ legacy-demo");
     assert!(screen.contains("Tools (10)"), "{screen}");

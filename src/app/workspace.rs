@@ -149,10 +149,8 @@ pub fn update(workspace: &mut Workspace, action: Action) -> Vec<Tagged> {
             }
             effects
         }
-        Action::Mouse(mouse) if workspace.comparing => {
-            let _ = mouse;
-            Vec::new()
-        }
+        // The comparison covers the screen: nothing typed or clicked reaches what it hides.
+        Action::Mouse(_) | Action::EditorInput(_) if workspace.comparing => Vec::new(),
         other => {
             let index = workspace.selected;
             to_server(workspace, index, other)

@@ -20,7 +20,7 @@ pub(super) struct ServerBar<'a> {
 
 /// A server's entry, from longest to shortest.
 struct Entry {
-    forms: [String; 3],
+    forms: [String; 4],
     meaning: Meaning,
     shown: bool,
 }
@@ -76,11 +76,20 @@ impl ServerBar<'_> {
                 let (state, details, meaning) = state_words(&server.state);
                 let number = index + 1;
                 let word = state.split(':').next().unwrap_or_default().to_owned();
+                // The state as a sign when there is no room for its word: never colour alone.
+                let sign = match word.as_str() {
+                    "ready" => "✓",
+                    "failed" => "✗",
+                    "ended" => "■",
+                    "asks you" => "?",
+                    _ => "○",
+                };
                 Entry {
                     forms: [
                         format!(" {number} {} {state}{details} ", server.name),
                         format!(" {number} {} {word} ", server.name),
-                        format!(" {number} {} ", fit(&server.name, 8)),
+                        format!(" {number} {} {sign} ", fit(&server.name, 8)),
+                        format!(" {number} {sign} "),
                     ],
                     meaning,
                     shown: index == self.workspace.selected,
@@ -90,7 +99,7 @@ impl ServerBar<'_> {
     }
 }
 
-/// Which form each entry takes: the others shortened first, down to their number and name;
+/// Which form each entry takes: the others shortened first, down to their number and state sign;
 /// the shown one keeps its longest, cut to the room they leave (see the rendering), and is
 /// counted here as half the row at most, so that a long failure does not hide the others'
 /// states.
@@ -110,7 +119,7 @@ fn choose(entries: &[Entry], width: usize) -> Vec<usize> {
             })
             .sum()
     };
-    for level in 1..3 {
+    for level in 1..4 {
         for (index, entry) in entries.iter().enumerate() {
             if total(&forms) <= width {
                 return forms;
@@ -141,7 +150,7 @@ impl Widget for ServerBar<'_> {
             let mut room = width.saturating_sub(used);
             if entry.shown {
                 // What is left once the others have their short forms, and at least its name.
-                let least = entry.forms[2].width();
+                let least = entry.forms[3].width();
                 room = room.min(width.saturating_sub(others + 1).max(least));
             }
             if room == 0 {
