@@ -112,8 +112,8 @@ impl Workspace {
         &mut self.servers[at].state
     }
 
-    /// Whether the status line has expired messages to clear on any server: the runtime
-    /// redraws then.
+    /// Whether the shown server's status line has a message (the runtime redraws when a tick
+    /// clears it).
     pub fn has_status(&self) -> bool {
         self.shown().status.is_some()
     }
