@@ -114,4 +114,30 @@ mod tests {
         let names: Vec<String> = server.opened().into_iter().map(|(name, _)| name).collect();
         assert_eq!(names, ["legacy", "sep1303"]);
     }
+
+    #[test]
+    fn the_tui_opens_every_entry_of_a_config_unless_some_are_named() {
+        let file =
+            std::env::temp_dir().join(format!("sightline-opened-{}.json", std::process::id()));
+        let text = r#"{"mcpServers": {"b": {"command": "x"}, "a": {"type": "ws"}, "c": {"url": "http://h/"}}}"#;
+        std::fs::write(&file, text).unwrap();
+        let path = file.to_str().unwrap();
+        let opened = |extra: &[&str]| -> Vec<String> {
+            let args = [&["sightline", "--config", path][..], extra].concat();
+            let cli = Cli::try_parse_from(args).unwrap();
+            cli.server
+                .opened()
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect()
+        };
+        assert_eq!(
+            opened(&[]),
+            ["b", "a", "c"],
+            "the file's order, the broken one too"
+        );
+        assert_eq!(opened(&["--server", "c"]), ["c"]);
+        assert_eq!(opened(&["--server", "c", "--server", "b"]), ["c", "b"]);
+        let _ = std::fs::remove_file(&file);
+    }
 }
