@@ -85,7 +85,7 @@ fn main() {
     };
     let (listed_after, bytes) = runtime.block_on(async {
         let (sink, mut events) = stream::channel();
-        let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
+        let commands = live_session::spawn(Ok(target), options, sink);
         let mut connected = None;
         let mut seen_list = false;
         let mut redraw = Redraw::new(tokio::time::Instant::now());

@@ -435,7 +435,7 @@ impl ServerArgs {
     }
 
     /// The `--config` file and its entries, when it has several and `--server` names none:
-    /// what the TUI's server picker offers.
+    /// the servers the TUI opens.
     pub fn config_choices(&self) -> Option<(String, Vec<(String, String)>)> {
         let config = self.config.as_ref().filter(|_| self.server.is_empty())?;
         let (path, text) = read_config(config).ok()?;

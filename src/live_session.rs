@@ -9,28 +9,18 @@ use crate::client::{self, Client, ClientOptions, Command, Done, SessionEvent, St
 use crate::stream::EventSink;
 use crate::transport::Target;
 
-/// Resolves the name of a `--config` entry chosen in the server picker.
-/// It gives the entry's server and the roots it lists.
-pub type Pick = Box<dyn Fn(&str) -> Result<(Target, Vec<String>), String> + Send>;
-
-/// For a session with one fixed server: nothing to pick from.
-pub fn no_picker() -> Pick {
-    Box::new(|name: &str| Err(format!("no server list to pick '{name}' from")))
-}
-
 /// Starts the session task for `target` (or the reason there is none); its events go to `sink`.
 /// Questions a server asks go to the user: each is a `SessionEvent::Asked`, answered by a
 /// `SessionCommand::Answer`.
 pub fn spawn(
     target: Result<Target, String>,
-    pick: Pick,
     mut options: ClientOptions,
     sink: EventSink,
 ) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
     options.ask = true;
     options.follow_list_changes = true;
-    tokio::spawn(run(target, pick, options, sink, commands));
+    tokio::spawn(run(target, options, sink, commands));
     commands_tx
 }
 
@@ -41,8 +31,7 @@ enum Ending {
 }
 
 async fn run(
-    mut target: Result<Target, String>,
-    pick: Pick,
+    target: Result<Target, String>,
     mut options: ClientOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
@@ -68,41 +57,31 @@ async fn run(
             Some(Ending::Reconnect) => {}
             Some(Ending::Quit) => return,
             // Not connected: wait for a reason to try again.
-            None => match wait_for_reconnect(&mut commands, &mut options).await {
-                Some(Some(name)) => {
-                    target = pick(&name).map(|(chosen, roots)| {
-                        // The chosen entry's roots, unless `--root` gave some.
-                        if options.answers.roots.is_empty() {
-                            options.answers.roots = roots;
-                        }
-                        chosen
-                    });
+            None => {
+                if !wait_for_reconnect(&mut commands, &mut options).await {
+                    return;
                 }
-                Some(None) => {}
-                None => return,
-            },
+            }
         }
     }
 }
 
-/// Waits for a reason to connect: `Some(None)` to try the same server again, `Some(Some(name))`
-/// for the picker's choice, `None` to end.
+/// Waits for a reason to connect again: `true` to try the server again, `false` to end.
 async fn wait_for_reconnect(
     commands: &mut mpsc::Receiver<SessionCommand>,
     options: &mut ClientOptions,
-) -> Option<Option<String>> {
+) -> bool {
     while let Some(command) = commands.recv().await {
         match command {
             SessionCommand::SetTasks(on) => options.tasks = on,
-            SessionCommand::Reconnect => return Some(None),
-            SessionCommand::Use(target) => return Some(Some(target)),
-            SessionCommand::Shutdown => return None,
+            SessionCommand::Reconnect => return true,
+            SessionCommand::Shutdown => return false,
             SessionCommand::Call { .. }
             | SessionCommand::CancelCall
             | SessionCommand::Answer { .. } => {}
         }
     }
-    None
+    false
 }
 
 /// Connects, lists the tools, and serves the app's commands; `None` when connecting failed
@@ -146,8 +125,6 @@ async fn serve(
                 options.tasks = on;
                 client.start(Command::SetTasks(on));
             }
-            // A server is connected: the picker is not open.
-            SessionCommand::Use(_) => {}
             SessionCommand::Reconnect => break Ending::Reconnect,
             SessionCommand::Shutdown => break Ending::Quit,
         }

@@ -164,16 +164,26 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
 
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
-    if let Some(problem) = server.several() {
-        return refuse(&problem);
+    let opened = server.opened();
+    if opened.len() > 1 && record.record.is_some() {
+        // A transcript is one session, which replay opens as one server; as `call` does.
+        let count = opened.len();
+        eprintln!(
+            "sightline: --record writes one session, and {count} servers make {count} \
+             sessions; record each with its own sightline (one --demo or --server)"
+        );
+        return exit::USAGE;
     }
     // A server selection that names no server (`--server nope`, a file that is not JSON or
-    // cannot be read, an unset `${VAR}`) is the usage error headless commands give; a file of
-    // several good entries is the picker's to choose from.
-    if server.config_choices().is_none()
-        && let Some(problem) = headless::selection_problem(server)
-    {
-        return refuse(&problem);
+    // cannot be read, an unset `${VAR}`) is the usage error headless commands give. The entries
+    // of a file that lists several are each opened on screen instead, a broken one shown failed
+    // with why beside the others.
+    if server.config_choices().is_none() {
+        for (_, one) in &opened {
+            if let Some(problem) = headless::selection_problem(one) {
+                return refuse(&problem);
+            }
+        }
     }
     let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {
         Ok((settings, theme, warnings, server.recorder(record, "tui")?))

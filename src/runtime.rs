@@ -14,7 +14,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::state::{Settings, Stored};
-use crate::app::{Action, AppState, Effect, update};
+use crate::app::workspace::{self, Workspace};
+use crate::app::{Action, AppState, Effect};
 use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
 use crate::mcp::Timestamp;
@@ -91,7 +92,10 @@ impl Ended {
 }
 
 /// Runs the TUI until the user quits or a signal arrives; the terminal is always restored.
-/// `warnings` (e.g. about the theme file) are shown in the status bar at start.
+/// Every server the arguments name opens at once, each with its own session; a server that
+/// fails shows why and never holds up the others. `warnings` (e.g. about the theme file) are
+/// shown in the status bar at start. `recorder` records the one server there is (several are
+/// refused before this).
 pub async fn run(
     server: &ServerArgs,
     settings: Settings,
@@ -99,57 +103,66 @@ pub async fn run(
     warnings: Vec<String>,
     recorder: Option<Recorder>,
 ) -> io::Result<Ended> {
-    let (mut sink, mut events) = stream::channel();
-    if let Some(recorder) = &recorder {
-        sink = sink.with_tap(recorder.tap());
+    let opened = server.opened();
+    let (merged_tx, mut merged) = mpsc::channel::<(usize, SessionEvent)>(stream::CAPACITY * 64);
+    let mut commands = Vec::new();
+    let mut names = Vec::new();
+    let mut args = Vec::new();
+    for (index, (name, one)) in opened.into_iter().enumerate() {
+        let (mut sink, events) = stream::channel();
+        if let Some(recorder) = &recorder {
+            sink = sink.with_tap(recorder.tap());
+        }
+        let target = one.target().map_err(|error| error.to_string());
+        let session = live_session::spawn(target, one.client_options(), sink);
+        commands.push(session);
+        tokio::spawn(tag(index, events, merged_tx.clone()));
+        names.push(name);
+        args.push(one.to_args());
     }
-    let picker = server
-        .config_choices()
-        .map(|(file, choices)| crate::app::state::Picker {
-            file,
-            choices,
-            selected: 0,
-        });
-    let target = match &picker {
-        Some(picker) => Err(format!(
-            "{} servers in {}: pick one",
-            picker.choices.len(),
-            picker.file
-        )),
-        None => server.target().map_err(|error| error.to_string()),
-    };
-    let chooser = server.clone();
-    let pick = move |name: &str| {
-        let chosen = ServerArgs {
-            server: vec![name.to_owned()],
-            ..chooser.clone()
-        };
-        let target = chosen.target().map_err(|error| error.to_string())?;
-        Ok((target, chosen.roots()))
-    };
-    let commands = live_session::spawn(target, Box::new(pick), server.client_options(), sink);
+    drop(merged_tx);
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {
-            let mut state = AppState::new(
-                settings,
-                server.to_args(),
-                Rect::new(0, 0, size.width, size.height),
-            );
-            state.picker = picker;
-            state.show_warnings(&warnings);
-            event_loop(&mut terminal, state, theme, &commands, &mut events, None).await
+            let screen = Rect::new(0, 0, size.width, size.height);
+            let mut workspace = Workspace::several(names, screen, |index, area| {
+                let server_args = args.get(index).cloned().unwrap_or_default();
+                AppState::new(settings.clone(), server_args, area)
+            });
+            for one in &mut workspace.servers {
+                one.state.show_warnings(&warnings);
+            }
+            event_loop(
+                &mut terminal,
+                workspace,
+                theme,
+                &commands,
+                &mut merged,
+                None,
+            )
+            .await
         }
         Err(error) => Err(error),
     };
     terminal::restore();
-    // The session shuts the server down (stdin, SIGTERM, SIGKILL) and then ends.
-    let _ = commands.send(SessionCommand::Shutdown).await;
+    // Each session shuts its server down (stdin, SIGTERM, SIGKILL) and then ends.
+    for session in &commands {
+        let _ = session.send(SessionCommand::Shutdown).await;
+    }
     let _ = tokio::time::timeout(SHUTDOWN_WAIT, async {
-        while events.recv().await.is_some() {}
+        while merged.recv().await.is_some() {}
     })
     .await;
     result
+}
+
+/// Passes one session's events on, tagged with its server's index, until it ends.
+async fn tag(index: usize, mut events: EventReceiver, merged: mpsc::Sender<(usize, SessionEvent)>) {
+    while let Some(event) = events.recv().await {
+        if merged.send((index, event)).await.is_err() {
+            return;
+        }
+    }
 }
 
 /// The TUI on a transcript: its events, in their order, through the same `update` as a live
@@ -163,7 +176,9 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
     warnings: &[String],
     live: bool,
 ) -> io::Result<Ended> {
-    let (sink, mut events) = stream::channel();
+    let (sink, events) = stream::channel();
+    let (merged_tx, mut merged) = mpsc::channel::<(usize, SessionEvent)>(stream::CAPACITY * 64);
+    tokio::spawn(tag(0, events, merged_tx));
     let file = path.to_owned();
     let places = Arc::new(Mutex::new(Places::default()));
     let noted = Arc::clone(&places);
@@ -175,6 +190,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
     };
     // Nothing answers commands: the app refuses to send in a replay.
     let (commands, _unanswered) = mpsc::channel(1);
+    let commands = [commands];
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {
@@ -190,10 +206,10 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
             state.show_warnings(warnings);
             event_loop(
                 &mut terminal,
-                state,
+                Workspace::one(state),
                 theme,
                 &commands,
-                &mut events,
+                &mut merged,
                 Some(&stored),
             )
             .await
@@ -284,10 +300,10 @@ fn feed<R: io::BufRead>(
 
 async fn event_loop(
     terminal: &mut terminal::Tui,
-    mut state: AppState,
+    mut workspace: Workspace,
     theme: &Theme,
-    commands: &mpsc::Sender<SessionCommand>,
-    events: &mut EventReceiver,
+    commands: &[mpsc::Sender<SessionCommand>],
+    events: &mut mpsc::Receiver<(usize, SessionEvent)>,
     replayed: Option<&Transcript>,
 ) -> io::Result<Ended> {
     let mut input = crossterm::event::EventStream::new();
@@ -296,92 +312,67 @@ async fn event_loop(
     // In raw mode Ctrl-C is a key; a SIGINT comes from elsewhere (`kill -INT`) and, unhandled,
     // would kill the process with the terminal left raw.
     let mut interrupt = signal(SignalKind::interrupt())?;
-    terminal.draw(|frame| ui::render(frame, &state, theme))?;
+    terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
     let mut redraw = Redraw::new(Instant::now());
     // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
-    // they come to arrives here as the action it is.
-    let (done, mut finished) = mpsc::unbounded_channel::<Action>();
+    // they come to arrives here as the action it is, for the server that asked.
+    let (done, mut finished) = mpsc::unbounded_channel::<(usize, Action)>();
     // Messages in the status line expire: the app counts seconds by these ticks.
     let mut seconds = tokio::time::interval(Duration::from_secs(1));
     seconds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let due = redraw.due();
-        let action = tokio::select! {
+        let (server, action) = tokio::select! {
             _ = seconds.tick() => {
-                let shown = state.status.is_some();
-                update(&mut state, Action::Tick);
-                if shown && state.status.is_none() {
-                    terminal.draw(|frame| ui::render(frame, &state, theme))?;
+                let shown = workspace.has_status();
+                workspace::update(&mut workspace, Action::Tick);
+                if shown && !workspace.has_status() {
+                    terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
                     redraw.drawn(Instant::now());
                 }
                 continue;
             }
             () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
-                terminal.draw(|frame| ui::render(frame, &state, theme))?;
+                terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
                 redraw.drawn(Instant::now());
                 continue;
             }
             event = input.next() => match event {
-                Some(Ok(event)) => match input::action_for(&event, &state) {
-                    Some(action) => action,
+                Some(Ok(event)) => match input::action_for(&event, workspace.shown()) {
+                    Some(action) => (None, action),
                     None => continue,
                 },
                 Some(Err(error)) => return Err(error),
                 None => return Ok(Ended::Quit),
             },
-            Some(event) = events.recv() => Action::Session(event),
-            Some(action) = finished.recv() => action,
+            Some((server, event)) = events.recv() => (Some(server), Action::Session(event)),
+            Some((server, action)) = finished.recv() => (Some(server), action),
             _ = terminate.recv() => return Ok(Ended::Signal(signal_number::TERM)),
             _ = hangup.recv() => return Ok(Ended::Signal(signal_number::HUP)),
             _ = interrupt.recv() => return Ok(Ended::Signal(signal_number::INT)),
         };
         let urgent = !matches!(action, Action::Session(_));
-        let mut effects = update(&mut state, action);
+        let mut effects = match server {
+            Some(server) => workspace::update_for(&mut workspace, server, action),
+            None => workspace::update(&mut workspace, action),
+        };
         for _ in 0..BATCH {
-            let Some(event) = events.try_recv() else {
+            let Ok((server, event)) = events.try_recv() else {
                 break;
             };
-            effects.extend(update(&mut state, Action::Session(event)));
+            effects.extend(workspace::update_for(
+                &mut workspace,
+                server,
+                Action::Session(event),
+            ));
         }
-        for effect in effects {
-            match effect {
-                Effect::Quit => return Ok(Ended::Quit),
-                Effect::Session(command) => {
-                    // The session ends only after Shutdown; a closed channel means it is gone.
-                    let _ = commands.send(command).await;
-                }
-                Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,
-                Effect::Save { path, text } => off_the_screen(&done, move || {
-                    let result = std::fs::write(&path, &text)
-                        .map(|()| text.len())
-                        .map_err(|error| error.to_string());
-                    Action::Saved { path, result }
-                }),
-                Effect::CopyFile { from, path } => off_the_screen(&done, move || {
-                    let result = std::fs::copy(&from, &path)
-                        .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX))
-                        .map_err(|error| error.to_string());
-                    Action::Saved { path, result }
-                }),
-                Effect::Capture {
-                    call,
-                    host,
-                    tool,
-                    arguments,
-                    server_args,
-                } => off_the_screen(&done, move || {
-                    let result = run_capture(&host, &tool, &arguments, &server_args);
-                    Action::Captured { call, host, result }
-                }),
-                Effect::ReadBack(what) => {
-                    if let Some(transcript) = replayed.cloned() {
-                        off_the_screen(&done, move || transcript.read_back(what));
-                    }
-                }
+        for (server, effect) in effects {
+            if run_effect(server, effect, commands, &done, replayed).await? {
+                return Ok(Ended::Quit);
             }
         }
         if redraw.changed(urgent, Instant::now()) {
-            terminal.draw(|frame| ui::render(frame, &state, theme))?;
+            terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
         }
     }
 }
@@ -391,6 +382,54 @@ mod signal_number {
     pub const HUP: i32 = 1;
     pub const INT: i32 = 2;
     pub const TERM: i32 = 15;
+}
+
+/// Carries out one effect for `server`; `true` when it is to quit.
+async fn run_effect(
+    server: usize,
+    effect: Effect,
+    commands: &[mpsc::Sender<SessionCommand>],
+    done: &mpsc::UnboundedSender<(usize, Action)>,
+    replayed: Option<&Transcript>,
+) -> io::Result<bool> {
+    match effect {
+        Effect::Quit => return Ok(true),
+        Effect::Session(command) => {
+            // The session ends only after Shutdown; a closed channel means it is gone.
+            if let Some(session) = commands.get(server) {
+                let _ = session.send(command).await;
+            }
+        }
+        Effect::Copy(text) => execute!(stdout(), CopyToClipboard::to_clipboard_from(text))?,
+        Effect::Save { path, text } => off_the_screen(done, server, move || {
+            let result = std::fs::write(&path, &text)
+                .map(|()| text.len())
+                .map_err(|error| error.to_string());
+            Action::Saved { path, result }
+        }),
+        Effect::CopyFile { from, path } => off_the_screen(done, server, move || {
+            let result = std::fs::copy(&from, &path)
+                .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX))
+                .map_err(|error| error.to_string());
+            Action::Saved { path, result }
+        }),
+        Effect::Capture {
+            call,
+            host,
+            tool,
+            arguments,
+            server_args,
+        } => off_the_screen(done, server, move || {
+            let result = run_capture(&host, &tool, &arguments, &server_args);
+            Action::Captured { call, host, result }
+        }),
+        Effect::ReadBack(what) => {
+            if let Some(transcript) = replayed.cloned() {
+                off_the_screen(done, server, move || transcript.read_back(what));
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// `sightline capture HOST TOOL ARGUMENTS --json SERVER_ARGS…`, this binary run as a child
@@ -420,15 +459,17 @@ fn run_capture(
     })
 }
 
-/// Runs `work` (file I/O) on a blocking thread; its action comes back through `done`.
+/// Runs `work` (file I/O) on a blocking thread; its action comes back through `done`, for
+/// `server`.
 fn off_the_screen(
-    done: &mpsc::UnboundedSender<Action>,
+    done: &mpsc::UnboundedSender<(usize, Action)>,
+    server: usize,
     work: impl FnOnce() -> Action + Send + 'static,
 ) {
     let done = done.clone();
     tokio::task::spawn_blocking(move || {
         // The loop has ended if nobody listens: the result is no longer wanted.
-        let _ = done.send(work());
+        let _ = done.send((server, work()));
     });
 }
 

@@ -89,7 +89,7 @@ fn chosen<'a>(path: &str, entries: &'a [Entry], wanted: Option<&str>) -> Result<
 }
 
 /// Every entry of the file `path` with what it names (`stdio: node server.js`, `http: host`)
-/// or what is wrong with it, in the file's order: the choices of the TUI's server picker.
+/// or what is wrong with it, in the file's order: the servers the TUI opens.
 pub fn choices(
     path: &str,
     text: &str,

@@ -68,7 +68,7 @@ async fn capture_from(
         .unwrap();
         sink = sink.with_tap(recorder.tap());
     }
-    let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
+    let commands = live_session::spawn(Ok(target), options, sink);
     let mut seen = Vec::new();
     while !matches!(
         next(&mut events, &mut seen).await,
@@ -642,7 +642,7 @@ async fn tasks_switched_on_during_a_pending_call_apply_to_its_next_request() {
         ..ClientOptions::default()
     };
     let (sink, mut events) = stream::channel();
-    let commands = live_session::spawn(Ok(target), live_session::no_picker(), options, sink);
+    let commands = live_session::spawn(Ok(target), options, sink);
     let mut seen = Vec::new();
     while !matches!(
         next(&mut events, &mut seen).await,

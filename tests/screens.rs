@@ -482,37 +482,6 @@ fn http_details_and_a_rejected_tool() {
     });
 }
 
-/// `--config` with several servers and no `--server`: the picker over the not-connected screen.
-#[test]
-fn the_server_picker() {
-    snapshot("server_picker", |s| {
-        s.event(sightline::mcp::log::SessionEvent::Connecting {
-            transport: "?".into(),
-        });
-        s.event(sightline::mcp::log::SessionEvent::ConnectFailed {
-            stage: sightline::client::Stage::Spawn,
-            // As the runtime words it while the picker is open.
-            reason: "3 servers in mcp.json: pick one".into(),
-        });
-        let choice = |name: &str, what: &str| (name.to_owned(), what.to_owned());
-        s.state.picker = Some(sightline::app::state::Picker {
-            file: "mcp.json".into(),
-            choices: vec![
-                choice(
-                    "files",
-                    "stdio: npx -y @modelcontextprotocol/server-filesystem /tmp",
-                ),
-                choice("remote", "http: mcp.example.com"),
-                choice(
-                    "broken",
-                    "✗ unknown type 'ws' (stdio, http, streamable-http or sse)",
-                ),
-            ],
-            selected: 1,
-        });
-    });
-}
-
 /// The server asks during a call: the form built from its schema, defaults filled in, the
 /// answer as it will be sent, over the screen. Events in the live order: the call, its
 /// `input_required` answer, then the question.

@@ -281,7 +281,11 @@ fn every_other_command_refuses_several_servers() {
         ([&["tools"], &demos[..]].concat(), "--demo"),
         ([&["audit"], &entries[..]].concat(), "--server"),
         ([&["tools", "--json"], &entries[..]].concat(), "--server"),
-        (demos.to_vec(), "--demo"),
+        // The TUI opens several, but records one session.
+        (
+            [&["--record", "/tmp/x.jsonl"], &demos[..]].concat(),
+            "--record",
+        ),
         (
             [
                 &["call", "book_flight", PAST, "--record", "/tmp/x.jsonl"],

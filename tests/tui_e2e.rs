@@ -295,44 +295,6 @@ fn the_python_sdk_server_works_the_same_way() {
     official_sdk_server_reports_a_tool_error(&[python, script], "sightline-py-peer", 3);
 }
 
-/// `--config` with several entries and no `--server`: the picker lists them, with what each
-/// names (or what is wrong with it); Enter connects to the chosen one as a first connection.
-#[test]
-fn a_config_with_several_servers_opens_the_picker_and_connects_to_the_choice() {
-    let dir = std::env::temp_dir().join(format!("sightline-picker-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("mcp.json");
-    let config = serde_json::json!({"mcpServers": {
-        "broken": {"type": "ws"},
-        "legacy-demo": {"command": BIN, "args": ["demo-server", "--style", "legacy"]},
-    }});
-    std::fs::write(&file, config.to_string()).unwrap();
-    let file = file.to_string_lossy().into_owned();
-    let tmux = Tmux::start_sized(&["--config", &file], 80, 24);
-    let screen = tmux.wait_for("2 servers in");
-    assert!(screen.contains("✗ unknown type 'ws'"), "{screen}");
-    assert!(screen.contains("legacy-demo  stdio: "), "{screen}");
-    tmux.keys(&["Down"]);
-    tmux.wait_for("▸ legacy-demo");
-    tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("┏ Tools (10)");
-    assert!(
-        !screen.contains("servers in"),
-        "the picker has closed:\n{screen}"
-    );
-    assert!(
-        !screen.contains("connection 2") && !screen.contains("reconnected"),
-        "the choice is the first connection:\n{screen}"
-    );
-    assert!(
-        screen.contains("→ #1 server/discover"),
-        "ids of a first connection:\n{screen}"
-    );
-    tmux.keys(&["q"]);
-    assert_eq!(tmux.wait_for_exit(), 0);
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// A tool that asks the user before it books: the question panel opens over the screen, and
 /// its answer (accept with the box ticked, decline, cancel) decides what the model reads.
 #[test]

@@ -136,6 +136,40 @@ pub enum Command {
     ScrollLeft,
     /// Scroll Detail or the model view right (when not wrapped).
     ScrollRight,
+    /// Show the next server, when several are open.
+    NextServer,
+    /// Show the previous server, when several are open.
+    PrevServer,
+    /// Send the editor's request to every connected server and compare their answers (again
+    /// when the comparison is open; reopened when the request is the last one compared).
+    SideBySide,
+    /// Show server 1 (of several open).
+    #[serde(rename = "show_server_1")]
+    ShowServer1,
+    /// Show server 2 (of several open).
+    #[serde(rename = "show_server_2")]
+    ShowServer2,
+    /// Show server 3 (of several open).
+    #[serde(rename = "show_server_3")]
+    ShowServer3,
+    /// Show server 4 (of several open).
+    #[serde(rename = "show_server_4")]
+    ShowServer4,
+    /// Show server 5 (of several open).
+    #[serde(rename = "show_server_5")]
+    ShowServer5,
+    /// Show server 6 (of several open).
+    #[serde(rename = "show_server_6")]
+    ShowServer6,
+    /// Show server 7 (of several open).
+    #[serde(rename = "show_server_7")]
+    ShowServer7,
+    /// Show server 8 (of several open).
+    #[serde(rename = "show_server_8")]
+    ShowServer8,
+    /// Show server 9 (of several open).
+    #[serde(rename = "show_server_9")]
+    ShowServer9,
 }
 
 impl Command {
@@ -185,7 +219,35 @@ impl Command {
             Command::ToggleWrap => "wrap Detail and the model view on / off",
             Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
             Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
+            Command::NextServer => "next server (several open)",
+            Command::PrevServer => "previous server (several open)",
+            Command::SideBySide => "send the request to every server, answers side by side",
+            Command::ShowServer1 => "show server 1 (several open)",
+            Command::ShowServer2 => "show server 2 (several open)",
+            Command::ShowServer3 => "show server 3 (several open)",
+            Command::ShowServer4 => "show server 4 (several open)",
+            Command::ShowServer5 => "show server 5 (several open)",
+            Command::ShowServer6 => "show server 6 (several open)",
+            Command::ShowServer7 => "show server 7 (several open)",
+            Command::ShowServer8 => "show server 8 (several open)",
+            Command::ShowServer9 => "show server 9 (several open)",
         }
+    }
+
+    /// The server a `ShowServerN` command shows, from 0.
+    pub fn server_index(self) -> Option<usize> {
+        const SHOW: [Command; 9] = [
+            Command::ShowServer1,
+            Command::ShowServer2,
+            Command::ShowServer3,
+            Command::ShowServer4,
+            Command::ShowServer5,
+            Command::ShowServer6,
+            Command::ShowServer7,
+            Command::ShowServer8,
+            Command::ShowServer9,
+        ];
+        SHOW.iter().position(|&show| show == self)
     }
 
     /// The command's name in `keys.toml`.
@@ -238,9 +300,6 @@ pub enum SessionCommand {
     Reconnect,
     /// Shut the server down and end the task.
     Shutdown,
-    /// Connect to the `--config` file's server of this name, when none is connected: the
-    /// server picker's choice.
-    Use(String),
     /// Declare the tasks extension from now on (`true`), or stop.
     SetTasks(bool),
     /// The user's answer to question `number` (see `SessionEvent::Asked`).

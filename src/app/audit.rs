@@ -135,6 +135,18 @@ pub(super) fn audit_command(
         | Command::FocusNext
         | Command::FocusPrev
         | Command::NextPlaceholder
+        | Command::NextServer
+        | Command::PrevServer
+        | Command::SideBySide
+        | Command::ShowServer1
+        | Command::ShowServer2
+        | Command::ShowServer3
+        | Command::ShowServer4
+        | Command::ShowServer5
+        | Command::ShowServer6
+        | Command::ShowServer7
+        | Command::ShowServer8
+        | Command::ShowServer9
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole

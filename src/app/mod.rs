@@ -24,6 +24,7 @@ pub mod state;
 mod status;
 mod toggles;
 pub mod update;
+pub mod workspace;
 
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,11 @@
-//! The modal commands: while open, the help, the server's question or the picker take the keys.
+//! The modal commands: while open, the help or the server's question take the keys.
 
 use serde_json::Value;
 
 use super::action::{Command, Effect, SessionCommand};
 use super::ask::{AskPanel, PanelKey};
 use super::layout;
-use super::state::{AppState, Link};
+use super::state::AppState;
 use super::status::inform;
 use crate::mcp::input::Answer;
 
@@ -41,6 +41,18 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::FocusPrev
         | Command::OpenEditor
         | Command::NextPlaceholder
+        | Command::NextServer
+        | Command::PrevServer
+        | Command::SideBySide
+        | Command::ShowServer1
+        | Command::ShowServer2
+        | Command::ShowServer3
+        | Command::ShowServer4
+        | Command::ShowServer5
+        | Command::ShowServer6
+        | Command::ShowServer7
+        | Command::ShowServer8
+        | Command::ShowServer9
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole
@@ -110,6 +122,18 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::SelectLast
         | Command::OpenEditor
         | Command::NextPlaceholder
+        | Command::NextServer
+        | Command::PrevServer
+        | Command::SideBySide
+        | Command::ShowServer1
+        | Command::ShowServer2
+        | Command::ShowServer3
+        | Command::ShowServer4
+        | Command::ShowServer5
+        | Command::ShowServer6
+        | Command::ShowServer7
+        | Command::ShowServer8
+        | Command::ShowServer9
         | Command::PrevPlaceholder
         | Command::ToggleSchema
         | Command::ToggleConsole
@@ -177,70 +201,4 @@ pub(super) fn panel_key(input: &tui_textarea::Input) -> Option<PanelKey> {
         Key::Backspace => PanelKey::Backspace,
         _ => return None,
     })
-}
-
-/// The server picker is modal: it moves, picks with Enter, and lets help and quit through.
-// Every command is decided here, by name: a new one must be, too (no catch-all arm).
-#[deny(clippy::wildcard_enum_match_arm)]
-pub(super) fn picker_command(
-    state: &mut AppState,
-    command: Command,
-    to_panes: Panes,
-) -> Vec<Effect> {
-    let Some(picker) = state.picker.as_mut() else {
-        return Vec::new();
-    };
-    let last = picker.choices.len().saturating_sub(1);
-    match command {
-        Command::SelectNext => picker.selected = (picker.selected + 1).min(last),
-        Command::SelectPrev => picker.selected = picker.selected.saturating_sub(1),
-        Command::SelectFirst | Command::PageUp => picker.selected = 0,
-        Command::SelectLast | Command::PageDown => picker.selected = last,
-        Command::OpenEditor | Command::SendRequest => {
-            let Some((name, _)) = picker.choices.get(picker.selected) else {
-                return Vec::new();
-            };
-            let name = name.clone();
-            state.picker = None;
-            // The first connection of this run: the refusal to guess a server was none.
-            state.link = Link::Starting;
-            // "Pick one" is answered.
-            state.status = None;
-            state
-                .server_args
-                .extend(["--server".to_owned(), name.clone()]);
-            return vec![Effect::Session(SessionCommand::Use(name))];
-        }
-        Command::Quit | Command::ToggleHelp => return to_panes(state, command),
-        // Nothing is connected yet: there is nothing else to act on.
-        Command::Accept
-        | Command::Decline
-        | Command::Back
-        | Command::FocusNext
-        | Command::FocusPrev
-        | Command::NextPlaceholder
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::Reconnect
-        | Command::CancelCall => {}
-    }
-    Vec::new()
 }

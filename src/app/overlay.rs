@@ -4,7 +4,7 @@
 use super::ask::AskPanel;
 use super::audit_panel::AuditPanel;
 use super::keys::Mode;
-use super::state::{AppState, Focus, Picker};
+use super::state::{AppState, Focus};
 
 /// A panel over the panes that takes the keys while it is open.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -15,31 +15,27 @@ pub enum Overlay<'a> {
     Question(&'a AskPanel),
     /// The audit of a tool: its plan, running, or its table.
     Audit(&'a AuditPanel),
-    /// The `--config` file's servers to pick from.
-    Picker(&'a Picker),
 }
 
 impl AppState {
     /// The overlay on top, if any. Several can be open at once (the help over a question, a
-    /// question asked by an audit's call); the first of help, question, audit and picker wins.
+    /// question asked by an audit's call); the first of help, question and audit wins.
     pub fn overlay(&self) -> Option<Overlay<'_>> {
         if self.show_help {
             Some(Overlay::Help)
         } else if let Some(panel) = &self.asking {
             Some(Overlay::Question(panel))
-        } else if let Some(audit) = &self.audit {
-            Some(Overlay::Audit(audit))
         } else {
-            self.picker.as_ref().map(Overlay::Picker)
+            self.audit.as_ref().map(Overlay::Audit)
         }
     }
 
-    /// What keys mean now. The audit and the picker take the browsing keys (↑↓, Enter, Esc).
+    /// What keys mean now. The audit takes the browsing keys (↑↓, Enter, Esc).
     pub fn key_mode(&self) -> Mode {
         match self.overlay() {
             Some(Overlay::Help) => Mode::Help,
             Some(Overlay::Question(_)) => Mode::Answering,
-            Some(Overlay::Audit(_) | Overlay::Picker(_)) | None => {
+            Some(Overlay::Audit(_)) | None => {
                 if self.editing && self.focus == Focus::Editor {
                     Mode::Editing
                 } else {

@@ -321,15 +321,6 @@ impl EditorState {
     }
 }
 
-/// The server picker: the entries of a `--config` file, each with what it names or what is
-/// wrong with it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Picker {
-    pub file: String,
-    pub choices: Vec<(String, String)>,
-    pub selected: usize,
-}
-
 /// The exchange log and its selection.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LogState {
@@ -557,8 +548,6 @@ pub struct AppState {
     pub screen: Rect,
     /// Server-selection arguments, for the copied command line.
     pub server_args: Vec<String>,
-    /// The `--config` file's servers to pick from, when it has several and none was named.
-    pub picker: Option<Picker>,
     /// What the latest connection negotiated, and its number: kept after it ends.
     pub negotiated: Option<(u32, Connection)>,
     /// The transcript on screen, when this is a replay: nothing is ever sent.
@@ -573,6 +562,9 @@ pub struct AppState {
     pub audit: Option<super::audit_panel::AuditPanel>,
     /// Calls run through a real host (`H`): by call index and host profile.
     pub captures: Vec<(usize, String, Captured)>,
+    /// The server's name among several open at once (its config entry, its demo style), for
+    /// the status line; none when it is the only one.
+    pub label: Option<String>,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -587,7 +579,6 @@ pub struct Watched {
 impl AppState {
     pub fn new(settings: Settings, server_args: Vec<String>, screen: Rect) -> Self {
         Self {
-            picker: None,
             replay: None,
             watched: Watched::default(),
             read_back: ReadBack::default(),
@@ -595,6 +586,7 @@ impl AppState {
             asking: None,
             audit: None,
             captures: Vec::new(),
+            label: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

@@ -129,7 +129,21 @@ impl EditorPane<'_> {
                     Command::Back => format!("{} stop editing", binding.keys),
                     Command::NextPlaceholder => format!("{} next value", binding.keys),
                     // Shift-Tab goes without saying beside Tab; the help lists it.
-                    Command::PrevPlaceholder => String::new(),
+                    // Shown in the help and by the server bar, which only several servers have:
+                    // the footer stays the same for one.
+                    Command::PrevPlaceholder
+                    | Command::SideBySide
+                    | Command::NextServer
+                    | Command::PrevServer
+                    | Command::ShowServer1
+                    | Command::ShowServer2
+                    | Command::ShowServer3
+                    | Command::ShowServer4
+                    | Command::ShowServer5
+                    | Command::ShowServer6
+                    | Command::ShowServer7
+                    | Command::ShowServer8
+                    | Command::ShowServer9 => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
                     | Command::Accept

@@ -12,18 +12,21 @@ mod editor;
 mod help;
 mod log;
 mod model;
-mod picker;
+mod servers;
 mod shared;
+mod side_by_side;
 mod status;
 mod tools;
 
 pub use shared::{class_meaning, fit};
 
 use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::widgets::{Block, StatefulWidget, Widget};
 
 use crate::app::layout;
 use crate::app::state::{AppState, Focus};
+use crate::app::workspace::Workspace;
 use crate::app::{Mode, Overlay};
 use crate::theme::{Meaning, Theme};
 
@@ -35,7 +38,6 @@ use editor::EditorPane;
 use help::HelpOverlay;
 use log::LogPane;
 use model::ModelViewPane;
-use picker::PickerOverlay;
 use shared::Sideways;
 use status::StatusBar;
 use tools::ToolsPane;
@@ -43,6 +45,36 @@ use tools::ToolsPane;
 /// Draws the whole screen: each pane and overlay over its own slice of the state.
 pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
+    render_in(frame, area, state, theme);
+}
+
+/// Draws the workspace: with several servers, the server bar on the top row and the shown
+/// server's screen below it (or the side-by-side comparison); one server is drawn as ever.
+pub fn render_workspace(frame: &mut Frame, workspace: &Workspace, theme: &Theme) {
+    let area = frame.area();
+    let body = crate::app::workspace::body_of(area, workspace.has_bar());
+    render_in(frame, body, workspace.shown(), theme);
+    let buf = frame.buffer_mut();
+    if workspace.has_bar() {
+        let bar = Rect::new(area.x, area.y, area.width, 1);
+        servers::ServerBar { workspace, theme }.render(bar, buf);
+    }
+    if workspace.comparing
+        && let Some(comparison) = &workspace.comparison
+    {
+        // The status line stays: it says what was sent, and the selected server.
+        let above_status = Rect::new(body.x, body.y, body.width, body.height.saturating_sub(1));
+        side_by_side::SideBySide {
+            workspace,
+            comparison,
+            theme,
+        }
+        .render(above_status, buf);
+    }
+}
+
+/// Draws one server's screen in `area` (below the server bar when several are open).
+pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let buf = frame.buffer_mut();
     let panes = layout::areas(area);
     let focused = |pane: Focus| state.focus == pane;
@@ -116,6 +148,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         settings: &state.settings,
         link: &state.link,
         transport: &state.transport,
+        label: state.label.as_deref(),
         theme,
     }
     .render(panes.status, buf);
@@ -132,7 +165,6 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         .render(area, buf),
         Some(Overlay::Audit(audit)) => AuditOverlay { audit, theme }.render(area, buf),
-        Some(Overlay::Picker(picker)) => PickerOverlay { picker, theme }.render(area, buf),
         None => {
             if let Some(cursor) = cursor {
                 // The terminal's own cursor, where typing goes (the runtime makes it a blinking

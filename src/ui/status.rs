@@ -39,6 +39,8 @@ pub(super) struct StatusBar<'a> {
     pub link: &'a Link,
     /// How the server is reached (`stdio: …`, `http: …`).
     pub transport: &'a str,
+    /// The server's name when several are open: said always, as the mode is.
+    pub label: Option<&'a str>,
     pub theme: &'a Theme,
 }
 
@@ -141,6 +143,14 @@ impl StatusBar<'_> {
             short: None,
             style: bar.patch(theme.style(Meaning::StatusKey)),
         }];
+        if let Some(label) = self.label {
+            segments.push(Segment {
+                priority: 1,
+                text: format!("▸ {} ", fit(&crate::sanitize::text(label), 16)),
+                short: None,
+                style: bar.patch(theme.style(Meaning::StatusKey)),
+            });
+        }
         if replay {
             segments.push(Segment {
                 priority: 1,

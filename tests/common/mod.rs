@@ -39,6 +39,11 @@ impl Session {
         }
     }
 
+    /// A session on a state made elsewhere (one server of several), its clock at the start.
+    pub fn of(state: AppState) -> Self {
+        Self { state, clock: T0 }
+    }
+
     fn tick(&mut self) -> Timestamp {
         self.clock += 7;
         Timestamp(self.clock)

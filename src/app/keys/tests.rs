@@ -91,13 +91,25 @@ fn every_command_is_reachable_and_listed() {
         .map(|b| b.command)
         .collect();
     let bound: HashSet<Command> = keys.bindings().iter().map(|b| b.command).collect();
-    // These are listed on the row of their pair (PgDn / PgUp, ← / →).
+    // These are listed on the row of their pair (PgDn / PgUp, ← / →, ] / [, 1 … 9).
     let mut unlisted: Vec<_> = bound
         .difference(&listed)
         .map(|c| format!("{c:?}"))
         .collect();
     unlisted.sort();
-    assert_eq!(unlisted, ["PageUp", "ScrollRight"]);
+    let mut expected = vec!["PageUp", "PrevServer", "ScrollRight"];
+    expected.extend([
+        "ShowServer2",
+        "ShowServer3",
+        "ShowServer4",
+        "ShowServer5",
+        "ShowServer6",
+        "ShowServer7",
+        "ShowServer8",
+        "ShowServer9",
+    ]);
+    expected.sort_unstable();
+    assert_eq!(unlisted, expected);
 }
 
 /// The keymap `text` makes, which must have come without a warning.
@@ -392,7 +404,8 @@ fn every_command_has_a_readable_name_that_reads_back() {
     for binding in keys.bindings() {
         let name = binding.command.name();
         assert!(
-            name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+            name.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
             "{name}"
         );
         let (read, warnings) = Keymap::from_toml(&format!("[browsing]\n{name} = \"f9\"\n"), "k");

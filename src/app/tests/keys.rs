@@ -54,19 +54,12 @@ fn a_key_bound_to_nothing_changes_nothing_in_any_mode_or_overlay() {
     super::overlays::ask_to_confirm(&mut answering, 1);
     let mut audit = state();
     press(&mut audit, KeyCode::Char('A'), KeyModifiers::SHIFT);
-    let mut picker = state();
-    picker.picker = Some(crate::app::state::Picker {
-        file: "mcp.json".into(),
-        choices: vec![("a".into(), "stdio: a".into())],
-        selected: 0,
-    });
     let modes = vec![
         ("browsing", browsing, true),
         ("editing", editing, false),
         ("help", help, true),
         ("answering", answering, false),
         ("audit", audit, true),
-        ("picker", picker, true),
     ];
     for (name, before, letters_mean_nothing) in modes {
         let mut keys: Vec<(KeyCode, KeyModifiers)> = MEANINGLESS

@@ -1,4 +1,4 @@
-//! The overlays: help, the server picker, the server's question and the audit panel.
+//! The overlays: help, the server's question and the audit panel.
 
 use super::*;
 
@@ -21,61 +21,6 @@ fn the_help_is_modal_and_quit_always_quits() {
     assert!(!state.show_help);
     command(&mut state, Command::ToggleHelp);
     assert_eq!(command(&mut state, Command::Quit), [Effect::Quit]);
-}
-
-#[test]
-fn the_server_picker_moves_picks_and_lets_quit_through() {
-    let mut state = AppState::new(
-        Settings::default(),
-        vec!["--config".into(), "mcp.json".into()],
-        Rect::new(0, 0, 80, 24),
-    );
-    let reason = "mcp.json: 2 servers (a, b): pick one with --server NAME".to_owned();
-    let failed = SessionEvent::ConnectFailed {
-        stage: crate::mcp::log::Stage::Spawn,
-        reason,
-    };
-    session(
-        &mut state,
-        SessionEvent::Connecting {
-            transport: "?".into(),
-        },
-    );
-    session(&mut state, failed);
-    state.picker = Some(crate::app::state::Picker {
-        file: "mcp.json".into(),
-        choices: vec![
-            ("a".into(), "stdio: a".into()),
-            ("b".into(), "http: b".into()),
-        ],
-        selected: 0,
-    });
-    // Keys of the panes behind do nothing while it is open.
-    assert!(command(&mut state, Command::FocusNext).is_empty());
-    assert_eq!(state.focus, Focus::Tools);
-    command(&mut state, Command::SelectNext);
-    command(&mut state, Command::SelectNext);
-    assert_eq!(
-        state.picker.as_ref().map(|p| p.selected),
-        Some(1),
-        "stops at the end"
-    );
-    let effects = command(&mut state, Command::OpenEditor);
-    assert_eq!(effects, [Effect::Session(SessionCommand::Use("b".into()))]);
-    assert!(state.picker.is_none());
-    assert!(state.status.is_none(), "'pick one' is answered");
-    assert_eq!(state.server_args, ["--config", "mcp.json", "--server", "b"]);
-    // The chosen server's connection is the first: no reconnect boundary.
-    session(
-        &mut state,
-        SessionEvent::Connecting {
-            transport: "http: b".into(),
-        },
-    );
-    assert_eq!(state.session, 1);
-    let mut quitting = state.clone();
-    quitting.picker = Some(crate::app::state::Picker::default());
-    assert_eq!(command(&mut quitting, Command::Quit), [Effect::Quit]);
 }
 
 #[test]
@@ -243,20 +188,8 @@ fn one_overlay_is_on_top_and_it_alone_takes_the_keys() {
     use crate::app::Overlay;
     use crate::app::keys::Mode;
     let mut state = state();
-    state.picker = Some(crate::app::state::Picker::default());
-    press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
-    assert!(
-        state.audit.is_none(),
-        "A does not reach the panes behind the picker"
-    );
-    state.picker = None;
     press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT);
     assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
-    state.picker = Some(crate::app::state::Picker::default());
-    assert!(
-        matches!(state.overlay(), Some(Overlay::Audit(_))),
-        "the audit is over the picker"
-    );
     ask_to_confirm(&mut state, 3);
     assert!(matches!(state.overlay(), Some(Overlay::Question(_))));
     press(&mut state, KeyCode::F(1), KeyModifiers::NONE);
@@ -278,8 +211,6 @@ fn one_overlay_is_on_top_and_it_alone_takes_the_keys() {
     );
     assert!(matches!(state.overlay(), Some(Overlay::Audit(_))));
     press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
-    assert!(matches!(state.overlay(), Some(Overlay::Picker(_))));
-    state.picker = None;
     assert_eq!((state.overlay(), state.key_mode()), (None, Mode::Browsing));
 }
 
