@@ -133,14 +133,14 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;
-    state.asking = None;
+    close_panel(state);
     inform(state, format!("answered: {}", describe(&answer)));
     vec![Effect::Session(SessionCommand::Answer { number, answer })]
 }
 
 /// Sends `choose(panel)` as the answer to the question on screen.
 fn answer_panel(state: &mut AppState, choose: impl Fn(&AskPanel) -> Answer) -> Vec<Effect> {
-    let Some(panel) = state.asking.take() else {
+    let Some(panel) = close_panel(state) else {
         return Vec::new();
     };
     let answer = choose(&panel);
@@ -148,6 +148,14 @@ fn answer_panel(state: &mut AppState, choose: impl Fn(&AskPanel) -> Answer) -> V
         number: panel.number,
         answer,
     })]
+}
+
+/// Takes the question off the screen. The user's attention left the editor for the panel, so
+/// they come back browsing: a `q` typed next quits rather than landing in the draft (a send
+/// without a question keeps editing, so that the next try is a few keys away).
+fn close_panel(state: &mut AppState) -> Option<AskPanel> {
+    state.editing = false;
+    state.asking.take()
 }
 
 /// An answer in a few words, for the status line.

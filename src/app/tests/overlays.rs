@@ -313,3 +313,26 @@ fn a_click_behind_a_question_changes_nothing_and_a_click_closes_the_help() {
     update(&mut state, on_third_tool);
     assert_eq!(state.tools.selected, 2);
 }
+
+/// Sent from the editor, a question came and was answered: the user is back browsing, so
+/// the `q` they type next quits instead of landing in the draft.
+#[test]
+fn answering_a_question_sent_from_the_editor_returns_to_browsing() {
+    for answer in [KeyCode::Enter, KeyCode::Esc] {
+        let mut state = state();
+        press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+        type_text(&mut state, "12/12/2024");
+        let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(sent.len(), 1);
+        ask_to_confirm(&mut state, 1);
+        press(&mut state, answer, KeyModifiers::NONE);
+        assert!(state.asking.is_none());
+        let draft = state.editor.text();
+        assert_eq!(
+            press(&mut state, KeyCode::Char('q'), KeyModifiers::NONE),
+            [Effect::Quit],
+            "{answer:?}"
+        );
+        assert_eq!(state.editor.text(), draft);
+    }
+}
