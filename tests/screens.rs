@@ -554,6 +554,37 @@ fn the_question_panel() {
     });
 }
 
+/// A form that breaks its schema (an empty required name, "not-an-email" in an email field, a
+/// count past its maximum): each problem beside its field, then, after a first Enter, "not
+/// sent" and the key that sends anyway.
+#[test]
+fn the_question_panel_says_what_breaks_the_schema() {
+    snapshot("question_form_problems", |s| {
+        demo(s);
+        s.sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"confirm_booking","arguments":{"departureDate":"25/12/2099"}}}"#);
+        let request = sightline::mcp::input::InputRequest {
+            key: None,
+            method: "elicitation/create".into(),
+            params: json!({
+                "message": "Who travels?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string", "title": "Name", "minLength": 2},
+                    "email": {"type": "string", "title": "Email", "format": "email", "default": "not-an-email"},
+                    "bags": {"type": "integer", "title": "Bags", "maximum": 3, "default": 5},
+                }, "required": ["name", "email"]},
+            }),
+        };
+        s.event(sightline::mcp::log::SessionEvent::Asked {
+            number: 1,
+            request: Box::new(request),
+            proposed: Box::new(sightline::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        });
+        s.command(sightline::app::Command::Accept);
+    });
+}
+
 /// Applies a recorded transcript (`tests/fixtures/NAME.jsonl`) to the session, event by event,
 /// in the order the live session produced them.
 fn replay(session: &mut Session, name: &str) {

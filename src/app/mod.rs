@@ -2,6 +2,8 @@
 
 pub mod action;
 pub mod ask;
+pub mod ask_check;
+pub mod ask_form;
 pub mod audit;
 pub mod audit_panel;
 mod capture;

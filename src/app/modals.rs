@@ -6,7 +6,7 @@ use super::action::{Command, Effect, SessionCommand};
 use super::ask::{AskPanel, PanelKey};
 use super::layout;
 use super::state::{AppState, Link};
-use super::status::inform;
+use super::status::{complain, inform};
 use crate::mcp::input::Answer;
 
 /// Where a command an overlay lets through goes: the panes' own handling (the router's), given
@@ -92,6 +92,18 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
             panel.key(PanelKey::Up);
             return Vec::new();
         }
+        Command::Accept | Command::SendRequest if panel.holds_back() => {
+            // Said once, beside the fields and here; the same key again sends it as it is,
+            // since what a server does with a bad answer is worth seeing too.
+            panel.warned = true;
+            let count = panel.problems.len();
+            let plural = if count == 1 { "" } else { "s" };
+            complain(
+                state,
+                format!("not sent: {count} problem{plural} in the form; Enter again sends anyway"),
+            );
+            return Vec::new();
+        }
         Command::Accept | Command::SendRequest => panel.accept(),
         Command::Decline => panel.decline(),
         Command::Back => panel.cancel(),
@@ -133,8 +145,17 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;
+    let anyway = match (&answer, panel.problems.len()) {
+        (Answer::Result(result), count @ 1..)
+            if result.get("action").and_then(Value::as_str) == Some("accept") =>
+        {
+            let plural = if count == 1 { "" } else { "s" };
+            format!(" anyway, {count} problem{plural}")
+        }
+        _ => String::new(),
+    };
     close_panel(state);
-    inform(state, format!("answered: {}", describe(&answer)));
+    inform(state, format!("answered: {}{anyway}", describe(&answer)));
     vec![Effect::Session(SessionCommand::Answer { number, answer })]
 }
 
