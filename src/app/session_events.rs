@@ -174,10 +174,33 @@ fn label_probe_answers(state: &mut AppState) {
         })
         .filter_map(|line| line.id.clone())
         .collect();
+    let Some(probe) = probes.first() else {
+        return;
+    };
+    let probe = id_label(session, probe);
     for line in state.log.lines.iter_mut().rev().take(RECENT) {
-        let probe =
-            line.session == session && line.id.as_ref().is_some_and(|id| probes.contains(id));
-        if !probe {
+        if line.session != session {
+            continue;
+        }
+        // Over HTTP a legacy server may refuse the probe with an error of id null (the body
+        // of the probe's POST, as the transport's note says): the same expected answer.
+        if let (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) =
+            (&line.kind, &line.raw)
+            && let Message::Response {
+                id: None,
+                reply: Reply::Error(error),
+            } = &frame.message
+        {
+            let answer = format!(
+                "← {probe} server/discover refused (id null, the body of its POST): {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                error.code,
+                error_code_name(error.code)
+            );
+            line.kind = LineKind::Probe;
+            line.summary = Some(clip_line(&answer).into_boxed_str());
+            continue;
+        }
+        if !line.id.as_ref().is_some_and(|id| probes.contains(id)) {
             continue;
         }
         let label = id_label(session, line.id.as_ref().unwrap_or(&Id::Number(0)));
@@ -417,6 +440,66 @@ mod tests {
     use crate::classify::fixtures::call;
     use crate::classify::{Class, Outcome};
     use crate::mcp::verdict::{Finished, Judgement};
+
+    /// Over HTTP, a legacy server refuses the era probe with an error of id null (the body of
+    /// the probe's POST): once the server is known to be legacy, that row reads as the stdio
+    /// refusal does, dimmed and labelled, instead of a red "#null protocol error".
+    #[test]
+    fn an_http_probe_refusal_without_an_id_is_labelled_like_stdios() {
+        use crate::mcp::Timestamp;
+        use crate::mcp::era::Era;
+        use crate::mcp::jsonrpc::parse;
+        use crate::mcp::log::{Connection, LogEntry};
+        use crate::mcp::messages::ServerInfo;
+        let mut state = AppState::new(
+            crate::app::state::Settings::default(),
+            Vec::new(),
+            Rect::new(0, 0, 120, 40),
+        );
+        let log = |state: &mut AppState, event| {
+            on_session(
+                state,
+                SessionEvent::Logged(LogEntry {
+                    at: Timestamp(1),
+                    event,
+                }),
+            );
+        };
+        let probe = parse(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#).unwrap();
+        log(&mut state, LogEvent::Sent(probe));
+        let refusal = parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#).unwrap();
+        log(
+            &mut state,
+            LogEvent::Received {
+                frame: refusal,
+                role: Role::Unaddressed,
+            },
+        );
+        assert_eq!(
+            state.log.lines[1].kind,
+            LineKind::Response(Class::ProtocolError)
+        );
+        let connection = Connection {
+            era: Era::Legacy,
+            protocol_version: "2025-11-25".into(),
+            server: ServerInfo {
+                name: "ts".into(),
+                version: "1".into(),
+            },
+            capabilities: None,
+            http_session: None,
+        };
+        on_session(&mut state, SessionEvent::Connected(Box::new(connection)));
+        let row = &state.log.lines[1];
+        assert_eq!(row.kind, LineKind::Probe);
+        let summary = state.log.summary(row);
+        assert!(
+            summary.starts_with("← #1 server/discover refused (id null")
+                && summary.contains("-32000")
+                && summary.contains("expected answer"),
+            "{summary}"
+        );
+    }
 
     /// A call the session judged is shown with that judgement: the app does not judge it again
     /// (here the judgement says otherwise than the exchange would, so a second one would show).
