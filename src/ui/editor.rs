@@ -17,6 +17,8 @@ pub(super) struct EditorPane<'a> {
     pub keys: &'a Keymap,
     /// The validation and MAY settings the footer shows.
     pub settings: &'a Settings,
+    /// Why no tool can be sent yet (not connected), said by the empty pane.
+    pub unconnected: Option<&'a str>,
     /// Typing goes into the editor (the editing mode).
     pub editing: bool,
     pub focused: bool,
@@ -77,7 +79,9 @@ impl EditorPane<'_> {
             Layout::vertical([Constraint::Min(1), Constraint::Length(note_height)]).areas(inner);
         notes.render(info, buf);
         if editor.tool.is_none() && editor.textarea.is_empty() {
-            Paragraph::new("Select a tool and press Enter.")
+            let idle = self.unconnected.unwrap_or("Select a tool and press Enter.");
+            Paragraph::new(idle)
+                .wrap(Wrap { trim: false })
                 .style(theme.style(Meaning::TextMuted))
                 .render(text, buf);
             return None;

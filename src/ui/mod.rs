@@ -47,6 +47,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let panes = layout::areas(area);
     let focused = |pane: Focus| state.focus == pane;
     let mode = state.key_mode();
+    let unconnected = shared::unconnected(&state.link, state.replay.is_some());
     Block::new()
         .style(theme.style(Meaning::Text))
         .render(area, buf);
@@ -62,6 +63,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         editor: &state.editor,
         keys: &state.settings.keys,
         settings: &state.settings,
+        unconnected: unconnected.as_deref(),
         editing: mode == Mode::Editing,
         focused: focused(Focus::Editor),
         theme,
@@ -100,6 +102,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
             .and_then(|i| state.log.lines.get(i)?.exchange),
         has_call: state.current_call().is_some(),
         read_back_failed: state.read_back.failed.is_some(),
+        unconnected: unconnected.as_deref(),
         scroll: state.model_scroll,
         sideways: Sideways::of(state),
         focused: focused(Focus::Model),

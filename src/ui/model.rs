@@ -22,6 +22,8 @@ pub(super) struct ModelViewPane<'a> {
     pub has_call: bool,
     /// Whether reading the call back from a replay's transcript failed.
     pub read_back_failed: bool,
+    /// Why no call can be sent yet (not connected), said while there is none.
+    pub unconnected: Option<&'a str>,
     /// The first row in view.
     pub scroll: usize,
     pub sideways: Sideways,
@@ -38,6 +40,7 @@ impl Widget for ModelViewPane<'_> {
             selected_call,
             has_call,
             read_back_failed,
+            unconnected,
             scroll,
             sideways,
             focused,
@@ -62,7 +65,9 @@ impl Widget for ModelViewPane<'_> {
             let text = match (read_back_failed, has_call) {
                 (true, true) => "This call could not be read back from the transcript.",
                 (false, true) => "Reading this call back from the transcript…",
-                (_, false) => "Send a tools/call to see what would reach the model.",
+                (_, false) => {
+                    unconnected.unwrap_or("Send a tools/call to see what would reach the model.")
+                }
             };
             Paragraph::new(text)
                 .style(theme.style(Meaning::TextMuted))

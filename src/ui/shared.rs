@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::app::state::AppState;
+use crate::app::state::{AppState, Link};
 use crate::classify::Class;
 use crate::classify::findings::{Finding, Severity};
 use crate::theme::{Meaning, Theme};
@@ -153,5 +153,19 @@ pub(super) fn wrapped_or_cut(
             })
             .collect();
         Paragraph::new(cut).scroll((scroll, 0)).render(area, buf);
+    }
+}
+
+/// What an empty pane says while no server is connected, instead of asking for a tool that
+/// cannot be sent: connecting, or why not connected and the key that retries. `None` once
+/// connected (a replay never retries: it sends nothing).
+pub(super) fn unconnected(link: &Link, replay: bool) -> Option<String> {
+    match link {
+        Link::Connected(_) => None,
+        Link::Starting | Link::Connecting => Some("Connecting to the server…".to_owned()),
+        Link::Failed(_) if replay => Some("Not connected.".to_owned()),
+        Link::Failed(reason) => Some(format!("Not connected: {reason}. r retries.")),
+        Link::Disconnected if replay => Some("The server ended (as recorded).".to_owned()),
+        Link::Disconnected => Some("The server is gone. r reconnects.".to_owned()),
     }
 }
