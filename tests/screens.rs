@@ -282,6 +282,15 @@ fn a_timeout() {
     });
 }
 
+/// The user's own cancel is no usable reply (the transport-failure class), labelled as theirs.
+#[test]
+fn a_call_cancelled_by_the_user() {
+    snapshot("cancelled_by_user", |s| {
+        demo(s);
+        s.call_cancelled_by_user(3, "slow_search", &json!({"seconds": 60}));
+    });
+}
+
 #[test]
 fn the_help_overlay() {
     snapshot("help", |s| {

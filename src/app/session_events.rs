@@ -18,6 +18,7 @@ use crate::classify::Class;
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
 use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::session::{End, Failure};
 use crate::mcp::verdict::{Finished, Judgement};
 use crate::present::log as words;
 use crate::sanitize;
@@ -270,6 +271,17 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
                 line.flagged = flagged;
             }
         }
+    }
+    if exchange.end == End::Failed(Failure::CancelledByUser) {
+        // Nothing came from the server to end it: the row says who did, linked to the call.
+        let text = words::cancelled_by_user(session, &exchange.id, &exchange.method);
+        let mut row = note_line(state, &text);
+        row.kind = LineKind::Failure;
+        row.at = exchange.ended_at;
+        row.id = Some(exchange.id.clone());
+        row.exchange = Some(index);
+        row.flagged = flagged;
+        state.log.lines.push(row);
     }
     state.calls.push(CallRecord {
         session,

@@ -190,6 +190,14 @@ pub fn timed_out(session: u32, id: &Id, method: &str, after_ms: u64) -> String {
     )
 }
 
+/// The user cancelled the call: its end, in the log, beside our `notifications/cancelled`.
+pub fn cancelled_by_user(session: u32, id: &Id, method: &str) -> String {
+    format!(
+        "⊘ {} {method}: cancelled by you · transport failure (no reply will be read)",
+        id_label(session, id)
+    )
+}
+
 pub fn write_failed(reason: &str) -> String {
     format!("✗ write failed: {reason}")
 }

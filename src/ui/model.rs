@@ -97,7 +97,7 @@ impl Widget for ModelViewPane<'_> {
                     theme.style(Meaning::Text),
                 ),
                 Span::styled(
-                    call.outcome.class.label(),
+                    crate::present::call::class_words(&call.outcome, &call.exchange.end),
                     theme.style(class_meaning(call.outcome.class)),
                 ),
             ]),
