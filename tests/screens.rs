@@ -291,6 +291,31 @@ fn a_call_cancelled_by_the_user() {
     });
 }
 
+/// A call on its way, as the live session reports it: the request (with its progress token),
+/// progress notifications, seconds passing. The status line, Detail and the model pane show
+/// this call and its progress, not the previous one.
+#[test]
+fn a_pending_call_shows_its_progress() {
+    snapshot("pending_progress", |s| {
+        demo(s);
+        s.call(3, "book_flight", &json!({"departureDate": "12/12/2024"}), r#""result":{"content":[{"type":"text","text":"Invalid departure date"}],"isError":true}"#);
+        // What Ctrl-S does before the session sends the request.
+        s.state.pending_calls = 1;
+        s.sent(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow_search","arguments":{"seconds":3},"_meta":{"progressToken":4}}}"#);
+        for tick in 1..=4 {
+            s.event_tick();
+            s.log(LogEvent::Received {
+                frame: sightline::mcp::jsonrpc::parse(&format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":4,"progress":{tick},"total":6,"message":"searched {} of 3 s"}}}}"#,
+                    tick / 2
+                ))
+                .unwrap(),
+                role: sightline::client::Role::Notification,
+            });
+        }
+    });
+}
+
 #[test]
 fn the_help_overlay() {
     snapshot("help", |s| {

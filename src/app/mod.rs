@@ -18,6 +18,7 @@ mod modals;
 mod model_pane;
 mod navigation;
 pub mod overlay;
+pub mod pending;
 pub mod placeholders;
 mod read_back;
 mod session_events;

@@ -10,6 +10,7 @@ use super::describe::{clip_line, describe_received, id_label};
 use super::detail::refresh_detail;
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::select_tool;
+use super::pending;
 use super::read_back::{replayed_frame, store_call, store_frame};
 use super::state::{AppState, CallRecord, LineKind, Link, LogLine, Raw};
 use super::status::{complain, inform};
@@ -85,6 +86,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         SessionEvent::Disconnected => {
             state.link = Link::Disconnected;
             state.pending_calls = 0;
+            state.pending = None;
             if let Some(audit) = state.audit.as_mut()
                 && audit.pending().is_some()
             {
@@ -256,6 +258,7 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
                 .filter_map(|round| round.asked_by.as_ref()),
         )
         .collect();
+    pending::on_finished(&mut state.pending, session, &ids, state.pending_calls);
     for line in state.log.lines.iter_mut().rev().take(4096) {
         if line.id.as_ref().is_some_and(|id| ids.contains(&id))
             && line.session == session
@@ -335,6 +338,8 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     if let LogEvent::Sent(frame) = &entry.event {
         follow_host(state, &frame.message);
     }
+    let now = (state.session, state.ticks);
+    pending::on_logged(&mut state.pending, now, &entry.event, entry.at);
     let at = entry.at;
     let session = state.session;
     let stored = replayed_frame(state, &entry.event);

@@ -5,8 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Widget;
 
-use super::shared::{Sideways, pane, wrapped_or_cut};
+use super::shared::{Sideways, pane, progress_words, wrapped_or_cut};
 use crate::app::describe::id_label;
+use crate::app::pending::PendingCall;
 use crate::app::state::{CallRecord, LogState};
 use crate::theme::{Meaning, Theme};
 
@@ -38,6 +39,9 @@ fn showing(log: &LogState, calls: &[CallRecord]) -> String {
 pub(super) struct DetailPane<'a> {
     pub log: &'a LogState,
     pub calls: &'a [CallRecord],
+    /// The call on its way: shown, while no row is selected, instead of the previous call.
+    pub pending: Option<&'a PendingCall>,
+    pub ticks: u64,
     pub sideways: Sideways,
     pub focused: bool,
     pub theme: &'a Theme,
@@ -48,10 +52,24 @@ impl Widget for DetailPane<'_> {
         let DetailPane {
             log,
             calls,
+            pending,
+            ticks,
             sideways,
             focused,
             theme,
         } = self;
+        if let Some(call) = pending.filter(|_| log.selected.is_none()) {
+            let title = format!(
+                "Detail · pending call {} {}",
+                id_label(call.session, &call.id),
+                call.tool
+            );
+            let block = pane(&title, focused, theme);
+            let inner = block.inner(area);
+            block.render(area, buf);
+            wrapped_or_cut(pending_lines(call, ticks, theme), sideways, 0, inner, buf);
+            return;
+        }
         let title = format!("Detail · {}", showing(log, calls));
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
@@ -72,4 +90,28 @@ impl Widget for DetailPane<'_> {
             .collect();
         wrapped_or_cut(rows, sideways, 0, inner, buf);
     }
+}
+
+/// The pending call: that it waits, for how long, its progress, then the request as sent.
+fn pending_lines<'a>(call: &'a PendingCall, ticks: u64, theme: &Theme) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::styled(
+        format!("… waiting for the answer · {} s", call.elapsed(ticks)),
+        theme.style(Meaning::TextTitle),
+    )];
+    if let Some(progress) = &call.progress {
+        lines.push(Line::styled(
+            format!("progress {}", progress_words(progress, 10)),
+            theme.style(Meaning::Text),
+        ));
+    }
+    lines.push(Line::styled(
+        format!("→ request ({} bytes)", call.bytes),
+        theme.style(Meaning::TextTitle),
+    ));
+    lines.extend(
+        call.request
+            .iter()
+            .map(|line| Line::styled(line.as_str(), theme.style(Meaning::Text))),
+    );
+    lines
 }

@@ -87,6 +87,8 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     DetailPane {
         log: &state.log,
         calls: &state.calls,
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
         sideways: Sideways::of(state),
         focused: focused(Focus::Detail),
         theme,
@@ -103,25 +105,15 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         has_call: state.current_call().is_some(),
         read_back_failed: state.read_back.failed.is_some(),
         unconnected: unconnected.as_deref(),
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
         scroll: state.model_scroll,
         sideways: Sideways::of(state),
         focused: focused(Focus::Model),
         theme,
     }
     .render(panes.model, buf);
-    StatusBar {
-        mode,
-        keys: &state.settings.keys,
-        replay: state.replay.is_some(),
-        live: state.watched.live,
-        pending_calls: state.pending_calls,
-        status: state.status.as_ref(),
-        settings: &state.settings,
-        link: &state.link,
-        transport: &state.transport,
-        theme,
-    }
-    .render(panes.status, buf);
+    status_bar(state, mode, theme).render(panes.status, buf);
     match state.overlay() {
         Some(Overlay::Help) => HelpOverlay {
             keys: &state.settings.keys,
@@ -143,5 +135,23 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
                 frame.set_cursor_position(cursor);
             }
         }
+    }
+}
+
+/// The status line over the mode, the run's keys and settings, the pending call and the link.
+fn status_bar<'a>(state: &'a AppState, mode: Mode, theme: &'a Theme) -> StatusBar<'a> {
+    StatusBar {
+        mode,
+        keys: &state.settings.keys,
+        replay: state.replay.is_some(),
+        live: state.watched.live,
+        pending_calls: state.pending_calls,
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
+        status: state.status.as_ref(),
+        settings: &state.settings,
+        link: &state.link,
+        transport: &state.transport,
+        theme,
     }
 }

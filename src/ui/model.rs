@@ -5,8 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::shared::{Sideways, class_meaning, finding_lines, pane, wrapped_or_cut};
+use super::shared::{Sideways, class_meaning, finding_lines, pane, progress_words, wrapped_or_cut};
 use crate::app::describe::id_label;
+use crate::app::pending::PendingCall;
 use crate::app::state::{CallRecord, ModelPane};
 use crate::theme::{Meaning, Theme};
 
@@ -22,6 +23,9 @@ pub(super) struct ModelViewPane<'a> {
     pub has_call: bool,
     /// Whether reading the call back from a replay's transcript failed.
     pub read_back_failed: bool,
+    /// The call on its way: shown, while no row is selected, instead of the previous call.
+    pub pending: Option<&'a PendingCall>,
+    pub ticks: u64,
     /// Why no call can be sent yet (not connected), said while there is none.
     pub unconnected: Option<&'a str>,
     /// The first row in view.
@@ -41,6 +45,8 @@ impl Widget for ModelViewPane<'_> {
             has_call,
             read_back_failed,
             unconnected,
+            pending,
+            ticks,
             scroll,
             sideways,
             focused,
@@ -61,6 +67,9 @@ impl Widget for ModelViewPane<'_> {
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
         block.render(area, buf);
+        if let Some(call) = pending.filter(|_| selected_call.is_none()) {
+            return wrapped_or_cut(pending_lines(call, ticks, theme), sideways, 0, inner, buf);
+        }
         let Some((view, call)) = model.and_then(|view| Some((view, calls.get(view.call)?))) else {
             let text = match (read_back_failed, has_call) {
                 (true, true) => "This call could not be read back from the transcript.",
@@ -132,6 +141,41 @@ impl Widget for ModelViewPane<'_> {
         }
         wrapped_or_cut(lines, sideways, scroll, inner, buf);
     }
+}
+
+/// The pending call: nothing reaches the model before the server answers.
+fn pending_lines<'a>(call: &'a PendingCall, ticks: u64, theme: &Theme) -> Vec<Line<'a>> {
+    let mut lines = vec![
+        Line::styled(
+            format!(
+                "pending: {} {}",
+                id_label(call.session, &call.id),
+                call.tool
+            ),
+            theme.style(Meaning::Text),
+        ),
+        Line::styled(
+            format!("waiting for the answer · {} s", call.elapsed(ticks)),
+            theme.style(Meaning::TextTitle),
+        ),
+    ];
+    if let Some(progress) = &call.progress {
+        lines.push(Line::styled(
+            progress_words(progress, 10),
+            theme.style(Meaning::Text),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("arguments sent: {}", call.arguments),
+        theme.style(Meaning::TextMuted),
+    ));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "What reaches the model is judged when the answer comes.",
+        theme.style(Meaning::TextMuted),
+    ));
+    lines
 }
 
 /// What the real host sent its model (`H`), beside the prediction above it.

@@ -169,3 +169,30 @@ pub(super) fn unconnected(link: &Link, replay: bool) -> Option<String> {
         Link::Disconnected => Some("The server is gone. r reconnects.".to_owned()),
     }
 }
+
+/// A progress bar of `cells` cells, `ratio` (0..=1) of them full.
+pub(super) fn progress_bar(ratio: f64, cells: usize) -> String {
+    // Rounded down: a bar is full only when the work is.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let full = ((ratio.clamp(0.0, 1.0) * cells as f64).floor() as usize).min(cells);
+    format!("▕{}{}▏", "█".repeat(full), "░".repeat(cells - full))
+}
+
+/// The pending call's progress in one line: the bar when the total is known, the count, the
+/// server's message.
+pub(super) fn progress_words(progress: &crate::app::pending::Progress, cells: usize) -> String {
+    let bar = progress
+        .ratio()
+        .map(|ratio| format!("{} ", progress_bar(ratio, cells)))
+        .unwrap_or_default();
+    let message = progress
+        .message
+        .as_deref()
+        .map(|message| format!(" {message}"))
+        .unwrap_or_default();
+    format!("{bar}{}{message}", progress.count())
+}
