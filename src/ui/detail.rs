@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Widget;
 
-use super::shared::{Sideways, pane, progress_words, wrapped_or_cut};
+use super::shared::{Sideways, hidden_rows, pane, progress_words, with_hidden, wrapped_or_cut};
 use crate::app::describe::id_label;
 use crate::app::pending::PendingCall;
 use crate::app::state::{CallRecord, LogState};
@@ -66,19 +66,19 @@ impl Widget for DetailPane<'_> {
             );
             let block = pane(&title, focused, theme);
             let inner = block.inner(area);
-            block.render(area, buf);
-            wrapped_or_cut(pending_lines(call, ticks, theme), sideways, 0, inner, buf);
+            let lines = pending_lines(call, ticks, theme);
+            let (above, below) = hidden_rows(&lines, sideways, 0, inner);
+            with_hidden(block, above, below, theme).render(area, buf);
+            wrapped_or_cut(lines, sideways, 0, inner, buf);
             return;
         }
         let title = format!("Detail · {}", showing(log, calls));
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
-        block.render(area, buf);
         let rows: Vec<Line> = log
             .detail
             .iter()
             .skip(log.detail_scroll)
-            .take(usize::from(inner.height))
             .map(|line| {
                 let style = if line.starts_with('→') || line.starts_with('←') {
                     theme.style(Meaning::TextTitle)
@@ -88,6 +88,10 @@ impl Widget for DetailPane<'_> {
                 Line::styled(line.as_str(), style)
             })
             .collect();
+        // Rows beyond the view are counted for the marks only: a long response is wrapped
+        // once per draw, as far as the bottom mark needs it.
+        let (_, below) = hidden_rows(&rows, sideways, 0, inner);
+        with_hidden(block, log.detail_scroll, below, theme).render(area, buf);
         wrapped_or_cut(rows, sideways, 0, inner, buf);
     }
 }

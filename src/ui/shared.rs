@@ -196,3 +196,40 @@ pub(super) fn progress_words(progress: &crate::app::pending::Progress, cells: us
         .unwrap_or_default();
     format!("{bar}{}{message}", progress.count())
 }
+
+/// `block` marked with what its inside hides: `↑ N` above and `↓ N more` below, in its bottom
+/// border, so that a pane cut by the screen's height never looks complete.
+pub(super) fn with_hidden<'a>(
+    block: Block<'a>,
+    above: usize,
+    below: usize,
+    theme: &Theme,
+) -> Block<'a> {
+    let words = match (above, below) {
+        (0, 0) => return block,
+        (0, below) => format!(" ↓ {below} more "),
+        (above, 0) => format!(" ↑ {above} above "),
+        (above, below) => format!(" ↑ {above} · ↓ {below} more "),
+    };
+    block.title_bottom(Line::styled(words, theme.style(Meaning::TextTitle)).right_aligned())
+}
+
+/// Rows `lines` take in `area` (wrapped at its width, or one each when cut), and how many of
+/// them the view from `scroll` leaves above and below.
+pub(super) fn hidden_rows(
+    lines: &[Line],
+    sideways: Sideways,
+    scroll: usize,
+    area: Rect,
+) -> (usize, usize) {
+    let rows = if sideways.wrap {
+        Paragraph::new(lines.to_vec())
+            .wrap(Wrap { trim: false })
+            .line_count(area.width)
+    } else {
+        lines.len()
+    };
+    let above = scroll.min(rows);
+    let below = rows.saturating_sub(scroll + usize::from(area.height));
+    (above, below)
+}
