@@ -282,6 +282,40 @@ fn a_timeout() {
     });
 }
 
+/// The user's own cancel is no usable reply (the transport-failure class), labelled as theirs.
+#[test]
+fn a_call_cancelled_by_the_user() {
+    snapshot("cancelled_by_user", |s| {
+        demo(s);
+        s.call_cancelled_by_user(3, "slow_search", &json!({"seconds": 60}));
+    });
+}
+
+/// A call on its way, as the live session reports it: the request (with its progress token),
+/// progress notifications, seconds passing. The status line, Detail and the model pane show
+/// this call and its progress, not the previous one.
+#[test]
+fn a_pending_call_shows_its_progress() {
+    snapshot("pending_progress", |s| {
+        demo(s);
+        s.call(3, "book_flight", &json!({"departureDate": "12/12/2024"}), r#""result":{"content":[{"type":"text","text":"Invalid departure date"}],"isError":true}"#);
+        // What Ctrl-S does before the session sends the request.
+        s.state.pending_calls = 1;
+        s.sent(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow_search","arguments":{"seconds":3},"_meta":{"progressToken":4}}}"#);
+        for tick in 1..=4 {
+            s.event_tick();
+            s.log(LogEvent::Received {
+                frame: sightline::mcp::jsonrpc::parse(&format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":4,"progress":{tick},"total":6,"message":"searched {} of 3 s"}}}}"#,
+                    tick / 2
+                ))
+                .unwrap(),
+                role: sightline::client::Role::Notification,
+            });
+        }
+    });
+}
+
 #[test]
 fn the_help_overlay() {
     snapshot("help", |s| {
@@ -520,6 +554,37 @@ fn the_question_panel() {
             .as_mut()
             .unwrap()
             .key(sightline::app::ask::PanelKey::Toggle);
+    });
+}
+
+/// A form that breaks its schema (an empty required name, "not-an-email" in an email field, a
+/// count past its maximum): each problem beside its field, then, after a first Enter, "not
+/// sent" and the key that sends anyway.
+#[test]
+fn the_question_panel_says_what_breaks_the_schema() {
+    snapshot("question_form_problems", |s| {
+        demo(s);
+        s.sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"confirm_booking","arguments":{"departureDate":"25/12/2099"}}}"#);
+        let request = sightline::mcp::input::InputRequest {
+            key: None,
+            method: "elicitation/create".into(),
+            params: json!({
+                "message": "Who travels?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string", "title": "Name", "minLength": 2},
+                    "email": {"type": "string", "title": "Email", "format": "email", "default": "not-an-email"},
+                    "bags": {"type": "integer", "title": "Bags", "maximum": 3, "default": 5},
+                }, "required": ["name", "email"]},
+            }),
+        };
+        s.event(sightline::mcp::log::SessionEvent::Asked {
+            number: 1,
+            request: Box::new(request),
+            proposed: Box::new(sightline::mcp::input::Answer::Result(
+                json!({"action": "decline"}),
+            )),
+        });
+        s.command(sightline::app::Command::Accept);
     });
 }
 

@@ -171,7 +171,7 @@ fn a_hostile_server_cannot_hang_the_tui_reach_the_terminal_or_outlive_it() {
 
     // The call is answered by thousands of pings from a server that never reads again.
     tmux.keys(&["C-s"]);
-    tmux.wait_for("ping (request fro");
+    tmux.wait_for("ping (req");
     // The UI still answers, and so does the session: x cancels the call at once.
     tmux.keys(&["x"]);
     tmux.wait_for("cancelled by you");
@@ -401,4 +401,49 @@ fn attach_shows_a_hosts_calls_live_as_its_profile_sees_them_and_the_recording_re
         "the recording replays to the same screen"
     );
     let _ = std::fs::remove_file(&record);
+}
+
+/// A slow call at 80×24, as a user makes it: while it runs, the status line shows its
+/// progress (bar, count, the server's message), Detail and the model pane show this call
+/// waiting, not the previous one; when it ends they show it as any other.
+#[test]
+fn a_pending_call_shows_its_progress_then_its_answer() {
+    let tmux = Tmux::start_sized(&[], 80, 24);
+    tmux.wait_for_demo_server();
+    tmux.keys(&["Down", "Down", "Down"]);
+    tmux.wait_for("▸ slow_search");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Editing · slow_search");
+    tmux.type_text("3");
+    tmux.keys(&["C-s"]);
+    let running = tmux.wait_until("the progress in the status line", |screen| {
+        status_bar(screen).contains("slow_search pending") && status_bar(screen).contains("/6")
+    });
+    assert!(status_bar(&running).contains('▕'), "{running}");
+    assert!(
+        running.contains("Detail · pending call #3 slow_search"),
+        "{running}"
+    );
+    assert!(running.contains("waiting for the answer"), "{running}");
+    assert!(running.contains("progress ▕"), "{running}");
+    let done = tmux.wait_for("latest call #3 slow_search");
+    assert!(!status_bar(&done).contains("pending"), "{done}");
+    assert!(done.contains("latest: #3 slow_search success"), "{done}");
+    // A longer one, cancelled (Ctrl-K: still editing): a transport failure, labelled as the
+    // user's own doing in the log and the model pane.
+    tmux.keys(&["Tab"]);
+    tmux.type_text("30");
+    tmux.keys(&["C-s"]);
+    tmux.wait_until("the second call pending", |screen| {
+        status_bar(screen).contains("slow_search pending")
+    });
+    tmux.keys(&["C-k"]);
+    let cancelled = tmux.wait_for("⊘ #4 tools/call: cancelled by");
+    let model = model_pane(&cancelled, 80);
+    assert!(
+        model.contains("transport failure ·") && model.contains("cancelled by you"),
+        "{model}"
+    );
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_for_exit(), 0);
 }

@@ -2,8 +2,11 @@
 //! `requestedSchema`, a URL, a sampling request, roots) as fields the user edits, and the answer
 //! they make. Nothing is sent until the user says so; a URL is never opened.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+pub use super::ask_check::Numeric;
+use super::ask_form::content;
+pub use super::ask_form::{Field, FieldValue, PanelKey, fields};
 use crate::mcp::input::{Answer, InputRequest};
 use crate::mcp::jsonrpc::ErrorObject;
 
@@ -18,6 +21,10 @@ pub struct AskPanel {
     pub selected: usize,
     /// What accepting sends, compact, for review: made when the panel changes, not when drawn.
     pub preview: String,
+    /// What breaks the form's schema: the field and why, made when the panel changes.
+    pub problems: Vec<(usize, String)>,
+    /// Accepting was refused once for these problems: accepting again sends anyway.
+    pub warned: bool,
 }
 
 /// What is asked.
@@ -38,56 +45,6 @@ pub enum AskKind {
     },
     /// Roots: the ones `--root` gave, shown before they are sent.
     Roots { roots: Vec<String> },
-}
-
-/// One field of an elicitation form.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Field {
-    pub name: String,
-    pub title: String,
-    pub required: bool,
-    pub value: FieldValue,
-}
-
-/// A field's value as edited.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FieldValue {
-    /// A string, or a number typed as text (`numeric`: integer or number).
-    Text {
-        text: String,
-        numeric: Option<Numeric>,
-    },
-    Bool(bool),
-    /// One of `options` (value, title).
-    Choice {
-        options: Vec<(String, String)>,
-        at: usize,
-    },
-    /// Any of `options`; `at` is the option the keys act on.
-    Many {
-        options: Vec<(String, String)>,
-        chosen: Vec<bool>,
-        at: usize,
-    },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Numeric {
-    Integer,
-    Number,
-}
-
-/// A key the panel understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PanelKey {
-    Up,
-    Down,
-    Left,
-    Right,
-    /// Space: toggle a boolean or a multi-select option; next option of a choice.
-    Toggle,
-    Char(char),
-    Backspace,
 }
 
 impl AskPanel {
@@ -130,15 +87,47 @@ impl AskPanel {
             kind,
             selected: 0,
             preview: String::new(),
+            problems: Vec::new(),
+            warned: false,
         };
-        panel.preview = panel.describe_accept();
+        panel.changed();
         panel
     }
 
     /// Applies one key.
     pub fn key(&mut self, key: PanelKey) {
         self.apply(key);
+        // A change is a new answer: its problems are said again before it is sent anyway.
+        if !matches!(key, PanelKey::Up | PanelKey::Down) {
+            self.warned = false;
+        }
+        self.changed();
+    }
+
+    fn changed(&mut self) {
         self.preview = self.describe_accept();
+        self.problems = match &self.kind {
+            AskKind::Form { fields, .. } => fields
+                .iter()
+                .enumerate()
+                .filter_map(|(i, field)| Some((i, field.problem()?)))
+                .collect(),
+            AskKind::Url { .. } | AskKind::Sample { .. } | AskKind::Roots { .. } => Vec::new(),
+        };
+    }
+
+    /// Whether accepting now should stop to say what is wrong first: the form breaks its
+    /// schema and the user has not been told yet.
+    pub fn holds_back(&self) -> bool {
+        !self.problems.is_empty() && !self.warned
+    }
+
+    /// The problem of field `index`, if any.
+    pub fn problem_of(&self, index: usize) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, why)| why.as_str())
     }
 
     fn apply(&mut self, key: PanelKey) {
@@ -247,246 +236,6 @@ fn refusal(code: i64, message: &str) -> Answer {
         message: message.to_owned(),
         data: None,
     })
-}
-
-impl FieldValue {
-    fn key(&mut self, key: PanelKey) {
-        match self {
-            FieldValue::Text { text, numeric } => match key {
-                PanelKey::Char(c)
-                    if numeric.is_none() || c.is_ascii_digit() || "-+.eE".contains(c) =>
-                {
-                    text.push(c);
-                }
-                PanelKey::Toggle if numeric.is_none() => text.push(' '),
-                PanelKey::Backspace => {
-                    text.pop();
-                }
-                _ => {}
-            },
-            FieldValue::Bool(on) => {
-                if matches!(key, PanelKey::Toggle | PanelKey::Left | PanelKey::Right) {
-                    *on = !*on;
-                }
-            }
-            FieldValue::Choice { options, at } => {
-                let count = options.len().max(1);
-                match key {
-                    PanelKey::Right | PanelKey::Toggle => *at = (*at + 1) % count,
-                    PanelKey::Left => *at = (*at + count - 1) % count,
-                    _ => {}
-                }
-            }
-            FieldValue::Many {
-                options,
-                chosen,
-                at,
-            } => match key {
-                PanelKey::Right => *at = (*at + 1).min(options.len().saturating_sub(1)),
-                PanelKey::Left => *at = at.saturating_sub(1),
-                PanelKey::Toggle => {
-                    if let Some(on) = chosen.get_mut(*at) {
-                        *on = !*on;
-                    }
-                }
-                _ => {}
-            },
-        }
-    }
-
-    /// The JSON value sent; `None` leaves the field out (empty text, or a number that is not
-    /// one: the server's validation decides).
-    fn json(&self) -> Option<Value> {
-        match self {
-            FieldValue::Text { text, numeric } if text.is_empty() && numeric.is_some() => None,
-            FieldValue::Text {
-                text,
-                numeric: None,
-            } => Some(Value::String(text.clone())),
-            FieldValue::Text {
-                text,
-                numeric: Some(_),
-            } => serde_json::from_str(text).ok(),
-            FieldValue::Bool(on) => Some(Value::Bool(*on)),
-            FieldValue::Choice { options, at } => options
-                .get(*at)
-                .map(|(value, _)| Value::String(value.clone())),
-            FieldValue::Many {
-                options, chosen, ..
-            } => Some(Value::Array(
-                options
-                    .iter()
-                    .zip(chosen)
-                    .filter(|(_, on)| **on)
-                    .map(|((value, _), _)| Value::String(value.clone()))
-                    .collect(),
-            )),
-        }
-    }
-
-    /// The value as the panel shows it.
-    pub fn shown(&self) -> String {
-        match self {
-            FieldValue::Text { text, .. } => format!("{text}▏"),
-            FieldValue::Bool(on) => if *on { "[x] yes" } else { "[ ] no" }.to_owned(),
-            FieldValue::Choice { options, at } => options
-                .iter()
-                .enumerate()
-                .map(|(i, (_, title))| {
-                    if i == *at {
-                        format!("‹{title}›")
-                    } else {
-                        title.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-            FieldValue::Many {
-                options,
-                chosen,
-                at,
-            } => options
-                .iter()
-                .zip(chosen)
-                .enumerate()
-                .map(|(i, ((_, title), on))| {
-                    let mark = if *on { "[x]" } else { "[ ]" };
-                    if i == *at {
-                        format!("‹{mark} {title}›")
-                    } else {
-                        format!("{mark} {title}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-        }
-    }
-}
-
-/// The `content` of an accepted form: every field with a value (an optional text left empty
-/// is left out, not sent as "").
-fn content(fields: &[Field]) -> Value {
-    let content: Map<String, Value> = fields
-        .iter()
-        .filter(|field| {
-            field.required
-                || !matches!(&field.value, FieldValue::Text { text, .. } if text.is_empty())
-        })
-        .filter_map(|field| Some((field.name.clone(), field.value.json()?)))
-        .collect();
-    Value::Object(content)
-}
-
-/// The fields of a flat elicitation schema, defaults filled in.
-pub fn fields(schema: &Value) -> Vec<Field> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    properties
-        .iter()
-        .map(|(name, property)| Field {
-            name: name.clone(),
-            title: property
-                .get("title")
-                .and_then(Value::as_str)
-                .unwrap_or(name)
-                .to_owned(),
-            required: required.contains(&name.as_str()),
-            value: value_of(property),
-        })
-        .collect()
-}
-
-fn value_of(property: &Value) -> FieldValue {
-    let default = property.get("default");
-    let kind = property
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("string");
-    match kind {
-        "boolean" => FieldValue::Bool(default.and_then(Value::as_bool).unwrap_or(false)),
-        "array" => {
-            let items = property.get("items").unwrap_or(&Value::Null);
-            let options = options(items);
-            let defaults: Vec<&str> = default
-                .and_then(Value::as_array)
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let chosen = options
-                .iter()
-                .map(|(value, _)| defaults.contains(&value.as_str()))
-                .collect();
-            FieldValue::Many {
-                options,
-                chosen,
-                at: 0,
-            }
-        }
-        _ => {
-            let options = options(property);
-            if !options.is_empty() {
-                let wanted = default.and_then(Value::as_str);
-                let at = options
-                    .iter()
-                    .position(|(value, _)| Some(value.as_str()) == wanted)
-                    .unwrap_or(0);
-                return FieldValue::Choice { options, at };
-            }
-            let numeric = match kind {
-                "integer" => Some(Numeric::Integer),
-                "number" => Some(Numeric::Number),
-                _ => None,
-            };
-            let text = match default {
-                Some(Value::String(text)) => text.clone(),
-                Some(Value::Number(number)) => number.to_string(),
-                _ => String::new(),
-            };
-            FieldValue::Text { text, numeric }
-        }
-    }
-}
-
-/// The choices of an enum schema: `enum` (titles from `enumNames` when given), or `oneOf` /
-/// `anyOf` of `{const, title}`.
-fn options(schema: &Value) -> Vec<(String, String)> {
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        let names = schema.get("enumNames").and_then(Value::as_array);
-        return values
-            .iter()
-            .enumerate()
-            .filter_map(|(i, value)| {
-                let value = value.as_str()?.to_owned();
-                let title = names
-                    .and_then(|names| names.get(i)?.as_str())
-                    .map_or_else(|| value.clone(), str::to_owned);
-                Some((value, title))
-            })
-            .collect();
-    }
-    schema
-        .get("oneOf")
-        .or_else(|| schema.get("anyOf"))
-        .and_then(Value::as_array)
-        .map(|choices| {
-            choices
-                .iter()
-                .filter_map(|choice| {
-                    let value = choice.get("const")?.as_str()?.to_owned();
-                    let title = choice
-                        .get("title")
-                        .and_then(Value::as_str)
-                        .map_or_else(|| value.clone(), str::to_owned);
-                    Some((value, title))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The conversation of a sampling request, a line per message.

@@ -2,6 +2,8 @@
 
 pub mod action;
 pub mod ask;
+pub mod ask_check;
+pub mod ask_form;
 pub mod audit;
 pub mod audit_panel;
 mod capture;
@@ -16,6 +18,7 @@ mod modals;
 mod model_pane;
 mod navigation;
 pub mod overlay;
+pub mod pending;
 pub mod placeholders;
 mod read_back;
 mod replayed;

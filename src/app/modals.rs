@@ -6,7 +6,7 @@ use super::action::{Command, Effect, SessionCommand};
 use super::ask::{AskPanel, PanelKey};
 use super::layout;
 use super::state::AppState;
-use super::status::inform;
+use super::status::{complain, inform};
 use crate::mcp::input::Answer;
 
 /// Where a command an overlay lets through goes: the panes' own handling (the router's), given
@@ -104,6 +104,18 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
             panel.key(PanelKey::Up);
             return Vec::new();
         }
+        Command::Accept | Command::SendRequest if panel.holds_back() => {
+            // Said once, beside the fields and here; the same key again sends it as it is,
+            // since what a server does with a bad answer is worth seeing too.
+            panel.warned = true;
+            let count = panel.problems.len();
+            let plural = if count == 1 { "" } else { "s" };
+            complain(
+                state,
+                format!("not sent: {count} problem{plural} in the form; Enter again sends anyway"),
+            );
+            return Vec::new();
+        }
         Command::Accept | Command::SendRequest => panel.accept(),
         Command::Decline => panel.decline(),
         Command::Back => panel.cancel(),
@@ -157,14 +169,23 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;
-    state.asking = None;
-    inform(state, format!("answered: {}", describe(&answer)));
+    let anyway = match (&answer, panel.problems.len()) {
+        (Answer::Result(result), count @ 1..)
+            if result.get("action").and_then(Value::as_str) == Some("accept") =>
+        {
+            let plural = if count == 1 { "" } else { "s" };
+            format!(" anyway, {count} problem{plural}")
+        }
+        _ => String::new(),
+    };
+    close_panel(state);
+    inform(state, format!("answered: {}{anyway}", describe(&answer)));
     vec![Effect::Session(SessionCommand::Answer { number, answer })]
 }
 
 /// Sends `choose(panel)` as the answer to the question on screen.
 fn answer_panel(state: &mut AppState, choose: impl Fn(&AskPanel) -> Answer) -> Vec<Effect> {
-    let Some(panel) = state.asking.take() else {
+    let Some(panel) = close_panel(state) else {
         return Vec::new();
     };
     let answer = choose(&panel);
@@ -172,6 +193,14 @@ fn answer_panel(state: &mut AppState, choose: impl Fn(&AskPanel) -> Answer) -> V
         number: panel.number,
         answer,
     })]
+}
+
+/// Takes the question off the screen. The user's attention left the editor for the panel, so
+/// they come back browsing: a `q` typed next quits rather than landing in the draft (a send
+/// without a question keeps editing, so that the next try is a few keys away).
+fn close_panel(state: &mut AppState) -> Option<AskPanel> {
+    state.editing = false;
+    state.asking.take()
 }
 
 /// An answer in a few words, for the status line.

@@ -10,6 +10,7 @@ use super::describe::{clip_line, describe_received, id_label};
 use super::detail::refresh_detail;
 use super::model_pane::{call_context, refresh_model};
 use super::navigation::select_tool;
+use super::pending;
 use super::read_back::{replayed_frame, store_call, store_frame};
 use super::state::{AppState, CallRecord, LineKind, Link, LogLine, Raw};
 use super::status::{complain, inform};
@@ -18,6 +19,7 @@ use crate::classify::Class;
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
 use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::session::{End, Failure};
 use crate::mcp::verdict::{Finished, Judgement};
 use crate::present::log as words;
 use crate::sanitize;
@@ -93,6 +95,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         SessionEvent::Disconnected => {
             state.link = Link::Disconnected;
             state.pending_calls = 0;
+            state.pending = None;
             if let Some(audit) = state.audit.as_mut()
                 && audit.pending().is_some()
             {
@@ -183,10 +186,33 @@ fn label_probe_answers(state: &mut AppState) {
         })
         .filter_map(|line| line.id.clone())
         .collect();
+    let Some(probe) = probes.first() else {
+        return;
+    };
+    let probe = id_label(session, probe);
     for line in state.log.lines.iter_mut().rev().take(RECENT) {
-        let probe =
-            line.session == session && line.id.as_ref().is_some_and(|id| probes.contains(id));
-        if !probe {
+        if line.session != session {
+            continue;
+        }
+        // Over HTTP a legacy server may refuse the probe with an error of id null (the body
+        // of the probe's POST, as the transport's note says): the same expected answer.
+        if let (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) =
+            (&line.kind, &line.raw)
+            && let Message::Response {
+                id: None,
+                reply: Reply::Error(error),
+            } = &frame.message
+        {
+            let answer = format!(
+                "← {probe} server/discover refused (id null, the body of its POST): {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                error.code,
+                error_code_name(error.code)
+            );
+            line.kind = LineKind::Probe;
+            line.summary = Some(clip_line(&answer).into_boxed_str());
+            continue;
+        }
+        if !line.id.as_ref().is_some_and(|id| probes.contains(id)) {
             continue;
         }
         let label = id_label(session, line.id.as_ref().unwrap_or(&Id::Number(0)));
@@ -241,6 +267,7 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
                 .filter_map(|round| round.asked_by.as_ref()),
         )
         .collect();
+    pending::on_finished(&mut state.pending, session, &ids, state.pending_calls);
     for line in state.log.lines.iter_mut().rev().take(4096) {
         if line.id.as_ref().is_some_and(|id| ids.contains(&id))
             && line.session == session
@@ -256,6 +283,17 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
                 line.flagged = flagged;
             }
         }
+    }
+    if exchange.end == End::Failed(Failure::CancelledByUser) {
+        // Nothing came from the server to end it: the row says who did, linked to the call.
+        let text = words::cancelled_by_user(session, &exchange.id, &exchange.method);
+        let mut row = note_line(state, &text);
+        row.kind = LineKind::Failure;
+        row.at = exchange.ended_at;
+        row.id = Some(exchange.id.clone());
+        row.exchange = Some(index);
+        row.flagged = flagged;
+        state.log.lines.push(row);
     }
     state.calls.push(CallRecord {
         session,
@@ -309,6 +347,8 @@ fn log_entry(state: &mut AppState, entry: LogEntry) {
     if let LogEvent::Sent(frame) = &entry.event {
         follow_host(state, &frame.message);
     }
+    let now = (state.session, state.ticks);
+    pending::on_logged(&mut state.pending, now, &entry.event, entry.at);
     let at = entry.at;
     let session = state.session;
     let stored = replayed_frame(state, &entry.event);
@@ -426,6 +466,66 @@ mod tests {
     use crate::classify::fixtures::call;
     use crate::classify::{Class, Outcome};
     use crate::mcp::verdict::{Finished, Judgement};
+
+    /// Over HTTP, a legacy server refuses the era probe with an error of id null (the body of
+    /// the probe's POST): once the server is known to be legacy, that row reads as the stdio
+    /// refusal does, dimmed and labelled, instead of a red "#null protocol error".
+    #[test]
+    fn an_http_probe_refusal_without_an_id_is_labelled_like_stdios() {
+        use crate::mcp::Timestamp;
+        use crate::mcp::era::Era;
+        use crate::mcp::jsonrpc::parse;
+        use crate::mcp::log::{Connection, LogEntry};
+        use crate::mcp::messages::ServerInfo;
+        let mut state = AppState::new(
+            crate::app::state::Settings::default(),
+            Vec::new(),
+            Rect::new(0, 0, 120, 40),
+        );
+        let log = |state: &mut AppState, event| {
+            on_session(
+                state,
+                SessionEvent::Logged(LogEntry {
+                    at: Timestamp(1),
+                    event,
+                }),
+            );
+        };
+        let probe = parse(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#).unwrap();
+        log(&mut state, LogEvent::Sent(probe));
+        let refusal = parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#).unwrap();
+        log(
+            &mut state,
+            LogEvent::Received {
+                frame: refusal,
+                role: Role::Unaddressed,
+            },
+        );
+        assert_eq!(
+            state.log.lines[1].kind,
+            LineKind::Response(Class::ProtocolError)
+        );
+        let connection = Connection {
+            era: Era::Legacy,
+            protocol_version: "2025-11-25".into(),
+            server: ServerInfo {
+                name: "ts".into(),
+                version: "1".into(),
+            },
+            capabilities: None,
+            http_session: None,
+        };
+        on_session(&mut state, SessionEvent::Connected(Box::new(connection)));
+        let row = &state.log.lines[1];
+        assert_eq!(row.kind, LineKind::Probe);
+        let summary = state.log.summary(row);
+        assert!(
+            summary.starts_with("← #1 server/discover refused (id null")
+                && summary.contains("-32000")
+                && summary.contains("expected answer"),
+            "{summary}"
+        );
+    }
 
     /// A call the session judged is shown with that judgement: the app does not judge it again
     /// (here the judgement says otherwise than the exchange would, so a second one would show).

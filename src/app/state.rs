@@ -533,6 +533,8 @@ pub struct AppState {
     /// Seconds since start, counted by [`crate::app::Action::Tick`]; messages expire by it.
     pub ticks: u64,
     pub pending_calls: usize,
+    /// The call on its way, with its progress, until it finishes.
+    pub pending: Option<super::pending::PendingCall>,
     /// Typing goes into the request editor (only with the focus on it).
     pub editing: bool,
     pub show_help: bool,
@@ -600,6 +602,7 @@ impl AppState {
             status: None,
             ticks: 0,
             pending_calls: 0,
+            pending: None,
             editing: false,
             show_help: false,
             help_scroll: 0,

@@ -20,6 +20,21 @@ use crate::mcp::verdict::{Finding, Outcome, Severity};
 use crate::model_view::{Block, ModelView, ModelViewJson, Rule};
 use crate::sanitize;
 
+/// An exchange's class in words, with the cause where "no usable reply" would leave a user
+/// guessing: their own cancel ("cancelled by you") and sightline's deadline ("timeout") are
+/// transport failures still (no reply came), but neither is the transport's fault.
+pub fn class_words(outcome: &Outcome, end: &End) -> String {
+    let cause = match end {
+        End::Failed(Failure::CancelledByUser) => Some("cancelled by you"),
+        End::TimedOut { .. } => Some("timeout"),
+        End::Failed(_) | End::Replied(_) => None,
+    };
+    match cause {
+        Some(cause) => format!("{} · {cause}", outcome.class.label()),
+        None => outcome.class.label().to_owned(),
+    }
+}
+
 /// Everything said of one finished call.
 #[derive(Debug, Clone, Copy)]
 pub struct CallDocument<'a> {

@@ -39,6 +39,12 @@ pub fn id_label(session: u32, id: &Id) -> String {
     }
 }
 
+/// A request the server sent, and sightline's answer to it: `srv#1` (`srv2#1` on a later
+/// connection), so that its numbers, counted by the server, never read as one of ours.
+pub fn server_id_label(session: u32, id: &Id) -> String {
+    format!("srv{}", id_label(session, id))
+}
+
 /// A frame sightline sent, in one row; the id it links to its call.
 pub fn sent(frame: &Frame, session: u32) -> (String, Option<Id>) {
     match &frame.message {
@@ -76,7 +82,7 @@ pub fn sent(frame: &Frame, session: u32) -> (String, Option<Id>) {
             };
             let id = id
                 .as_ref()
-                .map_or_else(|| "#null".to_owned(), |id| id_label(session, id));
+                .map_or_else(|| "srv#null".to_owned(), |id| server_id_label(session, id));
             (format!("→ {id} our answer: {what}"), None)
         }
     }
@@ -89,7 +95,7 @@ pub fn received(frame: &Frame, role: &Role, session: u32) -> (Received, String, 
             Received::ServerRequest,
             format!(
                 "← {} {method} (request from the server)",
-                id_label(session, id)
+                server_id_label(session, id)
             ),
             None,
         ),
@@ -184,6 +190,14 @@ pub fn timed_out(session: u32, id: &Id, method: &str, after_ms: u64) -> String {
     )
 }
 
+/// The user cancelled the call: its end, in the log, beside our `notifications/cancelled`.
+pub fn cancelled_by_user(session: u32, id: &Id, method: &str) -> String {
+    format!(
+        "⊘ {} {method}: cancelled by you · transport failure (no reply will be read)",
+        id_label(session, id)
+    )
+}
+
 pub fn write_failed(reason: &str) -> String {
     format!("✗ write failed: {reason}")
 }
@@ -254,5 +268,25 @@ mod tests {
         assert_eq!(short_session("short"), "short");
         assert_eq!(id_label(1, &Id::Number(3)), "#3");
         assert_eq!(id_label(2, &Id::Number(3)), "2#3");
+    }
+
+    /// The server counts its requests from 1 too: its `#1` and ours are told apart, in the
+    /// request's row and in the row of our answer to it.
+    #[test]
+    fn a_server_request_and_our_answer_carry_the_servers_mark() {
+        let request = crate::mcp::jsonrpc::parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}"#,
+        )
+        .unwrap();
+        let (_, row, _) = received(&request, &Role::ServerRequest, 1);
+        assert_eq!(row, "← srv#1 elicitation/create (request from the server)");
+        let answer = Frame::encode(Message::Response {
+            id: Some(Id::Number(1)),
+            reply: Reply::Result(serde_json::json!({"action": "accept"}).into()),
+        });
+        assert_eq!(sent(&answer, 2).0, "→ srv2#1 our answer: result");
+        let ours = crate::mcp::jsonrpc::parse(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+            .unwrap();
+        assert_eq!(sent(&ours, 1).0, "→ #1 tools/list");
     }
 }

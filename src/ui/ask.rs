@@ -26,27 +26,8 @@ impl Widget for AskOverlay<'_> {
         let mut lines: Vec<Line> = Vec::new();
         let (what, hint) = match &panel.kind {
             AskKind::Form { message, fields } => {
-                lines.push(Line::styled(safe(message), strong));
-                lines.push(Line::raw(""));
-                for (i, field) in fields.iter().enumerate() {
-                    let marker = if i == panel.selected { "▸ " } else { "  " };
-                    let required = if field.required { "*" } else { "" };
-                    let text = format!(
-                        "{marker}{}{required}  {}",
-                        safe(&field.title),
-                        safe(&field.value.shown())
-                    );
-                    let line = Line::raw(text);
-                    lines.push(if i == panel.selected {
-                        line.style(theme.style(Meaning::Selection))
-                    } else {
-                        line
-                    });
-                }
-                (
-                    "elicitation (form)",
-                    "↑↓ field · ←→ Space change · Enter accept · Ctrl-D decline · Esc cancel",
-                )
+                let hint = form_lines(panel, message, fields, theme, &mut lines);
+                ("elicitation (form)", hint)
             }
             AskKind::Url { message, url, host } => {
                 lines.push(Line::styled(safe(message), strong));
@@ -118,5 +99,60 @@ impl Widget for AskOverlay<'_> {
             .block(pane(&title, true, theme))
             .style(theme.style(Meaning::Text))
             .render(popup, buf);
+    }
+}
+
+/// The form's lines (its message, a row per field with its problem beside it, what is wrong
+/// in all) into `lines`; the keys that work, as the hint.
+fn form_lines(
+    panel: &AskPanel,
+    message: &str,
+    fields: &[crate::app::ask::Field],
+    theme: &Theme,
+    lines: &mut Vec<Line<'_>>,
+) -> &'static str {
+    let safe = |text: &str| crate::sanitize::text(text).into_owned();
+    let strong = theme.style(Meaning::TextTitle);
+    lines.push(Line::styled(safe(message), strong));
+    lines.push(Line::raw(""));
+    for (i, field) in fields.iter().enumerate() {
+        let marker = if i == panel.selected { "▸ " } else { "  " };
+        let required = if field.required { "*" } else { "" };
+        let text = format!(
+            "{marker}{}{required}  {}",
+            safe(&field.title),
+            safe(&field.value.shown())
+        );
+        let mut spans = vec![Span::raw(text)];
+        if let Some(problem) = panel.problem_of(i) {
+            spans.push(Span::styled(
+                format!("  ✗ {problem}"),
+                theme.style(Meaning::EditorError),
+            ));
+        }
+        let line = Line::from(spans);
+        lines.push(if i == panel.selected {
+            line.style(theme.style(Meaning::Selection))
+        } else {
+            line
+        });
+    }
+    if !panel.problems.is_empty() {
+        let count = panel.problems.len();
+        let plural = if count == 1 { "" } else { "s" };
+        let said = if panel.warned {
+            format!("✗ not sent: {count} problem{plural} · Enter again sends anyway")
+        } else {
+            format!("✗ {count} problem{plural} against the server's schema")
+        };
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(said, theme.style(Meaning::EditorError)));
+    }
+    if panel.warned {
+        "↑↓ field · ←→ Space edit · Enter send anyway · Ctrl-D decline · Esc cancel"
+    } else if panel.problems.is_empty() {
+        "↑↓ field · ←→ Space change · Enter accept · Ctrl-D decline · Esc cancel"
+    } else {
+        "↑↓ field · ←→ Space edit · Enter×2 send anyway · Ctrl-D decline · Esc cancel"
     }
 }

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, StatefulWidget, Widget, Wrap};
 
-use super::shared::pane;
+use super::shared::{pane, with_hidden};
 use crate::app::Command;
 use crate::app::keys::{Keymap, Scope};
 use crate::app::state::{EditorState, Settings};
@@ -17,6 +17,8 @@ pub(super) struct EditorPane<'a> {
     pub keys: &'a Keymap,
     /// The validation and MAY settings the footer shows.
     pub settings: &'a Settings,
+    /// Why no tool can be sent yet (not connected), said by the empty pane.
+    pub unconnected: Option<&'a str>,
     /// Typing goes into the editor (the editing mode).
     pub editing: bool,
     pub focused: bool,
@@ -54,7 +56,6 @@ impl EditorPane<'_> {
         };
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
-        block.render(area, buf);
         let mut notes: Vec<Line> =
             vec![Line::styled(self.footer(), theme.style(Meaning::TextMuted))];
         notes.extend(
@@ -70,14 +71,20 @@ impl EditorPane<'_> {
                 .map(|h| Line::styled(h.as_str(), theme.style(Meaning::TextMuted))),
         );
         let notes = Paragraph::new(notes).wrap(Wrap { trim: false });
-        let note_height = u16::try_from(notes.line_count(inner.width))
+        let note_rows = notes.line_count(inner.width);
+        let note_height = u16::try_from(note_rows)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
+        // The hints that do not fit are counted in the border: the schema says more.
+        let hidden = note_rows.saturating_sub(usize::from(note_height));
+        with_hidden(block, 0, hidden, theme).render(area, buf);
         let [text, info] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(note_height)]).areas(inner);
         notes.render(info, buf);
         if editor.tool.is_none() && editor.textarea.is_empty() {
-            Paragraph::new("Select a tool and press Enter.")
+            let idle = self.unconnected.unwrap_or("Select a tool and press Enter.");
+            Paragraph::new(idle)
+                .wrap(Wrap { trim: false })
                 .style(theme.style(Meaning::TextMuted))
                 .render(text, buf);
             return None;

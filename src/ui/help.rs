@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::shared::pane;
+use super::shared::{class_meaning, fit, pane};
 use crate::app::Command;
 use crate::app::keys::{HelpEntry, Keymap, Mode};
 use crate::app::layout;
@@ -29,6 +29,7 @@ impl Widget for HelpOverlay<'_> {
         let entries = keys.help_entries();
         let popup = layout::help_popup(area, entries.len());
         let shown = usize::from(popup.height.saturating_sub(2));
+        let width = usize::from(popup.width.saturating_sub(2));
         let scroll = scroll.min(entries.len().saturating_sub(shown));
         let rows: Vec<Line> = entries
             .iter()
@@ -44,13 +45,27 @@ impl Widget for HelpOverlay<'_> {
                     Span::styled(binding.help, theme.style(Meaning::Text)),
                 ]),
                 HelpEntry::Note(text) => Line::styled(*text, theme.style(Meaning::TextMuted)),
+                HelpEntry::Class(class, meaning) => Line::from(vec![
+                    Span::styled(
+                        format!("{:>17}", class.label()),
+                        theme.style(class_meaning(*class)),
+                    ),
+                    Span::styled(format!("  {meaning}"), theme.style(Meaning::Text)),
+                ]),
+                HelpEntry::Flag(meaning) => Line::from(vec![
+                    Span::styled(format!("{:>17}", "⚑"), theme.style(Meaning::FindingSep1303)),
+                    Span::styled(format!("  {meaning}"), theme.style(Meaning::Text)),
+                ]),
                 HelpEntry::Blank => Line::raw(""),
             })
+            .map(|line| cut(line, width))
             .collect();
-        let more = if scroll + shown < entries.len() {
-            format!(" · ↓ {} more", entries.len() - scroll - shown)
-        } else {
-            String::new()
+        let below = entries.len().saturating_sub(scroll + shown);
+        let more = match (scroll, below) {
+            (0, 0) => String::new(),
+            (0, below) => format!(" · ↓ {below} more"),
+            (above, 0) => format!(" · ↑ {above} above"),
+            (above, below) => format!(" · ↑ {above} · ↓ {below} more"),
         };
         Clear.render(popup, buf);
         let close = keys
@@ -62,4 +77,31 @@ impl Widget for HelpOverlay<'_> {
             .style(theme.style(Meaning::Text))
             .render(popup, buf);
     }
+}
+
+/// `line` within `width` columns: a row too long for the popup ends in `…` rather than being
+/// cut mid-word with no sign (its spans' styles are kept up to the cut).
+fn cut(line: Line<'_>, width: usize) -> Line<'_> {
+    use unicode_width::UnicodeWidthStr;
+    if line.width() <= width {
+        return line;
+    }
+    let mut left = width;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        if left == 0 {
+            break;
+        }
+        let text = span.content.as_ref();
+        if text.width() < left {
+            left -= text.width();
+            spans.push(span);
+        } else {
+            // More of the line follows this span: the `…` is owed even where it fits exactly.
+            let more = format!("{text}…");
+            spans.push(Span::styled(fit(&more, left).into_owned(), span.style));
+            left = 0;
+        }
+    }
+    Line::from(spans).style(line.style)
 }

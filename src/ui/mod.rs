@@ -79,6 +79,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     let panes = layout::areas(area);
     let focused = |pane: Focus| state.focus == pane;
     let mode = state.key_mode();
+    let unconnected = shared::unconnected(&state.link, state.replay.is_some());
     Block::new()
         .style(theme.style(Meaning::Text))
         .render(area, buf);
@@ -94,6 +95,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
         editor: &state.editor,
         keys: &state.settings.keys,
         settings: &state.settings,
+        unconnected: unconnected.as_deref(),
         editing: mode == Mode::Editing,
         focused: focused(Focus::Editor),
         theme,
@@ -117,6 +119,8 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     DetailPane {
         log: &state.log,
         calls: &state.calls,
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
         sideways: Sideways::of(state),
         focused: focused(Focus::Detail),
         theme,
@@ -132,26 +136,16 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
             .and_then(|i| state.log.lines.get(i)?.exchange),
         has_call: state.current_call().is_some(),
         read_back_failed: state.read_back.failed.is_some(),
+        unconnected: unconnected.as_deref(),
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
         scroll: state.model_scroll,
         sideways: Sideways::of(state),
         focused: focused(Focus::Model),
         theme,
     }
     .render(panes.model, buf);
-    StatusBar {
-        mode,
-        keys: &state.settings.keys,
-        replay: state.replay.is_some(),
-        live: state.watched.live,
-        pending_calls: state.pending_calls,
-        status: state.status.as_ref(),
-        settings: &state.settings,
-        link: &state.link,
-        transport: &state.transport,
-        label: state.label.as_deref(),
-        theme,
-    }
-    .render(panes.status, buf);
+    status_bar(state, mode, theme).render(panes.status, buf);
     match state.overlay() {
         Some(Overlay::Help) => HelpOverlay {
             keys: &state.settings.keys,
@@ -172,5 +166,24 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
                 frame.set_cursor_position(cursor);
             }
         }
+    }
+}
+
+/// The status line over the mode, the run's keys and settings, the pending call and the link.
+fn status_bar<'a>(state: &'a AppState, mode: Mode, theme: &'a Theme) -> StatusBar<'a> {
+    StatusBar {
+        mode,
+        keys: &state.settings.keys,
+        replay: state.replay.is_some(),
+        live: state.watched.live,
+        pending_calls: state.pending_calls,
+        pending: state.pending.as_ref(),
+        ticks: state.ticks,
+        status: state.status.as_ref(),
+        settings: &state.settings,
+        link: &state.link,
+        transport: &state.transport,
+        label: state.label.as_deref(),
+        theme,
     }
 }

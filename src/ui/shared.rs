@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::app::state::AppState;
+use crate::app::state::{AppState, Link};
 use crate::classify::Class;
 use crate::classify::findings::{Finding, Severity};
 use crate::theme::{Meaning, Theme};
@@ -154,4 +154,82 @@ pub(super) fn wrapped_or_cut(
             .collect();
         Paragraph::new(cut).scroll((scroll, 0)).render(area, buf);
     }
+}
+
+/// What an empty pane says while no server is connected, instead of asking for a tool that
+/// cannot be sent: connecting, or why not connected and the key that retries. `None` once
+/// connected (a replay never retries: it sends nothing).
+pub(super) fn unconnected(link: &Link, replay: bool) -> Option<String> {
+    match link {
+        Link::Connected(_) => None,
+        Link::Starting | Link::Connecting => Some("Connecting to the server…".to_owned()),
+        Link::Failed(_) if replay => Some("Not connected.".to_owned()),
+        Link::Failed(reason) => Some(format!("Not connected: {reason}. r retries.")),
+        Link::Disconnected if replay => Some("The server ended (as recorded).".to_owned()),
+        Link::Disconnected => Some("The server is gone. r reconnects.".to_owned()),
+    }
+}
+
+/// A progress bar of `cells` cells, `ratio` (0..=1) of them full.
+pub(super) fn progress_bar(ratio: f64, cells: usize) -> String {
+    // Rounded down: a bar is full only when the work is.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let full = ((ratio.clamp(0.0, 1.0) * cells as f64).floor() as usize).min(cells);
+    format!("▕{}{}▏", "█".repeat(full), "░".repeat(cells - full))
+}
+
+/// The pending call's progress in one line: the bar when the total is known, the count, the
+/// server's message.
+pub(super) fn progress_words(progress: &crate::app::pending::Progress, cells: usize) -> String {
+    let bar = progress
+        .ratio()
+        .map(|ratio| format!("{} ", progress_bar(ratio, cells)))
+        .unwrap_or_default();
+    let message = progress
+        .message
+        .as_deref()
+        .map(|message| format!(" {message}"))
+        .unwrap_or_default();
+    format!("{bar}{}{message}", progress.count())
+}
+
+/// `block` marked with what its inside hides: `↑ N` above and `↓ N more` below, in its bottom
+/// border, so that a pane cut by the screen's height never looks complete.
+pub(super) fn with_hidden<'a>(
+    block: Block<'a>,
+    above: usize,
+    below: usize,
+    theme: &Theme,
+) -> Block<'a> {
+    let words = match (above, below) {
+        (0, 0) => return block,
+        (0, below) => format!(" ↓ {below} more "),
+        (above, 0) => format!(" ↑ {above} above "),
+        (above, below) => format!(" ↑ {above} · ↓ {below} more "),
+    };
+    block.title_bottom(Line::styled(words, theme.style(Meaning::TextTitle)).right_aligned())
+}
+
+/// Rows `lines` take in `area` (wrapped at its width, or one each when cut), and how many of
+/// them the view from `scroll` leaves above and below.
+pub(super) fn hidden_rows(
+    lines: &[Line],
+    sideways: Sideways,
+    scroll: usize,
+    area: Rect,
+) -> (usize, usize) {
+    let rows = if sideways.wrap {
+        Paragraph::new(lines.to_vec())
+            .wrap(Wrap { trim: false })
+            .line_count(area.width)
+    } else {
+        lines.len()
+    };
+    let above = scroll.min(rows);
+    let below = rows.saturating_sub(scroll + usize::from(area.height));
+    (above, below)
 }

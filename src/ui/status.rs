@@ -34,6 +34,9 @@ pub(super) struct StatusBar<'a> {
     /// The replay follows a running proxy (`sightline attach`).
     pub live: bool,
     pub pending_calls: usize,
+    /// The call on its way, and the tick now (its elapsed time is counted in ticks).
+    pub pending: Option<&'a crate::app::pending::PendingCall>,
+    pub ticks: u64,
     pub status: Option<&'a Status>,
     pub settings: &'a Settings,
     pub link: &'a Link,
@@ -122,11 +125,47 @@ impl StatusBar<'_> {
         }
     }
 
+    /// The pending call: its tool, for how long, its progress, the key that cancels it, then
+    /// the server's message (last: at 80 columns it is what the edge cuts).
+    fn pending_words(&self) -> Option<String> {
+        let pending_calls = self.pending_calls;
+        if pending_calls == 0 {
+            return None;
+        }
+        let cancel = self
+            .keys
+            .key_for(Command::CancelCall, self.mode)
+            .map_or_else(String::new, |key| format!(" ({key} cancels)"));
+        let Some(call) = self.pending else {
+            let plural = if pending_calls == 1 { "" } else { "s" };
+            return Some(format!(" {pending_calls} call{plural} pending{cancel} "));
+        };
+        let (count, message) = call
+            .progress
+            .as_ref()
+            .map_or_else(Default::default, |progress| {
+                let bar = progress
+                    .ratio()
+                    .map(|ratio| format!(" {}", super::shared::progress_bar(ratio, 6)))
+                    .unwrap_or_default();
+                let message = progress
+                    .message
+                    .as_deref()
+                    .map(|message| format!(" {message}"))
+                    .unwrap_or_default();
+                (format!("{bar} {}", progress.count()), message)
+            });
+        Some(format!(
+            " {} pending {} s{count}{cancel}{message} ",
+            call.tool,
+            call.elapsed(self.ticks)
+        ))
+    }
+
     fn segments(&self) -> Vec<Segment> {
         let StatusBar {
             replay,
             live,
-            pending_calls,
             status,
             settings,
             link,
@@ -163,11 +202,10 @@ impl StatusBar<'_> {
                 style: bar.patch(theme.style(Meaning::StatusKey)),
             });
         }
-        if pending_calls > 0 {
-            let plural = if pending_calls == 1 { "" } else { "s" };
+        if let Some(text) = self.pending_words() {
             segments.push(Segment {
                 priority: 1,
-                text: format!(" {pending_calls} call{plural} pending (x cancels) "),
+                text,
                 short: None,
                 style: bar.patch(theme.style(Meaning::StatusError)),
             });

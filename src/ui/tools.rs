@@ -63,7 +63,7 @@ impl Widget for ToolsPane<'_> {
             return;
         }
         let list_rows = layout::tool_list_rows(area, tools.tools.len());
-        let [list, _, below] = Layout::vertical([
+        let [list, gap, below] = Layout::vertical([
             Constraint::Length(u16::try_from(list_rows).unwrap_or(u16::MAX)),
             Constraint::Length(1),
             Constraint::Min(0),
@@ -102,6 +102,15 @@ impl Widget for ToolsPane<'_> {
             })
             .collect();
         Paragraph::new(rows).render(list, buf);
+        // The row under the list says what it hides: tools above and below its window.
+        let hidden_below = tools.tools.len().saturating_sub(start + list_rows);
+        let marks = match (start, hidden_below) {
+            (0, 0) => String::new(),
+            (0, below) => format!("  ↓ {below} more"),
+            (above, 0) => format!("  ↑ {above} above"),
+            (above, below) => format!("  ↑ {above} above · ↓ {below} more"),
+        };
+        Line::styled(marks, theme.style(Meaning::TextTitle)).render(gap, buf);
         // The description below the list, as much as fits; `s` shows all of it.
         let paragraph = Paragraph::new(about).wrap(Wrap { trim: false });
         let needed = paragraph.line_count(below.width);

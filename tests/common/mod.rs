@@ -187,6 +187,22 @@ impl Session {
         )
     }
 
+    /// One `tools/call` the user cancelled (`x`), in the live order: the request, our
+    /// `notifications/cancelled`, the finished call.
+    pub fn call_cancelled_by_user(&mut self, id: i64, tool: &str, arguments: &Value) -> &mut Self {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}).to_string();
+        self.sent(&request);
+        let sent_at = Timestamp(self.clock);
+        self.sent(&format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"cancelled by the user"}}}}"#));
+        self.finish(
+            id,
+            &request,
+            sent_at,
+            End::Failed(sightline::mcp::session::Failure::CancelledByUser),
+            None,
+        )
+    }
+
     fn finish(
         &mut self,
         id: i64,

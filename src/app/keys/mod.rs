@@ -98,12 +98,37 @@ pub const SCOPES: [Scope; 5] = [
     Scope::Help,
 ];
 
+/// The four classes every exchange ends in, and the finding mark, as the help explains them.
+const LEGEND: [HelpEntry<'static>; 5] = {
+    use crate::classify::Class;
+    [
+        HelpEntry::Class(Class::Success, "a result, isError absent or false"),
+        HelpEntry::Class(
+            Class::ToolError,
+            "a result with isError: true; the model reads why",
+        ),
+        HelpEntry::Class(
+            Class::ProtocolError,
+            "a JSON-RPC error, code named; not forwarded by default",
+        ),
+        HelpEntry::Class(
+            Class::TransportFailure,
+            "no usable reply: exit, garbled, timeout, cancelled by you",
+        ),
+        HelpEntry::Flag("a finding applies; the model pane says which and why"),
+    ]
+};
+
 /// One row of the help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HelpEntry<'a> {
     Heading(&'static str),
     Key(&'a Binding),
     Note(&'static str),
+    /// A class of outcome, drawn in its colour, and what it means.
+    Class(crate::classify::Class, &'static str),
+    /// The finding mark, drawn as the log draws it, and what it means.
+    Flag(&'static str),
     Blank,
 }
 
@@ -177,6 +202,9 @@ impl Keymap {
             entries.push(HelpEntry::Heading(scope.heading()));
             entries.extend(self.help_rows(scope).map(HelpEntry::Key));
         }
+        entries.push(HelpEntry::Blank);
+        entries.push(HelpEntry::Heading("What the log's words and colours mean"));
+        entries.extend(LEGEND);
         entries.push(HelpEntry::Blank);
         entries.push(HelpEntry::Note(
             "The mouse focuses panes, selects rows and scrolls. Copies use OSC 52: in tmux,",

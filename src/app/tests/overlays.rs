@@ -244,3 +244,85 @@ fn a_click_behind_a_question_changes_nothing_and_a_click_closes_the_help() {
     update(&mut state, on_third_tool);
     assert_eq!(state.tools.selected, 2);
 }
+
+/// Sent from the editor, a question came and was answered: the user is back browsing, so
+/// the `q` they type next quits instead of landing in the draft.
+#[test]
+fn answering_a_question_sent_from_the_editor_returns_to_browsing() {
+    for answer in [KeyCode::Enter, KeyCode::Esc] {
+        let mut state = state();
+        press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+        type_text(&mut state, "12/12/2024");
+        let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(sent.len(), 1);
+        ask_to_confirm(&mut state, 1);
+        press(&mut state, answer, KeyModifiers::NONE);
+        assert!(state.asking.is_none());
+        let draft = state.editor.text();
+        assert_eq!(
+            press(&mut state, KeyCode::Char('q'), KeyModifiers::NONE),
+            [Effect::Quit],
+            "{answer:?}"
+        );
+        assert_eq!(state.editor.text(), draft);
+    }
+}
+
+/// The form breaks its schema (a required field empty, an email that is none): the first
+/// Enter sends nothing and says why; the second sends the answer as it is, on purpose.
+#[test]
+fn a_form_that_breaks_its_schema_is_held_once_then_sent_anyway() {
+    use crate::mcp::input::{Answer, InputRequest};
+    let mut state = state();
+    let request = InputRequest {
+        key: None,
+        method: "elicitation/create".into(),
+        params: json!({"message": "Who?", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string"},
+            "email": {"type": "string", "format": "email"},
+            "age": {"type": "integer", "minimum": 18}}, "required": ["name"]}}),
+    };
+    session(
+        &mut state,
+        SessionEvent::Asked {
+            number: 4,
+            request: Box::new(request),
+            proposed: Box::new(Answer::Result(json!({"action": "decline"}))),
+        },
+    );
+    let panel = state.asking.as_ref().unwrap();
+    assert_eq!(panel.problems, [(0, "required".to_owned())]);
+    press(&mut state, KeyCode::Down, KeyModifiers::NONE);
+    type_text(&mut state, "not-an-email");
+    press(&mut state, KeyCode::Down, KeyModifiers::NONE);
+    type_text(&mut state, "17");
+    let problems = &state.asking.as_ref().unwrap().problems;
+    assert_eq!(
+        problems,
+        &[
+            (0, "required".to_owned()),
+            (1, "not an email address".to_owned()),
+            (2, "less than the minimum 18".to_owned())
+        ]
+    );
+    assert!(
+        press(&mut state, KeyCode::Enter, KeyModifiers::NONE).is_empty(),
+        "held: the user is told first"
+    );
+    assert!(status(&state).contains("3 problems"), "{}", status(&state));
+    assert!(state.asking.as_ref().unwrap().warned);
+    // A change is a new answer: told again.
+    type_text(&mut state, "0");
+    assert!(press(&mut state, KeyCode::Enter, KeyModifiers::NONE).is_empty());
+    let effects = press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        effects,
+        [Effect::Session(SessionCommand::Answer {
+            number: 4,
+            answer: Answer::Result(json!({"action": "accept", "content": {
+                "name": "", "email": "not-an-email", "age": 170}})),
+        })],
+        "sent anyway, exactly as shown"
+    );
+    assert!(status(&state).contains("anyway"), "{}", status(&state));
+}
