@@ -97,7 +97,9 @@ async fn wait_for_reconnect(
             SessionCommand::Reconnect => return Some(None),
             SessionCommand::Use(target) => return Some(Some(target)),
             SessionCommand::Shutdown => return None,
+            // Not connected: the app forgets what it asked when the connection ends.
             SessionCommand::Call { .. }
+            | SessionCommand::Request { .. }
             | SessionCommand::CancelCall
             | SessionCommand::Answer { .. } => {}
         }
@@ -125,6 +127,10 @@ async fn serve(
                 client.shutdown().await;
                 return None;
             }
+            Wake::Done(Done::Requested(exchange)) => {
+                client.emit(SessionEvent::Requested(exchange)).await;
+                continue;
+            }
             Wake::Done(_) => continue,
             Wake::Gone => {
                 client.emit(SessionEvent::Disconnected).await;
@@ -136,6 +142,9 @@ async fn serve(
         match command {
             SessionCommand::Call { tool, arguments } => {
                 client.start(Command::Call { tool, arguments });
+            }
+            SessionCommand::Request { method, params } => {
+                client.start(Command::Request { method, params });
             }
             SessionCommand::CancelCall => client.start(Command::Cancel),
             SessionCommand::Answer { number, answer } => {

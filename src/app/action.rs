@@ -232,6 +232,12 @@ pub enum Effect {
 pub enum SessionCommand {
     /// Send `tools/call` with these arguments, exactly as given.
     Call { tool: String, arguments: Value },
+    /// Send one request other than `tools/call`, exactly as given; it ends with
+    /// `SessionEvent::Requested`.
+    Request {
+        method: String,
+        params: Option<Value>,
+    },
     /// Stop waiting for the pending call and cancel it.
     CancelCall,
     /// Shut the server down and connect again.

@@ -18,6 +18,7 @@ mod navigation;
 pub mod overlay;
 pub mod placeholders;
 mod read_back;
+pub mod requests;
 mod session_events;
 pub mod state;
 mod status;

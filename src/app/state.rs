@@ -569,6 +569,8 @@ pub struct AppState {
     pub audit: Option<super::audit_panel::AuditPanel>,
     /// Calls run through a real host (`H`): by call index and host profile.
     pub captures: Vec<(usize, String, Captured)>,
+    /// Requests other than `tools/call` waiting for their answers, with who asked.
+    pub requests: super::requests::Requests,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -591,6 +593,7 @@ impl AppState {
             asking: None,
             audit: None,
             captures: Vec::new(),
+            requests: super::requests::Requests::default(),
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),
