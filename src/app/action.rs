@@ -136,6 +136,14 @@ pub enum Command {
     ScrollLeft,
     /// Scroll Detail or the model view right (when not wrapped).
     ScrollRight,
+    /// Open the free-form request composer (any method, params as typed).
+    OpenComposer,
+    /// Send `ping` and show its round trip.
+    Ping,
+    /// Send `logging/setLevel` with the next level.
+    SetLogLevel,
+    /// Show the server's name, era, transport, instructions and capabilities.
+    ShowServerInfo,
 }
 
 impl Command {
@@ -185,6 +193,10 @@ impl Command {
             Command::ToggleWrap => "wrap Detail and the model view on / off",
             Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
             Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
+            Command::OpenComposer => "compose any request: method, then params as JSON",
+            Command::Ping => "ping the server (its round trip)",
+            Command::SetLogLevel => "logging/setLevel: the next level (debug, info, …)",
+            Command::ShowServerInfo => "the server: era, transport, instructions, capabilities",
         }
     }
 

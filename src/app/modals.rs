@@ -61,6 +61,10 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect => {}
     }
     Vec::new()
@@ -130,6 +134,10 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;
@@ -239,6 +247,10 @@ pub(super) fn picker_command(
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect
         | Command::CancelCall => {}
     }

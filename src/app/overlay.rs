@@ -17,16 +17,25 @@ pub enum Overlay<'a> {
     Audit(&'a AuditPanel),
     /// The `--config` file's servers to pick from.
     Picker(&'a Picker),
+    /// The free-form request composer.
+    Composer(&'a super::composer::Composer),
+    /// The server's name, era, instructions and capabilities.
+    ServerInfo(&'a super::server_info::ServerInfoView),
 }
 
 impl AppState {
     /// The overlay on top, if any. Several can be open at once (the help over a question, a
-    /// question asked by an audit's call); the first of help, question, audit and picker wins.
+    /// question asked by an audit's call); the first of help, question, composer, server info,
+    /// audit and picker wins.
     pub fn overlay(&self) -> Option<Overlay<'_>> {
         if self.show_help {
             Some(Overlay::Help)
         } else if let Some(panel) = &self.asking {
             Some(Overlay::Question(panel))
+        } else if self.composer.open {
+            Some(Overlay::Composer(&self.composer))
+        } else if let Some(info) = &self.server_info {
+            Some(Overlay::ServerInfo(info))
         } else if let Some(audit) = &self.audit {
             Some(Overlay::Audit(audit))
         } else {
@@ -39,7 +48,9 @@ impl AppState {
         match self.overlay() {
             Some(Overlay::Help) => Mode::Help,
             Some(Overlay::Question(_)) => Mode::Answering,
-            Some(Overlay::Audit(_) | Overlay::Picker(_)) | None => {
+            // Every key but Ctrl-S and Esc is text there, as in the editor.
+            Some(Overlay::Composer(_)) => Mode::Editing,
+            Some(Overlay::Audit(_) | Overlay::Picker(_) | Overlay::ServerInfo(_)) | None => {
                 if self.editing && self.focus == Focus::Editor {
                     Mode::Editing
                 } else {

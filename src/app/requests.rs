@@ -16,6 +16,12 @@ use crate::mcp::session::Exchange;
 pub enum Asker {
     /// Nothing waits for the answer: the Exchange log shows it, like every exchange.
     Log,
+    /// `p`: the status line says the round trip.
+    Ping,
+    /// `l`: the status line says how the server took the level.
+    SetLevel,
+    /// The composer: the status line says the class.
+    Composer,
 }
 
 /// Requests sent and not yet answered, oldest first.
@@ -84,5 +90,9 @@ pub fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect> {
     };
     match asker {
         Asker::Log => Vec::new(),
+        Asker::Ping | Asker::SetLevel | Asker::Composer => {
+            super::composer::finished(state, &asker, exchange);
+            Vec::new()
+        }
     }
 }

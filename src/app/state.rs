@@ -571,6 +571,12 @@ pub struct AppState {
     pub captures: Vec<(usize, String, Captured)>,
     /// Requests other than `tools/call` waiting for their answers, with who asked.
     pub requests: super::requests::Requests,
+    /// The request composer: its text is kept between openings.
+    pub composer: super::composer::Composer,
+    /// The level the next `l` sets (an index into `composer::LEVELS`).
+    pub next_log_level: usize,
+    /// The server info overlay, while it is open.
+    pub server_info: Option<super::server_info::ServerInfoView>,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -594,6 +600,9 @@ impl AppState {
             audit: None,
             captures: Vec::new(),
             requests: super::requests::Requests::default(),
+            composer: super::composer::Composer::default(),
+            next_log_level: 0,
+            server_info: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

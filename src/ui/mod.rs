@@ -6,6 +6,7 @@
 
 mod ask;
 mod audit;
+mod composer;
 mod console;
 mod detail;
 mod editor;
@@ -13,6 +14,7 @@ mod help;
 mod log;
 mod model;
 mod picker;
+mod server_info;
 mod shared;
 mod status;
 mod tools;
@@ -20,6 +22,7 @@ mod tools;
 pub use shared::{class_meaning, fit};
 
 use ratatui::Frame;
+use ratatui::layout::Position;
 use ratatui::widgets::{Block, StatefulWidget, Widget};
 
 use crate::app::layout;
@@ -29,6 +32,7 @@ use crate::theme::{Meaning, Theme};
 
 use ask::AskOverlay;
 use audit::AuditOverlay;
+use composer::ComposerOverlay;
 use console::ConsolePane;
 use detail::DetailPane;
 use editor::EditorPane;
@@ -36,6 +40,7 @@ use help::HelpOverlay;
 use log::LogPane;
 use model::ModelViewPane;
 use picker::PickerOverlay;
+use server_info::ServerInfoOverlay;
 use shared::Sideways;
 use status::StatusBar;
 use tools::ToolsPane;
@@ -119,6 +124,13 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         theme,
     }
     .render(panes.status, buf);
+    overlays(frame, state, theme, cursor);
+}
+
+/// The overlay on top, if any; with none, the terminal's cursor goes where typing goes.
+fn overlays(frame: &mut Frame, state: &AppState, theme: &Theme, cursor: Option<Position>) {
+    let area = frame.area();
+    let buf = frame.buffer_mut();
     match state.overlay() {
         Some(Overlay::Help) => HelpOverlay {
             keys: &state.settings.keys,
@@ -133,6 +145,14 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         .render(area, buf),
         Some(Overlay::Audit(audit)) => AuditOverlay { audit, theme }.render(area, buf),
         Some(Overlay::Picker(picker)) => PickerOverlay { picker, theme }.render(area, buf),
+        Some(Overlay::Composer(composer)) => {
+            let mut cursor = None;
+            ComposerOverlay { composer, theme }.render(area, buf, &mut cursor);
+            if let Some(cursor) = cursor {
+                frame.set_cursor_position(cursor);
+            }
+        }
+        Some(Overlay::ServerInfo(info)) => ServerInfoOverlay { info, theme }.render(area, buf),
         None => {
             if let Some(cursor) = cursor {
                 // The terminal's own cursor, where typing goes (the runtime makes it a blinking
