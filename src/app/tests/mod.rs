@@ -21,6 +21,7 @@ mod calls;
 mod editor;
 mod keys;
 mod overlays;
+mod protocol;
 mod requests;
 
 fn state() -> AppState {
