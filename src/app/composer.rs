@@ -101,7 +101,7 @@ pub fn parse(text: &str) -> Result<Composed, String> {
     })
 }
 
-/// `:` opens the composer, with what was typed last time.
+/// `:` opens the composer: empty after a send, else with what was typed last time (to fix).
 pub fn open(state: &mut AppState) {
     let composer = &mut state.composer;
     composer.open = true;
@@ -192,7 +192,7 @@ fn send(state: &mut AppState) -> Vec<Effect> {
                 complain(state, "not sent: the server is not connected".into());
                 return Vec::new();
             }
-            state.composer.open = false;
+            state.composer = Composer::default();
             state.pending_calls += 1;
             inform(
                 state,
@@ -203,7 +203,8 @@ fn send(state: &mut AppState) -> Vec<Effect> {
         Composed::Request { method, params } => {
             let effects = requests::send(state, &method, params, Asker::Composer);
             if !effects.is_empty() {
-                state.composer.open = false;
+                // Sent: the log has it (`y` copies it), and the next composition starts empty.
+                state.composer = Composer::default();
                 inform(state, format!("sent {}", sanitize::text(&method)));
             }
             effects

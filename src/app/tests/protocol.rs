@@ -44,6 +44,10 @@ fn the_composer_sends_exactly_what_was_typed_even_a_wrong_shape() {
         })]
     );
     assert!(!state.composer.open, "sent: the composer closes");
+    assert!(
+        state.composer.textarea.is_empty(),
+        "and starts empty next time"
+    );
     assert_eq!(state.requests.len(), 1);
 }
 
