@@ -43,6 +43,10 @@ pub enum Style {
 }
 
 const NAME: &str = "sightline-demo";
+/// What the server tells a client's user (and model) about itself, in both eras.
+const INSTRUCTIONS: &str = "Call book_flight with a past departureDate to see how this server \
+    reports input validation errors. demo://departures changes every two seconds: subscribe to \
+    it to hear of each change.";
 const SLOW_TICK: Duration = Duration::from_millis(500);
 
 /// What the server does with one incoming message.
@@ -222,7 +226,7 @@ impl DemoServer {
                 "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
             },
             "serverInfo": self.server_info(),
-            "instructions": "Call book_flight with a past departureDate to see how this server reports input validation errors.",
+            "instructions": INSTRUCTIONS,
         })
     }
 
@@ -241,6 +245,7 @@ impl DemoServer {
                 "logging": {},
                 "extensions": {TASKS: {}},
             },
+            "instructions": INSTRUCTIONS,
             "ttlMs": 0,
             "cacheScope": "public",
         })
