@@ -67,7 +67,8 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         editor: &state.editor,
         keys: &state.settings.keys,
         settings: &state.settings,
-        editing: mode == Mode::Editing,
+        // The composer takes the editing keys too, over the panes: the editor is not editing.
+        editing: mode == Mode::Editing && !state.composer.open,
         focused: focused(Focus::Editor),
         theme,
     }
