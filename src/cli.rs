@@ -22,7 +22,7 @@ mod record;
 mod several;
 
 pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
-pub use inspect::{PlainArgs, PromptArgs, ReadArgs, RequestArgs};
+pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
 pub use record::{RecordArgs, record_args_after_command};
 
@@ -96,10 +96,16 @@ pub enum Command {
     Resources(PlainArgs),
     /// Read one resource (resources/read): text shown, a blob as its type and size.
     Read(ReadArgs),
+    /// Subscribe to one resource and print each update until --for ends; then unsubscribe
+    /// (2026-07-28: a subscriptions/listen stream, ended by sightline).
+    Subscribe(SubscribeArgs),
     /// List the server's prompts (all pages) with their arguments.
     Prompts(PlainArgs),
     /// Get one prompt (prompts/get) with its arguments: the messages, by role.
     Prompt(PromptArgs),
+    /// Ask the server to complete a prompt argument or a template variable
+    /// (completion/complete): the values it offers. (`completions` prints shell scripts.)
+    Complete(CompleteArgs),
     /// Send ping and time the round trip (2025-11-25 and earlier: 2026-07-28 removed ping).
     Ping(PlainArgs),
     /// Send any request, its params exactly as given: the reply and its class.
@@ -178,7 +184,8 @@ pub enum Command {
     Proxy(ProxyArgs),
     /// Open the TUI on a running proxy, read-only: the host's calls as they happen.
     Attach(AttachArgs),
-    /// Print a shell completion script: `source <(sightline completions bash)`.
+    /// Print a shell completion script: `source <(sightline completions bash)`. (`complete`
+    /// asks a server to complete a prompt argument.)
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,

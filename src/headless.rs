@@ -9,6 +9,7 @@ mod audit;
 mod auth;
 mod call;
 mod capture;
+mod complete;
 mod diff;
 mod exchange;
 mod hosts;
@@ -20,12 +21,14 @@ mod replay;
 mod request;
 mod resources;
 mod run;
+mod subscribe;
 mod tools;
 
 pub use audit::audit;
 pub use auth::logout;
 pub use call::{CallReport, call};
 pub use capture::capture;
+pub use complete::complete;
 pub use diff::diff;
 pub use hosts::hosts;
 pub use prompts::{prompt, prompts};
@@ -35,6 +38,7 @@ pub use replay::{replay, serve};
 pub use request::{ping, request};
 pub use resources::{read, resources};
 pub use run::selection_problem;
+pub use subscribe::subscribe;
 pub use tools::{tools, write_tools};
 
 // The helpers the command modules share, by the paths they use (`super::…`, `crate::headless::…`).

@@ -76,7 +76,9 @@ async fn wait_for_reconnect(
             SessionCommand::SetTasks(on) => options.tasks = on,
             SessionCommand::Reconnect => return true,
             SessionCommand::Shutdown => return false,
+            // Not connected: the app forgets what it asked when the connection ends.
             SessionCommand::Call { .. }
+            | SessionCommand::Request { .. }
             | SessionCommand::CancelCall
             | SessionCommand::Answer { .. } => {}
         }
@@ -104,6 +106,10 @@ async fn serve(
                 client.shutdown().await;
                 return None;
             }
+            Wake::Done(Done::Requested(exchange)) => {
+                client.emit(SessionEvent::Requested(exchange)).await;
+                continue;
+            }
             Wake::Done(_) => continue,
             Wake::Gone => {
                 client.emit(SessionEvent::Disconnected).await;
@@ -115,6 +121,9 @@ async fn serve(
         match command {
             SessionCommand::Call { tool, arguments } => {
                 client.start(Command::Call { tool, arguments });
+            }
+            SessionCommand::Request { method, params } => {
+                client.start(Command::Request { method, params });
             }
             SessionCommand::CancelCall => client.start(Command::Cancel),
             SessionCommand::Answer { number, answer } => {

@@ -293,6 +293,8 @@ async fn dispatch(cli: Cli) -> u8 {
         Some(Command::Read(args)) => headless::read(&args, &cli.record).await,
         Some(Command::Prompts(args)) => headless::prompts(&args, &cli.record).await,
         Some(Command::Prompt(args)) => headless::prompt(&args, &cli.record).await,
+        Some(Command::Subscribe(args)) => headless::subscribe(&args, &cli.record).await,
+        Some(Command::Complete(args)) => headless::complete(&args, &cli.record).await,
         Some(Command::Ping(args)) => headless::ping(&args, &cli.record).await,
         Some(Command::Request(args)) => headless::request(&args, &cli.record).await,
         Some(Command::Audit {

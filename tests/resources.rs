@@ -264,7 +264,7 @@ fn the_demo_servers_resources_and_prompts_read_in_both_eras_over_stdio_and_http(
             assert_eq!(
                 counts,
                 Counts {
-                    resources: 2,
+                    resources: 3,
                     templates: 1,
                     prompts: 2
                 },
@@ -281,8 +281,19 @@ fn check_demo(server: &[String], modern: bool) -> Counts {
     let text = sightline(&["resources"], server);
     let text = String::from_utf8(text.stdout).unwrap();
     assert_eq!(text.contains("cacheable: ttlMs 60000"), modern, "{text}");
-    assert!(
-        text.contains("demo://timetable  timetable  text/plain"),
+    let row = |uri: &str| {
+        text.lines()
+            .find(|line| line.starts_with(uri))
+            .map(|line| line.split_whitespace().collect::<Vec<_>>())
+    };
+    assert_eq!(
+        row("demo://timetable").unwrap()[..3],
+        ["demo://timetable", "timetable", "text/plain"],
+        "{text}"
+    );
+    assert_eq!(
+        row("demo://departures").unwrap()[..3],
+        ["demo://departures", "departures", "text/plain"],
         "{text}"
     );
     let (code, read) = json(&["read", "demo://timetable"], server);

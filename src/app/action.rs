@@ -170,6 +170,14 @@ pub enum Command {
     /// Show server 9 (of several open).
     #[serde(rename = "show_server_9")]
     ShowServer9,
+    /// Open the free-form request composer (any method, params as typed).
+    OpenComposer,
+    /// Send `ping` and show its round trip.
+    Ping,
+    /// Send `logging/setLevel` with the next level.
+    SetLogLevel,
+    /// Show the server's name, era, transport, instructions and capabilities.
+    ShowServerInfo,
 }
 
 impl Command {
@@ -231,6 +239,10 @@ impl Command {
             Command::ShowServer7 => "show server 7 (several open)",
             Command::ShowServer8 => "show server 8 (several open)",
             Command::ShowServer9 => "show server 9 (several open)",
+            Command::OpenComposer => "compose any request: method, then params as JSON",
+            Command::Ping => "ping the server (its round trip)",
+            Command::SetLogLevel => "logging/setLevel: the next level (debug, info, …)",
+            Command::ShowServerInfo => "the server: era, transport, instructions, capabilities",
         }
     }
 
@@ -294,6 +306,12 @@ pub enum Effect {
 pub enum SessionCommand {
     /// Send `tools/call` with these arguments, exactly as given.
     Call { tool: String, arguments: Value },
+    /// Send one request other than `tools/call`, exactly as given; it ends with
+    /// `SessionEvent::Requested`.
+    Request {
+        method: String,
+        params: Option<Value>,
+    },
     /// Stop waiting for the pending call and cancel it.
     CancelCall,
     /// Shut the server down and connect again.

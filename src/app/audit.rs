@@ -167,6 +167,10 @@ pub(super) fn audit_command(
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect
         | Command::CancelCall => {}
     }

@@ -73,6 +73,10 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect => {}
     }
     Vec::new()
@@ -166,6 +170,10 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::SaveCallJson
         | Command::SaveLog
         | Command::Audit
+        | Command::OpenComposer
+        | Command::Ping
+        | Command::SetLogLevel
+        | Command::ShowServerInfo
         | Command::Reconnect => return Vec::new(),
     };
     let number = panel.number;

@@ -201,7 +201,9 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
             return;
         }
         // The others are modal: a click or a wheel behind them changes nothing.
-        Some(Overlay::Question(_) | Overlay::Audit(_)) => return,
+        Some(
+            Overlay::Question(_) | Overlay::Audit(_) | Overlay::Composer(_) | Overlay::ServerInfo(_),
+        ) => return,
         None => {}
     }
     match mouse {

@@ -15,16 +15,25 @@ pub enum Overlay<'a> {
     Question(&'a AskPanel),
     /// The audit of a tool: its plan, running, or its table.
     Audit(&'a AuditPanel),
+    /// The free-form request composer.
+    Composer(&'a super::composer::Composer),
+    /// The server's name, era, instructions and capabilities.
+    ServerInfo(&'a super::server_info::ServerInfoView),
 }
 
 impl AppState {
     /// The overlay on top, if any. Several can be open at once (the help over a question, a
-    /// question asked by an audit's call); the first of help, question and audit wins.
+    /// question asked by an audit's call); the first of help, question, composer, server info
+    /// and audit wins.
     pub fn overlay(&self) -> Option<Overlay<'_>> {
         if self.show_help {
             Some(Overlay::Help)
         } else if let Some(panel) = &self.asking {
             Some(Overlay::Question(panel))
+        } else if self.composer.open {
+            Some(Overlay::Composer(&self.composer))
+        } else if let Some(info) = &self.server_info {
+            Some(Overlay::ServerInfo(info))
         } else {
             self.audit.as_ref().map(Overlay::Audit)
         }
@@ -35,7 +44,9 @@ impl AppState {
         match self.overlay() {
             Some(Overlay::Help) => Mode::Help,
             Some(Overlay::Question(_)) => Mode::Answering,
-            Some(Overlay::Audit(_)) | None => {
+            // Every key but Ctrl-S and Esc is text there, as in the editor.
+            Some(Overlay::Composer(_)) => Mode::Editing,
+            Some(Overlay::Audit(_) | Overlay::ServerInfo(_)) | None => {
                 if self.editing && self.focus == Focus::Editor {
                     Mode::Editing
                 } else {

@@ -49,6 +49,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
                 state.log.lines.push(note_line(state, &text));
             }
             state.link = Link::Connecting;
+            state.requests.clear();
             state.transport = sanitize::text(&transport).into_owned();
         }
         SessionEvent::Connected(connection) => {
@@ -84,6 +85,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         }
         SessionEvent::Logged(entry) => log_entry(state, entry),
         SessionEvent::CallFinished(finished) => return finish_call(state, *finished),
+        SessionEvent::Requested(exchange) => return super::requests::finished(state, &exchange),
         SessionEvent::Asked {
             number,
             request,
@@ -96,6 +98,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
             state.link = Link::Disconnected;
             state.pending_calls = 0;
             state.pending = None;
+            state.requests.clear();
             if let Some(audit) = state.audit.as_mut()
                 && audit.pending().is_some()
             {

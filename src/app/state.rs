@@ -567,6 +567,14 @@ pub struct AppState {
     /// The server's name among several open at once (its config entry, its demo style), for
     /// the status line; none when it is the only one.
     pub label: Option<String>,
+    /// Requests other than `tools/call` waiting for their answers, with who asked.
+    pub requests: super::requests::Requests,
+    /// The request composer: its text is kept between openings.
+    pub composer: super::composer::Composer,
+    /// The level the next `l` sets (an index into `composer::LEVELS`).
+    pub next_log_level: usize,
+    /// The server info overlay, while it is open.
+    pub server_info: Option<super::server_info::ServerInfoView>,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -589,6 +597,10 @@ impl AppState {
             audit: None,
             captures: Vec::new(),
             label: None,
+            requests: super::requests::Requests::default(),
+            composer: super::composer::Composer::default(),
+            next_log_level: 0,
+            server_info: None,
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

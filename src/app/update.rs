@@ -47,8 +47,12 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                     }
                 }
                 Mode::Editing => {
-                    state.editor.textarea.input(input);
-                    check_editor(state);
+                    if state.composer.open {
+                        state.composer.textarea.input(input);
+                    } else {
+                        state.editor.textarea.input(input);
+                        check_editor(state);
+                    }
                 }
                 // Text typed over the help or the panes goes nowhere.
                 Mode::Help | Mode::Browsing => {}
@@ -122,6 +126,8 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Some(Overlay::Help) => help_command(state, command, apply_command),
         Some(Overlay::Question(_)) => ask_command(state, command, apply_command),
         Some(Overlay::Audit(_)) => audit_command(state, command, apply_command),
+        Some(Overlay::Composer(_)) => super::composer::command(state, command, apply_command),
+        Some(Overlay::ServerInfo(_)) => super::server_info::command(state, command, apply_command),
         None => apply_command(state, command),
     };
     show_editor_cursor(state);
@@ -236,6 +242,10 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             inform(state, "reconnecting…".into());
             return vec![Effect::Session(SessionCommand::Reconnect)];
         }
+        Command::OpenComposer | Command::Ping | Command::SetLogLevel => {
+            return super::composer::start(state, command);
+        }
+        Command::ShowServerInfo => super::server_info::open(state),
         Command::CancelCall => {
             if state.pending_calls == 0 {
                 inform(state, "no call is pending".into());

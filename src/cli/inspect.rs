@@ -1,8 +1,8 @@
 //! The arguments of the headless commands for the rest of the protocol a user pokes at:
-//! `resources`, `read`, `prompts`, `prompt`, `ping`, `request`; each with `--json`, the output
-//! options and the server selection every command shares.
+//! `resources`, `read`, `subscribe`, `prompts`, `prompt`, `complete`, `ping`, `request`; each
+//! with `--json`, the output options and the server selection every command shares.
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use super::{OutputArgs, ServerArgs};
 
@@ -52,6 +52,42 @@ pub struct RequestArgs {
     /// out when not given. In 2026-07-28 the era's `_meta` is added to an object.
     #[arg(value_name = "PARAMS_JSON")]
     pub params: Option<String>,
+    #[command(flatten)]
+    pub common: PlainArgs,
+}
+
+/// `sightline subscribe URI [--for SECS] [--read]`.
+#[derive(Debug, Clone, Args)]
+pub struct SubscribeArgs {
+    /// The resource's URI.
+    pub uri: String,
+    /// How long to listen, in seconds; then sightline unsubscribes (or ends the listen stream).
+    #[arg(long = "for", value_name = "SECS", default_value_t = 10.0)]
+    pub seconds: f64,
+    /// Read the resource again at each update, and show what it holds now.
+    #[arg(long)]
+    pub read: bool,
+    #[command(flatten)]
+    pub common: PlainArgs,
+}
+
+/// `sightline complete (--prompt NAME | --template URI) ARGUMENT VALUE`.
+#[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("reference").required(true).args(["prompt", "template"])))]
+pub struct CompleteArgs {
+    /// Complete an argument of this prompt (`ref/prompt`).
+    #[arg(long, value_name = "NAME")]
+    pub prompt: Option<String>,
+    /// Complete a variable of this resource template (`ref/resource`), e.g. `flights://{number}`.
+    #[arg(long, value_name = "URI_TEMPLATE")]
+    pub template: Option<String>,
+    /// The argument (or template variable) to complete.
+    pub argument: String,
+    /// What is typed of it so far ('' for nothing yet).
+    pub value: String,
+    /// The arguments already filled in, as JSON (sent as `context.arguments`, exactly as given).
+    #[arg(long, value_name = "JSON")]
+    pub context: Option<String>,
     #[command(flatten)]
     pub common: PlainArgs,
 }

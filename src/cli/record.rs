@@ -8,13 +8,15 @@ use clap::Args;
 pub fn record_args_after_command(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 15] = [
+    const COMMANDS: [&str; 17] = [
         "tools",
         "call",
         "resources",
         "read",
+        "subscribe",
         "prompts",
         "prompt",
+        "complete",
         "ping",
         "request",
         "audit",

@@ -2,7 +2,9 @@
 //! the slow search answers as an event stream (a priming event, its progress, then the result).
 //! A legacy `initialize` opens a session (`Mcp-Session-Id`); a modern request's headers must
 //! match its `_meta` (else 400 with -32020), and an unknown method is a 404. A present `Origin`
-//! that is not a loopback one is refused with 403, as the spec asks; GET and DELETE get 405.
+//! that is not a loopback one is refused with 403, as the spec asks. A GET with a legacy
+//! session's id is that session's stream (the board's changes, when subscribed); any other GET,
+//! and DELETE, get 405. Log messages and a 2026-07-28 listen come on the request's own stream.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -19,7 +21,11 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
-use super::{DemoServer, Handled, NAME, Style, slow_search, today};
+use super::subscriptions::{self, DEPARTURES, Peer};
+use super::{
+    DemoServer, Handled, NAME, Style, listen_stream, slow_search, today, unix_seconds,
+    until_next_tick,
+};
 use crate::http_listener::{self, Body, plain};
 use crate::mcp::era::META_PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{self, ErrorObject, Frame as JsonRpcFrame, Id, Message, Reply};
@@ -37,6 +43,9 @@ struct Shared {
     /// Legacy calls waiting for the answer to the server's question, by the question's id.
     asking: Arc<Mutex<HashMap<Id, oneshot::Sender<Reply>>>>,
     questions: Arc<AtomicU64>,
+    /// What each legacy session subscribed to and its log level, by `Mcp-Session-Id` (the
+    /// empty string for requests without one).
+    peers: Arc<Mutex<HashMap<String, Peer>>>,
     /// With `--auth`: `/mcp` is a protected resource, and the authorization server is here.
     auth: Option<super::auth::Auth>,
 }
@@ -63,6 +72,7 @@ pub async fn run_http(
         running: Arc::default(),
         asking: Arc::default(),
         questions: Arc::new(AtomicU64::new(0)),
+        peers: Arc::default(),
     };
     http_listener::serve(listener, move |request| answer(shared.clone(), request)).await
 }
@@ -79,6 +89,15 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
     }
     if !origin_allowed(request.headers().get(ORIGIN)) {
         return Ok(plain(StatusCode::FORBIDDEN, "Origin not allowed"));
+    }
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    // Behind `--auth` there is no GET stream: it would be a way round the token.
+    if let (&Method::GET, Some(session), None) = (request.method(), &session, &shared.auth) {
+        return Ok(session_stream(&shared, session.clone()));
     }
     if request.method() != Method::POST {
         return Ok(plain(
@@ -119,7 +138,24 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
         }
         return Ok(empty(StatusCode::ACCEPTED));
     }
-    match shared.server.handle(frame.message.clone(), today()) {
+    let handled = {
+        let mut peers = shared.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        let peer = peers.entry(session.unwrap_or_default()).or_default();
+        shared
+            .server
+            .handle_on(frame.message.clone(), today(), unix_seconds(), peer)
+    };
+    Ok(carry_out(&shared, &frame.message, modern, handled).await)
+}
+
+/// The response that carries out what the server made of `message`.
+async fn carry_out(
+    shared: &Shared,
+    request: &Message,
+    modern: bool,
+    handled: Handled,
+) -> Response<Body> {
+    match handled {
         Handled::Send(message) => {
             let status = match &message {
                 // 2026-07-28: a method the server does not implement is a 404 with -32601.
@@ -130,25 +166,25 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
                 _ => StatusCode::OK,
             };
             let mut response = json(status, Some(&message));
-            if frame.message.method() == Some("initialize") && !modern {
+            if request.method() == Some("initialize") && !modern {
                 let session = shared.sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Ok(value) = HeaderValue::try_from(format!("demo-session-{session}")) {
                     response.headers_mut().insert("mcp-session-id", value);
                 }
             }
-            Ok(response)
+            response
         }
         Handled::StartSlow {
             id,
             seconds,
             progress_token,
             modern,
-        } => Ok(slow_stream(&shared, id, seconds, progress_token, modern)),
+        } => slow_stream(shared, id, seconds, progress_token, modern),
         Handled::Later { after, message, .. } => {
             // The answer waits on the request's own connection (a client that gives up closes
             // it).
             tokio::time::sleep(after).await;
-            Ok(json(StatusCode::OK, Some(&message)))
+            json(StatusCode::OK, Some(&message))
         }
         Handled::Cancel(id) => {
             let running = shared
@@ -159,16 +195,69 @@ async fn answer(shared: Shared, request: Request<Incoming>) -> Result<Response<B
                 task.abort();
                 eprintln!("{NAME}: request {id} cancelled by the client");
             }
-            Ok(empty(StatusCode::ACCEPTED))
+            empty(StatusCode::ACCEPTED)
         }
         Handled::Ask {
             id,
             name,
             arguments,
             ask,
-        } => Ok(ask_stream(&shared, id, name, arguments, ask)),
-        Handled::Nothing => Ok(empty(StatusCode::ACCEPTED)),
+        } => ask_stream(shared, id, name, arguments, ask),
+        Handled::SendAll(messages) => messages_stream(messages),
+        Handled::Listen { id, uris } => {
+            let (tx, rx) = mpsc::channel::<Message>(16);
+            // Closing the stream is the client's cancel: the task ends with its reader.
+            tokio::spawn(listen_stream(id, uris, tx));
+            event_stream(rx)
+        }
+        Handled::Nothing => empty(StatusCode::ACCEPTED),
     }
+}
+
+/// These messages as one event stream (the log messages of a call, then its reply).
+fn messages_stream(messages: Vec<Message>) -> Response<Body> {
+    let (tx, rx) = mpsc::channel::<Message>(messages.len().max(1));
+    for message in messages {
+        // The channel has room for every one of them.
+        let _ = tx.try_send(message);
+    }
+    event_stream(rx)
+}
+
+/// A legacy session's own stream: the board's changes while the session is subscribed to it,
+/// else a comment each tick, so that a client (or a proxy between) that went away is noticed
+/// on the next write and the stream ends with it.
+fn session_stream(shared: &Shared, session: String) -> Response<Body> {
+    let (tx, mut rx) = mpsc::channel::<String>(16);
+    let peers = Arc::clone(&shared.peers);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(until_next_tick()).await;
+            let hears = peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&session)
+                .is_some_and(Peer::hears_departures);
+            let text = if hears {
+                let line = JsonRpcFrame::encode(subscriptions::updated(DEPARTURES, None));
+                format!("data: {}\n\n", line.into_raw())
+            } else {
+                ": the board changed; this session is not subscribed to it\n\n".to_owned()
+            };
+            if tx.send(text).await.is_err() {
+                return;
+            }
+        }
+    });
+    let events = futures_util::stream::poll_fn(move |cx| {
+        rx.poll_recv(cx)
+            .map(|text| text.map(|text| Ok(event(text))))
+    });
+    let mut response = Response::new(BodyExt::boxed(StreamBody::new(events)));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    response
 }
 
 /// How long a legacy call waits for the answer to its question.

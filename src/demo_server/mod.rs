@@ -3,11 +3,15 @@
 //! `handle` is pure; `stdio` and `http` are the I/O around it.
 
 pub mod auth;
+mod completion;
+mod connection;
 pub mod http;
+mod logging;
 mod prompts;
 mod questions;
 mod resources;
 mod stdio;
+pub mod subscriptions;
 mod tasks;
 pub mod tools;
 
@@ -39,6 +43,10 @@ pub enum Style {
 }
 
 const NAME: &str = "sightline-demo";
+/// What the server tells a client's user (and model) about itself, in both eras.
+const INSTRUCTIONS: &str = "Call book_flight with a past departureDate to see how this server \
+    reports input validation errors. demo://departures changes every two seconds: subscribe to \
+    it to hear of each change.";
 const SLOW_TICK: Duration = Duration::from_millis(500);
 
 /// What the server does with one incoming message.
@@ -69,6 +77,11 @@ pub enum Handled {
         arguments: Map<String, Value>,
         ask: tools::Ask,
     },
+    /// Write these messages in order (log messages before a call's reply).
+    SendAll(Vec<Message>),
+    /// A 2026-07-28 `subscriptions/listen`: acknowledge, then tell of each change to `uris`
+    /// on this request's stream until the client cancels it.
+    Listen { id: Id, uris: Vec<String> },
     /// Nothing to do (notifications, stray responses).
     Nothing,
 }
@@ -205,13 +218,15 @@ impl DemoServer {
             "protocolVersion": version,
             "capabilities": {
                 "tools": {"listChanged": false},
-                "resources": {"subscribe": false, "listChanged": false},
+                "resources": {"subscribe": true, "listChanged": false},
                 "prompts": {"listChanged": false},
+                "completions": {},
+                "logging": {},
                 // 2025-11-25 tasks: `long_booking` may be called as a task.
                 "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
             },
             "serverInfo": self.server_info(),
-            "instructions": "Call book_flight with a past departureDate to see how this server reports input validation errors.",
+            "instructions": INSTRUCTIONS,
         })
     }
 
@@ -220,7 +235,17 @@ impl DemoServer {
         versions.extend(era::MODERN_VERSIONS);
         json!({
             "supportedVersions": versions,
-            "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "extensions": {TASKS: {}}},
+            "capabilities": {
+                "tools": {},
+                // Subscribed to with `subscriptions/listen`.
+                "resources": {"subscribe": true},
+                "prompts": {},
+                "completions": {},
+                // Deprecated in 2026-07-28: a request opts in with `_meta` logLevel.
+                "logging": {},
+                "extensions": {TASKS: {}},
+            },
+            "instructions": INSTRUCTIONS,
             "ttlMs": 0,
             "cacheScope": "public",
         })
@@ -398,11 +423,48 @@ fn modern_version(params: &Value) -> ModernCheck {
     ModernCheck::Modern
 }
 
-fn today() -> Date {
-    let seconds = std::time::SystemTime::now()
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    Date::from_unix_seconds(seconds)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn today() -> Date {
+    Date::from_unix_seconds(i64::try_from(unix_seconds()).unwrap_or(i64::MAX))
+}
+
+/// Until the departures board next changes.
+fn until_next_tick() -> Duration {
+    let tick = subscriptions::TICK.as_millis();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let left = tick - now % tick;
+    Duration::from_millis(u64::try_from(left).unwrap_or(0))
+}
+
+/// A 2026-07-28 listen stream: its acknowledgement, then a change of the board each tick when
+/// it is among `uris`, until the stream's reader is gone (or the task is aborted: cancelled).
+async fn listen_stream(id: Id, uris: Vec<String>, out: mpsc::Sender<Message>) {
+    if out
+        .send(DemoServer::listen_acknowledged(&id, &uris))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let hears = uris.iter().any(|uri| uri == subscriptions::DEPARTURES);
+    loop {
+        tokio::time::sleep(until_next_tick()).await;
+        if hears {
+            let note = subscriptions::updated(subscriptions::DEPARTURES, Some(&id));
+            if out.send(note).await.is_err() {
+                return;
+            }
+        } else if out.is_closed() {
+            return;
+        }
+    }
 }
 
 async fn slow_search(

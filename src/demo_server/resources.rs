@@ -1,4 +1,5 @@
-//! The demo server's resources, pure: a text timetable, a binary logo, and the template
+//! The demo server's resources, pure: a text timetable, a binary logo (and the departures
+//! board, listed here, read in `connection.rs` with the clock), and the template
 //! `flights://{number}`, as `resources/list`, `resources/templates/list` and `resources/read`
 //! answer them. Both eras; a URI that names nothing is -32002 up to 2025-11-25 and -32602 in
 //! 2026-07-28 (its changelog, minor change 6).
@@ -37,7 +38,7 @@ fn timetable_text() -> String {
     text
 }
 
-/// `resources/list`: one page, the timetable and the logo.
+/// `resources/list`: one page, the timetable, the logo and the board.
 pub fn list(modern: bool) -> Value {
     let resources = json!([
         {
@@ -56,6 +57,7 @@ pub fn list(modern: bool) -> Value {
             "mimeType": "image/png",
             "size": LOGO_BYTES,
         },
+        super::subscriptions::listed(),
     ]);
     cacheable(json!({"resources": resources}), modern)
 }
@@ -112,7 +114,7 @@ fn not_found(uri: &str, modern: bool) -> ErrorObject {
 }
 
 /// 2026-07-28: listings and reads carry `ttlMs` and `cacheScope`.
-fn cacheable(mut result: Value, modern: bool) -> Value {
+pub(super) fn cacheable(mut result: Value, modern: bool) -> Value {
     if modern {
         result["ttlMs"] = TTL_MS.into();
         result["cacheScope"] = "public".into();
@@ -129,6 +131,10 @@ mod tests {
         for modern in [false, true] {
             let listed = list(modern);
             for resource in listed["resources"].as_array().unwrap() {
+                // The board reads with the clock (`connection.rs`).
+                if resource["uri"] == super::super::subscriptions::DEPARTURES {
+                    continue;
+                }
                 let read = read(&json!({"uri": resource["uri"]}), modern).unwrap();
                 assert_eq!(read["contents"][0]["uri"], resource["uri"]);
             }

@@ -1,14 +1,20 @@
-//! The demo server on stdin and stdout: one line a message, slow searches on their own tasks,
-//! legacy questions kept until the client answers.
+//! The demo server on stdin and stdout: one line a message, slow searches and listen streams
+//! on their own tasks, legacy questions kept until the client answers, the board's changes told
+//! to a connection subscribed to it.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::questions::Asking;
-use super::{DemoServer, Handled, NAME, Style, slow_search, today};
+use super::subscriptions::{self, DEPARTURES, Peer};
+use super::{
+    DemoServer, Handled, NAME, Style, listen_stream, slow_search, today, unix_seconds,
+    until_next_tick,
+};
 use crate::mcp::jsonrpc::{self, Id, Message};
 
 /// Serves the demo server on stdin/stdout until stdin closes.
@@ -29,27 +35,71 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
         "{NAME}: serving on stdio ({}); stderr is for logs only",
         server.server_info()["version"]
     );
-    let mut running: HashMap<Id, AbortHandle> = HashMap::new();
-    let mut asking = Asking::default();
+    let peer = Arc::new(Mutex::new(Peer::default()));
+    let ticker = tokio::spawn(tell_subscribed(Arc::clone(&peer), out_tx.clone()));
+    let mut connection = Connection {
+        server,
+        out: out_tx,
+        running: HashMap::new(),
+        asking: Asking::default(),
+        peer,
+    };
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
-        running.retain(|_, task| !task.is_finished());
-        let handled = match jsonrpc::parse(&line) {
-            Ok(frame) => match asking.answered(&server, &frame.message) {
-                Some(reply) => Handled::Send(reply),
-                None => server.handle(frame.message.clone(), today()),
-            },
-            Err(error) => server
+        connection.running.retain(|_, task| !task.is_finished());
+        let handled = connection.handle(&line);
+        if !connection.carry_out(handled).await {
+            break;
+        }
+    }
+    ticker.abort();
+    for task in connection.running.values() {
+        task.abort();
+    }
+    drop(connection);
+    writer.await.map_err(std::io::Error::other)?
+}
+
+/// One client on stdio: what runs for it, the questions it was asked, what it subscribed to.
+struct Connection {
+    server: DemoServer,
+    out: mpsc::Sender<Message>,
+    running: HashMap<Id, AbortHandle>,
+    asking: Asking,
+    peer: Arc<Mutex<Peer>>,
+}
+
+impl Connection {
+    fn handle(&mut self, line: &str) -> Handled {
+        match jsonrpc::parse(line) {
+            Ok(frame) => {
+                if let Some(reply) = self.asking.answered(&self.server, &frame.message) {
+                    return Handled::Send(reply);
+                }
+                let mut peer = self.peer.lock().unwrap_or_else(PoisonError::into_inner);
+                let message = frame.message.clone();
+                self.server
+                    .handle_on(message, today(), unix_seconds(), &mut peer)
+            }
+            Err(error) => self
+                .server
                 .handle_invalid(&error)
                 .map_or(Handled::Nothing, Handled::Send),
-        };
+        }
+    }
+
+    /// Does what `handled` says; `false` once the writer is gone.
+    async fn carry_out(&mut self, handled: Handled) -> bool {
         match handled {
-            Handled::Send(message) => {
-                if out_tx.send(message).await.is_err() {
-                    break;
+            Handled::Send(message) => return self.out.send(message).await.is_ok(),
+            Handled::SendAll(messages) => {
+                for message in messages {
+                    if self.out.send(message).await.is_err() {
+                        return false;
+                    }
                 }
             }
             Handled::StartSlow {
@@ -59,25 +109,29 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
                 modern,
             } => {
                 let task = tokio::spawn(slow_search(
-                    server.clone(),
+                    self.server.clone(),
                     id.clone(),
                     seconds,
                     progress_token,
                     modern,
-                    out_tx.clone(),
+                    self.out.clone(),
                 ));
-                running.insert(id, task.abort_handle());
+                self.running.insert(id, task.abort_handle());
             }
             Handled::Later { id, after, message } => {
-                let out = out_tx.clone();
+                let out = self.out.clone();
                 let task = tokio::spawn(async move {
                     tokio::time::sleep(after).await;
                     let _ = out.send(message).await;
                 });
-                running.insert(id, task.abort_handle());
+                self.running.insert(id, task.abort_handle());
+            }
+            Handled::Listen { id, uris } => {
+                let task = tokio::spawn(listen_stream(id.clone(), uris, self.out.clone()));
+                self.running.insert(id, task.abort_handle());
             }
             Handled::Cancel(id) => {
-                if let Some(task) = running.remove(&id) {
+                if let Some(task) = self.running.remove(&id) {
                     task.abort();
                     eprintln!("{NAME}: request {id} cancelled by the client");
                 }
@@ -88,17 +142,31 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
                 arguments,
                 ask,
             } => {
-                let question = asking.ask(id, name, arguments, ask);
-                if out_tx.send(question).await.is_err() {
-                    break;
-                }
+                let question = self.asking.ask(id, name, arguments, ask);
+                return self.out.send(question).await.is_ok();
             }
             Handled::Nothing => {}
         }
+        true
     }
-    drop(out_tx);
-    for task in running.values() {
-        task.abort();
+}
+
+/// Each time the board changes, `notifications/resources/updated` if the connection is
+/// subscribed to it (legacy era).
+async fn tell_subscribed(peer: Arc<Mutex<Peer>>, out: mpsc::Sender<Message>) {
+    loop {
+        tokio::time::sleep(until_next_tick()).await;
+        let hears = peer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .hears_departures();
+        if hears
+            && out
+                .send(subscriptions::updated(DEPARTURES, None))
+                .await
+                .is_err()
+        {
+            return;
+        }
     }
-    writer.await.map_err(std::io::Error::other)?
 }

@@ -82,6 +82,13 @@ pub enum Command {
         method: String,
         params: Option<Value>,
     },
+    /// A request that lasts (a 2026-07-28 `subscriptions/listen`): `timeout` is its deadline,
+    /// and [`Command::Cancel`] ends it, the way the era cancels a request.
+    Open {
+        method: String,
+        params: Option<Value>,
+        timeout: std::time::Duration,
+    },
     /// 2026-07-28 over HTTP: whether the server rejects a header that contradicts the body.
     CheckHeaders,
     /// Cancel the running call.
@@ -221,6 +228,7 @@ impl Driver {
             | Command::ListTools
             | Command::Call { .. }
             | Command::Request { .. }
+            | Command::Open { .. }
             | Command::CheckHeaders => self.queue.push_back(command),
         }
     }
@@ -301,6 +309,14 @@ impl Driver {
                 core.request(&method, params);
                 Step::Wait(Job::Request)
             }
+            Command::Open {
+                method,
+                params,
+                timeout,
+            } => {
+                core.open(&method, params, timeout);
+                Step::Wait(Job::Request)
+            }
             Command::CheckHeaders => HeaderCheck::start(core).wrap(Job::HeaderCheck),
             Command::Shutdown => {
                 core.shutdown();
@@ -323,7 +339,12 @@ impl Driver {
             Job::Call(call) => call.on(core, event).wrap(|call| Job::Call(Box::new(call))),
             Job::Request => match event {
                 Event::Ended(exchange) => Step::Done(Some(Done::Requested(Box::new(exchange)))),
-                Event::Answered(_) | Event::Timer | Event::Cancel => Step::Wait(Job::Request),
+                // Only an `Open` request may be cancelled; any other goes on.
+                Event::Cancel => {
+                    core.cancel_by_user();
+                    Step::Wait(Job::Request)
+                }
+                Event::Answered(_) | Event::Timer => Step::Wait(Job::Request),
             },
             Job::HeaderCheck(check) => check.on(core, event).wrap(Job::HeaderCheck),
             // It ends when the server is gone (see `settle`), not by any event.

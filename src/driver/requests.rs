@@ -208,6 +208,17 @@ impl Core {
         self.send(spec);
     }
 
+    /// Sends a request that lasts until `timeout` or the user's cancel.
+    pub fn open(&mut self, method: &str, params: Option<Value>, timeout: Duration) {
+        self.send(Spec {
+            method: method.to_owned(),
+            params,
+            timeout,
+            cancel_on_timeout: true,
+            cancellable: true,
+        });
+    }
+
     /// Sends `spec` and waits for its end (in [`Core::take_ended`]). Legacy Streamable HTTP:
     /// after a 404 ended the session, a new `initialize` goes first, as the client MUST.
     pub fn send(&mut self, spec: Spec) {

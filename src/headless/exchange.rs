@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::exit;
 use super::output::{outcome_json, print_json, report_failure, server_json, server_line};
-use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
+use super::run::{StageTracker, connect_tapped, guarded, prepared, recording_ended};
 use crate::classify::{Class, Outcome, classify};
 use crate::cli::{PlainArgs, RecordArgs};
 use crate::client::{Client, ClientError, Connection, Stage};
@@ -37,6 +37,9 @@ pub(super) struct RequestJson<'a> {
     /// `read --save`: where the bytes went, and how many.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub saved: Option<Value>,
+    /// `complete`: the values the server offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -114,17 +117,34 @@ where
     F: AsyncFnOnce(&mut Client, &StageTracker) -> u8,
     J: Serialize,
 {
+    with_tapped_client(common, record, command, None, stopped, body).await
+}
+
+/// [`with_client`], with `tap` seeing every event of the session as it happens.
+pub(super) async fn with_tapped_client<F, J>(
+    common: &PlainArgs,
+    record: &RecordArgs,
+    command: &str,
+    tap: Option<crate::stream::Tap>,
+    stopped: impl FnOnce(Value) -> J,
+    body: F,
+) -> u8
+where
+    F: AsyncFnOnce(&mut Client, &StageTracker) -> u8,
+    J: Serialize,
+{
     let recorder = match prepared(&common.server, record, command) {
         Ok(recorder) => recorder,
         Err(code) => return code,
     };
     let stage = StageTracker::default();
     let run = async {
-        let mut client = match connect(
+        let mut client = match connect_tapped(
             &common.server,
             common.output.verbose,
             &stage,
             recorder.as_ref(),
+            tap,
         )
         .await
         {

@@ -36,10 +36,8 @@ fn read_params(text: &str) -> Result<serde_json::Value, String> {
     read_arguments(text).map_err(|message| message.replacen("ARGS_JSON", "PARAMS_JSON", 2))
 }
 
-/// What 2026-07-28 says of `ping`, for the refusal.
-const PING_REMOVED: &str = "ping is not sent: 2026-07-28 removed it (changelog, major change 5: \
-    'Remove ping, logging/setLevel, and notifications/roots/list_changed'), and this server \
-    speaks 2026-07-28; `sightline request ping` sends it anyway, as a deliberate test, or \
+/// The hint after the refusal of `ping` (whose words are the TUI's too).
+const PING_HINT: &str = "; `sightline request ping` sends it anyway, as a deliberate test, or \
     `--era legacy` pings a dual-era server";
 
 /// `sightline ping`.
@@ -50,7 +48,8 @@ pub async fn ping(args: &PlainArgs, record: &RecordArgs) -> u8 {
     };
     with_client(args, record, "ping", stopped, async |client, _| {
         if client.connection().is_some_and(|c| c.era == Era::Modern) {
-            return refuse(args.json, client.connection(), PING_REMOVED);
+            let why = format!("{}{PING_HINT}", crate::mcp::era::PING_REMOVED);
+            return refuse(args.json, client.connection(), &why);
         }
         // Timed here, finer than the log's milliseconds: a local ping takes less than one.
         let started = std::time::Instant::now();

@@ -72,7 +72,22 @@ pub(super) async fn connect(
     stage: &StageTracker,
     recorder: Option<&Recorder>,
 ) -> Result<Client, ClientError> {
-    let mut sink = EventSink::taps_only().with_tap(stage.tap());
+    connect_tapped(server, verbose, stage, recorder, None).await
+}
+
+/// [`connect`], with `tap` seeing every event of the session too (first of all).
+pub(super) async fn connect_tapped(
+    server: &ServerArgs,
+    verbose: bool,
+    stage: &StageTracker,
+    recorder: Option<&Recorder>,
+    tap: Option<crate::stream::Tap>,
+) -> Result<Client, ClientError> {
+    let mut sink = EventSink::taps_only();
+    if let Some(tap) = tap {
+        sink = sink.with_tap(move |event| tap(event));
+    }
+    sink = sink.with_tap(stage.tap());
     // Recorded before shown: whatever `-v` printed is already on disk.
     if let Some(recorder) = recorder {
         sink = sink.with_tap(recorder.tap());

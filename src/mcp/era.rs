@@ -16,6 +16,15 @@ pub const LEGACY_OFFER: &str = LEGACY_VERSIONS[0];
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
 /// `_meta` keys of the modern era.
+/// Why `ping` is not sent to a 2026-07-28 server (headless and the TUI say it alike).
+pub const PING_REMOVED: &str = "ping is not sent: 2026-07-28 removed it (changelog, major change \
+    5: 'Remove ping, logging/setLevel, and notifications/roots/list_changed'), and this server \
+    speaks 2026-07-28";
+/// Why `logging/setLevel` is not sent to a 2026-07-28 server.
+pub const SET_LEVEL_REMOVED: &str = "logging/setLevel is not sent: 2026-07-28 removed it \
+    (changelog, major change 5: 'Remove ping, logging/setLevel, and \
+    notifications/roots/list_changed'; a request asks for its own logs in _meta), and this \
+    server speaks 2026-07-28";
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";

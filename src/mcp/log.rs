@@ -33,6 +33,9 @@ pub enum SessionEvent {
     ToolsFailed(String),
     /// A `tools/call` ended (answered, timed out, cancelled or failed).
     CallFinished(Box<crate::mcp::verdict::Finished>),
+    /// A request other than `tools/call`, asked for by the app (`SessionCommand::Request`),
+    /// ended: answered, refused, timed out or failed. Its frames are in the log already.
+    Requested(Box<crate::mcp::session::Exchange>),
     /// The server is gone; nothing more will happen until a reconnect.
     Disconnected,
     /// The server asks the user something; the answer goes back under `number` (the TUI).

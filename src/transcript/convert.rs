@@ -63,7 +63,9 @@ impl<'a> Record<'a> {
                 judged,
             ))),
             SessionEvent::Disconnected => Record::Disconnected,
-            SessionEvent::Asked { .. } => return None,
+            // Its frames are recorded as they went and came; the transcript's call records
+            // are `tools/call`s.
+            SessionEvent::Asked { .. } | SessionEvent::Requested(_) => return None,
         })
     }
 

@@ -182,6 +182,10 @@ impl EditorPane<'_> {
                     | Command::SaveLog
                     | Command::Audit
                     | Command::Reconnect
+                    | Command::OpenComposer
+                    | Command::Ping
+                    | Command::SetLogLevel
+                    | Command::ShowServerInfo
                     | Command::CancelCall => format!("{} {}", binding.keys, binding.help),
                 })
                 .filter(|text| !text.is_empty())

@@ -6,12 +6,14 @@
 
 mod ask;
 mod audit;
+mod composer;
 mod console;
 mod detail;
 mod editor;
 mod help;
 mod log;
 mod model;
+mod server_info;
 mod servers;
 mod shared;
 mod side_by_side;
@@ -32,12 +34,14 @@ use crate::theme::{Meaning, Theme};
 
 use ask::AskOverlay;
 use audit::AuditOverlay;
+use composer::ComposerOverlay;
 use console::ConsolePane;
 use detail::DetailPane;
 use editor::EditorPane;
 use help::HelpOverlay;
 use log::LogPane;
 use model::ModelViewPane;
+use server_info::ServerInfoOverlay;
 use shared::Sideways;
 use status::StatusBar;
 use tools::ToolsPane;
@@ -96,7 +100,8 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
         keys: &state.settings.keys,
         settings: &state.settings,
         unconnected: unconnected.as_deref(),
-        editing: mode == Mode::Editing,
+        // The composer takes the editing keys too, over the panes: the editor is not editing.
+        editing: mode == Mode::Editing && !state.composer.open,
         focused: focused(Focus::Editor),
         theme,
     }
@@ -159,6 +164,14 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
         }
         .render(area, buf),
         Some(Overlay::Audit(audit)) => AuditOverlay { audit, theme }.render(area, buf),
+        Some(Overlay::Composer(composer)) => {
+            let mut cursor = None;
+            ComposerOverlay { composer, theme }.render(area, buf, &mut cursor);
+            if let Some(cursor) = cursor {
+                frame.set_cursor_position(cursor);
+            }
+        }
+        Some(Overlay::ServerInfo(info)) => ServerInfoOverlay { info, theme }.render(area, buf),
         None => {
             if let Some(cursor) = cursor {
                 // The terminal's own cursor, where typing goes (the runtime makes it a blinking

@@ -22,6 +22,8 @@ mod editor;
 mod keys;
 mod newcomer;
 mod overlays;
+mod protocol;
+mod requests;
 
 fn state() -> AppState {
     let settings = Settings::default();
