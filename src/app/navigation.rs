@@ -202,7 +202,10 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
         }
         // The others are modal: a click or a wheel behind them changes nothing.
         Some(
-            Overlay::Question(_) | Overlay::Audit(_) | Overlay::Composer(_) | Overlay::ServerInfo(_),
+            Overlay::Question(_)
+            | Overlay::Audit(_)
+            | Overlay::Composer(_)
+            | Overlay::ServerInfo(_),
         ) => return,
         None => {}
     }
