@@ -16,6 +16,7 @@ mod modals;
 mod model_pane;
 mod navigation;
 pub mod overlay;
+pub mod pending;
 pub mod placeholders;
 mod read_back;
 pub mod requests;

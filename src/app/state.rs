@@ -570,7 +570,7 @@ pub struct AppState {
     /// Calls run through a real host (`H`): by call index and host profile.
     pub captures: Vec<(usize, String, Captured)>,
     /// Requests other than `tools/call` waiting for their answers, with who asked.
-    pub requests: super::requests::Requests,
+    pub requests: super::pending::Requests,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -593,7 +593,7 @@ impl AppState {
             asking: None,
             audit: None,
             captures: Vec::new(),
-            requests: super::requests::Requests::default(),
+            requests: super::pending::Requests::default(),
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),
