@@ -42,6 +42,11 @@ pub enum Action {
         path: String,
         result: Result<usize, String>,
     },
+    /// Contents asked for by [`Effect::SaveBytes`] were written (their size), or why not.
+    BytesSaved {
+        path: String,
+        result: Result<usize, String>,
+    },
 }
 
 /// Mouse input, in screen cells.
@@ -136,6 +141,20 @@ pub enum Command {
     ScrollLeft,
     /// Scroll Detail or the model view right (when not wrapped).
     ScrollRight,
+    /// Show the tools in the left column.
+    ShowTools,
+    /// Show the resources and resource templates in the left column.
+    ShowResources,
+    /// Show the prompts in the left column.
+    ShowPrompts,
+    /// Save the contents Detail shows (a read, an embedded resource) to a file.
+    SaveContents,
+    /// Subscribe to the selected resource's updates, or unsubscribe.
+    ToggleSubscription,
+    /// In a prompt or template form: take the first completion suggestion.
+    AcceptCompletion,
+    /// Open the next resource the current call's result links to or embeds.
+    OpenLink,
 }
 
 impl Command {
@@ -185,6 +204,13 @@ impl Command {
             Command::ToggleWrap => "wrap Detail and the model view on / off",
             Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
             Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
+            Command::ShowTools => "left column: the tools",
+            Command::ShowResources => "left column: the resources and templates",
+            Command::ShowPrompts => "left column: the prompts",
+            Command::SaveContents => "save the read contents to a file (bytes for a blob)",
+            Command::ToggleSubscription => "subscribe to the selected resource / unsubscribe",
+            Command::AcceptCompletion => "take the first completion suggestion",
+            Command::OpenLink => "open the next resource the call's result links to or embeds",
         }
     }
 
@@ -223,6 +249,9 @@ pub enum Effect {
         arguments: String,
         server_args: Vec<String>,
     },
+    /// Write bytes to a file (relative to the current directory): saved contents; the outcome
+    /// comes back as [`Action::BytesSaved`].
+    SaveBytes { path: String, bytes: Vec<u8> },
     /// Restore the terminal and exit.
     Quit,
 }

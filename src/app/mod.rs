@@ -1,15 +1,20 @@
 //! The deterministic core of the TUI: state, actions and `update`. No async, no I/O, no clock.
 
 pub mod action;
+mod answers;
 pub mod ask;
 pub mod audit;
 pub mod audit_panel;
 mod capture;
+mod catalog;
+pub mod catalog_state;
 mod commands;
+mod completion;
 pub mod describe;
 mod detail;
 mod editor;
 mod export;
+mod forms;
 pub mod keys;
 pub mod layout;
 mod modals;
@@ -18,9 +23,12 @@ mod navigation;
 pub mod overlay;
 pub mod pending;
 pub mod placeholders;
+mod prompts;
 mod read_back;
 pub mod requests;
+mod resources;
 mod session_events;
+mod shelves;
 pub mod state;
 mod status;
 mod toggles;

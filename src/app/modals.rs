@@ -50,6 +50,13 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest
@@ -119,6 +126,13 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest
@@ -228,6 +242,13 @@ pub(super) fn picker_command(
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest

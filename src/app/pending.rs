@@ -4,11 +4,24 @@
 use std::collections::VecDeque;
 
 /// Who asked for a request: its answer goes back there. A new kind of request adds a variant
-/// here and a row in `requests::finished`.
+/// here and a row in `answers::finished`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Asker {
     /// Nothing waits for the answer: the Exchange log shows it, like every exchange.
     Log,
+    /// A page of a catalog listing (`generation` tells a listing from the one after it).
+    Listing {
+        kind: super::catalog_state::ListKind,
+        generation: u64,
+    },
+    /// `resources/read` of `uri`: Detail shows the contents.
+    Read { uri: String },
+    /// `prompts/get` of `name`: Detail shows the messages.
+    Prompt { name: String },
+    /// `resources/subscribe` (or unsubscribe) of `uri`.
+    Subscription { uri: String, subscribe: bool },
+    /// `completion/complete` for the form in the editor.
+    Completion,
 }
 
 /// Requests sent and not yet answered, oldest first.

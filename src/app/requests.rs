@@ -1,5 +1,5 @@
-//! Requests other than `tools/call` that the app sends, and the routing of each answer back to
-//! whoever asked for it (the driver runs them one after the other, in the order sent).
+//! Sending requests other than `tools/call`, remembering who asked (their answers are routed
+//! back by `answers.rs`; the driver runs them one after the other, in the order sent).
 
 use serde_json::Value;
 
@@ -8,7 +8,6 @@ pub use super::pending::{Asker, Requests};
 use super::action::{Effect, SessionCommand};
 use super::state::{AppState, Link};
 use super::status::complain;
-use crate::mcp::session::Exchange;
 
 /// Sends `method` with `params` for `asker`; nothing in a replay or without a connection (the
 /// status line says why).
@@ -31,15 +30,4 @@ pub fn send(
         method: method.to_owned(),
         params,
     })]
-}
-
-/// A request the app sent ended: its answer goes to whoever asked. One nobody waits for (sent
-/// on a connection that has ended) is in the log, and that is all.
-pub fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect> {
-    let Some(asker) = state.requests.take(&exchange.method) else {
-        return Vec::new();
-    };
-    match asker {
-        Asker::Log => Vec::new(),
-    }
 }

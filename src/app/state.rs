@@ -571,6 +571,8 @@ pub struct AppState {
     pub captures: Vec<(usize, String, Captured)>,
     /// Requests other than `tools/call` waiting for their answers, with who asked.
     pub requests: super::pending::Requests,
+    /// The Resources and Prompts shelves, and what Detail shows of them.
+    pub catalog: super::catalog_state::CatalogState,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -594,6 +596,7 @@ impl AppState {
             audit: None,
             captures: Vec::new(),
             requests: super::pending::Requests::default(),
+            catalog: super::catalog_state::CatalogState::default(),
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

@@ -47,6 +47,7 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Mode::Editing => {
                     state.editor.textarea.input(input);
                     check_editor(state);
+                    return super::completion::typed(state);
                 }
                 // Text typed over the help or the panes goes nowhere.
                 Mode::Help | Mode::Browsing => {}
@@ -72,6 +73,10 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(_) => inform(state, format!("saved {path}: `sightline replay` opens it")),
                 Err(error) => complain(state, format!("could not save {path}: {error}")),
             }
+            Vec::new()
+        }
+        Action::BytesSaved { path, result } => {
+            super::resources::saved(state, &path, result);
             Vec::new()
         }
         Action::Captured { call, host, result } => {
@@ -127,9 +132,14 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     effects
 }
 
-// Every command is decided here, by name: a new one must be, too (no catch-all arm).
+// Every command is decided here, by name: a new one must be, too (no catch-all arm). One arm
+// per command makes it long.
 #[deny(clippy::wildcard_enum_match_arm)]
+#[allow(clippy::too_many_lines)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    if let Some(effects) = super::shelves::intercept(state, command) {
+        return effects;
+    }
     match command {
         // Only the question panel answers; elsewhere these keys mean nothing.
         Command::Accept | Command::Decline => {}
@@ -219,6 +229,13 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             inform(state, "reconnecting…".into());
             return vec![Effect::Session(SessionCommand::Reconnect)];
         }
+        Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink => return super::shelves::command(state, command),
         Command::CancelCall => {
             if state.pending_calls == 0 {
                 inform(state, "no call is pending".into());

@@ -19,6 +19,8 @@ pub(super) struct EditorPane<'a> {
     pub settings: &'a Settings,
     /// Typing goes into the editor (the editing mode).
     pub editing: bool,
+    /// The editor holds a prompt or template form whose server completes arguments.
+    pub completing: bool,
     pub focused: bool,
     pub theme: &'a Theme,
 }
@@ -129,7 +131,11 @@ impl EditorPane<'_> {
                     Command::Back => format!("{} stop editing", binding.keys),
                     Command::NextPlaceholder => format!("{} next value", binding.keys),
                     // Shift-Tab goes without saying beside Tab; the help lists it.
-                    Command::PrevPlaceholder => String::new(),
+                    // Only forms complete: a tool's arguments have nothing to take.
+                    Command::AcceptCompletion if self.completing => {
+                        format!("{} completion", binding.keys)
+                    }
+                    Command::PrevPlaceholder | Command::AcceptCompletion => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
                     | Command::Accept
@@ -161,7 +167,13 @@ impl EditorPane<'_> {
                     | Command::SaveLog
                     | Command::Audit
                     | Command::Reconnect
-                    | Command::CancelCall => format!("{} {}", binding.keys, binding.help),
+                    | Command::CancelCall
+                    | Command::ShowTools
+                    | Command::ShowResources
+                    | Command::ShowPrompts
+                    | Command::SaveContents
+                    | Command::ToggleSubscription
+                    | Command::OpenLink => format!("{} {}", binding.keys, binding.help),
                 })
                 .filter(|text| !text.is_empty())
                 .collect();

@@ -6,6 +6,7 @@
 
 mod ask;
 mod audit;
+mod catalog;
 mod console;
 mod detail;
 mod editor;
@@ -13,7 +14,10 @@ mod help;
 mod log;
 mod model;
 mod picker;
+mod prompts;
+mod resources;
 mod shared;
+mod shelves;
 mod status;
 mod tools;
 
@@ -30,7 +34,6 @@ use crate::theme::{Meaning, Theme};
 use ask::AskOverlay;
 use audit::AuditOverlay;
 use console::ConsolePane;
-use detail::DetailPane;
 use editor::EditorPane;
 use help::HelpOverlay;
 use log::LogPane;
@@ -38,7 +41,6 @@ use model::ModelViewPane;
 use picker::PickerOverlay;
 use shared::Sideways;
 use status::StatusBar;
-use tools::ToolsPane;
 
 /// Draws the whole screen: each pane and overlay over its own slice of the state.
 pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
@@ -50,19 +52,14 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
     Block::new()
         .style(theme.style(Meaning::Text))
         .render(area, buf);
-    ToolsPane {
-        tools: &state.tools,
-        link: &state.link,
-        focused: focused(Focus::Tools),
-        theme,
-    }
-    .render(panes.tools, buf);
+    shelves::left_column(state, panes.tools, buf, theme);
     let mut cursor = None;
     EditorPane {
         editor: &state.editor,
         keys: &state.settings.keys,
         settings: &state.settings,
         editing: mode == Mode::Editing,
+        completing: state.completes_form(),
         focused: focused(Focus::Editor),
         theme,
     }
@@ -82,14 +79,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         .render(panes.log, buf);
     }
-    DetailPane {
-        log: &state.log,
-        calls: &state.calls,
-        sideways: Sideways::of(state),
-        focused: focused(Focus::Detail),
-        theme,
-    }
-    .render(panes.detail, buf);
+    shelves::detail(state, panes.detail, buf, theme);
     ModelViewPane {
         host: &state.settings.host().name,
         model: state.model.as_ref(),
