@@ -223,11 +223,9 @@ pub(super) fn heard(state: &mut AppState, at: Timestamp, frame: &Frame) -> Vec<E
                     .map(str::to_owned),
                 _ => None,
             };
+            // Marked on the shelf, not said in the status line: a server that updates every
+            // few seconds would drown the user's own messages.
             if let Some(uri) = uri {
-                inform(
-                    state,
-                    format!("updated: {} (Enter reads it)", sanitize::text(&uri)),
-                );
                 state.catalog.resources.updated.insert(uri, at);
             }
             Vec::new()

@@ -25,6 +25,16 @@ pub(super) fn form_in_editor(state: &AppState) -> Option<&Form> {
 pub(super) fn put_back_tool(state: &mut AppState) {
     state.catalog.form = None;
     state.catalog.completion = Completion::default();
+    if state.tools.selected_tool().is_none() {
+        // No tool to show: the form's draft is kept, and Ctrl-S must not send it as a tool's.
+        if let Some(previous) = state.editor.tool.take() {
+            let draft = std::mem::take(&mut state.editor.textarea);
+            state.editor.drafts.insert(previous, draft);
+        }
+        state.editor.hints.clear();
+        state.editor.problems.clear();
+        return;
+    }
     show_selected_tool(state);
 }
 
