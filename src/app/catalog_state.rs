@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::mcp::Timestamp;
 use crate::mcp::json::Json;
 use crate::present::resources::Content;
+use crate::sanitize;
 
 /// What the left column shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -240,4 +241,43 @@ pub struct Completion {
     pub has_more: bool,
     /// Why there are none (the server's error, in words).
     pub problem: Option<String>,
+}
+
+/// Suggestions shown at most (the line says how many more there are).
+const SUGGESTIONS_SHOWN: usize = 8;
+
+impl Completion {
+    /// The line the editor shows first: the suggestions for the argument last asked about, or
+    /// why there are none (terminal-safe).
+    pub fn line(&self) -> Option<String> {
+        let answered = self.answered.as_ref()?;
+        let argument = sanitize::text(&answered.argument);
+        if let Some(problem) = &self.problem {
+            return Some(format!("completion for {argument}: {problem}"));
+        }
+        if self.values.is_empty() {
+            return Some(format!("completion for {argument}: no suggestions"));
+        }
+        let shown: Vec<String> = self
+            .values
+            .iter()
+            .take(SUGGESTIONS_SHOWN)
+            .map(|value| sanitize::text(value).into_owned())
+            .collect();
+        let total = self
+            .total
+            .and_then(|total| usize::try_from(total).ok())
+            .unwrap_or(self.values.len());
+        let more = total.saturating_sub(shown.len());
+        let more = if more > 0 || self.has_more {
+            format!(" (+{more} more)")
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "{argument}: {}{more} · Alt-c takes '{}'",
+            shown.join(", "),
+            shown.first().map_or("", String::as_str)
+        ))
+    }
 }

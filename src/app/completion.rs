@@ -18,9 +18,6 @@ use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
 use crate::sanitize;
 
-/// Suggestions shown at most (the hint line names how many more there are).
-const SHOWN: usize = 8;
-
 /// The argument the cursor is in, and its value as typed (JSON escapes undone).
 fn under_cursor(state: &AppState) -> Option<Typed> {
     let textarea = &state.editor.textarea;
@@ -143,54 +140,12 @@ pub(super) fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect>
     }
     completion.answered = Some(asked);
     let wanted = completion.wanted.take();
-    show_suggestions(state);
     match wanted {
         Some(wanted) if state.catalog.completion.answered.as_ref() != Some(&wanted) => {
             ask(state, wanted)
         }
         _ => Vec::new(),
     }
-}
-
-/// The form's hints, with the suggestions (or why there are none) first.
-fn show_suggestions(state: &mut AppState) {
-    let Some(form) = form_in_editor(state) else {
-        return;
-    };
-    let mut hints = Vec::new();
-    let completion = &state.catalog.completion;
-    if let Some(answered) = &completion.answered {
-        let argument = sanitize::text(&answered.argument);
-        if let Some(problem) = &completion.problem {
-            hints.push(format!("completion for {argument}: {problem}"));
-        } else if completion.values.is_empty() {
-            hints.push(format!("completion for {argument}: no suggestions"));
-        } else {
-            let shown: Vec<String> = completion
-                .values
-                .iter()
-                .take(SHOWN)
-                .map(|value| sanitize::text(value).into_owned())
-                .collect();
-            let total = completion
-                .total
-                .and_then(|total| usize::try_from(total).ok())
-                .unwrap_or(completion.values.len());
-            let more = total.saturating_sub(shown.len());
-            let more = if more > 0 || completion.has_more {
-                format!(" (+{more} more)")
-            } else {
-                String::new()
-            };
-            hints.push(format!(
-                "completion for {argument}: {}{more} · Alt-c takes '{}'",
-                shown.join(", "),
-                shown.first().map_or("", String::as_str)
-            ));
-        }
-    }
-    hints.extend(form.hints.iter().cloned());
-    state.editor.hints = hints;
 }
 
 /// `Alt-c`: the first suggestion replaces the value under the cursor.

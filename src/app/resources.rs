@@ -74,19 +74,17 @@ pub(super) fn read_finished(state: &mut AppState, uri: &str, exchange: &Exchange
         return;
     };
     let plural = if contents.len() == 1 { "" } else { "s" };
-    let mut heading = format!(
-        "resources/read {} · {} content{plural}",
-        sanitize::text(uri),
-        contents.len()
-    );
-    if let Some(hint) = words::cache_hint(result) {
-        heading.push_str(" · ");
-        heading.push_str(&hint);
-    }
-    let mut lines = vec![heading];
-    for content in &contents {
-        lines.push(String::new());
+    // Detail's title names the read: the contents come first, for 24 rows to show them.
+    let mut lines = Vec::new();
+    for (index, content) in contents.iter().enumerate() {
+        if index > 0 {
+            lines.push(String::new());
+        }
         lines.extend(content_lines(content));
+    }
+    if let Some(hint) = words::cache_hint(result) {
+        lines.push(String::new());
+        lines.push(hint);
     }
     inform(
         state,

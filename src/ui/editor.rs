@@ -21,6 +21,8 @@ pub(super) struct EditorPane<'a> {
     pub editing: bool,
     /// The editor holds a prompt or template form whose server completes arguments.
     pub completing: bool,
+    /// The completion suggestions for the form, shown first (terminal-safe).
+    pub suggestions: Option<String>,
     pub focused: bool,
     pub theme: &'a Theme,
 }
@@ -57,8 +59,12 @@ impl EditorPane<'_> {
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
         block.render(area, buf);
-        let mut notes: Vec<Line> =
-            vec![Line::styled(self.footer(), theme.style(Meaning::TextMuted))];
+        let mut notes: Vec<Line> = self
+            .suggestions
+            .iter()
+            .map(|line| Line::styled(line.as_str(), theme.style(Meaning::TextTitle)))
+            .collect();
+        notes.push(Line::styled(self.footer(), theme.style(Meaning::TextMuted)));
         notes.extend(
             editor
                 .problems

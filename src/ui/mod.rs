@@ -60,6 +60,10 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
         settings: &state.settings,
         editing: mode == Mode::Editing,
         completing: state.completes_form(),
+        suggestions: state
+            .completes_form()
+            .then(|| state.catalog.completion.line())
+            .flatten(),
         focused: focused(Focus::Editor),
         theme,
     }
