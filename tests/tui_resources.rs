@@ -1,0 +1,128 @@
+//! End to end through the Resources and Prompts shelves: the real binary in tmux against the
+//! demo server and the official server-everything (stdio), driven by keystrokes as a user would.
+
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
+mod common;
+
+use std::thread::sleep;
+use std::time::Duration;
+
+use common::peers::everything;
+use common::tmux::*;
+
+/// Keys given one at a time, each after the screen settled: `Esc` then a letter in one read
+/// would be Alt-letter.
+fn key(tmux: &Tmux, key: &str) {
+    tmux.keys(&[key]);
+    sleep(Duration::from_millis(250));
+}
+
+/// Moves the selection of the focused shelf until the row `label` is selected.
+fn select(tmux: &Tmux, label: &str) {
+    key(tmux, "Home");
+    for _ in 0..30 {
+        if tmux
+            .screen()
+            .lines()
+            .any(|line| line.contains(&format!("▸ {label}")))
+        {
+            return;
+        }
+        key(tmux, "Down");
+    }
+    panic!("no row '{label}' on:\n{}", tmux.screen());
+}
+
+fn everything_stdio(width: u16, height: u16) -> Tmux {
+    let mut args = vec!["--".to_owned()];
+    args.extend(everything());
+    args.push("stdio".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let tmux = Tmux::start_sized(&args, width, height);
+    tmux.wait_for("Tools (");
+    tmux.wait_for("prompts/list");
+    tmux
+}
+
+#[test]
+fn the_demo_lists_and_reads_a_resource_and_fills_a_template_at_80x24() {
+    let tmux = Tmux::start_sized(&[], 80, 24);
+    tmux.wait_for_demo_server();
+    tmux.wait_for("· R 2+1 · P 2");
+    key(&tmux, "R");
+    tmux.wait_for("Resources (2+1)");
+    key(&tmux, "Enter");
+    tmux.wait_for_all(&["Detail · read demo://timetable", "LH123"]);
+    select(&tmux, "flights://{number}");
+    key(&tmux, "Enter");
+    tmux.wait_for("Editing · template flights://");
+    tmux.type_text("LH123");
+    tmux.wait_for(r#""number": "LH123""#);
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&["Detail · read flights://LH123", "boarding"]);
+}
+
+#[test]
+fn everything_lists_reads_and_fills_a_template() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "R");
+    tmux.wait_for("Resources (7+2)");
+    key(&tmux, "Enter");
+    tmux.wait_for_all(&["← #", "Detail · read demo://resource/static/docu"]);
+    select(&tmux, "demo://resource/dynamic/text/");
+    key(&tmux, "Enter");
+    tmux.wait_for(r#""resourceId": """#);
+    tmux.type_text("3");
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&[
+        "Resource 3: This is a plaintext",
+        "Detail · read demo://resource/dynamic/tex",
+    ]);
+}
+
+#[test]
+fn everything_sends_an_update_for_a_subscribed_resource() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "R");
+    tmux.wait_for("Resources (7+2)");
+    key(&tmux, "S");
+    tmux.wait_for("subscribed to demo://resource/static/document/");
+    tmux.wait_for("● ");
+    // The server sends updates for subscribed resources only once this tool turns them on.
+    key(&tmux, "T");
+    select(&tmux, "toggle-subscriber-updates");
+    key(&tmux, "Enter");
+    key(&tmux, "C-s");
+    tmux.wait_for("Started simulated resource updated");
+    key(&tmux, "Escape");
+    key(&tmux, "Escape");
+    key(&tmux, "R");
+    tmux.wait_for_all(&["↻ ", "↻ updated at", "notifications/resources/update"]);
+}
+
+#[test]
+fn everything_gets_a_prompt_with_a_completion_taken() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "P");
+    tmux.wait_for("Prompts (4)");
+    select(&tmux, "completable-prompt");
+    key(&tmux, "Enter");
+    tmux.wait_for("Editing · prompt completable");
+    tmux.type_text("E");
+    // The suggestions wrap in the editor's 32 columns.
+    tmux.wait_for_all(&["department: Engineering", "takes 'Engineering'"]);
+    key(&tmux, "M-c");
+    tmux.wait_for(r#""department": "Engineering""#);
+    key(&tmux, "Tab");
+    tmux.type_text("A");
+    tmux.wait_for_all(&["name: Alice", "takes 'Alice'"]);
+    key(&tmux, "M-c");
+    tmux.wait_for(r#""name": "Alice""#);
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&[
+        "Detail · prompt completable-prompt",
+        "── user · text",
+        "Please promote Alice to the head of the",
+    ]);
+}
