@@ -40,8 +40,7 @@ fn everything_stdio(width: u16, height: u16) -> Tmux {
     args.push("stdio".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let tmux = Tmux::start_sized(&args, width, height);
-    tmux.wait_for("Tools (");
-    tmux.wait_for("prompts/list");
+    tmux.wait_for("Tools (16)");
     tmux
 }
 
@@ -49,9 +48,11 @@ fn everything_stdio(width: u16, height: u16) -> Tmux {
 fn the_demo_lists_and_reads_a_resource_and_fills_a_template_at_80x24() {
     let tmux = Tmux::start_sized(&[], 80, 24);
     tmux.wait_for_demo_server();
-    tmux.wait_for("· R 2+1 · P 2");
     key(&tmux, "R");
-    tmux.wait_for("Resources (2+1)");
+    tmux.wait_for_all(&[
+        "Resources (2+1) · T 10 · P ?",
+        "← #3 success · resources/list",
+    ]);
     key(&tmux, "Enter");
     tmux.wait_for_all(&["Detail · read demo://timetable", "LH123"]);
     select(&tmux, "flights://{number}");

@@ -49,30 +49,42 @@ pub(super) fn era(state: &AppState) -> Option<Era> {
     }
 }
 
-/// Connected: the listings the server's capabilities promise.
+/// Connected: the shelves start empty; each is listed when first shown (see [`list_shelf`]).
 pub(super) fn connected(state: &mut AppState) -> Vec<Effect> {
-    if state.replay.is_some() {
-        // A replay sends nothing: its listings are the recorded frames in the log.
-        return Vec::new();
-    }
     state.catalog.resources = ResourcesShelf::default();
     state.catalog.prompts = PromptsShelf::default();
     state.catalog.view = None;
-    let mut effects = Vec::new();
-    if declares(state, "resources") {
-        effects.extend(start(state, ListKind::Resources));
-        effects.extend(start(state, ListKind::Templates));
-    } else {
+    if !declares(state, "resources") {
         let why = "the server declares no resources capability".to_owned();
         state.catalog.resources.resources.problem = Some(why);
     }
-    if declares(state, "prompts") {
-        effects.extend(start(state, ListKind::Prompts));
-    } else {
+    if !declares(state, "prompts") {
         let why = "the server declares no prompts capability".to_owned();
         state.catalog.prompts.prompts.problem = Some(why);
     }
-    effects
+    Vec::new()
+}
+
+/// The shelf shown: listed (every page) the first time on a connection, when the server
+/// declares its capability. Not on connect: the session's first requests stay discovery and
+/// tools/list, so a tools/call keeps the id it always had (#3 on the demo).
+pub(super) fn list_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
+    if state.replay.is_some() || !matches!(state.link, Link::Connected(_)) {
+        return Vec::new();
+    }
+    match shelf {
+        Shelf::Resources
+            if declares(state, "resources") && !state.catalog.resources.resources.asked() =>
+        {
+            let mut effects = start(state, ListKind::Resources);
+            effects.extend(start(state, ListKind::Templates));
+            effects
+        }
+        Shelf::Prompts if declares(state, "prompts") && !state.catalog.prompts.prompts.asked() => {
+            start(state, ListKind::Prompts)
+        }
+        Shelf::Tools | Shelf::Resources | Shelf::Prompts => Vec::new(),
+    }
 }
 
 fn listing(state: &mut AppState, kind: ListKind) -> &mut Listing {
@@ -203,12 +215,15 @@ fn clamp_selections(state: &mut AppState) {
 /// marked. (The log shows the notification itself, as every frame.)
 pub(super) fn heard(state: &mut AppState, at: Timestamp, frame: &Frame) -> Vec<Effect> {
     match frame.message.method() {
-        Some("notifications/resources/list_changed") if declares(state, "resources") => {
+        // A list never shown is listed when it is; one shown is listed again now.
+        Some("notifications/resources/list_changed")
+            if state.catalog.resources.resources.asked() =>
+        {
             let mut effects = start(state, ListKind::Resources);
             effects.extend(start(state, ListKind::Templates));
             effects
         }
-        Some("notifications/prompts/list_changed") if declares(state, "prompts") => {
+        Some("notifications/prompts/list_changed") if state.catalog.prompts.prompts.asked() => {
             start(state, ListKind::Prompts)
         }
         Some("notifications/resources/updated") => {

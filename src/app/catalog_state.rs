@@ -61,6 +61,13 @@ pub struct Listing {
     pub problem: Option<String>,
 }
 
+impl Listing {
+    /// Whether it was ever asked for on this connection.
+    pub fn asked(&self) -> bool {
+        self.generation > 0
+    }
+}
+
 /// The Resources shelf: the resources, then the templates, one selection over both.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResourcesShelf {
@@ -152,12 +159,10 @@ impl CatalogState {
         self.view.as_ref()
     }
 
-    /// What the Tools shelf's title adds: the other shelves' counts, by the letter of their
-    /// key (nothing while both are empty).
+    /// What the Tools shelf's title adds: the other shelves by the letter of their key, with
+    /// their counts once listed (nothing while neither was listed).
     pub fn others_note(&self) -> String {
-        let resources = self.resources.len();
-        let prompts = self.prompts.prompts.items.len();
-        if resources == 0 && prompts == 0 {
+        if !self.resources.resources.asked() && !self.prompts.prompts.asked() {
             return String::new();
         }
         let title = self.title(0);
@@ -180,10 +185,17 @@ impl CatalogState {
         let resources = self.resources.resources.items.len();
         let templates = self.resources.templates.items.len();
         let prompts = self.prompts.prompts.items.len();
-        let resources_count = if templates > 0 {
+        let resources_count = if !self.resources.resources.asked() {
+            "?".to_owned()
+        } else if templates > 0 {
             format!("{resources}+{templates}")
         } else {
             resources.to_string()
+        };
+        let prompts = if self.prompts.prompts.asked() {
+            prompts.to_string()
+        } else {
+            "?".to_owned()
         };
         match self.shelf {
             Shelf::Tools => format!("Tools ({tools}) · R {resources_count} · P {prompts}"),

@@ -19,7 +19,7 @@ pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
     if shelf == Shelf::Tools {
         super::forms::put_back_tool(state);
     }
-    Vec::new()
+    super::catalog::list_shelf(state, shelf)
 }
 
 /// The catalog's own commands (`update` routes only these here).

@@ -47,7 +47,7 @@ pub fn prompts() -> Value {
 
 impl Session {
     /// The demo session, then a server that declares the catalog's capabilities (legacy era,
-    /// so subscriptions work), with its listings answered.
+    /// so subscriptions work), with both shelves shown once and their listings answered.
     pub fn catalog(&mut self) -> &mut Self {
         self.connected(Era::Legacy, "2025-11-25", "sightline-demo");
         self.event(SessionEvent::Connected(Box::new(Connection {
@@ -62,6 +62,8 @@ impl Session {
             }))),
             http_session: None,
         })));
+        // Each shelf is listed when first shown, as a user would show it.
+        self.command(sightline::app::Command::ShowResources);
         self.answer(
             3,
             "resources/list",
@@ -74,7 +76,9 @@ impl Session {
             &json!({}),
             &json!({"result": templates()}),
         );
-        self.answer(5, "prompts/list", &json!({}), &json!({"result": prompts()}))
+        self.command(sightline::app::Command::ShowPrompts);
+        self.answer(5, "prompts/list", &json!({}), &json!({"result": prompts()}));
+        self.command(sightline::app::Command::ShowTools)
     }
 
     /// Request `id` of `method` answered with `reply` (`{"result": …}` or `{"error": …}`).

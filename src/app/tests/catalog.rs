@@ -58,6 +58,7 @@ fn listed() -> AppState {
         Era::Legacy,
         json!({"resources": {"subscribe": true}, "prompts": {}, "completions": {}}),
     );
+    command(&mut state, Command::ShowResources);
     answer_with(
         &mut state,
         "resources/list",
@@ -71,6 +72,7 @@ fn listed() -> AppState {
         "resources/templates/list",
         json!({"resourceTemplates": [{"uriTemplate": "flights://{number}", "name": "flight"}]}),
     );
+    command(&mut state, Command::ShowPrompts);
     answer_with(
         &mut state,
         "prompts/list",
@@ -78,6 +80,7 @@ fn listed() -> AppState {
             {"name": "date"}, {"name": "destination", "required": true}
         ]}]}),
     );
+    command(&mut state, Command::ShowTools);
     state
 }
 
@@ -90,14 +93,24 @@ fn view_text(state: &AppState) -> String {
 }
 
 #[test]
-fn connecting_lists_what_the_capabilities_promise_and_nothing_else() {
-    let (_, effects) = connected(Era::Legacy, json!({"resources": {}, "prompts": {}}));
-    assert_eq!(
-        methods(&effects),
-        ["resources/list", "resources/templates/list", "prompts/list"]
-    );
-    let (state, effects) = connected(Era::Legacy, json!({"tools": {}}));
+fn a_shelf_is_listed_when_first_shown_if_its_capability_is_declared() {
+    let (mut state, effects) = connected(Era::Legacy, json!({"resources": {}, "prompts": {}}));
+    // Not on connect: a tools/call keeps the id it always had.
     assert!(effects.is_empty());
+    assert_eq!(
+        methods(&command(&mut state, Command::ShowResources)),
+        ["resources/list", "resources/templates/list"]
+    );
+    assert_eq!(
+        methods(&command(&mut state, Command::ShowPrompts)),
+        ["prompts/list"]
+    );
+    assert!(
+        command(&mut state, Command::ShowResources).is_empty(),
+        "once"
+    );
+    let (mut state, _) = connected(Era::Legacy, json!({"tools": {}}));
+    assert!(command(&mut state, Command::ShowPrompts).is_empty());
     assert!(
         state
             .catalog
@@ -112,6 +125,7 @@ fn connecting_lists_what_the_capabilities_promise_and_nothing_else() {
 #[test]
 fn every_page_is_followed_and_a_repeated_cursor_stops_the_listing() {
     let (mut state, _) = connected(Era::Legacy, json!({"resources": {}}));
+    command(&mut state, Command::ShowResources);
     let next = answer_with(
         &mut state,
         "resources/list",
@@ -147,19 +161,24 @@ fn every_page_is_followed_and_a_repeated_cursor_stops_the_listing() {
 #[test]
 fn a_list_changed_notification_lists_again_and_drops_the_old_listing() {
     let (mut state, _) = connected(Era::Legacy, json!({"prompts": {"listChanged": true}}));
-    let frame =
-        parse(r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#).unwrap();
-    let effects = session(
-        &mut state,
-        SessionEvent::Logged(LogEntry {
-            at: Timestamp(5),
-            event: LogEvent::Received {
-                frame,
-                role: Role::Notification,
-            },
-        }),
-    );
-    assert_eq!(methods(&effects), ["prompts/list"]);
+    let changed = |state: &mut AppState| {
+        let frame =
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#).unwrap();
+        session(
+            state,
+            SessionEvent::Logged(LogEntry {
+                at: Timestamp(5),
+                event: LogEvent::Received {
+                    frame,
+                    role: Role::Notification,
+                },
+            }),
+        )
+    };
+    // Never shown: listed when it is, not now.
+    assert!(changed(&mut state).is_empty());
+    command(&mut state, Command::ShowPrompts);
+    assert_eq!(methods(&changed(&mut state)), ["prompts/list"]);
     // The first listing's answer is of the old generation: dropped, not shown.
     answer_with(
         &mut state,
@@ -351,6 +370,7 @@ fn a_subscription_is_marked_and_an_update_notes_its_time() {
 #[test]
 fn the_modern_era_sends_no_resources_subscribe() {
     let (mut state, _) = connected(Era::Modern, json!({"resources": {"subscribe": true}}));
+    command(&mut state, Command::ShowResources);
     answer_with(
         &mut state,
         "resources/list",
