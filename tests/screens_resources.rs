@@ -148,3 +148,34 @@ fn a_subscribed_resource_that_was_updated() {
         s.notified(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable"}}"#);
     });
 }
+
+#[test]
+fn a_hostile_servers_names_and_contents_are_drawn_safe() {
+    let mut session = Session::new(120, 40);
+    session.catalog().command(Command::ShowResources);
+    // The shelf was listed once: a list_changed lists it again, now with hostile text.
+    session.notified(r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#);
+    session.answer(
+        10,
+        "resources/list",
+        &json!({}),
+        &json!({"result": {"resources": [
+            {"uri": "evil://\u{1b}[2Jx", "name": "\u{1b}]52;c;aGk=\u{7}clip", "description": "\u{202e}reversed"},
+        ]}}),
+    );
+    session.command(Command::OpenEditor);
+    session.answer(
+        11,
+        "resources/read",
+        &json!({"uri": "evil://\u{1b}[2Jx"}),
+        &json!({"result": {"contents": [{"uri": "evil://\u{1b}[2Jx", "text": "a\u{1b}[31mred\u{9b}b"}]}}),
+    );
+    let drawn = screen(&session.state, &Theme::fallback());
+    for control in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+        assert!(
+            !drawn.contains(control),
+            "{control:?} reached the screen:\n{drawn}"
+        );
+    }
+    assert!(drawn.contains("clip") && drawn.contains("red"), "{drawn}");
+}
