@@ -407,6 +407,12 @@ async fn run_effect(
                 .map_err(|error| error.to_string());
             Action::Saved { path, result }
         }),
+        Effect::SaveBytes { path, bytes } => off_the_screen(done, server, move || {
+            let result = std::fs::write(&path, &bytes)
+                .map(|()| bytes.len())
+                .map_err(|error| error.to_string());
+            Action::BytesSaved { path, result }
+        }),
         Effect::CopyFile { from, path } => off_the_screen(done, server, move || {
             let result = std::fs::copy(&from, &path)
                 .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX))

@@ -42,6 +42,11 @@ pub enum Action {
         path: String,
         result: Result<usize, String>,
     },
+    /// Contents asked for by [`Effect::SaveBytes`] were written (their size), or why not.
+    BytesSaved {
+        path: String,
+        result: Result<usize, String>,
+    },
 }
 
 /// Mouse input, in screen cells.
@@ -178,6 +183,20 @@ pub enum Command {
     SetLogLevel,
     /// Show the server's name, era, transport, instructions and capabilities.
     ShowServerInfo,
+    /// Show the tools in the left column.
+    ShowTools,
+    /// Show the resources and resource templates in the left column.
+    ShowResources,
+    /// Show the prompts in the left column.
+    ShowPrompts,
+    /// Save the contents Detail shows (a read, an embedded resource) to a file.
+    SaveContents,
+    /// Subscribe to the selected resource's updates, or unsubscribe.
+    ToggleSubscription,
+    /// In a prompt or template form: take the first completion suggestion.
+    AcceptCompletion,
+    /// Open the next resource the current call's result links to or embeds.
+    OpenLink,
 }
 
 impl Command {
@@ -243,6 +262,13 @@ impl Command {
             Command::Ping => "ping the server (its round trip)",
             Command::SetLogLevel => "logging/setLevel: the next level (debug, info, …)",
             Command::ShowServerInfo => "the server: era, transport, instructions, capabilities",
+            Command::ShowTools => "left column: the tools",
+            Command::ShowResources => "left column: the resources and templates",
+            Command::ShowPrompts => "left column: the prompts",
+            Command::SaveContents => "save the read contents to a file (bytes for a blob)",
+            Command::ToggleSubscription => "subscribe to the selected resource / unsubscribe",
+            Command::AcceptCompletion => "take the first completion suggestion",
+            Command::OpenLink => "open the next resource the call's result links to or embeds",
         }
     }
 
@@ -297,6 +323,9 @@ pub enum Effect {
         arguments: String,
         server_args: Vec<String>,
     },
+    /// Write bytes to a file (relative to the current directory): saved contents; the outcome
+    /// comes back as [`Action::BytesSaved`].
+    SaveBytes { path: String, bytes: Vec<u8> },
     /// Restore the terminal and exit.
     Quit,
 }

@@ -156,6 +156,13 @@ pub(super) fn audit_command(
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest

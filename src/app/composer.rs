@@ -5,10 +5,11 @@
 //! and `logging/setLevel` (`l`), refused where 2026-07-28 removed them.
 
 use serde_json::Value;
-use tui_textarea::{CursorMove, TextArea};
+use tui_textarea::CursorMove;
 
 use super::action::{Command, Effect, SessionCommand};
 use super::modals::Panes;
+pub use super::panels::Composer;
 use super::requests::{self, Asker};
 use super::state::{AppState, Link};
 use super::status::{complain, inform};
@@ -27,24 +28,6 @@ pub const LEVELS: [&str; 8] = [
     "alert",
     "emergency",
 ];
-
-/// The composer's text and what is wrong with it, if anything.
-#[derive(Debug, Clone, Default)]
-pub struct Composer {
-    pub textarea: TextArea<'static>,
-    /// Why the last Ctrl-S sent nothing (JSON that does not parse), terminal-safe.
-    pub problem: Option<String>,
-    /// It shows (and takes the keys); closed, it keeps its text.
-    pub open: bool,
-}
-
-impl PartialEq for Composer {
-    fn eq(&self, other: &Self) -> bool {
-        self.textarea.lines() == other.textarea.lines()
-            && self.problem == other.problem
-            && self.open == other.open
-    }
-}
 
 /// What the composer's text asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +155,13 @@ pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<E
         | Command::ShowServer7
         | Command::ShowServer8
         | Command::ShowServer9
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ShowServerInfo => {}
     }
     Vec::new()
@@ -285,7 +275,13 @@ pub fn finished(state: &mut AppState, asker: &Asker, exchange: &Exchange) {
         Asker::Ping | Asker::SetLevel | Asker::Composer => {
             format!("{}: {class}: {}", exchange.method, outcome.detail)
         }
-        Asker::Log => return,
+        // Answered elsewhere (see `answers::finished`).
+        Asker::Log
+        | Asker::Listing { .. }
+        | Asker::Read { .. }
+        | Asker::Prompt { .. }
+        | Asker::Subscription { .. }
+        | Asker::Completion => return,
     };
     let said = sanitize::text(&said).into_owned();
     if success {

@@ -27,6 +27,14 @@ pub(super) fn show_editor_cursor(state: &mut AppState) {
 /// The Request pane always shows the highlighted tool: its draft, or a fresh skeleton. The
 /// draft of the tool shown before is kept for when it comes back.
 pub(super) fn show_selected_tool(state: &mut AppState) {
+    // A prompt or template form stays until the Tools shelf is shown again.
+    if state
+        .catalog
+        .form_in_editor(state.editor.tool.as_deref())
+        .is_some()
+    {
+        return;
+    }
     let Some(tool) = state.tools.selected_tool().cloned() else {
         return;
     };

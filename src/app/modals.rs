@@ -62,6 +62,13 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest
@@ -159,6 +166,13 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         | Command::ToggleValidation
         | Command::ToggleForwarding
         | Command::ToggleInvalidHeaders
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::ToggleTasks
         | Command::CycleHost
         | Command::CopyRequest

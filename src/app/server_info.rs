@@ -4,17 +4,11 @@
 
 use super::action::{Command, Effect};
 use super::modals::Panes;
+pub use super::panels::ServerInfoView;
 use super::state::{AppState, Link, Raw};
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Message, Reply};
 use crate::sanitize;
-
-/// The overlay's lines (wrapped when drawn) and its first visible line.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ServerInfoView {
-    pub lines: Vec<String>,
-    pub scroll: usize,
-}
 
 /// `i`: opens the overlay on what the latest connection negotiated.
 pub fn open(state: &mut AppState) {
@@ -164,6 +158,13 @@ pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<E
         | Command::ShowServer7
         | Command::ShowServer8
         | Command::ShowServer9
+        | Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink
         | Command::SetLogLevel => {}
     }
     Vec::new()

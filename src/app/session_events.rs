@@ -68,6 +68,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
                 );
             }
             state.link = Link::Connected(*connection);
+            return super::catalog::connected(state);
         }
         SessionEvent::ConnectFailed { reason, .. } => {
             let reason = sanitize::text(&reason).into_owned();
@@ -83,9 +84,16 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         SessionEvent::ToolsFailed(reason) => {
             state.tools.problem = Some(sanitize::text(&reason).into_owned());
         }
-        SessionEvent::Logged(entry) => log_entry(state, entry),
+        SessionEvent::Logged(entry) => {
+            let effects = match &entry.event {
+                LogEvent::Received { frame, .. } => super::catalog::heard(state, entry.at, frame),
+                _ => Vec::new(),
+            };
+            log_entry(state, entry);
+            return effects;
+        }
         SessionEvent::CallFinished(finished) => return finish_call(state, *finished),
-        SessionEvent::Requested(exchange) => return super::requests::finished(state, &exchange),
+        SessionEvent::Requested(exchange) => return super::answers::finished(state, &exchange),
         SessionEvent::Asked {
             number,
             request,

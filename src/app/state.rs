@@ -568,13 +568,15 @@ pub struct AppState {
     /// the status line; none when it is the only one.
     pub label: Option<String>,
     /// Requests other than `tools/call` waiting for their answers, with who asked.
-    pub requests: super::requests::Requests,
+    pub requests: super::waiting::Requests,
     /// The request composer: its text is kept between openings.
-    pub composer: super::composer::Composer,
+    pub composer: super::panels::Composer,
     /// The level the next `l` sets (an index into `composer::LEVELS`).
     pub next_log_level: usize,
     /// The server info overlay, while it is open.
-    pub server_info: Option<super::server_info::ServerInfoView>,
+    pub server_info: Option<super::panels::ServerInfoView>,
+    /// The Resources and Prompts shelves, and what Detail shows of them.
+    pub catalog: super::catalog_state::CatalogState,
 }
 
 /// What a replay knows of the host a proxy watched.
@@ -597,10 +599,11 @@ impl AppState {
             audit: None,
             captures: Vec::new(),
             label: None,
-            requests: super::requests::Requests::default(),
-            composer: super::composer::Composer::default(),
+            requests: super::waiting::Requests::default(),
+            composer: super::panels::Composer::default(),
             next_log_level: 0,
             server_info: None,
+            catalog: super::catalog_state::CatalogState::default(),
             focus: Focus::Tools,
             tools: ToolsState::default(),
             editor: EditorState::default(),

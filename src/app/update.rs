@@ -52,6 +52,7 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                     } else {
                         state.editor.textarea.input(input);
                         check_editor(state);
+                        return super::completion::typed(state);
                     }
                 }
                 // Text typed over the help or the panes goes nowhere.
@@ -78,6 +79,10 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(_) => inform(state, format!("saved {path}: `sightline replay` opens it")),
                 Err(error) => complain(state, format!("could not save {path}: {error}")),
             }
+            Vec::new()
+        }
+        Action::BytesSaved { path, result } => {
+            super::resources::saved(state, &path, result);
             Vec::new()
         }
         Action::Captured { call, host, result } => {
@@ -135,10 +140,13 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
 }
 
 // Every command is decided here, by name: a new one must be, too (no catch-all arm). So it
-// grows with the commands, one line each; the nine server keys alone took it past 100 lines.
+// grows with the commands, one line each.
 #[deny(clippy::wildcard_enum_match_arm)]
 #[allow(clippy::too_many_lines)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
+    if let Some(effects) = super::shelves::intercept(state, command) {
+        return effects;
+    }
     match command {
         // Only the question panel answers; elsewhere these keys mean nothing. The workspace
         // around the servers takes the server commands before any server sees them.
@@ -246,6 +254,13 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             return super::composer::start(state, command);
         }
         Command::ShowServerInfo => super::server_info::open(state),
+        Command::ShowTools
+        | Command::ShowResources
+        | Command::ShowPrompts
+        | Command::SaveContents
+        | Command::ToggleSubscription
+        | Command::AcceptCompletion
+        | Command::OpenLink => return super::shelves::command(state, command),
         Command::CancelCall => {
             if state.pending_calls == 0 {
                 inform(state, "no call is pending".into());

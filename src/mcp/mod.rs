@@ -14,6 +14,7 @@ pub mod messages;
 pub mod oauth;
 pub mod session;
 pub mod sse;
+pub mod uri_template;
 pub mod verdict;
 pub mod wire;
 

@@ -58,6 +58,20 @@ pub fn sent(frame: &Frame, session: u32) -> (String, Option<Id>) {
                         .unwrap_or_default();
                     format!(" {name} {}", clip_line(&arguments))
                 }
+                // What a catalog request is about, as `tools/call` names its tool.
+                (
+                    "resources/read" | "resources/subscribe" | "resources/unsubscribe",
+                    Some(params),
+                ) => params
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .map(|uri| format!(" {uri}"))
+                    .unwrap_or_default(),
+                ("prompts/get", Some(params)) => params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(|name| format!(" {name}"))
+                    .unwrap_or_default(),
                 _ => String::new(),
             };
             (

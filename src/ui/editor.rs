@@ -21,6 +21,10 @@ pub(super) struct EditorPane<'a> {
     pub unconnected: Option<&'a str>,
     /// Typing goes into the editor (the editing mode).
     pub editing: bool,
+    /// The editor holds a prompt or template form whose server completes arguments.
+    pub completing: bool,
+    /// The completion suggestions for the form, shown first (terminal-safe).
+    pub suggestions: Option<String>,
     pub focused: bool,
     pub theme: &'a Theme,
 }
@@ -56,8 +60,12 @@ impl EditorPane<'_> {
         };
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
-        let mut notes: Vec<Line> =
-            vec![Line::styled(self.footer(), theme.style(Meaning::TextMuted))];
+        let mut notes: Vec<Line> = self
+            .suggestions
+            .iter()
+            .map(|line| Line::styled(line.as_str(), theme.style(Meaning::TextTitle)))
+            .collect();
+        notes.push(Line::styled(self.footer(), theme.style(Meaning::TextMuted)));
         notes.extend(
             editor
                 .problems
@@ -136,9 +144,14 @@ impl EditorPane<'_> {
                     Command::Back => format!("{} stop editing", binding.keys),
                     Command::NextPlaceholder => format!("{} next value", binding.keys),
                     // Shift-Tab goes without saying beside Tab; the help lists it.
+                    // Only forms complete: a tool's arguments have nothing to take.
+                    Command::AcceptCompletion if self.completing => {
+                        format!("{} completion", binding.keys)
+                    }
                     // Shown in the help and by the server bar, which only several servers have:
                     // the footer stays the same for one.
                     Command::PrevPlaceholder
+                    | Command::AcceptCompletion
                     | Command::SideBySide
                     | Command::NextServer
                     | Command::PrevServer
@@ -186,7 +199,13 @@ impl EditorPane<'_> {
                     | Command::Ping
                     | Command::SetLogLevel
                     | Command::ShowServerInfo
-                    | Command::CancelCall => format!("{} {}", binding.keys, binding.help),
+                    | Command::CancelCall
+                    | Command::ShowTools
+                    | Command::ShowResources
+                    | Command::ShowPrompts
+                    | Command::SaveContents
+                    | Command::ToggleSubscription
+                    | Command::OpenLink => format!("{} {}", binding.keys, binding.help),
                 })
                 .filter(|text| !text.is_empty())
                 .collect();

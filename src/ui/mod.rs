@@ -6,6 +6,7 @@
 
 mod ask;
 mod audit;
+mod catalog;
 mod composer;
 mod console;
 mod detail;
@@ -13,9 +14,12 @@ mod editor;
 mod help;
 mod log;
 mod model;
+mod prompts;
+mod resources;
 mod server_info;
 mod servers;
 mod shared;
+mod shelves;
 mod side_by_side;
 mod status;
 mod tools;
@@ -36,7 +40,6 @@ use ask::AskOverlay;
 use audit::AuditOverlay;
 use composer::ComposerOverlay;
 use console::ConsolePane;
-use detail::DetailPane;
 use editor::EditorPane;
 use help::HelpOverlay;
 use log::LogPane;
@@ -44,7 +47,6 @@ use model::ModelViewPane;
 use server_info::ServerInfoOverlay;
 use shared::Sideways;
 use status::StatusBar;
-use tools::ToolsPane;
 
 /// Draws the whole screen: each pane and overlay over its own slice of the state.
 pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) {
@@ -87,13 +89,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     Block::new()
         .style(theme.style(Meaning::Text))
         .render(area, buf);
-    ToolsPane {
-        tools: &state.tools,
-        link: &state.link,
-        focused: focused(Focus::Tools),
-        theme,
-    }
-    .render(panes.tools, buf);
+    shelves::left_column(state, panes.tools, buf, theme);
     let mut cursor = None;
     EditorPane {
         editor: &state.editor,
@@ -102,6 +98,11 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
         unconnected: unconnected.as_deref(),
         // The composer takes the editing keys too, over the panes: the editor is not editing.
         editing: mode == Mode::Editing && !state.composer.open,
+        completing: state.completes_form(),
+        suggestions: state
+            .completes_form()
+            .then(|| state.catalog.completion.line())
+            .flatten(),
         focused: focused(Focus::Editor),
         theme,
     }
@@ -121,16 +122,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
         }
         .render(panes.log, buf);
     }
-    DetailPane {
-        log: &state.log,
-        calls: &state.calls,
-        pending: state.pending.as_ref(),
-        ticks: state.ticks,
-        sideways: Sideways::of(state),
-        focused: focused(Focus::Detail),
-        theme,
-    }
-    .render(panes.detail, buf);
+    shelves::detail(state, panes.detail, buf, theme);
     ModelViewPane {
         host: &state.settings.host().name,
         model: state.model.as_ref(),

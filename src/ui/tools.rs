@@ -14,6 +14,8 @@ use crate::theme::{Meaning, Theme};
 /// The Tools pane over the tools and the link (which says why the list is empty).
 pub(super) struct ToolsPane<'a> {
     pub tools: &'a ToolsState,
+    /// The other shelves' counts for the title (` · R 3 · P 2`), empty when they have none.
+    pub shelves: String,
     pub link: &'a Link,
     pub focused: bool,
     pub theme: &'a Theme,
@@ -23,6 +25,7 @@ impl Widget for ToolsPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let ToolsPane {
             tools,
+            shelves,
             link,
             focused,
             theme,
@@ -30,7 +33,7 @@ impl Widget for ToolsPane<'_> {
         let title = if tools.show_schema {
             format!("Tools ({}) · s: back to the list", tools.tools.len())
         } else {
-            format!("Tools ({})", tools.tools.len())
+            format!("Tools ({}){shelves}", tools.tools.len())
         };
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);

@@ -18,6 +18,7 @@ use crate::mcp::log::{Connection, LogEntry, LogEvent, Role};
 use crate::mcp::messages::{ServerInfo, Tool};
 
 mod calls;
+mod catalog;
 mod editor;
 mod keys;
 mod newcomer;

@@ -1,0 +1,463 @@
+//! The Resources and Prompts shelves: listings on connect (every page, again on `list_changed`),
+//! reads, template and prompt forms, subscriptions, completion and a result's links, fed in the
+//! order the live session delivers them.
+
+#![allow(clippy::needless_pass_by_value)] // the helpers read best taking `json!(…)` directly
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::app::catalog_state::Shelf;
+use crate::classify::fixtures::request;
+use crate::mcp::session::Exchange;
+
+/// Connected in `era` to a server declaring `capabilities`.
+fn connected(era: Era, capabilities: Value) -> (AppState, Vec<Effect>) {
+    let mut state = AppState::new(Settings::default(), Vec::new(), Rect::new(0, 0, 120, 40));
+    let connection = Connection {
+        era,
+        protocol_version: "2025-11-25".into(),
+        server: ServerInfo {
+            name: "s".into(),
+            version: "1".into(),
+        },
+        capabilities: Some(crate::mcp::json::Json::from_value(&capabilities)),
+        http_session: None,
+    };
+    let effects = session(&mut state, SessionEvent::Connected(Box::new(connection)));
+    (state, effects)
+}
+
+fn requests(effects: &[Effect]) -> Vec<(String, Option<Value>)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Session(SessionCommand::Request { method, params }) => {
+                Some((method.clone(), params.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn methods(effects: &[Effect]) -> Vec<String> {
+    requests(effects).into_iter().map(|(m, _)| m).collect()
+}
+
+fn answer(state: &mut AppState, exchange: Exchange) -> Vec<Effect> {
+    session(state, SessionEvent::Requested(Box::new(exchange)))
+}
+
+fn answer_with(state: &mut AppState, method: &str, result: Value) -> Vec<Effect> {
+    answer(state, request(method).result(result))
+}
+
+/// Connected (legacy) with resources, templates and prompts listed in one page each.
+fn listed() -> AppState {
+    let (mut state, _) = connected(
+        Era::Legacy,
+        json!({"resources": {"subscribe": true}, "prompts": {}, "completions": {}}),
+    );
+    command(&mut state, Command::ShowResources);
+    answer_with(
+        &mut state,
+        "resources/list",
+        json!({"resources": [
+            {"uri": "demo://timetable", "name": "timetable", "mimeType": "text/plain"},
+            {"uri": "demo://logo.png", "name": "logo", "mimeType": "image/png"},
+        ]}),
+    );
+    answer_with(
+        &mut state,
+        "resources/templates/list",
+        json!({"resourceTemplates": [{"uriTemplate": "flights://{number}", "name": "flight"}]}),
+    );
+    command(&mut state, Command::ShowPrompts);
+    answer_with(
+        &mut state,
+        "prompts/list",
+        json!({"prompts": [{"name": "plan_trip", "arguments": [
+            {"name": "date"}, {"name": "destination", "required": true}
+        ]}]}),
+    );
+    command(&mut state, Command::ShowTools);
+    state
+}
+
+fn view_text(state: &AppState) -> String {
+    state
+        .catalog
+        .shown_view(state.log.selected)
+        .map(|view| view.lines.join("\n"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_shelf_is_listed_when_first_shown_if_its_capability_is_declared() {
+    let (mut state, effects) = connected(Era::Legacy, json!({"resources": {}, "prompts": {}}));
+    // Not on connect: a tools/call keeps the id it always had.
+    assert!(effects.is_empty());
+    assert_eq!(
+        methods(&command(&mut state, Command::ShowResources)),
+        ["resources/list", "resources/templates/list"]
+    );
+    assert_eq!(
+        methods(&command(&mut state, Command::ShowPrompts)),
+        ["prompts/list"]
+    );
+    assert!(
+        command(&mut state, Command::ShowResources).is_empty(),
+        "once"
+    );
+    let (mut state, _) = connected(Era::Legacy, json!({"tools": {}}));
+    assert!(command(&mut state, Command::ShowPrompts).is_empty());
+    assert!(
+        state
+            .catalog
+            .prompts
+            .prompts
+            .problem
+            .as_deref()
+            .is_some_and(|why| why.contains("no prompts capability"))
+    );
+}
+
+#[test]
+fn every_page_is_followed_and_a_repeated_cursor_stops_the_listing() {
+    let (mut state, _) = connected(Era::Legacy, json!({"resources": {}}));
+    command(&mut state, Command::ShowResources);
+    let next = answer_with(
+        &mut state,
+        "resources/list",
+        json!({"resources": [{"uri": "a://1"}], "nextCursor": "c1"}),
+    );
+    assert_eq!(
+        requests(&next),
+        [("resources/list".to_owned(), Some(json!({"cursor": "c1"})))]
+    );
+    assert!(
+        state.catalog.resources.resources.items.is_empty(),
+        "not until the last page"
+    );
+    let again = answer_with(
+        &mut state,
+        "resources/list",
+        json!({"resources": [{"uri": "a://2"}], "nextCursor": "c1"}),
+    );
+    assert!(again.is_empty());
+    assert_eq!(state.catalog.resources.resources.items.len(), 2);
+    assert!(
+        state
+            .catalog
+            .resources
+            .resources
+            .problem
+            .as_deref()
+            .unwrap_or_default()
+            .contains("twice")
+    );
+}
+
+#[test]
+fn a_list_changed_notification_lists_again_and_drops_the_old_listing() {
+    let (mut state, _) = connected(Era::Legacy, json!({"prompts": {"listChanged": true}}));
+    let changed = |state: &mut AppState| {
+        let frame =
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#).unwrap();
+        session(
+            state,
+            SessionEvent::Logged(LogEntry {
+                at: Timestamp(5),
+                event: LogEvent::Received {
+                    frame,
+                    role: Role::Notification,
+                },
+            }),
+        )
+    };
+    // Never shown: listed when it is, not now.
+    assert!(changed(&mut state).is_empty());
+    command(&mut state, Command::ShowPrompts);
+    assert_eq!(methods(&changed(&mut state)), ["prompts/list"]);
+    // The first listing's answer is of the old generation: dropped, not shown.
+    answer_with(
+        &mut state,
+        "prompts/list",
+        json!({"prompts": [{"name": "old"}]}),
+    );
+    assert!(state.catalog.prompts.prompts.items.is_empty());
+    answer_with(
+        &mut state,
+        "prompts/list",
+        json!({"prompts": [{"name": "new"}]}),
+    );
+    assert_eq!(state.catalog.prompts.prompts.items.len(), 1);
+}
+
+#[test]
+fn enter_on_a_resource_reads_it_and_detail_shows_text_or_a_blob_to_save() {
+    let mut state = listed();
+    command(&mut state, Command::ShowResources);
+    assert_eq!(state.catalog.shelf, Shelf::Resources);
+    let effects = command(&mut state, Command::OpenEditor);
+    assert_eq!(
+        requests(&effects),
+        [(
+            "resources/read".to_owned(),
+            Some(json!({"uri": "demo://timetable"}))
+        )]
+    );
+    answer_with(
+        &mut state,
+        "resources/read",
+        json!({"contents": [{"uri": "demo://timetable", "mimeType": "text/plain", "text": "LH123 boarding\u{1b}[2J"}]}),
+    );
+    let text = view_text(&state);
+    assert!(
+        text.contains("LH123 boarding\\u{1b}[2J"),
+        "sanitised: {text}"
+    );
+
+    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::OpenEditor);
+    answer_with(
+        &mut state,
+        "resources/read",
+        json!({"contents": [{"uri": "demo://logo.png", "mimeType": "image/png", "blob": "AAEC"}]}),
+    );
+    assert!(
+        view_text(&state).contains("blob, 3 bytes decoded"),
+        "{}",
+        view_text(&state)
+    );
+    assert_eq!(
+        command(&mut state, Command::SaveContents),
+        [Effect::SaveBytes {
+            path: "sightline-logo.png".into(),
+            bytes: vec![0, 1, 2]
+        }]
+    );
+}
+
+#[test]
+fn a_refused_read_shows_the_servers_error_verbatim() {
+    let mut state = listed();
+    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::OpenEditor);
+    answer(
+        &mut state,
+        request("resources/read").error_with_data(
+            -32002,
+            "Resource not found",
+            json!({"uri": "x"}),
+        ),
+    );
+    let text = view_text(&state);
+    assert!(text.contains("protocol error"), "{text}");
+    assert!(
+        text.contains("\"code\": -32002") && text.contains("\"data\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_template_form_expands_its_variables_and_reads_the_uri() {
+    let mut state = listed();
+    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::SelectLast);
+    command(&mut state, Command::OpenEditor);
+    assert_eq!(state.editor.text(), "{\n  \"number\": \"\"\n}");
+    assert!(state.editing);
+    type_text(&mut state, "LH 1");
+    let effects = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert_eq!(
+        requests(&effects),
+        [(
+            "resources/read".to_owned(),
+            Some(json!({"uri": "flights://LH%201"}))
+        )]
+    );
+}
+
+#[test]
+fn a_prompt_form_puts_required_arguments_first_and_gets_the_prompt() {
+    let mut state = listed();
+    command(&mut state, Command::ShowPrompts);
+    command(&mut state, Command::OpenEditor);
+    assert_eq!(
+        state.editor.text(),
+        "{\n  \"destination\": \"\",\n  \"date\": \"\"\n}"
+    );
+    assert!(
+        state
+            .editor
+            .hints
+            .iter()
+            .any(|hint| hint.starts_with("destination · required"))
+    );
+    type_text(&mut state, "Lisbon");
+    let effects = command(&mut state, Command::SendRequest);
+    // An empty optional argument is left out; the required one is sent as typed.
+    assert_eq!(
+        requests(&effects),
+        [(
+            "prompts/get".to_owned(),
+            Some(json!({"name": "plan_trip", "arguments": {"destination": "Lisbon"}}))
+        )]
+    );
+    answer_with(
+        &mut state,
+        "prompts/get",
+        json!({"messages": [
+            {"role": "user", "content": {"type": "text", "text": "Plan it"}},
+            {"role": "assistant", "content": {"type": "resource_link", "uri": "demo://x", "name": "x"}},
+        ]}),
+    );
+    let text = view_text(&state);
+    assert!(
+        text.contains("── user · text") && text.contains("── assistant · resource_link · demo://x"),
+        "{text}"
+    );
+    // Back to the tools: the tool's own draft, the form's kept for later.
+    command(&mut state, Command::Back);
+    command(&mut state, Command::ShowTools);
+    assert_eq!(
+        state.editor.tool, None,
+        "no tool is listed: nothing to send as one"
+    );
+    assert!(state.catalog.form.is_none());
+}
+
+#[test]
+fn a_subscription_is_marked_and_an_update_notes_its_time() {
+    let mut state = listed();
+    command(&mut state, Command::ShowResources);
+    let effects = command(&mut state, Command::ToggleSubscription);
+    assert_eq!(
+        requests(&effects),
+        [(
+            "resources/subscribe".to_owned(),
+            Some(json!({"uri": "demo://timetable"}))
+        )]
+    );
+    answer_with(&mut state, "resources/subscribe", json!({}));
+    assert!(
+        state
+            .catalog
+            .resources
+            .subscribed
+            .contains("demo://timetable")
+    );
+    let frame = parse(
+        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable"}}"#,
+    )
+    .unwrap();
+    log(
+        &mut state,
+        LogEvent::Received {
+            frame,
+            role: Role::Notification,
+        },
+    );
+    assert_eq!(
+        state.catalog.resources.updated.get("demo://timetable"),
+        Some(&Timestamp(1))
+    );
+    let effects = command(&mut state, Command::ToggleSubscription);
+    assert_eq!(methods(&effects), ["resources/unsubscribe"]);
+}
+
+#[test]
+fn the_modern_era_sends_no_resources_subscribe() {
+    let (mut state, _) = connected(Era::Modern, json!({"resources": {"subscribe": true}}));
+    command(&mut state, Command::ShowResources);
+    answer_with(
+        &mut state,
+        "resources/list",
+        json!({"resources": [{"uri": "demo://timetable"}]}),
+    );
+    command(&mut state, Command::ShowResources);
+    assert!(command(&mut state, Command::ToggleSubscription).is_empty());
+    assert!(
+        status(&state).contains("subscriptions/listen"),
+        "{}",
+        status(&state)
+    );
+}
+
+#[test]
+fn completion_asks_once_at_a_time_and_the_latest_text_wins() {
+    let mut state = listed();
+    command(&mut state, Command::ShowPrompts);
+    command(&mut state, Command::OpenEditor);
+    let first = press(&mut state, KeyCode::Char('L'), KeyModifiers::NONE);
+    assert_eq!(
+        requests(&first),
+        [(
+            "completion/complete".to_owned(),
+            Some(json!({"ref": {"type": "ref/prompt", "name": "plan_trip"},
+                        "argument": {"name": "destination", "value": "L"},
+                        "context": {"arguments": {"date": ""}}}))
+        )]
+    );
+    // Typed while the first is in flight: nothing more is sent yet.
+    assert!(press(&mut state, KeyCode::Char('i'), KeyModifiers::NONE).is_empty());
+    let next = answer_with(
+        &mut state,
+        "completion/complete",
+        json!({"completion": {"values": ["Lima", "Lisbon"], "total": 2}}),
+    );
+    let asked: Vec<_> = requests(&next);
+    assert_eq!(asked[0].1.as_ref().unwrap()["argument"]["value"], "Li");
+    answer_with(
+        &mut state,
+        "completion/complete",
+        json!({"completion": {"values": ["Lisbon"]}}),
+    );
+    let line = state.catalog.completion.line().unwrap_or_default();
+    assert_eq!(line, "destination: Lisbon · Alt-c takes 'Lisbon'");
+    press(&mut state, KeyCode::Char('c'), KeyModifiers::ALT);
+    assert!(
+        state.editor.text().contains("\"destination\": \"Lisbon\""),
+        "{}",
+        state.editor.text()
+    );
+}
+
+#[test]
+fn tool_arguments_ask_for_no_completion() {
+    let mut state = listed();
+    let tools = crate::demo_server::tools::definitions()
+        .into_iter()
+        .map(|raw| Tool::from_value(&raw))
+        .collect::<Vec<_>>();
+    session(&mut state, SessionEvent::ToolsListed(tools.into()));
+    command(&mut state, Command::OpenEditor);
+    assert!(press(&mut state, KeyCode::Char('1'), KeyModifiers::NONE).is_empty());
+}
+
+#[test]
+fn o_reads_a_link_of_the_result_and_shows_an_embedded_resource_at_once() {
+    let mut state = listed();
+    let exchange = call("get-resource-links", json!({})).result(json!({"content": [
+        {"type": "text", "text": "links"},
+        {"type": "resource_link", "uri": "demo://a", "name": "a"},
+        {"type": "resource", "resource": {"uri": "demo://b", "mimeType": "text/plain", "text": "inside"}},
+    ]}));
+    finish(&mut state, exchange);
+    state.focus = Focus::Detail;
+    let effects = command(&mut state, Command::OpenLink);
+    assert_eq!(
+        requests(&effects),
+        [(
+            "resources/read".to_owned(),
+            Some(json!({"uri": "demo://a"}))
+        )]
+    );
+    assert!(command(&mut state, Command::OpenLink).is_empty());
+    assert!(
+        view_text(&state).contains("inside"),
+        "{}",
+        view_text(&state)
+    );
+}

@@ -1,0 +1,189 @@
+//! End to end through the Resources and Prompts shelves: the real binary in tmux against the
+//! demo server and the official server-everything (stdio), driven by keystrokes as a user would.
+
+#![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::thread::sleep;
+use std::time::Duration;
+
+use common::peers::everything;
+use common::tmux::*;
+
+/// Keys given one at a time, each after the screen settled: `Esc` then a letter in one read
+/// would be Alt-letter.
+fn key(tmux: &Tmux, key: &str) {
+    tmux.keys(&[key]);
+    sleep(Duration::from_millis(250));
+}
+
+/// Moves the selection of the focused shelf until the row `label` is selected.
+fn select(tmux: &Tmux, label: &str) {
+    key(tmux, "Home");
+    for _ in 0..30 {
+        if tmux
+            .screen()
+            .lines()
+            .any(|line| line.contains(&format!("▸ {label}")))
+        {
+            return;
+        }
+        key(tmux, "Down");
+    }
+    panic!("no row '{label}' on:\n{}", tmux.screen());
+}
+
+fn everything_stdio(width: u16, height: u16) -> Tmux {
+    let mut args = vec!["--".to_owned()];
+    args.extend(everything());
+    args.push("stdio".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let tmux = Tmux::start_sized(&args, width, height);
+    tmux.wait_for("Tools (16)");
+    tmux
+}
+
+#[test]
+fn the_demo_lists_and_reads_a_resource_and_fills_a_template_at_80x24() {
+    let tmux = Tmux::start_sized(&[], 80, 24);
+    tmux.wait_for_demo_server();
+    key(&tmux, "R");
+    tmux.wait_for_all(&[
+        "Resources (2+1) · T 10 · P ?",
+        "← #3 success · resources/list",
+    ]);
+    key(&tmux, "Enter");
+    tmux.wait_for_all(&["Detail · read demo://timetable", "LH123"]);
+    select(&tmux, "flights://{number}");
+    key(&tmux, "Enter");
+    tmux.wait_for("Editing · template flights://");
+    tmux.type_text("LH123");
+    tmux.wait_for(r#""number": "LH123""#);
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&["Detail · read flights://LH123", "boarding"]);
+}
+
+#[test]
+fn everything_lists_reads_and_fills_a_template() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "R");
+    tmux.wait_for("Resources (7+2)");
+    key(&tmux, "Enter");
+    tmux.wait_for_all(&["← #", "Detail · read demo://resource/static/docu"]);
+    select(&tmux, "demo://resource/dynamic/text/");
+    key(&tmux, "Enter");
+    tmux.wait_for(r#""resourceId": """#);
+    tmux.type_text("3");
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&[
+        "Resource 3: This is a plaintext",
+        "Detail · read demo://resource/dynamic/tex",
+    ]);
+}
+
+#[test]
+fn everything_sends_an_update_for_a_subscribed_resource() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "R");
+    tmux.wait_for("Resources (7+2)");
+    key(&tmux, "S");
+    tmux.wait_for("subscribed to demo://resource/static/document/");
+    tmux.wait_for("● ");
+    // The server sends updates for subscribed resources only once this tool turns them on.
+    key(&tmux, "T");
+    select(&tmux, "toggle-subscriber-updates");
+    key(&tmux, "Enter");
+    key(&tmux, "C-s");
+    tmux.wait_for("Started simulated resource updated");
+    key(&tmux, "Escape");
+    key(&tmux, "Escape");
+    key(&tmux, "R");
+    tmux.wait_for_all(&["↻ ", "↻ updated at", "notifications/resources/update"]);
+}
+
+#[test]
+fn everything_gets_a_prompt_with_a_completion_taken() {
+    let tmux = everything_stdio(120, 40);
+    key(&tmux, "P");
+    tmux.wait_for("Prompts (4)");
+    select(&tmux, "completable-prompt");
+    key(&tmux, "Enter");
+    tmux.wait_for("Editing · prompt completable");
+    tmux.type_text("E");
+    // The suggestions wrap in the editor's 32 columns.
+    tmux.wait_for_all(&["department: Engineering", "takes 'Engineering'"]);
+    key(&tmux, "M-c");
+    tmux.wait_for(r#""department": "Engineering""#);
+    key(&tmux, "Tab");
+    tmux.type_text("A");
+    tmux.wait_for_all(&["name: Alice", "takes 'Alice'"]);
+    key(&tmux, "M-c");
+    tmux.wait_for(r#""name": "Alice""#);
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&[
+        "Detail · prompt completable-prompt",
+        "── user · text",
+        "Please promote Alice to the head of the",
+    ]);
+}
+
+/// The everything server in streamableHttp mode; killed on drop.
+struct EverythingOverHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl EverythingOverHttp {
+    fn start() -> EverythingOverHttp {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("node")
+            .arg(&everything()[1])
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        common::servers::listening(&url);
+        EverythingOverHttp { child, url }
+    }
+}
+
+impl Drop for EverythingOverHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn everything_over_http_reads_a_blob_template_and_gets_a_prompt_at_80x24() {
+    let server = EverythingOverHttp::start();
+    let tmux = Tmux::start_sized(&["--url", &server.url], 80, 24);
+    tmux.wait_for("Tools (16)");
+    key(&tmux, "R");
+    tmux.wait_for("Resources (7+2)");
+    select(&tmux, "demo://resource/dynamic/blo");
+    key(&tmux, "Enter");
+    tmux.wait_for(r#""resourceId": """#);
+    tmux.type_text("2");
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&["bytes decoded", "D saves the decoded bytes"]);
+    key(&tmux, "Escape");
+    key(&tmux, "Escape");
+    key(&tmux, "P");
+    tmux.wait_for("Prompts (4)");
+    select(&tmux, "args-prompt");
+    key(&tmux, "Enter");
+    tmux.type_text("Lisbon");
+    key(&tmux, "C-s");
+    tmux.wait_for_all(&["Detail · prompt args-prompt", "── user · text"]);
+}
