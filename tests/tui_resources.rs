@@ -51,7 +51,7 @@ fn the_demo_lists_and_reads_a_resource_and_fills_a_template_at_80x24() {
     tmux.wait_for_demo_server();
     key(&tmux, "R");
     tmux.wait_for_all(&[
-        "Resources (2+1) · T 10 · P ?",
+        "Resources (3+1) · T 10 · P ?",
         "← #3 success · resources/list",
     ]);
     key(&tmux, "Enter");
