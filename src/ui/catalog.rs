@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::shared::{Sideways, fit, pane, wrapped_or_cut};
+use super::shared::{Sideways, fit, hidden_rows, pane, with_hidden, wrapped_or_cut};
 use crate::app::catalog_state::{CatalogView, Listing};
 use crate::app::layout;
 use crate::app::state::Link;
@@ -110,12 +110,10 @@ impl Widget for CatalogDetailPane<'_> {
         let title = format!("Detail · {}", view.title);
         let block = pane(&title, focused, theme);
         let inner = block.inner(area);
-        block.render(area, buf);
         let rows: Vec<Line> = view
             .lines
             .iter()
             .skip(view.scroll)
-            .take(usize::from(inner.height))
             .map(|line| {
                 let style = if line.starts_with("──") {
                     theme.style(Meaning::TextTitle)
@@ -125,6 +123,9 @@ impl Widget for CatalogDetailPane<'_> {
                 Line::styled(line.as_str(), style)
             })
             .collect();
+        // What the pane cannot show is counted in its border, as in the call's Detail.
+        let (_, below) = hidden_rows(&rows, sideways, 0, inner);
+        with_hidden(block, view.scroll, below, theme).render(area, buf);
         wrapped_or_cut(rows, sideways, 0, inner, buf);
     }
 }
