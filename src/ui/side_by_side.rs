@@ -6,7 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
-use super::shared::{class_meaning, fit};
+use super::shared::{class_meaning, fit, with_hidden};
 use crate::app::Command;
 use crate::app::keys::Mode;
 use crate::app::state::Link;
@@ -77,9 +77,15 @@ impl Widget for SideBySide<'_> {
                     )
                     .into_owned(),
                 );
-            Paragraph::new(column_lines(server, column, theme))
-                .wrap(Wrap { trim: false })
-                .block(block)
+            let answer =
+                Paragraph::new(column_lines(server, column, theme)).wrap(Wrap { trim: false });
+            // A long answer is cut at the column's foot: its border counts what is below.
+            let inside = block.inner(*place);
+            let below = answer
+                .line_count(inside.width)
+                .saturating_sub(usize::from(inside.height));
+            answer
+                .block(with_hidden(block, 0, below, theme))
                 .render(*place, buf);
         }
     }
