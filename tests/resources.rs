@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
 
@@ -47,41 +47,6 @@ fn everything_stdio() -> Vec<String> {
     server.extend(everything());
     server.push("stdio".into());
     server
-}
-
-/// The everything server in streamableHttp mode; killed on drop.
-struct Everything {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Everything {
-    fn start() -> Everything {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("node")
-            .arg(&everything()[1])
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        common::servers::listening(&url);
-        Everything { child, url }
-    }
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs `job` on every item, a few at a time (each is a whole sightline run and server).
@@ -187,7 +152,7 @@ fn every_resource_template_and_prompt_of_the_everything_server_reads_over_stdio_
     assert!(over_stdio.resources >= 7, "{over_stdio:?}");
     assert!(over_stdio.templates >= 2, "{over_stdio:?}");
     assert!(over_stdio.prompts >= 4, "{over_stdio:?}");
-    let server = Everything::start();
+    let server = common::servers::Server::everything();
     let over_http = check_server(&["--url".to_owned(), server.url.clone()]);
     assert_eq!(over_http, over_stdio);
 }

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers panic on purpose: a panic is a failed test
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -51,41 +51,6 @@ fn events(lines: &[Value]) -> Vec<&str> {
         .iter()
         .map(|line| line["event"].as_str().unwrap())
         .collect()
-}
-
-/// The everything server in streamableHttp mode; killed on drop.
-struct Everything {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Everything {
-    fn start() -> Everything {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("node")
-            .arg(&everything()[1])
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        common::servers::listening(&url);
-        Everything { child, url }
-    }
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn everything_stdio() -> Vec<String> {
@@ -196,7 +161,7 @@ fn an_unknown_resource_is_refused_up_to_2025_11_25_and_not_acknowledged_in_2026_
 
 #[test]
 fn the_everything_server_takes_a_subscription_and_an_unsubscribe_over_stdio_and_http() {
-    let http = Everything::start();
+    let http = common::servers::Server::everything();
     let uri = "demo://resource/dynamic/text/1";
     for server in [everything_stdio(), vec!["--url".into(), http.url.clone()]] {
         let (code, lines) = json_lines(&["subscribe", uri, "--for", "1"], &server);
@@ -240,7 +205,7 @@ fn completion_offers_the_demos_values_in_each_era_and_transport() {
 
 #[test]
 fn completion_against_the_everything_server_uses_the_context_over_stdio_and_http() {
-    let http = Everything::start();
+    let http = common::servers::Server::everything();
     for server in [everything_stdio(), vec!["--url".into(), http.url.clone()]] {
         let output = sightline(
             &[

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
@@ -129,44 +128,9 @@ fn everything_gets_a_prompt_with_a_completion_taken() {
     ]);
 }
 
-/// The everything server in streamableHttp mode; killed on drop.
-struct EverythingOverHttp {
-    child: std::process::Child,
-    url: String,
-}
-
-impl EverythingOverHttp {
-    fn start() -> EverythingOverHttp {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("node")
-            .arg(&everything()[1])
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        common::servers::listening(&url);
-        EverythingOverHttp { child, url }
-    }
-}
-
-impl Drop for EverythingOverHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn everything_over_http_reads_a_blob_template_and_gets_a_prompt_at_80x24() {
-    let server = EverythingOverHttp::start();
+    let server = common::servers::Server::everything();
     let tmux = Tmux::start_sized(&["--url", &server.url], 80, 24);
     tmux.wait_for("Tools (16)");
     key(&tmux, "R");

@@ -34,6 +34,27 @@ impl Server {
         Server::start(BIN, &["demo-server", "--http", "--style", style])
     }
 
+    /// server-everything in its streamableHttp mode, on a free port.
+    pub fn everything() -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("node")
+            .arg(&super::peers::everything()[1])
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        listening(&url);
+        Server { child, url }
+    }
+
     pub fn fault(mode: &str) -> Server {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/http_faults.py");
         Server::start("python3", &[script, mode])
