@@ -280,6 +280,23 @@ fn official_sdk_servers_over_http() {
     }
 }
 
+/// HTTP+SSE: an answer read off the stream before its POST's `202` still carries that POST (a
+/// loaded CI machine lost it from `call --json` once).
+#[test]
+fn an_answer_on_the_stream_before_its_post_is_accepted_keeps_the_post() {
+    let server = Server::fault("answer-first");
+    let output = Command::new(BIN)
+        .args(["call", "boom", "{}", "--json", "--url", &server.url])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["outcome"]["class"], "success", "{json}");
+    assert_eq!(json["server"]["era"], "legacy", "{json}");
+    let posted_to = json["http"]["url"].as_str().unwrap_or_default();
+    assert!(posted_to.ends_with("/messages?session_id=1"), "{json}");
+    assert_eq!(json["http"]["status"], 202, "{json}");
+}
+
 #[test]
 fn a_header_mismatch_lists_the_tools_again_and_retries_once() {
     let server = Server::fault("mismatch");

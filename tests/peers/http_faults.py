@@ -25,17 +25,22 @@ properly, then answers tools/call with one fault, chosen by its first argument:
                  error (no id), as the official TypeScript SDK answers
   stale-session  a session id on initialize; tools/call with it gets 400 "Session not found"
                  (the spec asks for 404)
+  answer-first   the deprecated HTTP+SSE transport (2024-11-05): initialize posted to /mcp is
+                 refused (405), the GET stream names /messages; each request posted there is
+                 answered on the stream 300 ms before its POST gets 202
 
 It prints its URL on stdout, then serves until killed.
 """
 import base64
 import json
+import queue
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
 SESSIONS = {"next": 0, "calls": 0, "cut_at": 0.0, "cut_id": None}
+STREAM = queue.Queue()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -54,6 +59,8 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
+        if MODE == "answer-first":
+            return self.deprecated_stream()
         last = self.headers.get("Last-Event-ID")
         if MODE == "sse-resume" and last is not None and SESSIONS["cut_id"] is not None:
             waited = int((time.monotonic() - SESSIONS["cut_at"]) * 1000)
@@ -76,6 +83,35 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    def deprecated_stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"event: endpoint\ndata: /messages?session_id=1\n\n")
+        self.wfile.flush()
+        while True:
+            message, written = STREAM.get()
+            self.wfile.write(b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n")
+            self.wfile.flush()
+            written.put(None)
+
+    def answer_on_stream(self, message):
+        ident = message.get("id")
+        method = message.get("method")
+        if ident is not None:
+            if method == "initialize":
+                result = {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                          "serverInfo": {"name": "http-faults", "version": MODE}}
+            elif method == "tools/list":
+                result = {"tools": [{"name": "boom", "inputSchema": {"type": "object"}}]}
+            else:
+                result = {"content": [{"type": "text", "text": "answered on the stream first"}]}
+            written = queue.Queue()
+            STREAM.put(({"jsonrpc": "2.0", "id": ident, "result": result}, written))
+            written.get()
+            time.sleep(0.3)
+        self.send(202, b"Accepted", "text/plain")
+
     def do_DELETE(self):
         self.send(405, b"", "text/plain")
 
@@ -84,6 +120,10 @@ class Handler(BaseHTTPRequestHandler):
         message = json.loads(self.rfile.read(length) or b"{}")
         method = message.get("method")
         ident = message.get("id")
+        if MODE == "answer-first":
+            if self.path.startswith("/messages"):
+                return self.answer_on_stream(message)
+            return self.send(405, b"", "text/plain")
         if MODE == "unauthorized":
             return self.send(401, b"", headers=[("WWW-Authenticate", 'Bearer realm="mcp"')])
         if ident is None:

@@ -10,9 +10,17 @@ use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
 use crate::mcp::framing::{Line, decode};
+use crate::mcp::jsonrpc::Message;
 use crate::mcp::sse::{SseItem, SseParser};
 use crate::transport::{TransportEvent, now};
+
+/// How long an answer on the stream waits for the status of its own POST.
+const POST_STATUS_WAIT: Duration = Duration::from_secs(2);
 
 impl Poster {
     /// Tries the deprecated HTTP+SSE transport (2024-11-05): a GET whose first event is
@@ -115,7 +123,11 @@ impl Poster {
         true
     }
 
-    /// The `message` events of the HTTP+SSE stream, as lines.
+    /// The `message` events of the HTTP+SSE stream, as lines. An answer to a request whose
+    /// POST is still in flight waits for that POST's status (at most [`POST_STATUS_WAIT`]): the
+    /// server accepted the POST before it answered, and the exchange keeps the POST's record
+    /// only if that record comes first. Without the wait, a loaded machine reads the answer
+    /// off the stream before the `202`, and the call loses its HTTP details.
     async fn deliver_deprecated(&self, items: Vec<SseItem>) {
         let lines: Vec<_> = items
             .into_iter()
@@ -129,6 +141,16 @@ impl Poster {
                 SseItem::Event(_) | SseItem::Retry(_) => None,
             })
             .collect();
+        for line in &lines {
+            if let Ok(frame) = line
+                && let Message::Response { id: Some(id), .. } = &frame.message
+            {
+                let in_flight = self.session_state().posts_in_flight.get(id).cloned();
+                if let Some(accepted) = in_flight {
+                    let _ = tokio::time::timeout(POST_STATUS_WAIT, accepted.notified()).await;
+                }
+            }
+        }
         if !lines.is_empty() {
             self.deliver(lines).await;
         }
@@ -154,6 +176,12 @@ impl Poster {
             Err(error) => return self.fail(outgoing, words(&error)).await,
         };
         let mut record = Record::new(&request, outgoing.id.clone());
+        let in_flight = outgoing.id.clone().map(|id| {
+            let accepted = Arc::new(Notify::new());
+            let state = &mut self.session_state().posts_in_flight;
+            state.insert(id.clone(), Arc::clone(&accepted));
+            (id, accepted)
+        });
         match self.client.execute(request).await {
             Ok(response) if response.status().is_success() => {
                 record.response(&response);
@@ -173,6 +201,11 @@ impl Poster {
                 self.emit_http(&mut record, Some(reason.clone())).await;
                 self.fail(outgoing, reason).await;
             }
+        }
+        // After the record's event is sent: the stream's reader delivers the answer after it.
+        if let Some((id, accepted)) = in_flight {
+            self.session_state().posts_in_flight.remove(&id);
+            accepted.notify_one();
         }
     }
 }

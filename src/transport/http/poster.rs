@@ -25,6 +25,9 @@ pub(super) struct SessionState {
     /// The deprecated HTTP+SSE transport (2024-11-05): where messages are posted, as the
     /// server's `endpoint` event named it; answers come on the GET stream.
     pub(super) sse_endpoint: Option<reqwest::Url>,
+    /// HTTP+SSE: the requests whose POST has not been answered yet, each with what tells the
+    /// stream's reader once it has.
+    pub(super) posts_in_flight: HashMap<Id, Arc<tokio::sync::Notify>>,
 }
 
 pub(super) type Shared = Arc<Mutex<SessionState>>;
