@@ -94,6 +94,9 @@ pub struct Client {
     timers: Vec<(Duration, TimerId)>,
     started: Instant,
     done: VecDeque<Done>,
+    /// Ends of held-open requests that came while a command was awaited (see
+    /// [`Client::take_listened`]).
+    listened: VecDeque<(String, Box<Exchange>)>,
     gone: bool,
 }
 
@@ -112,6 +115,7 @@ impl Client {
             unsent: Vec::new(),
             timers: Vec::new(),
             started: Instant::now(),
+            listened: VecDeque::new(),
             done: VecDeque::new(),
             gone: false,
         }
@@ -251,6 +255,10 @@ impl Client {
     async fn until_done<C>(&mut self, mut commands: Option<&mut mpsc::Receiver<C>>) -> Done {
         loop {
             match self.next(commands.as_deref_mut()).await {
+                // Not this command's end: kept for whoever holds the request open.
+                Wake::Done(Done::Listened { key, exchange }) => {
+                    self.listened.push_back((key, exchange));
+                }
                 Wake::Done(done) => return done,
                 Wake::Gone | Wake::Command(_) => {}
                 Wake::Closed => commands = None,
@@ -332,6 +340,12 @@ impl Client {
                 Wake::Gone => {}
             }
         }
+    }
+
+    /// The end of a held-open request ([`Command::Listen`]) that came while another command
+    /// was awaited, oldest first.
+    pub fn take_listened(&mut self) -> Option<(String, Box<Exchange>)> {
+        self.listened.pop_front()
     }
 
     /// Sends one request and waits for its end, with the configured timeout.

@@ -79,6 +79,8 @@ async fn wait_for_reconnect(
             // Not connected: the app forgets what it asked when the connection ends.
             SessionCommand::Call { .. }
             | SessionCommand::Request { .. }
+            | SessionCommand::Listen { .. }
+            | SessionCommand::StopListening { .. }
             | SessionCommand::CancelCall
             | SessionCommand::Answer { .. } => {}
         }
@@ -110,6 +112,10 @@ async fn serve(
                 client.emit(SessionEvent::Requested(exchange)).await;
                 continue;
             }
+            Wake::Done(Done::Listened { key, exchange }) => {
+                client.emit(SessionEvent::Listened { key, exchange }).await;
+                continue;
+            }
             Wake::Done(_) => continue,
             Wake::Gone => {
                 client.emit(SessionEvent::Disconnected).await;
@@ -124,6 +130,18 @@ async fn serve(
             }
             SessionCommand::Request { method, params } => {
                 client.start(Command::Request { method, params });
+            }
+            SessionCommand::Listen {
+                key,
+                method,
+                params,
+            } => client.start(Command::Listen {
+                key,
+                method,
+                params,
+            }),
+            SessionCommand::StopListening { key } => {
+                client.start(Command::StopListening { key });
             }
             SessionCommand::CancelCall => client.start(Command::Cancel),
             SessionCommand::Answer { number, answer } => {

@@ -10,6 +10,7 @@ use common::{Session, screen};
 use serde_json::json;
 use sightline::app::Command;
 use sightline::app::state::Focus;
+use sightline::mcp::era::Era;
 use sightline::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];
@@ -146,6 +147,23 @@ fn a_subscribed_resource_that_was_updated() {
             &json!({"result": {}}),
         );
         s.notified(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable"}}"#);
+    });
+}
+
+/// 2026-07-28: `S` opened a `subscriptions/listen` stream, not acknowledged yet (`○`), then
+/// acknowledged with the resource (`●`).
+#[test]
+fn a_listen_stream_before_and_after_its_acknowledgement() {
+    let listening = |s: &mut Session| {
+        s.catalog_in(Era::Modern, "2026-07-28")
+            .command(Command::ShowResources)
+            .command(Command::ToggleSubscription);
+        s.sent(r#"{"jsonrpc":"2.0","id":6,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]}}}"#);
+    };
+    snapshot("resources_listening", listening);
+    snapshot("resources_listen_acknowledged", |s| {
+        listening(s);
+        s.notified(r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]},"_meta":{"io.modelcontextprotocol/subscriptionId":6}}}"#);
     });
 }
 

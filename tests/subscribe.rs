@@ -121,26 +121,43 @@ fn a_subscription_to_the_board_hears_its_updates_and_ends_in_each_era_and_transp
     }
 }
 
+/// `--read` reads the board again at each update: in 2026-07-28 beside the listen stream,
+/// which stays open until `--for` ends.
 #[test]
 fn read_shows_the_board_as_it_stands_at_each_update() {
-    let legacy = ["--era".to_owned(), "legacy".to_owned()];
-    let output = sightline(&["subscribe", BOARD, "--for", "2.5", "--read"], &legacy);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("subscribed  resources/subscribe demo://departures · success"),
-        "{text}"
-    );
-    assert!(text.contains("updated  demo://departures"), "{text}");
-    assert!(text.contains("departures · board"), "{text}");
-    assert!(
-        text.contains("unsubscribed  resources/unsubscribe"),
-        "{text}"
-    );
-    assert!(
-        text.contains("update in") || text.contains("updates in"),
-        "{text}"
-    );
+    let http = Server::demo("sep1303");
+    for (name, server) in demo_selections(&http) {
+        let output = sightline(&["subscribe", BOARD, "--for", "2.5", "--read"], &server);
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{name}: {text}");
+        assert!(
+            text.contains("updated  demo://departures"),
+            "{name}: {text}"
+        );
+        assert!(text.contains("departures · board"), "{name}: {text}");
+        assert!(
+            text.contains("update in") || text.contains("updates in"),
+            "{name}: {text}"
+        );
+        if name.starts_with("legacy") {
+            assert!(
+                text.contains("subscribed  resources/subscribe demo://departures · success"),
+                "{name}: {text}"
+            );
+            assert!(
+                text.contains("unsubscribed  resources/unsubscribe"),
+                "{name}: {text}"
+            );
+        } else {
+            let read = text.find("departures · board").unwrap();
+            let ended = text.find("listen ended").expect("the stream ended last");
+            assert!(
+                read < ended,
+                "read while the stream was open: {name}: {text}"
+            );
+            assert!(text.contains("cancelled by you"), "{name}: {text}");
+        }
+    }
 }
 
 #[test]

@@ -151,3 +151,43 @@ fn everything_over_http_reads_a_blob_template_and_gets_a_prompt_at_80x24() {
     key(&tmux, "C-s");
     tmux.wait_for_all(&["Detail · prompt args-prompt", "── user · text"]);
 }
+
+/// 2026-07-28 (the demo's default era): `S` holds a `subscriptions/listen` stream open, the
+/// updates mark the row, a call goes through while the stream is open, and a second `S`
+/// cancels the stream. Over stdio at 80×24, over HTTP at 120×40.
+#[test]
+fn the_modern_demo_subscribes_with_a_listen_stream_beside_a_call() {
+    let http = common::servers::Server::demo("sep1303");
+    let url = http.url.clone();
+    let runs: [(&[&str], u16, u16); 2] = [(&[], 80, 24), (&["--url", &url], 120, 40)];
+    for (args, width, height) in runs {
+        let tmux = Tmux::start_sized(args, width, height);
+        tmux.wait_for("Tools (10)");
+        key(&tmux, "R");
+        tmux.wait_for("Resources (3+1)");
+        select(&tmux, "Departures board");
+        key(&tmux, "S");
+        tmux.wait_for_all(&[
+            "subscribed to demo://departures (its listen stream is acknowledged)",
+            "→ #5 subscriptions/listen",
+        ]);
+        // The board changes every 2 s.
+        tmux.wait_for("▸ ↻ Departures board");
+        key(&tmux, "T");
+        key(&tmux, "Enter");
+        key(&tmux, "C-s");
+        tmux.wait_for("← #6 tool error");
+        key(&tmux, "Escape");
+        key(&tmux, "R");
+        key(&tmux, "S");
+        let screen = tmux.wait_for("unsubscribed from demo://departures");
+        assert!(
+            screen.contains("▸ Departures board"),
+            "{width}x{height}:\n{screen}"
+        );
+        assert!(
+            screen.contains("cancelled #5") || screen.contains("closed the stream of #5"),
+            "{width}x{height}:\n{screen}"
+        );
+    }
+}

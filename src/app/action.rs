@@ -341,6 +341,15 @@ pub enum SessionCommand {
         method: String,
         params: Option<Value>,
     },
+    /// Hold a request open as `key` beside everything else (a 2026-07-28
+    /// `subscriptions/listen`); it ends with `SessionEvent::Listened`.
+    Listen {
+        key: String,
+        method: String,
+        params: Option<Value>,
+    },
+    /// Cancel the request held open as `key`.
+    StopListening { key: String },
     /// Stop waiting for the pending call and cancel it.
     CancelCall,
     /// Shut the server down and connect again.

@@ -30,7 +30,7 @@ pub fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect> {
             Vec::new()
         }
         Asker::Subscription { uri, subscribe } => {
-            super::resources::subscription_finished(state, uri, subscribe, exchange);
+            super::subscriptions::subscription_finished(state, uri, subscribe, exchange);
             Vec::new()
         }
         Asker::Completion => super::completion::finished(state, exchange),

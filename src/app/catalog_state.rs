@@ -75,8 +75,11 @@ pub struct ResourcesShelf {
     pub templates: Listing,
     pub selected: usize,
     pub offset: usize,
-    /// URIs subscribed to (`resources/subscribe` answered with a result).
+    /// URIs subscribed to (`resources/subscribe` answered with a result, or a 2026-07-28
+    /// listen stream acknowledged with them).
     pub subscribed: BTreeSet<String>,
+    /// 2026-07-28: URIs with a `subscriptions/listen` stream open, acknowledged or not.
+    pub listening: BTreeSet<String>,
     /// URIs `notifications/resources/updated` named, with when the latest came.
     pub updated: BTreeMap<String, Timestamp>,
 }

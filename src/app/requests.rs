@@ -17,12 +17,7 @@ pub fn send(
     params: Option<Value>,
     asker: Asker,
 ) -> Vec<Effect> {
-    if state.replay.is_some() {
-        complain(state, format!("a replay sends nothing ({method})"));
-        return Vec::new();
-    }
-    if !matches!(state.link, Link::Connected(_)) {
-        complain(state, format!("not connected: {method} not sent"));
+    if !may_send(state, method) {
         return Vec::new();
     }
     state.requests.push(method, asker);
@@ -30,4 +25,36 @@ pub fn send(
         method: method.to_owned(),
         params,
     })]
+}
+
+/// Holds `method` open as `key` beside everything else (its end comes as
+/// `SessionEvent::Listened`); nothing in a replay or without a connection.
+pub fn hold_open(
+    state: &mut AppState,
+    key: &str,
+    method: &str,
+    params: Option<Value>,
+) -> Vec<Effect> {
+    if !may_send(state, method) {
+        return Vec::new();
+    }
+    vec![Effect::Session(SessionCommand::Listen {
+        key: key.to_owned(),
+        method: method.to_owned(),
+        params,
+    })]
+}
+
+/// Whether anything may be sent: not in a replay, and only when connected (else the status line
+/// says why `method` was not sent).
+fn may_send(state: &mut AppState, method: &str) -> bool {
+    if state.replay.is_some() {
+        complain(state, format!("a replay sends nothing ({method})"));
+        return false;
+    }
+    if !matches!(state.link, Link::Connected(_)) {
+        complain(state, format!("not connected: {method} not sent"));
+        return false;
+    }
+    true
 }

@@ -1,15 +1,13 @@
 //! Resources: reading one (Enter on the shelf, a template's form, a link in a tool result),
-//! Detail's view of the contents, saving them (`D`), and subscribing to updates (`S`).
+//! Detail's view of the contents, and saving them (`D`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::action::Effect;
-use super::catalog::{declares, era, failure_lines, read, show_view};
+use super::catalog::{failure_lines, read, show_view};
 use super::catalog_state::{ResourceRow, Shelf};
-use super::requests::{Asker, send};
 use super::state::AppState;
 use super::status::{complain, inform};
-use crate::mcp::era::Era;
 use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
@@ -182,95 +180,6 @@ pub(super) fn saved(state: &mut AppState, path: &str, result: Result<usize, Stri
             state,
             format!("could not save {path}: {}", sanitize::text(&error)),
         ),
-    }
-}
-
-/// `S`: subscribe to the selected resource, or unsubscribe.
-pub(super) fn toggle_subscription(state: &mut AppState) -> Vec<Effect> {
-    if state.catalog.shelf != Shelf::Resources {
-        complain(
-            state,
-            "S subscribes on the Resources shelf (R shows it)".into(),
-        );
-        return Vec::new();
-    }
-    let uri = match state.catalog.resources.selected_row() {
-        Some(ResourceRow::Resource(item)) => uri_of(item),
-        Some(ResourceRow::Template(_)) => {
-            complain(state, "a template is not a resource: read it first".into());
-            return Vec::new();
-        }
-        None => None,
-    };
-    let Some(uri) = uri else {
-        complain(state, "no resource selected".into());
-        return Vec::new();
-    };
-    if era(state) == Some(Era::Modern) {
-        // 2026-07-28 removed resources/subscribe: updates come on a held-open
-        // subscriptions/listen stream, which the session does not keep yet.
-        complain(
-            state,
-            "2026-07-28 subscribes via subscriptions/listen: not supported yet".into(),
-        );
-        return Vec::new();
-    }
-    if !declares(state, "resources/subscribe") {
-        complain(
-            state,
-            "the server does not declare resources.subscribe".into(),
-        );
-        return Vec::new();
-    }
-    let subscribe = !state.catalog.resources.subscribed.contains(&uri);
-    let method = if subscribe {
-        "resources/subscribe"
-    } else {
-        "resources/unsubscribe"
-    };
-    let effects = send(
-        state,
-        method,
-        Some(json!({"uri": uri})),
-        Asker::Subscription {
-            uri: uri.clone(),
-            subscribe,
-        },
-    );
-    if !effects.is_empty() {
-        inform(state, format!("sent {method} {}", sanitize::text(&uri)));
-    }
-    effects
-}
-
-/// A subscription request ended: marked on a result; the server's refusal said as it came.
-pub(super) fn subscription_finished(
-    state: &mut AppState,
-    uri: String,
-    subscribe: bool,
-    exchange: &Exchange,
-) {
-    let safe = sanitize::text(&uri).into_owned();
-    if let Some(Reply::Result(_)) = exchange.reply() {
-        if subscribe {
-            inform(state, format!("subscribed to {safe}"));
-            state.catalog.resources.subscribed.insert(uri);
-        } else {
-            inform(state, format!("unsubscribed from {safe}"));
-            state.catalog.resources.subscribed.remove(&uri);
-            state.catalog.resources.updated.remove(&uri);
-        }
-    } else {
-        let outcome = crate::classify::classify(exchange);
-        complain(
-            state,
-            format!(
-                "{} {safe}: {} ({})",
-                exchange.method,
-                sanitize::text(&outcome.detail),
-                outcome.class.label()
-            ),
-        );
     }
 }
 

@@ -86,7 +86,10 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         }
         SessionEvent::Logged(entry) => {
             let effects = match &entry.event {
-                LogEvent::Received { frame, .. } => super::catalog::heard(state, entry.at, frame),
+                LogEvent::Received { frame, .. } => {
+                    super::subscriptions::heard(state, frame);
+                    super::catalog::heard(state, entry.at, frame)
+                }
                 _ => Vec::new(),
             };
             log_entry(state, entry);
@@ -94,6 +97,10 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         }
         SessionEvent::CallFinished(finished) => return finish_call(state, *finished),
         SessionEvent::Requested(exchange) => return super::answers::finished(state, &exchange),
+        SessionEvent::Listened { key, exchange } => {
+            super::subscriptions::listen_ended(state, &key, &exchange);
+            return Vec::new();
+        }
         SessionEvent::Asked {
             number,
             request,

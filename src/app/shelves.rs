@@ -29,7 +29,7 @@ pub(super) fn command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::ShowResources => show_shelf(state, Shelf::Resources),
         Command::ShowPrompts => show_shelf(state, Shelf::Prompts),
         Command::SaveContents => super::resources::save_contents(state),
-        Command::ToggleSubscription => super::resources::toggle_subscription(state),
+        Command::ToggleSubscription => super::subscriptions::toggle_subscription(state),
         Command::AcceptCompletion => super::completion::accept(state),
         Command::OpenLink => super::resources::open_link(state),
         _ => Vec::new(),

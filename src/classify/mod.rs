@@ -194,7 +194,7 @@ fn failure_detail(failure: &Failure) -> String {
         Failure::SendFailed { reason } => format!("could not send the request: {reason}"),
         Failure::Rejected { reason } => format!("no answer: {reason}"),
         Failure::CancelledByUser => {
-            "cancelled by you: sightline sent notifications/cancelled and stopped waiting"
+            "cancelled by you: sightline cancelled the request (the log says how) and stopped waiting"
                 .to_owned()
         }
     }

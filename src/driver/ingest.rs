@@ -60,8 +60,8 @@ impl Core {
                 self.record_at(at, LogEvent::Note(format!("#{id}: {reason}")));
                 let ended =
                     self.session
-                        .abandon(&id, End::Failed(Failure::Rejected { reason }), at);
-                ended.filter(|exchange| Some(&exchange.id) == waiting)
+                        .abandon(&id, End::Failed(Failure::Rejected { reason }), at)?;
+                self.route_end(ended, waiting)
             }
             TransportEvent::StreamLost { id, reason, at } => {
                 self.record_at(at, LogEvent::Note(format!("#{id}: {reason}")));
@@ -70,7 +70,7 @@ impl Core {
                 };
                 let ended = self.session.abandon(&id, End::Failed(failure), at)?;
                 self.lost_stream = Some(id);
-                (Some(&ended.id) == waiting).then_some(ended)
+                self.route_end(ended, waiting)
             }
             TransportEvent::Note { text, at } => {
                 self.record_at(at, LogEvent::Note(text));
@@ -137,9 +137,11 @@ impl Core {
             stderr_tail: end.stderr_tail,
         });
         let ended = self.session.abandon_all(&end, self.now.wall);
-        ended
-            .into_iter()
-            .find(|exchange| Some(&exchange.id) == waiting)
+        let mut awaited = None;
+        for exchange in ended {
+            awaited = awaited.or(self.route_end(exchange, waiting));
+        }
+        awaited
     }
 
     /// A reply we cannot read ends its request at once instead of leaving it to time out: when
@@ -163,7 +165,7 @@ impl Core {
             reason: invalid.error.to_string(),
         };
         let ended = self.session.abandon(&target, End::Failed(failure), at)?;
-        (Some(&ended.id) == waiting).then_some(ended)
+        self.route_end(ended, waiting)
     }
 
     fn on_frame(
@@ -242,7 +244,7 @@ impl Core {
         if let Some((id, method, params)) = server_request {
             self.answer_server_request(id, &method, params);
         }
-        ended.filter(|exchange| Some(&exchange.id) == waiting)
+        self.route_end(ended?, waiting)
     }
 
     /// Legacy servers may ask us things: `ping`; elicitation, sampling and roots as the

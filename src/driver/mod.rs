@@ -8,6 +8,7 @@ mod call;
 mod error;
 mod handshake;
 mod ingest;
+mod listens;
 mod listing;
 mod negotiate;
 mod questions;
@@ -82,13 +83,18 @@ pub enum Command {
         method: String,
         params: Option<Value>,
     },
-    /// A request that lasts (a 2026-07-28 `subscriptions/listen`): `timeout` is its deadline,
-    /// and [`Command::Cancel`] ends it, the way the era cancels a request.
-    Open {
+    /// A request held open beside everything else (a 2026-07-28 `subscriptions/listen`),
+    /// known as `key`: sent at once when connected, without a deadline; it ends with
+    /// [`Done::Listened`] when the server ends it, the connection goes, or
+    /// [`Command::StopListening`] cancels it.
+    Listen {
+        key: String,
         method: String,
         params: Option<Value>,
-        timeout: std::time::Duration,
     },
+    /// Cancel the request held open as `key`, the way the era cancels a request (2026-07-28:
+    /// how a subscription ends).
+    StopListening { key: String },
     /// 2026-07-28 over HTTP: whether the server rejects a header that contradicts the body.
     CheckHeaders,
     /// Cancel the running call.
@@ -108,6 +114,11 @@ pub enum Done {
     Tools(Result<Arc<Vec<Tool>>, ClientError>),
     Called(Box<crate::mcp::verdict::Finished>),
     Requested(Box<Exchange>),
+    /// The request held open as `key` ended.
+    Listened {
+        key: String,
+        exchange: Box<Exchange>,
+    },
     HeadersChecked(Option<Box<Finding>>),
     ShutDown,
 }
@@ -215,6 +226,13 @@ impl Driver {
         match command {
             Command::Cancel => self.hand_to_job(Event::Cancel),
             Command::SetTasks(on) => self.core.set_tasks(on),
+            // Beside whatever runs, once connected; queued behind the connecting otherwise.
+            Command::Listen {
+                key,
+                method,
+                params,
+            } if self.core.connection.is_some() => self.core.listen(key, &method, params),
+            Command::StopListening { key } => self.core.stop_listening(&key),
             Command::Answer { number, answer } => self.core.answered(number, answer),
             Command::Shutdown => {
                 if let Some(job) = self.job.take() {
@@ -228,7 +246,7 @@ impl Driver {
             | Command::ListTools
             | Command::Call { .. }
             | Command::Request { .. }
-            | Command::Open { .. }
+            | Command::Listen { .. }
             | Command::CheckHeaders => self.queue.push_back(command),
         }
     }
@@ -266,6 +284,12 @@ impl Driver {
     /// Moves the jobs on until nothing more can happen without new input.
     fn settle(&mut self) {
         loop {
+            if let Some((key, exchange)) = self.core.listens.take_ended() {
+                let exchange = Box::new(exchange);
+                self.core
+                    .push(Output::Done(Done::Listened { key, exchange }));
+                continue;
+            }
             if let Some(exchange) = self.core.take_ended() {
                 // With no job, nobody waits for it any more (a job aborted at shutdown).
                 self.hand_to_job(Event::Ended(exchange));
@@ -309,13 +333,13 @@ impl Driver {
                 core.request(&method, params);
                 Step::Wait(Job::Request)
             }
-            Command::Open {
+            Command::Listen {
+                key,
                 method,
                 params,
-                timeout,
             } => {
-                core.open(&method, params, timeout);
-                Step::Wait(Job::Request)
+                core.listen(key, &method, params);
+                Step::Done(None)
             }
             Command::CheckHeaders => HeaderCheck::start(core).wrap(Job::HeaderCheck),
             Command::Shutdown => {
@@ -323,7 +347,10 @@ impl Driver {
                 Step::Wait(Job::ShutDown)
             }
             // Applied at once, never queued.
-            Command::Cancel | Command::SetTasks(_) | Command::Answer { .. } => Step::Done(None),
+            Command::Cancel
+            | Command::SetTasks(_)
+            | Command::Answer { .. }
+            | Command::StopListening { .. } => Step::Done(None),
         }
     }
 
@@ -339,12 +366,8 @@ impl Driver {
             Job::Call(call) => call.on(core, event).wrap(|call| Job::Call(Box::new(call))),
             Job::Request => match event {
                 Event::Ended(exchange) => Step::Done(Some(Done::Requested(Box::new(exchange)))),
-                // Only an `Open` request may be cancelled; any other goes on.
-                Event::Cancel => {
-                    core.cancel_by_user();
-                    Step::Wait(Job::Request)
-                }
-                Event::Answered(_) | Event::Timer => Step::Wait(Job::Request),
+                // A plain request is not the user's to cancel: it goes on.
+                Event::Cancel | Event::Answered(_) | Event::Timer => Step::Wait(Job::Request),
             },
             Job::HeaderCheck(check) => check.on(core, event).wrap(Job::HeaderCheck),
             // It ends when the server is gone (see `settle`), not by any event.

@@ -1,7 +1,8 @@
-//! The driver's request layer: one awaited request at a time with its deadline, every
-//! transport event recorded in order and correlated, server requests answered, and the
-//! outputs that all of this asks for.
+//! The driver's request layer: one awaited request at a time with its deadline (and the
+//! requests held open beside it, sent by `listens.rs`), every transport event recorded in order
+//! and correlated, server requests answered, and the outputs that all of this asks for.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,6 +55,25 @@ pub(super) struct Awaited {
     reissued: u32,
     /// Sent for the session's own sake before the job's request (a new legacy HTTP session).
     then: Option<Spec>,
+}
+
+/// The requests held open, and the ends their callers have not been told of yet.
+#[derive(Debug, Default)]
+pub(crate) struct Listens {
+    pub(super) open: Vec<(String, Id)>,
+    pub(super) ended: VecDeque<(String, Exchange)>,
+}
+
+impl Listens {
+    /// The next end to tell its caller of, oldest first.
+    pub(super) fn take_ended(&mut self) -> Option<(String, Exchange)> {
+        self.ended.pop_front()
+    }
+
+    /// Whether `key` names a request held open now.
+    pub(super) fn is_open(&self, key: &str) -> bool {
+        self.open.iter().any(|(open, _)| open == key)
+    }
 }
 
 /// A shutdown under way.
@@ -111,6 +131,8 @@ pub(crate) struct Core {
     pub(super) ended: Option<Exchange>,
     pub(super) next_timer: u64,
     pub(super) job_timer: Option<TimerId>,
+    /// Requests held open beside the awaited one (see `listens.rs`).
+    pub(super) listens: Listens,
     shutdown: Shutdown,
     pub(super) out: Vec<Output>,
 }
@@ -140,6 +162,7 @@ impl Core {
             ended: None,
             next_timer: 0,
             job_timer: None,
+            listens: Listens::default(),
             shutdown: Shutdown::default(),
             out: Vec::new(),
         }
@@ -206,17 +229,6 @@ impl Core {
             cancellable: false,
         };
         self.send(spec);
-    }
-
-    /// Sends a request that lasts until `timeout` or the user's cancel.
-    pub fn open(&mut self, method: &str, params: Option<Value>, timeout: Duration) {
-        self.send(Spec {
-            method: method.to_owned(),
-            params,
-            timeout,
-            cancel_on_timeout: true,
-            cancellable: true,
-        });
     }
 
     /// Sends `spec` and waits for its end (in [`Core::take_ended`]). Legacy Streamable HTTP:

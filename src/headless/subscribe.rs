@@ -1,8 +1,8 @@
 //! `sightline subscribe URI [--for SECS] [--read]`: subscribe, print each
 //! `notifications/resources/updated` as it comes (re-reading the resource with `--read`), and
 //! unsubscribe at the end. Up to 2025-11-25 that is `resources/subscribe` and `unsubscribe`;
-//! 2026-07-28 replaced them with a `subscriptions/listen` stream, which sightline ends by
-//! cancelling it (the era's unsubscribe). `--json` prints JSON Lines: one object per event, as
+//! 2026-07-28 replaced them with a `subscriptions/listen` stream, held open beside the reads,
+//! which sightline ends by cancelling it (the era's unsubscribe). `--json` prints JSON Lines: one object per event, as
 //! it happens, so a pipeline sees each update without waiting for the end.
 
 use std::time::{Duration, Instant};
@@ -26,8 +26,6 @@ use crate::sanitize;
 
 /// Notifications waiting for the loop, at most; more are counted as missed, never kept.
 const NOTES: usize = 4096;
-/// A listen stream's deadline beyond `--for`: sightline ends it first.
-const LISTEN_MARGIN: Duration = Duration::from_secs(30);
 
 /// One line of `--json`.
 #[derive(Serialize)]
@@ -74,12 +72,6 @@ pub async fn subscribe(args: &SubscribeArgs, record: &RecordArgs) -> u8 {
                 updates: 0,
             };
             let modern = client.connection().is_some_and(|c| c.era == Era::Modern);
-            if modern && args.read {
-                eprintln!(
-                    "sightline: --read is not done in 2026-07-28: the listen stream is this \
-                 connection's pending request, and sightline sends one at a time"
-                );
-            }
             if !common.json {
                 let line = server_line(client.connection(), &client.transport().description);
                 emit(|out| writeln!(out, "{line}\n"));
@@ -167,18 +159,23 @@ impl Run<'_> {
         self.ended("unsubscribed at the end of --for", code)
     }
 
-    /// 2026-07-28: a `subscriptions/listen` stream for the URI, held until `--for` ends, then
-    /// cancelled (the era's unsubscribe); the server may end it first.
+    /// 2026-07-28: a `subscriptions/listen` stream for the URI, held open until `--for` ends,
+    /// then cancelled (the era's unsubscribe); the server may end it first.
     async fn listen(&mut self, client: &mut Client, heard: &mut mpsc::Receiver<Frame>) -> u8 {
         let params = json!({"notifications": {"resourceSubscriptions": [self.args.uri]}});
-        client.start(Command::Open {
+        let key = self.args.uri.clone();
+        client.start(Command::Listen {
+            key: key.clone(),
             method: "subscriptions/listen".into(),
             params: Some(params),
-            timeout: Duration::from_secs_f64(self.args.seconds) + LISTEN_MARGIN,
         });
         let until = self.until();
         let mut cancelled = false;
         loop {
+            // It may have ended while `--read` read the resource.
+            if let Some((_, exchange)) = client.take_listened() {
+                return self.listen_ended(client, &exchange);
+            }
             let left = until.saturating_duration_since(Instant::now());
             let woke = if cancelled {
                 Ok(client.next(Some(&mut *heard)).await)
@@ -187,11 +184,11 @@ impl Run<'_> {
             };
             match woke {
                 Err(_) => {
-                    client.start(Command::Cancel);
+                    client.start(Command::StopListening { key: key.clone() });
                     cancelled = true;
                 }
                 Ok(Wake::Command(note)) => self.note(client, &note).await,
-                Ok(Wake::Done(Done::Requested(exchange))) => {
+                Ok(Wake::Done(Done::Listened { exchange, .. })) => {
                     return self.listen_ended(client, &exchange);
                 }
                 Ok(Wake::Gone) if !cancelled => {
@@ -220,9 +217,8 @@ impl Run<'_> {
         self.ended(&why, code)
     }
 
-    /// One notification: said, and with `--read` the resource read again (up to 2025-11-25 on
-    /// this connection; a 2026-07-28 listen holds its connection's one request, so a read
-    /// waits for the end there and is not made).
+    /// One notification: said, and with `--read` the resource read again (in 2026-07-28 while
+    /// the listen stream stays open).
     async fn note(&mut self, client: &mut Client, note: &Frame) {
         let params = match &note.message {
             crate::mcp::jsonrpc::Message::Notification { params, .. } => {
@@ -263,8 +259,7 @@ impl Run<'_> {
             let line = format!("{:>8.2} s  {what}", self.started.elapsed().as_secs_f64());
             emit(|out| writeln!(out, "{line}"));
         }
-        let modern = client.connection().is_some_and(|c| c.era == Era::Modern);
-        if updated && self.args.read && !modern {
+        if updated && self.args.read {
             let read = client
                 .request(
                     "resources/read",

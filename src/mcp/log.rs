@@ -36,6 +36,12 @@ pub enum SessionEvent {
     /// A request other than `tools/call`, asked for by the app (`SessionCommand::Request`),
     /// ended: answered, refused, timed out or failed. Its frames are in the log already.
     Requested(Box<crate::mcp::session::Exchange>),
+    /// A request the app holds open as `key` (`SessionCommand::Listen`) ended: the server
+    /// ended it, the user cancelled it, or the connection went.
+    Listened {
+        key: String,
+        exchange: Box<crate::mcp::session::Exchange>,
+    },
     /// The server is gone; nothing more will happen until a reconnect.
     Disconnected,
     /// The server asks the user something; the answer goes back under `number` (the TUI).

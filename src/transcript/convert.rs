@@ -65,7 +65,9 @@ impl<'a> Record<'a> {
             SessionEvent::Disconnected => Record::Disconnected,
             // Its frames are recorded as they went and came; the transcript's call records
             // are `tools/call`s.
-            SessionEvent::Asked { .. } | SessionEvent::Requested(_) => return None,
+            SessionEvent::Asked { .. }
+            | SessionEvent::Requested(_)
+            | SessionEvent::Listened { .. } => return None,
         })
     }
 

@@ -48,10 +48,12 @@ impl Widget for ResourcesPane<'_> {
                     let mark = match (
                         resources_shelf.subscribed.contains(&raw_uri),
                         resources_shelf.updated.contains_key(&raw_uri),
+                        resources_shelf.listening.contains(&raw_uri),
                     ) {
-                        (_, true) => "↻ ",
-                        (true, false) => "● ",
-                        (false, false) => "",
+                        (_, true, _) => "↻ ",
+                        (true, false, _) => "● ",
+                        (false, false, true) => "○ ",
+                        (false, false, false) => "",
                     };
                     Row {
                         label: format!("{mark}{name}"),
@@ -101,18 +103,30 @@ fn about<'a>(catalog: &CatalogState, theme: &Theme) -> Vec<Line<'a>> {
             if let Some(description) = text(item, "description") {
                 lines.push(Line::raw(description));
             }
-            match (
-                shelf.subscribed.contains(&raw_uri),
-                shelf.updated.get(&raw_uri),
-            ) {
-                (_, Some(at)) => lines.push(Line::styled(
+            let subscribed = shelf.subscribed.contains(&raw_uri);
+            let listening = shelf.listening.contains(&raw_uri);
+            match (subscribed, shelf.updated.get(&raw_uri), listening) {
+                (_, Some(at), _) => lines.push(Line::styled(
                     format!("↻ updated at {at} (Enter reads it)"),
                     theme.style(Meaning::FindingWarning),
                 )),
-                (true, None) => lines.push(Line::styled("● subscribed", muted)),
-                (false, None) => {}
+                (true, None, false) => lines.push(Line::styled("● subscribed", muted)),
+                (true, None, true) => lines.push(Line::styled(
+                    "● subscribed (its subscriptions/listen stream is open)",
+                    muted,
+                )),
+                (false, None, true) => lines.push(Line::styled(
+                    "○ subscriptions/listen sent: not acknowledged yet",
+                    muted,
+                )),
+                (false, None, false) => {}
             }
-            lines.push(Line::styled("Enter: read it · S: subscribe", muted));
+            let keys = if subscribed || listening {
+                "Enter: read it · S: unsubscribe"
+            } else {
+                "Enter: read it · S: subscribe"
+            };
+            lines.push(Line::styled(keys, muted));
         }
         Some(ResourceRow::Template(item)) => {
             lines.push(Line::raw(

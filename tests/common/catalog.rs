@@ -46,13 +46,18 @@ pub fn prompts() -> Value {
 }
 
 impl Session {
-    /// The demo session, then a server that declares the catalog's capabilities (legacy era,
-    /// so subscriptions work), with both shelves shown once and their listings answered.
+    /// The demo session, then a server that declares the catalog's capabilities (legacy era),
+    /// with both shelves shown once and their listings answered.
     pub fn catalog(&mut self) -> &mut Self {
-        self.connected(Era::Legacy, "2025-11-25", "sightline-demo");
+        self.catalog_in(Era::Legacy, "2025-11-25")
+    }
+
+    /// [`Session::catalog`] in `era`, speaking `version`.
+    pub fn catalog_in(&mut self, era: Era, version: &str) -> &mut Self {
+        self.connected(era, version, "sightline-demo");
         self.event(SessionEvent::Connected(Box::new(Connection {
-            era: Era::Legacy,
-            protocol_version: "2025-11-25".into(),
+            era,
+            protocol_version: version.into(),
             server: ServerInfo {
                 name: "sightline-demo".into(),
                 version: "0.1.0".into(),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::app::catalog_state::Shelf;
 use crate::classify::fixtures::request;
-use crate::mcp::session::Exchange;
+use crate::mcp::session::{End, Exchange, Failure};
 
 /// Connected in `era` to a server declaring `capabilities`.
 fn connected(era: Era, capabilities: Value) -> (AppState, Vec<Effect>) {
@@ -367,8 +367,20 @@ fn a_subscription_is_marked_and_an_update_notes_its_time() {
     assert_eq!(methods(&effects), ["resources/unsubscribe"]);
 }
 
-#[test]
-fn the_modern_era_sends_no_resources_subscribe() {
+/// The server says `line` (a notification), as the live session logs it.
+fn heard(state: &mut AppState, line: &str) {
+    let frame = parse(line).unwrap();
+    log(
+        state,
+        LogEvent::Received {
+            frame,
+            role: Role::Notification,
+        },
+    );
+}
+
+/// Connected in 2026-07-28 with one resource listed, on the Resources shelf.
+fn modern_listed() -> AppState {
     let (mut state, _) = connected(Era::Modern, json!({"resources": {"subscribe": true}}));
     command(&mut state, Command::ShowResources);
     answer_with(
@@ -376,13 +388,117 @@ fn the_modern_era_sends_no_resources_subscribe() {
         "resources/list",
         json!({"resources": [{"uri": "demo://timetable"}]}),
     );
-    command(&mut state, Command::ShowResources);
-    assert!(command(&mut state, Command::ToggleSubscription).is_empty());
+    state
+}
+
+fn listens(effects: &[Effect]) -> Vec<&SessionCommand> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Session(
+                command @ (SessionCommand::Listen { .. } | SessionCommand::StopListening { .. }),
+            ) => Some(command),
+            _ => None,
+        })
+        .collect()
+}
+
+const ACK: &str = r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]},"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#;
+
+#[test]
+fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it() {
+    let mut state = modern_listed();
+    let effects = command(&mut state, Command::ToggleSubscription);
+    assert!(methods(&effects).is_empty(), "no resources/subscribe");
+    assert_eq!(
+        listens(&effects),
+        [&SessionCommand::Listen {
+            key: "demo://timetable".into(),
+            method: "subscriptions/listen".into(),
+            params: Some(json!({"notifications": {"resourceSubscriptions": ["demo://timetable"]}})),
+        }]
+    );
+    let shelf = &state.catalog.resources;
+    assert!(shelf.listening.contains("demo://timetable") && shelf.subscribed.is_empty());
+    heard(&mut state, ACK);
     assert!(
-        status(&state).contains("subscriptions/listen"),
+        state
+            .catalog
+            .resources
+            .subscribed
+            .contains("demo://timetable")
+    );
+    assert!(
+        status(&state).contains("subscribed to demo://timetable"),
         "{}",
         status(&state)
     );
+    heard(
+        &mut state,
+        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable","_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#,
+    );
+    assert!(
+        state
+            .catalog
+            .resources
+            .updated
+            .contains_key("demo://timetable")
+    );
+    let effects = command(&mut state, Command::ToggleSubscription);
+    assert_eq!(
+        listens(&effects),
+        [&SessionCommand::StopListening {
+            key: "demo://timetable".into()
+        }]
+    );
+    let cancelled = request("subscriptions/listen").end_with(End::Failed(Failure::CancelledByUser));
+    session(
+        &mut state,
+        SessionEvent::Listened {
+            key: "demo://timetable".into(),
+            exchange: Box::new(cancelled),
+        },
+    );
+    let shelf = &state.catalog.resources;
+    assert!(shelf.listening.is_empty() && shelf.subscribed.is_empty() && shelf.updated.is_empty());
+    assert!(
+        status(&state).contains("unsubscribed from demo://timetable"),
+        "{}",
+        status(&state)
+    );
+}
+
+#[test]
+fn a_listen_the_server_refuses_or_acknowledges_without_the_uri_is_said() {
+    let mut state = modern_listed();
+    command(&mut state, Command::ToggleSubscription);
+    heard(
+        &mut state,
+        r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}"#,
+    );
+    assert!(state.catalog.resources.subscribed.is_empty());
+    assert!(
+        status(&state).contains("without demo://timetable"),
+        "{}",
+        status(&state)
+    );
+    let refused = request("subscriptions/listen").error(-32602, "Invalid params: unknown");
+    session(
+        &mut state,
+        SessionEvent::Listened {
+            key: "demo://timetable".into(),
+            exchange: Box::new(refused),
+        },
+    );
+    assert!(state.catalog.resources.listening.is_empty());
+    assert!(
+        status(&state).contains("protocol error"),
+        "{}",
+        status(&state)
+    );
+    // Subscribing again opens a new stream.
+    let effects = command(&mut state, Command::ToggleSubscription);
+    assert_eq!(listens(&effects).len(), 1);
 }
 
 #[test]

@@ -697,3 +697,5 @@ fn cancelling_while_tasks_result_waits_drops_it_then_cancels_the_task() {
         "cancelled"
     );
 }
+
+mod listens;
