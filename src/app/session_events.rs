@@ -114,6 +114,9 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
             state.pending_calls = 0;
             state.pending = None;
             state.requests.clear();
+            // A subscription, and a listen stream, ends with its connection.
+            state.catalog.resources.subscribed.clear();
+            state.catalog.resources.listening.clear();
             if let Some(audit) = state.audit.as_mut()
                 && audit.pending().is_some()
             {

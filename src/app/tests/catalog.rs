@@ -469,6 +469,16 @@ fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it
 }
 
 #[test]
+fn a_subscription_ends_with_its_connection() {
+    let mut state = modern_listed();
+    command(&mut state, Command::ToggleSubscription);
+    heard(&mut state, ACK);
+    session(&mut state, SessionEvent::Disconnected);
+    let shelf = &state.catalog.resources;
+    assert!(shelf.subscribed.is_empty() && shelf.listening.is_empty());
+}
+
+#[test]
 fn a_listen_the_server_refuses_or_acknowledges_without_the_uri_is_said() {
     let mut state = modern_listed();
     command(&mut state, Command::ToggleSubscription);
