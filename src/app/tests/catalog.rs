@@ -348,16 +348,9 @@ fn a_subscription_is_marked_and_an_update_notes_its_time() {
             .subscribed
             .contains("demo://timetable")
     );
-    let frame = parse(
-        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable"}}"#,
-    )
-    .unwrap();
-    log(
+    heard(
         &mut state,
-        LogEvent::Received {
-            frame,
-            role: Role::Notification,
-        },
+        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable"}}"#,
     );
     assert_eq!(
         state.catalog.resources.updated.get("demo://timetable"),
