@@ -384,6 +384,15 @@ fn modern_listed() -> AppState {
     state
 }
 
+/// `S` in 2026-07-28, then what the live session logs next: the listen request going out (as
+/// request 2, the id the acknowledgements below name).
+fn subscribe(state: &mut AppState) -> Vec<Effect> {
+    let effects = command(state, Command::ToggleSubscription);
+    let sent = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]}}}"#;
+    log(state, LogEvent::Sent(parse(sent).unwrap()));
+    effects
+}
+
 fn listens(effects: &[Effect]) -> Vec<&SessionCommand> {
     effects
         .iter()
@@ -396,12 +405,12 @@ fn listens(effects: &[Effect]) -> Vec<&SessionCommand> {
         .collect()
 }
 
-const ACK: &str = r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]},"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#;
+const ACK: &str = r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]},"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#;
 
 #[test]
 fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it() {
     let mut state = modern_listed();
-    let effects = command(&mut state, Command::ToggleSubscription);
+    let effects = subscribe(&mut state);
     assert!(methods(&effects).is_empty(), "no resources/subscribe");
     assert_eq!(
         listens(&effects),
@@ -428,7 +437,7 @@ fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it
     );
     heard(
         &mut state,
-        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable","_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://timetable","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
     );
     assert!(
         state
@@ -464,7 +473,7 @@ fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it
 #[test]
 fn a_subscription_ends_with_its_connection() {
     let mut state = modern_listed();
-    command(&mut state, Command::ToggleSubscription);
+    subscribe(&mut state);
     heard(&mut state, ACK);
     session(&mut state, SessionEvent::Disconnected);
     let shelf = &state.catalog.resources;
@@ -474,7 +483,7 @@ fn a_subscription_ends_with_its_connection() {
 #[test]
 fn a_listen_the_server_refuses_or_acknowledges_without_the_uri_is_said() {
     let mut state = modern_listed();
-    command(&mut state, Command::ToggleSubscription);
+    subscribe(&mut state);
     heard(
         &mut state,
         r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}"#,
