@@ -191,3 +191,15 @@ fn the_modern_demo_subscribes_with_a_listen_stream_beside_a_call() {
         );
     }
 }
+
+/// At 80×24 the shelf shows a window of server-everything's nine rows: the row under it counts
+/// what it hides, above and below, and a cut description says so.
+#[test]
+fn a_long_shelf_says_what_its_window_hides_at_80x24() {
+    let tmux = everything_stdio(80, 24);
+    key(&tmux, "R");
+    tmux.wait_for_all(&["Resources (7+2)", "  ↓ 5 more", "… more below"]);
+    key(&tmux, "End");
+    let screen = tmux.wait_for("  ↑ 5 above");
+    assert!(!screen.contains("↓ 5 more"), "{screen}");
+}

@@ -6,7 +6,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::shared::{Sideways, fit, hidden_rows, pane, with_hidden, wrapped_or_cut};
+use super::shared::{
+    Sideways, clipped, fit, hidden_rows, list_marks, pane, with_hidden, wrapped_or_cut,
+};
 use crate::app::catalog_state::{CatalogView, Listing};
 use crate::app::layout;
 use crate::app::state::Link;
@@ -58,7 +60,7 @@ impl Widget for ShelfPane<'_> {
             return;
         }
         let list_rows = layout::tool_list_rows(area, self.rows.len());
-        let [list, _, below] = Layout::vertical([
+        let [list, gap, below] = Layout::vertical([
             Constraint::Length(u16::try_from(list_rows).unwrap_or(u16::MAX)),
             Constraint::Length(1),
             Constraint::Min(0),
@@ -85,9 +87,11 @@ impl Widget for ShelfPane<'_> {
             })
             .collect();
         Paragraph::new(lines).render(list, buf);
-        Paragraph::new(self.about)
-            .wrap(Wrap { trim: false })
-            .render(below, buf);
+        // As the Tools pane: what the window hides, and a cut description said as cut.
+        let marks = list_marks(start, list_rows, self.rows.len());
+        Line::styled(marks, theme.style(Meaning::TextTitle)).render(gap, buf);
+        let about = Paragraph::new(self.about).wrap(Wrap { trim: false });
+        clipped(about, below, "… more below", theme, buf);
     }
 }
 

@@ -197,6 +197,43 @@ pub(super) fn progress_words(progress: &crate::app::pending::Progress, cells: us
     format!("{bar}{}{message}", progress.count())
 }
 
+/// The row under a list window: how many rows it hides above and below (empty when none).
+pub(super) fn list_marks(start: usize, shown: usize, total: usize) -> String {
+    let below = total.saturating_sub(start + shown);
+    match (start, below) {
+        (0, 0) => String::new(),
+        (0, below) => format!("  ↓ {below} more"),
+        (above, 0) => format!("  ↑ {above} above"),
+        (above, below) => format!("  ↑ {above} above · ↓ {below} more"),
+    }
+}
+
+/// `paragraph` (wrapped) in `area`; when it does not fit, its last row is `more` instead.
+pub(super) fn clipped(
+    paragraph: Paragraph,
+    area: Rect,
+    more: &str,
+    theme: &Theme,
+    buf: &mut Buffer,
+) {
+    let needed = paragraph.line_count(area.width);
+    if needed > usize::from(area.height) && area.height > 1 {
+        let text = Rect {
+            height: area.height - 1,
+            ..area
+        };
+        let last = Rect {
+            y: area.y + area.height - 1,
+            height: 1,
+            ..area
+        };
+        paragraph.render(text, buf);
+        Line::styled(more.to_owned(), theme.style(Meaning::TextMuted)).render(last, buf);
+    } else {
+        paragraph.render(area, buf);
+    }
+}
+
 /// `block` marked with what its inside hides: `↑ N` above and `↓ N more` below, in its bottom
 /// border, so that a pane cut by the screen's height never looks complete.
 pub(super) fn with_hidden<'a>(

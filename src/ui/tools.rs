@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::shared::{fit, pane};
+use super::shared::{clipped, fit, list_marks, pane};
 use crate::app::layout;
 use crate::app::state::{Link, ToolRow, ToolsState};
 use crate::app::update::keep_in_view;
@@ -106,29 +106,11 @@ impl Widget for ToolsPane<'_> {
             .collect();
         Paragraph::new(rows).render(list, buf);
         // The row under the list says what it hides: tools above and below its window.
-        let hidden_below = tools.tools.len().saturating_sub(start + list_rows);
-        let marks = match (start, hidden_below) {
-            (0, 0) => String::new(),
-            (0, below) => format!("  ↓ {below} more"),
-            (above, 0) => format!("  ↑ {above} above"),
-            (above, below) => format!("  ↑ {above} above · ↓ {below} more"),
-        };
+        let marks = list_marks(start, list_rows, tools.tools.len());
         Line::styled(marks, theme.style(Meaning::TextTitle)).render(gap, buf);
         // The description below the list, as much as fits; `s` shows all of it.
         let paragraph = Paragraph::new(about).wrap(Wrap { trim: false });
-        let needed = paragraph.line_count(below.width);
-        if needed > usize::from(below.height) && below.height > 1 {
-            let [text, more] =
-                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(below);
-            paragraph.render(text, buf);
-            Line::styled(
-                "… more below: s shows it all",
-                theme.style(Meaning::TextMuted),
-            )
-            .render(more, buf);
-        } else {
-            paragraph.render(below, buf);
-        }
+        clipped(paragraph, below, "… more below: s shows it all", theme, buf);
     }
 }
 
