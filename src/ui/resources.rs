@@ -93,16 +93,7 @@ fn about<'a>(catalog: &CatalogState, theme: &Theme) -> Vec<Line<'a>> {
                 .and_then(|uri| uri.as_str().map(std::borrow::Cow::into_owned))
                 .unwrap_or_default();
             lines.push(Line::raw(sanitize::text(&raw_uri).into_owned()));
-            let mut facts: Vec<String> = text(item, "mimeType").into_iter().collect();
-            if let Some(size) = item.get("size").and_then(|size| size.as_i64()) {
-                facts.push(format!("{size} bytes"));
-            }
-            if !facts.is_empty() {
-                lines.push(Line::styled(facts.join(" · "), muted));
-            }
-            if let Some(description) = text(item, "description") {
-                lines.push(Line::raw(description));
-            }
+            // The subscription's state before the description: a cut pane keeps it.
             let subscribed = shelf.subscribed.contains(&raw_uri);
             let listening = shelf.listening.contains(&raw_uri);
             match (subscribed, shelf.updated.get(&raw_uri), listening) {
@@ -120,6 +111,16 @@ fn about<'a>(catalog: &CatalogState, theme: &Theme) -> Vec<Line<'a>> {
                     muted,
                 )),
                 (false, None, false) => {}
+            }
+            let mut facts: Vec<String> = text(item, "mimeType").into_iter().collect();
+            if let Some(size) = item.get("size").and_then(|size| size.as_i64()) {
+                facts.push(format!("{size} bytes"));
+            }
+            if !facts.is_empty() {
+                lines.push(Line::styled(facts.join(" · "), muted));
+            }
+            if let Some(description) = text(item, "description") {
+                lines.push(Line::raw(description));
             }
             let keys = if subscribed || listening {
                 "Enter: read it · S: unsubscribe"
