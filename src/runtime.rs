@@ -312,7 +312,9 @@ async fn event_loop(
     // In raw mode Ctrl-C is a key; a SIGINT comes from elsewhere (`kill -INT`) and, unhandled,
     // would kill the process with the terminal left raw.
     let mut interrupt = signal(SignalKind::interrupt())?;
-    terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
+    terminal::draw(terminal, |frame| {
+        ui::render_workspace(frame, &workspace, theme);
+    })?;
     let mut redraw = Redraw::new(Instant::now());
     // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
     // they come to arrives here as the action it is, for the server that asked.
@@ -327,13 +329,13 @@ async fn event_loop(
                 let shown = workspace.has_status();
                 workspace::update(&mut workspace, Action::Tick);
                 if shown && !workspace.has_status() {
-                    terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
+                    terminal::draw(terminal, |frame| ui::render_workspace(frame, &workspace, theme))?;
                     redraw.drawn(Instant::now());
                 }
                 continue;
             }
             () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
-                terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
+                terminal::draw(terminal, |frame| ui::render_workspace(frame, &workspace, theme))?;
                 redraw.drawn(Instant::now());
                 continue;
             }
@@ -372,7 +374,9 @@ async fn event_loop(
             }
         }
         if redraw.changed(urgent, Instant::now()) {
-            terminal.draw(|frame| ui::render_workspace(frame, &workspace, theme))?;
+            terminal::draw(terminal, |frame| {
+                ui::render_workspace(frame, &workspace, theme);
+            })?;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals, a replayed call's request, `J`'s file replayed.
+//! What a newcomer tripped on in the TUI, by the real binary in tmux: configuration errors before the terminal is touched, exit codes on signals, a replayed call's request, `J`'s file replayed, each frame one synchronized update.
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
@@ -164,4 +164,45 @@ fn a_call_saved_as_json_opens_in_replay_as_its_transcript_would_show_it() {
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0);
     }
+}
+
+#[test]
+fn every_frame_reaches_the_terminal_as_one_synchronized_update() {
+    const BEGIN: &[u8] = b"\x1b[?2026h";
+    const END: &[u8] = b"\x1b[?2026l";
+    let raw = Temp::file("frames.raw", "");
+    let tmux = Tmux::start(&[]);
+    tmux.pipe_output(raw.path());
+    tmux.wait_for_demo_server();
+    // Moving in the Tools pane redraws it and the Request pane.
+    tmux.keys(&["Down"]);
+    tmux.wait_for("Request · get_flight_status");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_for_exit(), 0);
+    let bytes = std::fs::read(raw.path()).unwrap();
+    let marks: Vec<bool> = bytes
+        .windows(BEGIN.len())
+        .filter_map(|window| match window {
+            w if w == BEGIN => Some(true),
+            w if w == END => Some(false),
+            _ => None,
+        })
+        .collect();
+    let frames = marks.iter().filter(|begin| **begin).count();
+    assert!(
+        frames >= 1,
+        "no synchronized frame in {} bytes",
+        bytes.len()
+    );
+    // Each frame's update is ended before the next begins (the exit ends one more, for a draw
+    // a panic would have cut short).
+    assert!(
+        !marks.windows(2).any(|pair| pair == [true, true]),
+        "a frame began inside another: {marks:?}"
+    );
+    assert_eq!(
+        marks.last(),
+        Some(&false),
+        "the exit ends any update left open"
+    );
 }

@@ -11,6 +11,10 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_sightline");
 /// The tmux session (and so the target of every command) on each test's private server.
 pub const SESSION: &str = "e2e";
 pub const POLL: Duration = Duration::from_millis(50);
+/// The pause between two looks at a screen that must be the same twice.
+const SETTLE: Duration = Duration::from_millis(20);
+/// How long a screen that keeps changing is looked at before it is taken as it is.
+const SETTLE_FOR: Duration = Duration::from_secs(2);
 /// Generous: CI is a loaded two-core machine.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 /// The pane's terminal modes once a full-screen program has left: main screen, no mouse
@@ -113,6 +117,17 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", SESSION])
     }
 
+    /// From now on, every byte the program writes to the terminal is appended to `file` too.
+    pub fn pipe_output(&self, file: &str) {
+        self.run(&[
+            "pipe-pane",
+            "-o",
+            "-t",
+            SESSION,
+            &format!("cat >> {}", quote(file)),
+        ]);
+    }
+
     /// Named keys as tmux spells them: `Enter`, `Down`, `C-s`, `q`, ….
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", SESSION];
@@ -135,11 +150,17 @@ impl Tmux {
     /// Polls the screen until `done` holds; on timeout, panics with `what` and the last screen.
     pub fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut held_since = None;
         loop {
             let screen = self.screen();
             if done(&screen) {
-                return screen;
+                let since = *held_since.get_or_insert_with(Instant::now);
+                if let Some(screen) = self.settled(screen, since) {
+                    return screen;
+                }
+                continue;
             }
+            held_since = None;
             assert!(
                 start.elapsed() < TIMEOUT,
                 "timed out after {TIMEOUT:?} waiting for {what}; the screen was:\n{screen}"
@@ -155,6 +176,7 @@ impl Tmux {
     /// Waits until every text is on the screen; a timeout names the ones still missing.
     pub fn wait_for_all(&self, texts: &[&str]) -> String {
         let start = Instant::now();
+        let mut held_since = None;
         loop {
             let screen = self.screen();
             let missing: Vec<&str> = texts
@@ -163,14 +185,30 @@ impl Tmux {
                 .filter(|text| !screen.contains(text))
                 .collect();
             if missing.is_empty() {
-                return screen;
+                let since = *held_since.get_or_insert_with(Instant::now);
+                if let Some(screen) = self.settled(screen, since) {
+                    return screen;
+                }
+                continue;
             }
+            held_since = None;
             assert!(
                 start.elapsed() < TIMEOUT,
                 "timed out after {TIMEOUT:?} waiting for {missing:?}; the screen was:\n{screen}"
             );
             sleep(POLL);
         }
+    }
+
+    /// `screen`, once a second look finds it unchanged: tmux shows a frame as its bytes arrive,
+    /// so a text can be on the screen while the rest of its frame is still the one before.
+    /// A screen that keeps changing (a counter ticking) is taken as it is after `SETTLE_FOR`.
+    fn settled(&self, screen: String, waited_since: Instant) -> Option<String> {
+        if waited_since.elapsed() >= SETTLE_FOR {
+            return Some(screen);
+        }
+        sleep(SETTLE);
+        (self.screen() == screen).then_some(screen)
     }
 
     /// Waits until the tools are listed and the status bar names the connected demo server;
