@@ -1,4 +1,4 @@
-//! Several servers in one TUI, drawn: the server bar with servers in different states, and the side-by-side screen (the SEP-1303 pair; a pending and a failed server), at 120×40 and 80×24.
+//! Several servers in one TUI, drawn: the server bar with servers in different states, and the side-by-side screen (the SEP-1303 pair, also scrolled; a pending and a failed server), at 120×40 and 80×24.
 
 #![allow(clippy::unwrap_used)]
 
@@ -143,6 +143,33 @@ fn the_sep1303_pair_side_by_side() {
         assert!(screen.contains("tool error"), "{screen}");
         insta::assert_snapshot!(format!("side_by_side_sep1303_{width}x{height}"), screen);
     }
+}
+
+/// At 80×24 the legacy column's reason is cut: the columns scroll together to its last row,
+/// the short one staying whole, and the border counts what went above.
+#[test]
+fn the_sep1303_pair_scrolled_to_the_end_at_80x24() {
+    let (width, height) = (80, 24);
+    let mut workspace = open(vec![
+        server("legacy", width, height, |s| {
+            s.connected(Era::Legacy, "2025-11-25", "sightline-demo");
+        }),
+        server("sep1303", width, height, |s| {
+            s.connected(Era::Modern, "2026-07-28", "sightline-demo");
+        }),
+    ]);
+    compare(&mut workspace);
+    answers(&mut workspace, 0, PAST_AS_32602);
+    answers(&mut workspace, 1, PAST);
+    workspace::update(&mut workspace, Action::Command(Command::SelectLast));
+    let screen = draw(&workspace, width, height);
+    assert!(screen.contains("↑ 2 above"), "{screen}");
+    assert!(!screen.contains("more ┘"), "nothing left below:\n{screen}");
+    assert!(
+        screen.contains("learns that the call failed, not why"),
+        "the legacy column's last rows:\n{screen}"
+    );
+    insta::assert_snapshot!("side_by_side_sep1303_scrolled_80x24", screen);
 }
 
 #[test]

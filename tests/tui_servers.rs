@@ -170,6 +170,13 @@ fn the_sep1303_pair_side_by_side_at_both_sizes() {
             screen.contains("Invalid departure date"),
             "the tool error's text:\n{screen}"
         );
+        if width == 80 {
+            // The legacy column is cut at 80×24: End scrolls to its last row.
+            assert!(screen.contains("more ┘"), "{screen}");
+            tmux.keys(&["End"]);
+            let screen = tmux.wait_for("above ┘");
+            assert!(screen.contains("not why"), "its last row:\n{screen}");
+        }
         tmux.keys(&["Escape"]);
         let screen = tmux.wait_until("the comparison closed", |screen| {
             !screen.contains("Side by side")
@@ -183,6 +190,33 @@ fn the_sep1303_pair_side_by_side_at_both_sizes() {
         tmux.keys(&["Escape"]);
         tmux.wait_until("the comparison closed", |screen| {
             !screen.contains("Side by side")
+        });
+        tmux.keys(&["q"]);
+        assert_eq!(tmux.wait_for_exit(), 0);
+    }
+}
+
+/// A click on a server's entry in the bar shows that server, at both sizes (at 80 columns the
+/// entries are shortened, and the click lands where they are drawn).
+#[test]
+fn a_click_on_the_bar_shows_that_server() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let tmux = Tmux::start_sized(&["--demo", "legacy", "--demo", "sep1303"], width, height);
+        let screen = tmux.wait_until("both demos ready, the shown one's tools listed", |screen| {
+            bar(screen).matches("ready").count() == 2 && screen.contains("Tools (10)")
+        });
+        assert!(status_bar(&screen).contains("▸ legacy"), "{screen}");
+        // The second entry begins after the first one's separator.
+        let column = bar(&screen).find(" 2 sep1303").unwrap();
+        let column = u16::try_from(bar(&screen)[..column].chars().count()).unwrap() + 2;
+        tmux.click(column, 0);
+        let screen = tmux.wait_until("the second server shown", |screen| {
+            status_bar(screen).contains("▸ sep1303")
+        });
+        assert!(screen.contains("server sep1303: ready"), "{screen}");
+        tmux.click(1, 0);
+        tmux.wait_until("the first server shown again", |screen| {
+            status_bar(screen).contains("▸ legacy")
         });
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0);

@@ -181,6 +181,21 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
         | Mouse::ScrolledUp { column, row }
         | Mouse::ScrolledDown { column, row } => (column, row),
     };
+    match state.overlay() {
+        // Anywhere: the status line and the server bar too.
+        Some(Overlay::Help) => {
+            state.show_help = false;
+            return;
+        }
+        // The others are modal: a click or a wheel behind them changes nothing.
+        Some(
+            Overlay::Question(_)
+            | Overlay::Audit(_)
+            | Overlay::Composer(_)
+            | Overlay::ServerInfo(_),
+        ) => return,
+        None => {}
+    }
     let position = ratatui::layout::Position { x: column, y: row };
     let targets = [
         (panes.tools, Focus::Tools),
@@ -195,20 +210,6 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
     else {
         return;
     };
-    match state.overlay() {
-        Some(Overlay::Help) => {
-            state.show_help = false;
-            return;
-        }
-        // The others are modal: a click or a wheel behind them changes nothing.
-        Some(
-            Overlay::Question(_)
-            | Overlay::Audit(_)
-            | Overlay::Composer(_)
-            | Overlay::ServerInfo(_),
-        ) => return,
-        None => {}
-    }
     match mouse {
         Mouse::Clicked { .. } => {
             state.focus = focus;

@@ -1,12 +1,14 @@
 //! Several servers in one TUI, pure: one `AppState` per server, the one shown, and the side-by-side comparison; the user's actions go to the shown server, each session's events to its own, and effects come back tagged with the server they are for.
 
+pub mod bar;
+pub mod columns;
 mod comparison;
 
 pub use comparison::{Answer, Column, Comparison, Sent};
 
 use ratatui::layout::Rect;
 
-use super::action::{Action, Command, Effect, SessionCommand};
+use super::action::{Action, Command, Effect, Mouse, SessionCommand};
 use super::editor::check_editor;
 use super::model_pane::refresh_model;
 use super::state::{AppState, Link};
@@ -149,6 +151,25 @@ pub fn update(workspace: &mut Workspace, action: Action) -> Vec<Tagged> {
             }
             effects
         }
+        // A click on a server's entry shows it, as its number does; a question or a panel on
+        // the shown server keeps the click, as it keeps every click behind it.
+        Action::Mouse(Mouse::Clicked { column, row })
+            if row == 0 && workspace.has_bar() && workspace.shown().overlay().is_none() =>
+        {
+            let width = workspace.shown().screen.width;
+            if let Some(to) = bar::server_at(workspace, width, column)
+                && to != workspace.selected
+            {
+                switch(workspace, to);
+            }
+            Vec::new()
+        }
+        Action::Mouse(wheel @ (Mouse::ScrolledDown { .. } | Mouse::ScrolledUp { .. }))
+            if workspace.comparing =>
+        {
+            columns::wheel(workspace, matches!(wheel, Mouse::ScrolledDown { .. }));
+            Vec::new()
+        }
         // The comparison covers the screen: nothing typed or clicked reaches what it hides.
         Action::Mouse(_) | Action::EditorInput(_) if workspace.comparing => Vec::new(),
         other => {
@@ -208,6 +229,17 @@ fn on_command(workspace: &mut Workspace, command: Command) -> Vec<Tagged> {
             return Vec::new();
         }
         Command::Quit => return vec![(workspace.selected, Effect::Quit)],
+        Command::SelectNext
+        | Command::SelectPrev
+        | Command::PageDown
+        | Command::PageUp
+        | Command::SelectFirst
+        | Command::SelectLast
+            if workspace.comparing =>
+        {
+            columns::scroll(workspace, command);
+            return Vec::new();
+        }
         _ if workspace.comparing && !is_lens(command) => return Vec::new(),
         _ => {}
     }

@@ -1,7 +1,11 @@
 //! The limits every view shares: how much of a frame is pretty-printed, how much of an
-//! oversized one is shown as received, and how much of what the model sees is printed.
+//! oversized one is shown as received, how much of what the model sees is printed, and a line
+//! cut to a width.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::model_view;
 use crate::sanitize;
@@ -14,6 +18,27 @@ pub const RAW_PREVIEW: usize = 64 * 1024;
 pub const MODEL_TEXT_BYTES: usize = 16 * 1024;
 /// Characters of a frame in a line-oriented log (`-v`); the rest is counted.
 pub const LOG_FRAME_CHARS: usize = 4096;
+
+/// `text` cut to `width` columns, with `…` where it was cut.
+pub fn fit(text: &str, width: usize) -> Cow<'_, str> {
+    if text.width() <= width {
+        return Cow::Borrowed(text);
+    }
+    let mut kept = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    if width > 0 {
+        kept.push('…');
+    }
+    Cow::Owned(kept)
+}
 
 /// A frame's text for reading, terminal-safe.
 #[derive(Debug, Clone, PartialEq, Eq)]

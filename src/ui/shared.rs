@@ -7,33 +7,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthChar;
 
 use crate::app::state::{AppState, Link};
 use crate::classify::Class;
 use crate::classify::findings::{Finding, Severity};
 use crate::theme::{Meaning, Theme};
 
-/// `text` cut to `width` columns, with `…` where it was cut.
-pub fn fit(text: &str, width: usize) -> Cow<'_, str> {
-    if text.width() <= width {
-        return Cow::Borrowed(text);
-    }
-    let mut kept = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        kept.push(c);
-        used += w;
-    }
-    if width > 0 {
-        kept.push('…');
-    }
-    Cow::Owned(kept)
-}
+pub use crate::present::limits::fit;
 
 /// The columns of `text` from `skip` on, at most `width` of them, with `…` where more follows
 /// (sideways scrolling with wrap off).

@@ -1,7 +1,7 @@
 //! The side-by-side screen: the last request sent to every server, one column each with the answer's class (colour and word), code, message, findings and what the model sees under the shared host; pending and unsent columns say so.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
@@ -9,9 +9,10 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use super::shared::{class_meaning, fit, with_hidden};
 use crate::app::Command;
 use crate::app::keys::Mode;
-use crate::app::state::Link;
-use crate::app::workspace::{Answer, Column, Comparison, Sent, Server, Workspace};
-use crate::classify::findings::{Finding, Severity};
+use crate::app::workspace::columns::{
+    ColumnLine, Tone, column_inside, column_lines, column_places, most_scroll, rows_past,
+};
+use crate::app::workspace::{Comparison, Workspace};
 use crate::theme::{Meaning, Theme};
 
 pub(super) struct SideBySide<'a> {
@@ -37,8 +38,18 @@ impl Widget for SideBySide<'_> {
             " Side by side · host '{host}'{waiting} · {} ",
             self.comparison.title
         );
+        // The scroll keys are named only when a column has more than it shows.
+        let scrolls = if most_scroll(self.workspace, self.comparison) > 0 {
+            format!(
+                " · {}/{} scroll",
+                key(Command::SelectNext),
+                key(Command::SelectPrev)
+            )
+        } else {
+            String::new()
+        };
         let footer = format!(
-            " {} closes · {} sends again · {} host · {} MAY ",
+            " {} closes · {} sends again · {} host · {} MAY{scrolls} ",
             key(Command::Back),
             key(Command::SideBySide),
             key(Command::CycleHost),
@@ -51,19 +62,10 @@ impl Widget for SideBySide<'_> {
             .title(fit(&title, usize::from(area.width.saturating_sub(2))).into_owned())
             .title_bottom(fit(&footer, usize::from(area.width.saturating_sub(2))).into_owned())
             .style(theme.style(Meaning::Text));
-        let inner = outer.inner(area);
         outer.render(area, buf);
-        let count = self.comparison.columns.len().max(1);
-        let ratio = u32::try_from(count).unwrap_or(u32::MAX);
-        let places = Layout::horizontal(vec![Constraint::Ratio(1, ratio); count]).split(inner);
+        let places = column_places(area, self.comparison.columns.len());
         let servers = &self.workspace.servers;
-        for (index, (column, place)) in self
-            .comparison
-            .columns
-            .iter()
-            .zip(places.iter())
-            .enumerate()
-        {
+        for (index, (column, place)) in self.comparison.columns.iter().zip(places).enumerate() {
             let Some(server) = servers.get(index) else {
                 continue;
             };
@@ -77,100 +79,41 @@ impl Widget for SideBySide<'_> {
                     )
                     .into_owned(),
                 );
-            let answer =
-                Paragraph::new(column_lines(server, column, theme)).wrap(Wrap { trim: false });
-            // A long answer is cut at the column's foot: its border counts what is below.
-            let inside = block.inner(*place);
-            let below = answer
-                .line_count(inside.width)
-                .saturating_sub(usize::from(inside.height));
-            answer
-                .block(with_hidden(block, 0, below, theme))
-                .render(*place, buf);
+            let said = column_lines(server, column);
+            // The columns scroll together; a short one stays whole. Its border counts what
+            // is above and below.
+            let past = rows_past(&said, column_inside(place));
+            let above = self.comparison.scroll.min(past);
+            let lines: Vec<Line> = said.into_iter().map(|line| styled(line, theme)).collect();
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((u16::try_from(above).unwrap_or(u16::MAX), 0))
+                .block(with_hidden(block, above, past - above, theme))
+                .render(place, buf);
         }
     }
 }
 
-/// A column's lines: who answered, then the answer, or why there is none.
-fn column_lines<'a>(server: &Server, column: &'a Column, theme: &Theme) -> Vec<Line<'a>> {
-    let muted = theme.style(Meaning::TextMuted);
-    let mut lines = Vec::new();
-    if let Link::Connected(connection) = &server.state.link {
-        lines.push(Line::styled(
-            crate::sanitize::text(&connection.server.label()).into_owned(),
-            muted,
-        ));
-    }
-    if !column.listed && matches!(column.sent, Sent::From(_)) {
-        lines.push(Line::styled(
-            "not listed by this server (sent anyway)",
-            theme.style(Meaning::FindingWarning),
-        ));
-    }
-    match (&column.sent, &column.answer) {
-        (Sent::Not(why), _) => {
-            lines.push(Line::styled(why.clone(), theme.style(Meaning::StatusError)));
+/// A column's line in its tone's colour.
+fn styled(line: ColumnLine, theme: &Theme) -> Line<'static> {
+    let style = match line.tone {
+        Tone::Plain => return Line::raw(line.text),
+        Tone::Muted => theme.style(Meaning::TextMuted),
+        Tone::Refused => theme.style(Meaning::StatusError),
+        Tone::Class(class) => theme
+            .style(class_meaning(class))
+            .add_modifier(Modifier::BOLD),
+        Tone::Finding { sep1303: true, .. } => theme.style(Meaning::FindingSep1303),
+        Tone::Warning | Tone::Finding { warning: true, .. } => theme.style(Meaning::FindingWarning),
+        Tone::Finding { .. } => theme.style(Meaning::FindingInfo),
+        Tone::Verdict { forwarded } => {
+            let seen = if forwarded {
+                Meaning::ModelForwarded
+            } else {
+                Meaning::ModelNotForwarded
+            };
+            theme.style(seen).add_modifier(Modifier::BOLD)
         }
-        (Sent::From(_), None) => lines.push(Line::styled("pending…", muted)),
-        (Sent::From(_), Some(answer)) => lines.extend(answer_lines(answer, theme)),
-    }
-    lines
-}
-
-fn answer_lines<'a>(answer: &'a Answer, theme: &Theme) -> Vec<Line<'a>> {
-    let class = theme
-        .style(class_meaning(answer.class))
-        .add_modifier(Modifier::BOLD);
-    let code = answer
-        .code
-        .map(|code| format!(" · {code}"))
-        .unwrap_or_default();
-    let flag = if answer.findings.is_empty() {
-        ""
-    } else {
-        "⚑ "
     };
-    let mut lines = vec![
-        Line::styled(format!("{flag}{}{code}", answer.class.label()), class),
-        Line::raw(answer.detail.clone()),
-    ];
-    // One line each, the rule's name: the model pane of the server has the whole message.
-    for finding in &answer.findings {
-        let severity = match finding.severity {
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        };
-        lines.push(Line::styled(
-            format!("⚑ {} ({severity})", finding.id),
-            theme.style(finding_meaning(finding)),
-        ));
-    }
-    lines.push(Line::raw(""));
-    let seen = if answer.forwarded {
-        Meaning::ModelForwarded
-    } else {
-        Meaning::ModelNotForwarded
-    };
-    let words = &answer.words;
-    lines.push(Line::styled(
-        format!("the model: {}", words.verdict),
-        theme.style(seen).add_modifier(Modifier::BOLD),
-    ));
-    if !words.marker.is_empty() {
-        lines.push(Line::styled(words.marker, theme.style(Meaning::TextMuted)));
-    }
-    lines.extend(words.text.lines().map(|line| Line::raw(line.to_owned())));
-    lines.push(Line::styled(
-        format!("why: {}", words.reason),
-        theme.style(Meaning::TextMuted),
-    ));
-    lines
-}
-
-fn finding_meaning(finding: &Finding) -> Meaning {
-    match finding.severity {
-        Severity::Warning if finding.id.starts_with("sep1303") => Meaning::FindingSep1303,
-        Severity::Warning => Meaning::FindingWarning,
-        Severity::Info => Meaning::FindingInfo,
-    }
+    Line::styled(line.text, style)
 }

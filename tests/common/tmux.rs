@@ -128,6 +128,13 @@ impl Tmux {
         ]);
     }
 
+    /// A left click at `column`, `row` (from 0), as the terminal reports it with mouse capture
+    /// on: an SGR press and release typed into the pane.
+    pub fn click(&self, column: u16, row: u16) {
+        let (x, y) = (column + 1, row + 1);
+        self.type_text(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
+    }
+
     /// Named keys as tmux spells them: `Enter`, `Down`, `C-s`, `q`, ….
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", SESSION];

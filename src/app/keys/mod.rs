@@ -207,10 +207,10 @@ impl Keymap {
         entries.extend(LEGEND);
         entries.push(HelpEntry::Blank);
         entries.push(HelpEntry::Note(
-            "The mouse focuses panes, selects rows and scrolls. Copies use OSC 52: in tmux,",
+            "The mouse focuses panes, selects rows, scrolls, and picks a server in the bar.",
         ));
         entries.push(HelpEntry::Note(
-            "`set -s set-clipboard on` lets them through.",
+            "Copies use OSC 52: in tmux, `set -s set-clipboard on` lets them through.",
         ));
         entries
     }

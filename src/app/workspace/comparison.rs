@@ -26,6 +26,8 @@ pub struct Comparison {
     pub title: String,
     /// One per server, in the servers' order.
     pub columns: Vec<Column>,
+    /// Rows scrolled past, every column together (a short one as far as it goes).
+    pub scroll: usize,
 }
 
 /// What became of the request at one server.
@@ -205,6 +207,7 @@ pub(super) fn side_by_side(workspace: &mut Workspace) -> Vec<Tagged> {
         text,
         title,
         columns,
+        scroll: 0,
     });
     workspace.comparing = true;
     let total = workspace.servers.len();

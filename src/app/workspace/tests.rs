@@ -280,3 +280,144 @@ fn a_digit_shows_that_server_and_one_past_the_last_says_how_many_there_are() {
         .map(|status| status.text.clone());
     assert_eq!(said.as_deref(), Some("3 servers are open"));
 }
+
+fn status(workspace: &Workspace) -> Option<String> {
+    let status = workspace.shown().status.as_ref();
+    status.map(|status| status.text.clone())
+}
+
+fn click(workspace: &mut Workspace, column: u16, row: u16) {
+    update(
+        workspace,
+        Action::Mouse(super::super::action::Mouse::Clicked { column, row }),
+    );
+}
+
+#[test]
+fn the_bars_entries_take_the_columns_they_are_drawn_in_side_by_side() {
+    let mut servers = workspace(&["alpha", "beta", "gamma"]);
+    connect(&mut servers, 0, "first");
+    for width in [120, 80, 30, 12] {
+        let entries = super::bar::bar_entries(&servers, width);
+        let mut next = 0;
+        for entry in &entries {
+            assert_eq!(entry.columns.start, next, "{entries:?}");
+            let drawn = unicode_width::UnicodeWidthStr::width(entry.text.as_str());
+            assert_eq!(usize::from(entry.columns.end - entry.columns.start), drawn);
+            // One column of separator after each.
+            next = entry.columns.end + 1;
+        }
+        assert!(next <= width + 1, "past the row at {width}: {entries:?}");
+    }
+    let wide = super::bar::bar_entries(&servers, 120);
+    assert_eq!(wide.len(), 3);
+    assert!(wide[0].text.contains("alpha ready"), "{wide:?}");
+}
+
+#[test]
+fn a_click_on_a_servers_entry_in_the_bar_shows_that_server() {
+    let mut servers = workspace(&["alpha", "beta", "gamma"]);
+    connect(&mut servers, 1, "second");
+    let entries = super::bar::bar_entries(&servers, 120);
+    let beta = entries[1].columns.clone();
+    // The separator before it is nobody's.
+    click(&mut servers, beta.start - 1, 0);
+    assert_eq!(servers.selected, 0);
+    click(&mut servers, beta.start + 1, 0);
+    assert_eq!(servers.selected, 1);
+    assert_eq!(status(&servers).as_deref(), Some("server beta: ready"));
+    // The same column one row down is the shown server's screen, not the bar.
+    let gamma = super::bar::bar_entries(&servers, 120)[2].columns.clone();
+    click(&mut servers, gamma.start + 1, 1);
+    assert_eq!(servers.selected, 1);
+    click(&mut servers, gamma.end - 1, 0);
+    assert_eq!(servers.selected, 2);
+}
+
+#[test]
+fn a_panel_on_the_shown_server_keeps_a_click_on_the_bar() {
+    let mut servers = workspace(&["alpha", "beta"]);
+    command(&mut servers, Command::ToggleHelp);
+    let beta = super::bar::bar_entries(&servers, 120)[1].columns.clone();
+    click(&mut servers, beta.start + 1, 0);
+    // The help takes the click (and closes); the next one shows the server.
+    assert_eq!(servers.selected, 0);
+    assert!(!servers.shown().show_help);
+    click(&mut servers, beta.start + 1, 0);
+    assert_eq!(servers.selected, 1);
+}
+
+/// Two servers compared, the second answering with a tool error of `rows` lines.
+fn compared(rows: usize) -> Workspace {
+    let mut servers = workspace(&["short", "long"]);
+    connect(&mut servers, 0, "demo");
+    connect(&mut servers, 1, "demo");
+    command(&mut servers, Command::OpenEditor);
+    command(&mut servers, Command::SideBySide);
+    let arguments = json!({"departureDate": "12/12/2024"});
+    answer(
+        &mut servers,
+        0,
+        call("book_flight", arguments.clone()).error(-32602, "Invalid departure date"),
+    );
+    let text = (1..=rows).map(|n| format!("line {n}")).collect::<Vec<_>>();
+    answer(
+        &mut servers,
+        1,
+        call("book_flight", arguments).tool_error(&text.join("\n")),
+    );
+    servers
+}
+
+fn scroll(servers: &Workspace) -> usize {
+    servers.comparison.as_ref().unwrap().scroll
+}
+
+#[test]
+fn the_comparison_scrolls_to_the_longest_columns_last_row_and_no_further() {
+    let mut servers = compared(80);
+    let comparison = servers.comparison.clone().unwrap();
+    let most = super::columns::most_scroll(&servers, &comparison);
+    // 80 lines of text and a few more in a column of 40 − 4 rows.
+    assert!(most > 40, "{most}");
+    command(&mut servers, Command::SelectNext);
+    command(&mut servers, Command::SelectNext);
+    assert_eq!(scroll(&servers), 2);
+    command(&mut servers, Command::SelectPrev);
+    assert_eq!(scroll(&servers), 1);
+    command(&mut servers, Command::PageDown);
+    assert!(scroll(&servers) > 20, "a page is most of a column");
+    command(&mut servers, Command::SelectLast);
+    assert_eq!(scroll(&servers), most);
+    command(&mut servers, Command::SelectNext);
+    command(&mut servers, Command::PageDown);
+    assert_eq!(scroll(&servers), most, "never past the last row");
+    command(&mut servers, Command::SelectPrev);
+    assert_eq!(
+        scroll(&servers),
+        most - 1,
+        "one key back from the end moves at once"
+    );
+    command(&mut servers, Command::SelectFirst);
+    assert_eq!(scroll(&servers), 0);
+    update(
+        &mut servers,
+        Action::Mouse(super::super::action::Mouse::ScrolledDown {
+            column: 60,
+            row: 10,
+        }),
+    );
+    assert_eq!(scroll(&servers), super::columns::WHEEL_ROWS);
+    // The keys scrolled the comparison, not the shown server's panes behind it.
+    assert_eq!(servers.shown().log.selected, None);
+}
+
+#[test]
+fn a_comparison_that_fits_does_not_scroll() {
+    let mut servers = compared(3);
+    let comparison = servers.comparison.clone().unwrap();
+    assert_eq!(super::columns::most_scroll(&servers, &comparison), 0);
+    command(&mut servers, Command::SelectNext);
+    command(&mut servers, Command::PageDown);
+    assert_eq!(scroll(&servers), 0);
+}
