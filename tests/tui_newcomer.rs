@@ -206,3 +206,53 @@ fn every_frame_reaches_the_terminal_as_one_synchronized_update() {
         "the exit ends any update left open"
     );
 }
+
+/// A panic in the middle of a draw (debug builds panic where told to): the terminal comes back
+/// as it was, the panic's message is on the main screen, and nothing of the frame it cut short
+/// is written after the restoration (no synchronized update left open).
+#[test]
+fn a_panic_inside_a_draw_leaves_the_terminal_restored() {
+    const AT_DRAW: &str = "30";
+    let raw = Temp::file("panic.raw", "");
+    let tmux = Tmux::start_with_env(
+        &[],
+        120,
+        40,
+        None,
+        // No backtrace: the message stays on the 40 rows.
+        &[
+            ("SIGHTLINE_DEBUG_PANIC_AT_DRAW", AT_DRAW),
+            ("RUST_BACKTRACE", "0"),
+        ],
+    );
+    tmux.pipe_output(raw.path());
+    tmux.wait_for_demo_server();
+    // Each key is a draw (Tab moves the focus, so each changes the screen), until the one that
+    // panics; none is sent once the terminal is back, where the shell would echo it.
+    for _ in 0..60 {
+        let before = tmux.screen();
+        tmux.keys(&["Tab"]);
+        let restored = tmux.wait_until("the key's draw, or the panic", |screen| {
+            screen != before || tmux.display("#{alternate_on}") == "0"
+        });
+        if tmux.display("#{alternate_on}") == "0" || restored.contains("EXITED ") {
+            break;
+        }
+    }
+    assert_eq!(tmux.wait_for_exit(), 101, "a panic's exit code");
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("asked for by SIGHTLINE_DEBUG_PANIC_AT_DRAW"),
+        "the panic's message, readable:\n{screen}"
+    );
+    let bytes = std::fs::read(raw.path()).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let left = text
+        .rfind("\x1b[?1049l")
+        .expect("the alternate screen left");
+    assert!(
+        !text[left..].contains("\x1b[?2026h"),
+        "a synchronized update begun after the restoration: {:?}",
+        &text[left..]
+    );
+}

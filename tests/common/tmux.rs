@@ -1,6 +1,7 @@
 //! A real terminal for end-to-end tests: the real binary in a private tmux server, driven by
 //! keystrokes and read back from the screen, with checks that the terminal is restored on exit.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,6 +49,17 @@ impl Tmux {
         height: u16,
         config: Option<&std::path::Path>,
     ) -> Tmux {
+        Tmux::start_with_env(args, width, height, config, &[])
+    }
+
+    /// The same with `env` set for sightline (names and values are quoted).
+    pub fn start_with_env(
+        args: &[&str],
+        width: u16,
+        height: u16,
+        config: Option<&std::path::Path>,
+        env: &[(&str, &str)],
+    ) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "sightline-e2e-{}-{}",
@@ -65,8 +77,12 @@ impl Tmux {
             .map(quote)
             .collect::<Vec<_>>()
             .join(" ");
+        let env = env.iter().fold(String::new(), |mut line, (name, value)| {
+            let _ = write!(line, "{name}={} ", quote(value));
+            line
+        });
         let script = format!(
-            "before=$(stty -g); XDG_CONFIG_HOME={config} {command}; code=$?; \
+            "before=$(stty -g); {env}XDG_CONFIG_HOME={config} {command}; code=$?; \
              if [ \"$(stty -g)\" = \"$before\" ]; then tty=restored; else tty=changed; fi; \
              echo \"EXITED $code\"; echo \"TTY $tty\"; sleep 60",
             config = quote(&no_config.to_string_lossy()),
