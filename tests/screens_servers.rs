@@ -124,20 +124,26 @@ fn answers(workspace: &mut Workspace, index: usize, reply: &str) {
     workspace.look_for_answers(index);
 }
 
+/// The legacy demo and the SEP-1303 one, compared on a past date, both answered.
+fn sep1303_pair(width: u16, height: u16) -> Workspace {
+    let mut workspace = open(vec![
+        server("legacy", width, height, |s| {
+            s.connected(Era::Legacy, "2025-11-25", "sightline-demo");
+        }),
+        server("sep1303", width, height, |s| {
+            s.connected(Era::Modern, "2026-07-28", "sightline-demo");
+        }),
+    ]);
+    compare(&mut workspace);
+    answers(&mut workspace, 0, PAST_AS_32602);
+    answers(&mut workspace, 1, PAST);
+    workspace
+}
+
 #[test]
 fn the_sep1303_pair_side_by_side() {
     for (width, height) in SIZES {
-        let mut workspace = open(vec![
-            server("legacy", width, height, |s| {
-                s.connected(Era::Legacy, "2025-11-25", "sightline-demo");
-            }),
-            server("sep1303", width, height, |s| {
-                s.connected(Era::Modern, "2026-07-28", "sightline-demo");
-            }),
-        ]);
-        compare(&mut workspace);
-        answers(&mut workspace, 0, PAST_AS_32602);
-        answers(&mut workspace, 1, PAST);
+        let workspace = sep1303_pair(width, height);
         let screen = draw(&workspace, width, height);
         assert!(screen.contains("protocol error · -32602"), "{screen}");
         assert!(screen.contains("tool error"), "{screen}");
@@ -150,17 +156,7 @@ fn the_sep1303_pair_side_by_side() {
 #[test]
 fn the_sep1303_pair_scrolled_to_the_end_at_80x24() {
     let (width, height) = (80, 24);
-    let mut workspace = open(vec![
-        server("legacy", width, height, |s| {
-            s.connected(Era::Legacy, "2025-11-25", "sightline-demo");
-        }),
-        server("sep1303", width, height, |s| {
-            s.connected(Era::Modern, "2026-07-28", "sightline-demo");
-        }),
-    ]);
-    compare(&mut workspace);
-    answers(&mut workspace, 0, PAST_AS_32602);
-    answers(&mut workspace, 1, PAST);
+    let mut workspace = sep1303_pair(width, height);
     workspace::update(&mut workspace, Action::Command(Command::SelectLast));
     let screen = draw(&workspace, width, height);
     assert!(screen.contains("↑ 2 above"), "{screen}");

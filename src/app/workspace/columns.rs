@@ -180,16 +180,7 @@ pub fn most_scroll(workspace: &Workspace, comparison: &Comparison) -> usize {
 /// Scrolls the comparison on screen: a row, a page, to either end (`command` is one of the
 /// selection's moves); never past the longest column's last row.
 pub(super) fn scroll(workspace: &mut Workspace, command: Command) {
-    let Some(comparison) = workspace.comparison.as_ref() else {
-        return;
-    };
-    let most = most_scroll(workspace, comparison);
-    let area = comparison_area(workspace.shown().screen);
-    let page = usize::from(column_inside(column_places(area, 1)[0]).height)
-        .saturating_sub(1)
-        .max(1);
-    let at = comparison.scroll.min(most);
-    let to = match command {
+    scroll_to(workspace, |at, page, most| match command {
         Command::SelectNext => at + 1,
         Command::SelectPrev => at.saturating_sub(1),
         Command::PageDown => at + page,
@@ -197,10 +188,7 @@ pub(super) fn scroll(workspace: &mut Workspace, command: Command) {
         Command::SelectFirst => 0,
         Command::SelectLast => most,
         _ => at,
-    };
-    if let Some(comparison) = workspace.comparison.as_mut() {
-        comparison.scroll = to.min(most);
-    }
+    });
 }
 
 /// Rows the mouse wheel scrolls at a time.
@@ -208,12 +196,30 @@ pub const WHEEL_ROWS: usize = 3;
 
 /// The wheel over the comparison: `down` or up by [`WHEEL_ROWS`].
 pub(super) fn wheel(workspace: &mut Workspace, down: bool) {
-    for _ in 0..WHEEL_ROWS {
-        let command = if down {
-            Command::SelectNext
+    scroll_to(workspace, |at, _, _| {
+        if down {
+            at + WHEEL_ROWS
         } else {
-            Command::SelectPrev
-        };
-        scroll(workspace, command);
+            at.saturating_sub(WHEEL_ROWS)
+        }
+    });
+}
+
+/// Sets the scroll to what `to` makes of where it is, of a page (a column's height less the
+/// one row kept in view) and of the farthest it goes; never past that farthest.
+fn scroll_to(workspace: &mut Workspace, to: impl FnOnce(usize, usize, usize) -> usize) {
+    let Some(comparison) = workspace.comparison.as_ref() else {
+        return;
+    };
+    let most = most_scroll(workspace, comparison);
+    // The frame's border and the column's: two rows each.
+    let area = comparison_area(workspace.shown().screen);
+    let page = usize::from(area.height.saturating_sub(4))
+        .saturating_sub(1)
+        .max(1);
+    let at = comparison.scroll.min(most);
+    let target = to(at, page, most).min(most);
+    if let Some(comparison) = workspace.comparison.as_mut() {
+        comparison.scroll = target;
     }
 }
