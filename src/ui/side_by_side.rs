@@ -10,7 +10,7 @@ use super::shared::{class_meaning, fit, with_hidden};
 use crate::app::Command;
 use crate::app::keys::Mode;
 use crate::app::workspace::columns::{
-    ColumnLine, Tone, column_inside, column_lines, column_places, most_scroll, rows_past,
+    ColumnLine, Tone, column_inside, column_lines, column_places, rows_past,
 };
 use crate::app::workspace::{Comparison, Workspace};
 use crate::theme::{Meaning, Theme};
@@ -38,8 +38,19 @@ impl Widget for SideBySide<'_> {
             " Side by side · host '{host}'{waiting} · {} ",
             self.comparison.title
         );
+        // Each column's lines, and the rows of them past its foot.
+        let places = column_places(area, self.comparison.columns.len());
+        let servers = &self.workspace.servers;
+        let columns: Vec<_> = (self.comparison.columns.iter().zip(servers))
+            .zip(places)
+            .map(|((column, server), place)| {
+                let said = column_lines(server, column);
+                let past = rows_past(&said, column_inside(place));
+                (server, place, said, past)
+            })
+            .collect();
         // The scroll keys are named only when a column has more than it shows.
-        let scrolls = if most_scroll(self.workspace, self.comparison) > 0 {
+        let scrolls = if columns.iter().any(|(.., past)| *past > 0) {
             format!(
                 " · {}/{} scroll",
                 key(Command::SelectNext),
@@ -63,12 +74,7 @@ impl Widget for SideBySide<'_> {
             .title_bottom(fit(&footer, usize::from(area.width.saturating_sub(2))).into_owned())
             .style(theme.style(Meaning::Text));
         outer.render(area, buf);
-        let places = column_places(area, self.comparison.columns.len());
-        let servers = &self.workspace.servers;
-        for (index, (column, place)) in self.comparison.columns.iter().zip(places).enumerate() {
-            let Some(server) = servers.get(index) else {
-                continue;
-            };
+        for (index, (server, place, said, past)) in columns.into_iter().enumerate() {
             let block = Block::new()
                 .borders(Borders::ALL)
                 .border_style(theme.style(Meaning::Border))
@@ -79,10 +85,8 @@ impl Widget for SideBySide<'_> {
                     )
                     .into_owned(),
                 );
-            let said = column_lines(server, column);
-            // The columns scroll together; a short one stays whole. Its border counts what
-            // is above and below.
-            let past = rows_past(&said, column_inside(place));
+            // The columns scroll together, each as far as its own last row; its border counts
+            // what is above and below.
             let above = self.comparison.scroll.min(past);
             let lines: Vec<Line> = said.into_iter().map(|line| styled(line, theme)).collect();
             Paragraph::new(lines)

@@ -67,8 +67,8 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_its_result_fetched_with_task
     assert_eq!(finding.severity, crate::classify::findings::Severity::Info);
 }
 
-#[test]
-fn a_task_that_needs_input_opens_tasks_result_and_polls_once_more_after_it() {
+/// `research` called as a task that, polled once, needs input: `tasks/result` is sent.
+fn waiting_on_tasks_result() -> Harness {
     let mut h = tasks_2025(false);
     h.command(call("research"));
     h.reply(3, &json!({"task": {"taskId": "t1", "status": "working"}}));
@@ -77,6 +77,12 @@ fn a_task_that_needs_input_opens_tasks_result_and_polls_once_more_after_it() {
     h.feed(Input::Timer(poll));
     h.reply(4, &json!({"taskId": "t1", "status": "input_required"}));
     assert_eq!(h.last_request()["method"], "tasks/result");
+    h
+}
+
+#[test]
+fn a_task_that_needs_input_opens_tasks_result_and_polls_once_more_after_it() {
+    let mut h = waiting_on_tasks_result();
     // The question comes on the tasks/result stream; sightline (not asking) declines it.
     let question = json!({"jsonrpc": "2.0", "id": 90, "method": "elicitation/create",
         "params": {"message": "which?", "requestedSchema": {"type": "object", "properties": {}}}});
@@ -130,14 +136,7 @@ fn a_required_task_is_not_augmented_when_the_server_does_not_declare_task_calls(
 
 #[test]
 fn cancelling_while_tasks_result_waits_drops_it_then_cancels_the_task() {
-    let mut h = tasks_2025(false);
-    h.command(call("research"));
-    h.reply(3, &json!({"task": {"taskId": "t1", "status": "working"}}));
-    let poll = h.timers(&[h.seen.len() - 1])[0].0;
-    h.now = Duration::from_secs(1);
-    h.feed(Input::Timer(poll));
-    h.reply(4, &json!({"taskId": "t1", "status": "input_required"}));
-    assert_eq!(h.last_request()["method"], "tasks/result");
+    let mut h = waiting_on_tasks_result();
     let out = h.command(Command::Cancel);
     let sent = h.sent(&out);
     assert_eq!(sent[0]["method"], "notifications/cancelled");
