@@ -16,7 +16,7 @@ use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::mcp::verdict::Finished;
 use crate::stream::EventSink;
-use crate::transport::{self, Target, Transport, TransportEvent, now, wire_mark};
+use crate::transport::{self, Target, Transport, TransportEvent, now};
 
 pub use crate::driver::{ClientError, ClientOptions, Command, Done};
 pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, Stage};
@@ -147,7 +147,7 @@ impl Client {
         Now {
             mono: self.started.elapsed(),
             wall: now(),
-            mark: wire_mark(),
+            mark: self.transport.hand_over_mark(),
         }
     }
 

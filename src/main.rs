@@ -251,7 +251,17 @@ fn usage_error(error: &clap::Error) -> u8 {
     exit::USAGE
 }
 
+/// Stops what is left of the servers' process groups when `main` ends, by return or by panic.
+struct ServersStoppedAtExit;
+
+impl Drop for ServersStoppedAtExit {
+    fn drop(&mut self) {
+        sightline::transport::stdio::stop_every_server();
+    }
+}
+
 fn main() -> ExitCode {
+    let _servers = ServersStoppedAtExit;
     let cli = match Cli::try_parse_from(sightline::cli::record_args_after_command(
         std::env::args_os(),
     )) {
@@ -269,7 +279,8 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(dispatch(cli));
-    // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe).
+    // Don't wait for stray tasks (e.g. a reader blocked on a grandchild's pipe); the servers'
+    // groups they would have stopped are stopped as `main` ends.
     runtime.shutdown_background();
     ExitCode::from(code)
 }

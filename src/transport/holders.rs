@@ -1,5 +1,6 @@
-//! Which processes hold a pipe open (Linux `/proc`): so that "a process it started still holds
-//! its output open" can name it. Elsewhere, or without permission, nobody is found.
+//! What Linux `/proc` tells of the server's processes: which hold a pipe open (so that "a
+//! process it started still holds its output open" can name it), and whether a process group
+//! has a member that is not a zombie. Elsewhere, or without permission, nothing is known.
 
 use std::path::Path;
 
@@ -35,6 +36,32 @@ pub fn holders(pipe: &str, limit: usize) -> Vec<String> {
         }
     }
     found
+}
+
+/// Whether process group `group` has a member that is not a zombie; `None` where `/proc`
+/// cannot tell. (A signal to a group of zombies succeeds, and a zombie whose parent is gone
+/// waits for a reaper that may never come: it is nothing to wait for.)
+pub fn group_has_live_member(group: i32) -> Option<bool> {
+    let processes = std::fs::read_dir("/proc").ok()?;
+    let group = group.to_string();
+    Some(processes.flatten().any(|process| {
+        let pid = process.file_name();
+        if !pid
+            .to_str()
+            .is_some_and(|pid| pid.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return false;
+        }
+        let Ok(stat) = std::fs::read_to_string(process.path().join("stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp …`; the name may hold spaces and parentheses.
+        let fields = stat.rfind(')').map_or("", |end| &stat[end + 1..]);
+        let mut fields = fields.split_whitespace();
+        let state = fields.next();
+        let in_group = fields.nth(1) == Some(group.as_str());
+        in_group && !matches!(state, Some("Z" | "X"))
+    }))
 }
 
 fn holds(process: &Path, pipe: &str) -> bool {

@@ -89,6 +89,8 @@ pub struct Transport {
     /// The server's process group, stopped on the spot if the transport is dropped before
     /// [`Transport::shutdown`] (an interrupted command), when no task may be left to do it.
     group: Option<stdio::ProcessGroup>,
+    /// Stdio: what the stdout reader has read, to tell a line written before a request.
+    ledger: Option<Arc<std::sync::Mutex<stdio::ReadLedger>>>,
     /// Streamable HTTP: requests have streams of their own and headers that mirror the body.
     http: bool,
     /// Where this transport goes, for the status line (`stdio: node server.js`).
@@ -125,6 +127,16 @@ impl Transport {
     /// Whether this is Streamable HTTP (where 2026-07-28 mirrors tool parameters into headers).
     pub fn is_http(&self) -> bool {
         self.http
+    }
+
+    /// The wire mark of a request about to be handed over. On stdio, whatever the server wrote
+    /// before it and the reader has not read yet counts as read before it; over HTTP a reply
+    /// comes on the request's own stream, after it by construction.
+    pub fn hand_over_mark(&self) -> u64 {
+        match &self.ledger {
+            Some(ledger) => stdio::ReadLedger::hand_over(ledger),
+            None => wire_mark(),
+        }
     }
 
     /// An event that is ready now, without waiting.

@@ -3,7 +3,7 @@
 //! reports the exit only after both outputs are drained, and stops the whole process group.
 
 use std::collections::{HashMap, VecDeque};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -52,10 +52,47 @@ impl StdioCommand {
 }
 
 /// The child's process group (it leads its own), which shutdown signals as a whole.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ProcessGroup(nix::unistd::Pid);
 
+/// The servers' process groups not yet seen gone. A supervisor stops its group on a task, and
+/// the runtime may end before that task runs (a server that exited on its own leaves its
+/// helpers behind, and the run ends at once): [`stop_every_server`] stops what is left.
+static LIVE_GROUPS: Mutex<Vec<ProcessGroup>> = Mutex::new(Vec::new());
+
+/// Stops every server process group still alive: SIGTERM to all, a grace period only while
+/// one of them lingers, then SIGKILL. Called as sightline exits, on every path.
+pub fn stop_every_server() {
+    let groups = std::mem::take(&mut *LIVE_GROUPS.lock().unwrap_or_else(PoisonError::into_inner));
+    let alive: Vec<ProcessGroup> = groups.into_iter().filter(|g| g.is_alive()).collect();
+    for group in &alive {
+        group.signal(Signal::SIGTERM);
+    }
+    let deadline = std::time::Instant::now() + SHUTDOWN_STEP;
+    while alive.iter().any(|group| group.is_alive()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for group in alive.iter().filter(|group| group.is_alive()) {
+        group.signal(Signal::SIGKILL);
+    }
+}
+
 impl ProcessGroup {
+    fn register(self) {
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self);
+    }
+
+    /// Seen gone: its id may be reused, and must never be signalled again.
+    fn forget(self) {
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|group| *group != self);
+    }
+
     /// SIGTERM, a short wait, SIGKILL: for when nothing async is left to wait with.
     pub(super) fn stop_now(self) {
         self.signal(Signal::SIGTERM);
@@ -66,6 +103,7 @@ impl ProcessGroup {
         if self.is_alive() {
             self.signal(Signal::SIGKILL);
         }
+        self.forget();
     }
 
     fn signal(self, signal: Signal) {
@@ -73,13 +111,76 @@ impl ProcessGroup {
         let _ = nix::sys::signal::killpg(self.0, signal);
     }
 
+    /// Whether a member of the group is alive; zombies are not (see `holders`).
     fn is_alive(self) -> bool {
         nix::sys::signal::killpg(self.0, None).is_ok()
+            && super::holders::group_has_live_member(self.0.as_raw()) != Some(false)
     }
 }
 
 /// The last lines of the server's stderr, shared by its reader and the supervisor.
 type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
+/// What the stdout reader and the hand-over of a request share, so that a line the server wrote
+/// before the request is never taken for its answer however late the reader gets to it: how
+/// many bytes were read, and where the bytes already waiting in the pipe ended at each
+/// hand-over. A read and its mark, and a hand-over's count and its mark, are each taken under
+/// the lock, so every byte is either read before a hand-over's mark or counted by it.
+#[derive(Debug)]
+pub(super) struct ReadLedger {
+    /// A duplicate of the server's stdout, to count what waits in the pipe (`FIONREAD`);
+    /// `None` once the reader is done.
+    pipe: Option<OwnedFd>,
+    read: u64,
+    /// (offset the waiting bytes ended at, the hand-over's mark), oldest first.
+    waiting: VecDeque<(u64, u64)>,
+}
+
+impl ReadLedger {
+    fn new(pipe: Option<OwnedFd>) -> Arc<Mutex<Self>> {
+        Arc::new(Mutex::new(Self {
+            pipe,
+            read: 0,
+            waiting: VecDeque::new(),
+        }))
+    }
+
+    /// A mark for a request about to be handed over: bytes already waiting in the pipe are
+    /// tagged with an earlier mark, so their lines count as read before the request went out.
+    pub(super) fn hand_over(ledger: &Mutex<Self>) -> u64 {
+        let mut ledger = ledger.lock().unwrap_or_else(PoisonError::into_inner);
+        let waiting = ledger
+            .pipe
+            .as_ref()
+            .and_then(|pipe| rustix::io::ioctl_fionread(pipe).ok())
+            .unwrap_or(0);
+        if waiting > 0 {
+            let end = ledger.read + waiting;
+            let before = super::wire_mark();
+            ledger.waiting.push_back((end, before));
+        }
+        super::wire_mark()
+    }
+
+    /// Records a read of `len` bytes: its mark, and where in it the bytes that waited at a
+    /// hand-over end (offsets into the read, with that hand-over's mark).
+    fn record(&mut self, len: usize) -> (u64, Vec<(usize, u64)>) {
+        let mark = super::wire_mark();
+        let start = self.read;
+        self.read += len as u64;
+        let mut cuts = Vec::new();
+        while let Some(&(end, before)) = self.waiting.front() {
+            if end > self.read {
+                break;
+            }
+            self.waiting.pop_front();
+            // A count can only cover bytes not read yet, so `end` lies in this read.
+            let cut = usize::try_from(end.saturating_sub(start)).unwrap_or(len);
+            cuts.push((cut.min(len), before));
+        }
+        (mark, cuts)
+    }
+}
 
 /// Spawns `command` and connects to it.
 pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport, TransportError> {
@@ -114,12 +215,20 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         .and_then(|pid| i32::try_from(pid).ok())
         .map(|pid| ProcessGroup(nix::unistd::Pid::from_raw(pid)))
         .ok_or_else(|| spawn_error(std::io::Error::other("the child has no process id")))?;
+    group.register();
     // The pipes by name, to say later which process keeps them open.
     let pipes = [stdout.as_raw_fd(), stderr.as_raw_fd()].map(super::holders::pipe_of);
+    // A copy that cannot fail to be made would be nicer; without one, no early line is told.
+    let ledger = ReadLedger::new(stdout.as_fd().try_clone_to_owned().ok());
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let outgoing = start_writer(stdin, events_tx.clone());
     let tail = StderrTail::default();
-    let stdout_task = tokio::spawn(read_frames(stdout, max_frame_bytes, events_tx.clone()));
+    let stdout_task = tokio::spawn(read_frames(
+        stdout,
+        max_frame_bytes,
+        Arc::clone(&ledger),
+        events_tx.clone(),
+    ));
     let stderr_task = tokio::spawn(read_stderr(stderr, Arc::clone(&tail), events_tx.clone()));
     let (stop, stop_rx) = oneshot::channel();
     let supervisor = Supervisor {
@@ -135,6 +244,7 @@ pub fn spawn(command: &StdioCommand, max_frame_bytes: usize) -> Result<Transport
         events,
         stop: Some(stop),
         group: Some(group),
+        ledger: Some(ledger),
         http: false,
         description: format!("stdio: {}", command.display()),
     })
@@ -148,8 +258,9 @@ where
 {
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let outgoing = start_writer(writer, events_tx.clone());
+    let ledger = ReadLedger::new(None);
     tokio::spawn(async move {
-        read_frames(reader, max_frame_bytes, events_tx.clone()).await;
+        read_frames(reader, max_frame_bytes, ledger, events_tx.clone()).await;
         let closed = TransportEvent::Closed {
             status: "the peer closed its output".into(),
             stderr_tail: Vec::new(),
@@ -163,6 +274,7 @@ where
         events,
         stop: None,
         group: None,
+        ledger: None,
         http: false,
         description: "stdio".into(),
     }
@@ -201,25 +313,36 @@ where
     tx
 }
 
-async fn read_frames<R>(mut reader: R, max_frame_bytes: usize, events: mpsc::Sender<TransportEvent>)
-where
+async fn read_frames<R>(
+    mut reader: R,
+    max_frame_bytes: usize,
+    ledger: Arc<Mutex<ReadLedger>>,
+    events: mpsc::Sender<TransportEvent>,
+) where
     R: AsyncRead + Unpin,
 {
     let mut framer = LineFramer::new(max_frame_bytes);
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
-        let read = match reader.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => read,
+        let Some((read, mark, cuts)) = read_marked(&mut reader, &ledger, &mut chunk).await else {
+            break;
         };
-        let mark = super::wire_mark();
-        let limit = framer.limit();
-        let lines: Vec<_> = framer
-            .push(&chunk[..read])
+        // Lines completed by bytes that waited at a hand-over carry that hand-over's mark.
+        let mut from = 0;
+        let pieces = cuts
             .into_iter()
-            .map(|line| decode(line, limit))
-            .collect();
-        if !lines.is_empty() {
+            .chain(std::iter::once((read, mark)))
+            .map(|(to, mark)| (std::mem::replace(&mut from, to), to, mark));
+        for (from, to, mark) in pieces {
+            let limit = framer.limit();
+            let lines: Vec<_> = framer
+                .push(&chunk[from..to])
+                .into_iter()
+                .map(|line| decode(line, limit))
+                .collect();
+            if lines.is_empty() {
+                continue;
+            }
             let event = TransportEvent::Received {
                 lines,
                 at: now(),
@@ -231,6 +354,7 @@ where
             }
         }
     }
+    ledger.lock().unwrap_or_else(PoisonError::into_inner).pipe = None;
     if let Some(line) = framer.finish() {
         let lines = vec![decode(line, framer.limit())];
         let _ = events
@@ -242,6 +366,36 @@ where
             })
             .await;
     }
+}
+
+/// One read, its mark and where the bytes that waited at a hand-over end in it, recorded
+/// together under the ledger's lock (held only while the read is polled, never across a wait);
+/// `None` at the end of the output.
+async fn read_marked<R>(
+    reader: &mut R,
+    ledger: &Mutex<ReadLedger>,
+    chunk: &mut [u8],
+) -> Option<(usize, u64, Vec<(usize, u64)>)>
+where
+    R: AsyncRead + Unpin,
+{
+    std::future::poll_fn(|cx| {
+        let mut ledger = ledger.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut buffer = tokio::io::ReadBuf::new(chunk);
+        match std::pin::Pin::new(&mut *reader).poll_read(cx, &mut buffer) {
+            std::task::Poll::Pending => std::task::Poll::Pending,
+            std::task::Poll::Ready(Err(_)) => std::task::Poll::Ready(None),
+            std::task::Poll::Ready(Ok(())) => {
+                let read = buffer.filled().len();
+                if read == 0 {
+                    return std::task::Poll::Ready(None);
+                }
+                let (mark, cuts) = ledger.record(read);
+                std::task::Poll::Ready(Some((read, mark, cuts)))
+            }
+        }
+    })
+    .await
 }
 
 async fn read_stderr<R>(mut reader: R, tail: StderrTail, events: mpsc::Sender<TransportEvent>)
@@ -345,6 +499,7 @@ impl Supervisor {
             let _ = stop.await;
             self.stop_group().await;
         }
+        self.group.forget();
     }
 
     /// Lets a reader finish what was written; stops it after `grace` (a helper process holds

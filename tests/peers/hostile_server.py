@@ -21,6 +21,13 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
            surrogate, utf8, bigcode, twoobjects, batch, bom, deep, errorarray; nullid writes
            an error whose id is null (about no request), then the call's real answer
   predict  write a reply to the next request id before that request is sent, then answer it
+  predict-late
+           as predict, but the listing fills exactly one 64 KiB read: the guess is in the pipe
+           before sightline can send the call, and comes in a read of its own; with
+           PREDICT_DELAY (seconds), the guess is written that long after the listing instead
+  detached on tools/call start a helper in this server's process group that closes its stdio
+           and sleeps HELPER_SECONDS (default 30), its pid written to HELPER_PID_FILE if set;
+           then answer and exit at once
   duplicate
            answer tools/call twice in one write
   orphan   on tools/call start a helper that keeps stdout open, then exit with status 3
@@ -38,7 +45,9 @@ Floods, each written in chunks so this server stays small (a peak-RSS figure is 
   blocks         an answer of BLOCK_COUNT (default 1,000,000) empty text blocks
   many-tools     tools/list with TOOL_COUNT (default 200,000) tools
   zeros          an answer whose structuredContent holds ZERO_COUNT (default 10,000,000) zeros
+  huge-c1        as huge, the text HUGE_BYTES of C1 controls (U+0080..U+009F, two bytes each)
 """
+import fcntl
 import json
 import os
 import subprocess
@@ -136,11 +145,25 @@ for line in sys.stdin:
         if MODE == "escapes":
             result["nextCursor"] = "next " + ESCAPES
         reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode() + b"\n"
-        if MODE == "predict":
+        guess = {"jsonrpc": "2.0", "id": ident + 1, "result": {"content": [{"type": "text", "text": "predicted"}]}}
+        early = json.dumps(guess).encode() + b"\n"
+        if MODE == "predict-late":
+            # The listing padded to exactly one read of sightline's (64 KiB), and the guess in
+            # the same write: in the pipe (made large enough) before sightline has read the
+            # listing, so before it can send the call, and yet a read of its own after it.
+            fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, 1 << 20)
+            result["tools"][0]["description"] = ""
+            bare = len(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()) + 1
+            result["tools"][0]["description"] = "p" * (65536 - bare)
+            reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode() + b"\n"
+            assert len(reply) == 65536
+        if MODE in ("predict", "predict-late") and not os.environ.get("PREDICT_DELAY"):
             # The reply to the request that has not been sent yet, in the same write.
-            guess = {"jsonrpc": "2.0", "id": ident + 1, "result": {"content": [{"type": "text", "text": "predicted"}]}}
-            reply += json.dumps(guess).encode() + b"\n"
+            reply += early
         raw(reply)
+        if MODE == "predict-late" and os.environ.get("PREDICT_DELAY"):
+            time.sleep(float(os.environ["PREDICT_DELAY"]))
+            raw(early)
     elif method == "tools/call":
         if MODE == "crash":
             sys.stderr.write("fatal: the tool crashed\n")
@@ -160,6 +183,13 @@ for line in sys.stdin:
             # Whitespace CRs: valid JSON, and on a terminal "booked" would overwrite the line.
             reply = reply.replace('"content":', '\r"booked": true, "content":', 1)
             raw(reply.encode() + b"\n")
+        elif MODE == "huge-c1":
+            size = int(os.environ.get("HUGE_BYTES", str(60 * 1024 * 1024)))
+            raw(b'{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "' % ident)
+            chunk = "".join(chr(0x80 + n % 32) for n in range(1 << 19)).encode()
+            for _ in range(size // len(chunk)):
+                out.write(chunk)
+            raw(b"\xc2\x85" * ((size % len(chunk)) // 2) + b'"}]}}\n')
         elif MODE in ("huge", "huge-logged"):
             # Streamed in chunks, so this server stays small and a peak-RSS measurement
             # (which also counts reaped children) is sightline's own.
@@ -193,7 +223,16 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "booked"}]}})
             else:
                 raw(UNREADABLE[kind].replace(b"%d", str(ident).encode()) + b"\n")
-        elif MODE == "predict":
+        elif MODE == "detached":
+            helper = subprocess.Popen(["sleep", os.environ.get("HELPER_SECONDS", "30")],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+            if os.environ.get("HELPER_PID_FILE"):
+                with open(os.environ["HELPER_PID_FILE"], "w") as pid_file:
+                    pid_file.write(str(helper.pid))
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "done"}]}})
+            os._exit(0)
+        elif MODE in ("predict", "predict-late"):
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "real"}]}})
         elif MODE == "duplicate":
             reply = json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "once"}]}})

@@ -82,6 +82,7 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         events,
         stop: Some(stop),
         group: None,
+        ledger: None,
         http: true,
         description: target.display(),
     })
