@@ -184,7 +184,7 @@ mod tests {
                 role: Role::ServerRequest,
             },
             LogEvent::Invalid(InvalidLine {
-                raw: "Server listening".into(),
+                raw: std::sync::Arc::new("Server listening".into()),
                 error: FrameError::NotJson {
                     reason: "expected value".into(),
                     line: 1,

@@ -249,7 +249,7 @@ pub fn log_transcript(state: &AppState) -> Option<(String, String)> {
             (LineKind::Invalid, _) => {
                 let raw = line.raw.as_ref().map_or("", Raw::as_str);
                 if let Err(error) = jsonrpc::parse(raw) {
-                    let raw = raw.into();
+                    let raw = std::sync::Arc::new(raw.to_owned());
                     events.push(logged(LogEvent::Invalid(InvalidLine { raw, error })));
                 }
             }

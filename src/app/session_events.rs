@@ -49,6 +49,8 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
                 state.log.lines.push(note_line(state, &text));
             }
             state.link = Link::Connecting;
+            // The session has taken the reconnect asked (if any): the next `r` is a new one.
+            state.reconnect_asked = None;
             state.requests.clear();
             state.transport = sanitize::text(&transport).into_owned();
         }
@@ -73,6 +75,8 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         SessionEvent::ConnectFailed { reason, .. } => {
             let reason = sanitize::text(&reason).into_owned();
             complain(state, format!("could not connect: {reason} (r retries)"));
+            // Without a target there is no `Connecting`: this ends the attempt asked for.
+            state.reconnect_asked = None;
             state.link = Link::Failed(reason);
         }
         SessionEvent::ToolsListed(tools) => {
@@ -474,7 +478,8 @@ fn note(
     text: &str,
     line: impl Fn(LineKind, Option<String>, Option<Raw>, Option<Id>) -> LogLine,
 ) -> LogLine {
-    let whole = (text.chars().count() > 200).then(|| Raw::Line(text.into()));
+    let whole =
+        (text.chars().count() > 200).then(|| Raw::Line(std::sync::Arc::new(text.to_owned())));
     line(LineKind::Note, Some(words::note(text)), whole, None)
 }
 

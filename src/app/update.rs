@@ -248,6 +248,11 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
         },
         Command::Reconnect => {
             inform(state, "reconnecting…".into());
+            // One restart at a time: a press while the last one has not begun is that one.
+            if state.reconnect_asked.is_some() {
+                return Vec::new();
+            }
+            state.reconnect_asked = Some(state.ticks);
             return vec![Effect::Session(SessionCommand::Reconnect)];
         }
         Command::OpenComposer | Command::Ping | Command::SetLogLevel => {

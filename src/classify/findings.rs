@@ -353,10 +353,13 @@ fn success_reads_like_error(context: &Context) -> Option<Finding> {
     let (Some(only), None) = (texts.next(), texts.next()) else {
         return None;
     };
-    let opening = only.trim_start().to_ascii_lowercase();
-    let word = ERROR_OPENINGS
-        .iter()
-        .find(|word| opening.starts_with(*word))?;
+    // Only the opening is compared: a 50 MB text is not lowercased whole.
+    let opening = only.trim_start().as_bytes();
+    let word = ERROR_OPENINGS.iter().find(|word| {
+        opening
+            .get(..word.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(word.as_bytes()))
+    })?;
     Some(context.finding("success-reads-like-error", Severity::Info, format!(
         "{}: a success whose text opens with '{word}…': if the call failed, isError: true is how \
          hosts learn it (tools.mdx); without it the host passes this on as a normal result",

@@ -317,7 +317,7 @@ mod class_tests {
             outcome.detail.contains("exit status: 3") && outcome.detail.contains("panic: boom")
         );
         let malformed = Failure::MalformedReply {
-            raw: "x".into(),
+            raw: std::sync::Arc::new("x".into()),
             reason: "not JSON".into(),
         };
         let outcome = classify(&exchange("tools/call", End::Failed(malformed)));

@@ -105,7 +105,7 @@ mod tests {
 
     fn text(raw: &str) -> LogEvent {
         LogEvent::Invalid(InvalidLine {
-            raw: Arc::from(raw),
+            raw: Arc::new(raw.to_owned()),
             error: FrameError::NotJson {
                 reason: "expected value".into(),
                 line: 1,
@@ -162,7 +162,7 @@ mod tests {
             watch.see(&text(&format!("line {n}")));
         }
         watch.see(&LogEvent::Invalid(InvalidLine {
-            raw: Arc::from(""),
+            raw: Arc::default(),
             error: FrameError::Oversized { len: 10, limit: 5 },
         }));
         let message = watch.finding("2025-11-25").unwrap().message;

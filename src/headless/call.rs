@@ -8,7 +8,9 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::exit;
-use super::output::{emit, exit_code, failure_text, json_text, outcome_json, read_arguments};
+use super::output::{
+    emit, exit_code, failure_text, json_text, outcome_json, print_json, read_arguments,
+};
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
@@ -54,6 +56,7 @@ pub async fn call(
             host: &host,
             as_json,
             verbose: output.verbose,
+            streamed: true,
         };
         let said = call_tool(server, &call, &stage, recorder.as_ref()).await;
         emit(|out| out.write_all(said.out.as_bytes()));
@@ -100,6 +103,9 @@ struct Call<'a> {
     host: &'a HostProfile,
     as_json: bool,
     verbose: bool,
+    /// One server: its JSON document goes to stdout as it is serialized, never held whole (a
+    /// 60 MB result escapes to three times that); side by side, each is kept to print later.
+    streamed: bool,
 }
 
 /// What one server's call said, to print when the caller chooses: its exit code, its stdout
@@ -223,15 +229,19 @@ async fn call_tool(
         .analysis
         .findings
         .extend(stage.stdout_finding(version, stdio));
-    let out = if call.as_json {
-        json_text(&CallJson {
-            auth: stage.auth(),
-            ..report.to_json(call.args.payload, server.show_secrets)
-        })
-    } else {
-        report.document().text(false)
+    let json = || CallJson {
+        auth: stage.auth(),
+        ..report.to_json(call.args.payload, server.show_secrets)
+    };
+    let out = match (call.as_json, call.streamed) {
+        (true, true) => String::new(),
+        (true, false) => json_text(&json()),
+        (false, _) => report.document().text(false),
     };
     client.shutdown().await;
+    if call.as_json && call.streamed {
+        print_json(&json());
+    }
     let analysis = &report.analysis;
     let code = exit_code(analysis.outcome.class);
     let row = Row {

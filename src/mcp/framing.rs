@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::SharedText;
 use super::jsonrpc::{self, Frame, FrameError};
 
 /// The default limit on one line: 64 MiB.
@@ -12,7 +13,7 @@ pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
     /// A line of UTF-8 text, in the one allocation the frame will keep.
-    Text(Arc<str>),
+    Text(SharedText),
     /// A line that is not UTF-8, as its bytes.
     Bytes(Vec<u8>),
     /// A line longer than the limit; `len` bytes were skipped.
@@ -83,13 +84,22 @@ impl LineFramer {
         // Blank lines carry no message; skipping them loses nothing.
         let line = if self.buffer.iter().all(u8::is_ascii_whitespace) {
             None
+        } else if self.buffer.capacity() > KEPT_BUFFER {
+            // A long line is taken over whole (trimmed in place), never copied.
+            Some(match String::from_utf8(std::mem::take(&mut self.buffer)) {
+                Ok(mut text) => {
+                    text.shrink_to_fit();
+                    Line::Text(Arc::new(text))
+                }
+                Err(error) => Line::Bytes(error.into_bytes()),
+            })
         } else {
+            // A short one is copied to its size, and the buffer serves the next line.
             Some(match std::str::from_utf8(&self.buffer) {
-                Ok(text) => Line::Text(text.into()),
+                Ok(text) => Line::Text(Arc::new(text.to_owned())),
                 Err(_) => Line::Bytes(self.buffer.clone()),
             })
         };
-        // The buffer serves the next line, unless a long line left it large.
         if self.buffer.capacity() > KEPT_BUFFER {
             self.buffer = Vec::new();
         } else {
@@ -106,7 +116,7 @@ impl LineFramer {
 /// The raw text of a line that could not be parsed (decoded lossily when it is not UTF-8).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InvalidLine {
-    pub raw: Arc<str>,
+    pub raw: SharedText,
     pub error: FrameError,
 }
 
@@ -114,7 +124,7 @@ pub struct InvalidLine {
 pub fn decode(line: Line, limit: usize) -> Result<Frame, InvalidLine> {
     match line {
         Line::Oversized { len } => Err(InvalidLine {
-            raw: "".into(),
+            raw: Arc::default(),
             error: FrameError::Oversized { len, limit },
         }),
         Line::Text(text) => {
@@ -125,7 +135,7 @@ pub fn decode(line: Line, limit: usize) -> Result<Frame, InvalidLine> {
                 .err()
                 .map_or(bytes.len(), |error| error.valid_up_to());
             Err(InvalidLine {
-                raw: String::from_utf8_lossy(&bytes).into(),
+                raw: Arc::new(String::from_utf8_lossy(&bytes).into_owned()),
                 error: FrameError::InvalidUtf8 { valid_up_to },
             })
         }
@@ -137,7 +147,7 @@ mod tests {
     use super::*;
 
     fn complete(text: &str) -> Line {
-        Line::Text(text.into())
+        Line::Text(Arc::new(text.into()))
     }
 
     #[test]

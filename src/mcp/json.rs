@@ -11,17 +11,19 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::SharedText;
+
 /// A JSON value as text, sharing the frame it came in (a clone costs a reference count).
 #[derive(Clone)]
 pub struct Json {
-    source: Arc<str>,
+    source: SharedText,
     start: usize,
     end: usize,
 }
 
 impl Json {
     /// The part of `source` that is `part`; `None` when `part` does not lie inside it.
-    pub fn within(source: &Arc<str>, part: &str) -> Option<Json> {
+    pub fn within(source: &SharedText, part: &str) -> Option<Json> {
         let start = (part.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
         let end = start + part.len();
         (end <= source.len()).then(|| Json {
@@ -33,7 +35,7 @@ impl Json {
 
     /// A value we build ourselves (requests, the demo server's replies, tests).
     pub fn from_value(value: &Value) -> Json {
-        let text: Arc<str> = value.to_string().into();
+        let text = Arc::new(value.to_string());
         Json {
             end: text.len(),
             source: text,
@@ -128,7 +130,7 @@ impl Serialize for Json {
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        let text: Arc<str> = String::from(raw.get()).into();
+        let text = Arc::new(String::from(raw.get()));
         Ok(Json {
             end: text.len(),
             source: text,
@@ -476,7 +478,7 @@ mod tests {
     use super::*;
 
     fn whole(text: &str) -> Json {
-        let source: Arc<str> = text.into();
+        let source = Arc::new(text.to_owned());
         Json::within(&source, &source).unwrap()
     }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::SharedText;
 use super::json::{self as text, Json};
 
 /// A request id: MCP allows strings and integers, never `null`.
@@ -163,7 +164,7 @@ pub struct Frame(Arc<FrameData>);
 /// What a [`Frame`] holds.
 #[derive(Debug, PartialEq)]
 pub struct FrameData {
-    pub raw: Arc<str>,
+    pub raw: SharedText,
     pub message: Message,
 }
 
@@ -176,15 +177,17 @@ impl Deref for Frame {
 }
 
 impl Frame {
-    pub fn new(raw: impl Into<Arc<str>>, message: Message) -> Frame {
-        Frame(Arc::new(FrameData {
-            raw: raw.into(),
-            message,
-        }))
+    pub fn new(raw: impl Into<String>, message: Message) -> Frame {
+        Frame::shared(Arc::new(raw.into()), message)
+    }
+
+    /// A frame of text already shared (a line as read).
+    pub fn shared(raw: SharedText, message: Message) -> Frame {
+        Frame(Arc::new(FrameData { raw, message }))
     }
 
     /// The frame's text, shared.
-    pub fn into_raw(self) -> Arc<str> {
+    pub fn into_raw(self) -> SharedText {
         Arc::clone(&self.raw)
     }
 
@@ -218,14 +221,14 @@ pub enum FrameError {
 
 /// Parses one line of text into a frame.
 pub fn parse(raw: &str) -> Result<Frame, FrameError> {
-    parse_line(raw.into()).map_err(|(_, error)| error)
+    parse_line(Arc::new(raw.to_owned())).map_err(|(_, error)| error)
 }
 
 /// Parses a line read from the wire, keeping it as the frame's raw text without a copy; on
 /// failure the line comes back beside the reason.
-pub fn parse_line(raw: Arc<str>) -> Result<Frame, (Arc<str>, FrameError)> {
+pub fn parse_line(raw: SharedText) -> Result<Frame, (SharedText, FrameError)> {
     if let Some(message) = notification(&raw) {
-        return Ok(Frame::new(raw, message));
+        return Ok(Frame::shared(raw, message));
     }
     if let Err(error) = text::check(&raw) {
         let error = FrameError::NotJson {
@@ -236,7 +239,7 @@ pub fn parse_line(raw: Arc<str>) -> Result<Frame, (Arc<str>, FrameError)> {
         return Err((raw, error));
     }
     match message_from_text(&raw) {
-        Ok(message) => Ok(Frame::new(raw, message)),
+        Ok(message) => Ok(Frame::shared(raw, message)),
         Err(error) => Err((raw, error)),
     }
 }
@@ -300,7 +303,7 @@ fn error_reason(error: &serde_json::Error) -> String {
 
 /// Interprets checked JSON text as a JSON-RPC 2.0 message. Only the envelope is read: a
 /// `result` or error `data` stays text, shared with `source`.
-fn message_from_text(source: &Arc<str>) -> Result<Message, FrameError> {
+fn message_from_text(source: &SharedText) -> Result<Message, FrameError> {
     let not_rpc = |reason: &str, id: Option<Id>| FrameError::NotJsonRpc {
         reason: reason.into(),
         id,
@@ -414,7 +417,7 @@ struct Envelope<'a> {
 
 /// An `error` member: an object with an integer `code` and a string `message`; `data` stays
 /// text.
-fn error_object(source: &Arc<str>, error: &str) -> Option<ErrorObject> {
+fn error_object(source: &SharedText, error: &str) -> Option<ErrorObject> {
     let code = text::member(error, "code")?;
     // An integer, as JSON-RPC requires: `-32602.0` or `1e3` are not error codes.
     if code.contains(['.', 'e', 'E']) {
@@ -583,7 +586,7 @@ mod tests {
         ];
         for raw in same {
             let fast = notification(raw).unwrap_or_else(|| panic!("not fast: {raw}"));
-            let general = message_from_text(&raw.into()).unwrap();
+            let general = message_from_text(&Arc::new(raw.to_owned())).unwrap();
             assert_eq!(fast, general, "{raw}");
             assert_eq!(fast.to_value(), general.to_value(), "{raw}");
             assert_eq!(parse(raw).unwrap().message, general);

@@ -19,6 +19,21 @@ pub mod verdict;
 pub mod wire;
 
 use std::fmt;
+use std::sync::Arc;
+
+/// Text a peer sent, shared by everything that holds it. An `Arc<String>` rather than an
+/// `Arc<str>`: a line is taken over from the buffer it was read into, where an `Arc<str>` would
+/// copy it (a 50 MB line would need 100 MB for a moment).
+pub type SharedText = Arc<String>;
+
+/// `text` without surrounding whitespace, shared: moved, not copied, when there is none.
+pub fn shared_trimmed(text: String) -> SharedText {
+    if text.trim().len() == text.len() {
+        Arc::new(text)
+    } else {
+        Arc::new(text.trim().to_owned())
+    }
+}
 
 /// Milliseconds since the Unix epoch, taken at the I/O edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -124,7 +124,10 @@ pub enum Failure {
         stderr_tail: Vec<String>,
     },
     /// The reply could not be read as JSON-RPC.
-    MalformedReply { raw: Arc<str>, reason: String },
+    MalformedReply {
+        raw: crate::mcp::SharedText,
+        reason: String,
+    },
     /// The request could not be written to the server.
     SendFailed { reason: String },
     /// The transport got no answer to it (HTTP: a status without a JSON-RPC body, a refused

@@ -14,9 +14,9 @@ use crate::mcp::oauth::AuthFact;
 /// (the 2026-07-28 cancellation over HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outgoing {
-    Line(Arc<str>),
+    Line(crate::mcp::SharedText),
     WithHeaders {
-        line: Arc<str>,
+        line: crate::mcp::SharedText,
         headers: Vec<(String, String)>,
     },
     CloseStream(Id),

@@ -646,6 +646,22 @@ impl ModelView<'_> {
         ModelViewJson {
             view: self,
             with_payload,
+            result: None,
+        }
+    }
+
+    /// [`ModelView::to_json`] in a document that carries `result` (as `response`): where the
+    /// model reads a long string of it unchanged, `parts` point at it instead of `text`
+    /// repeating it, so a 50 MB result is written once.
+    pub fn to_json_beside<'v>(
+        &'v self,
+        with_payload: bool,
+        result: Option<&'v crate::mcp::json::Json>,
+    ) -> ModelViewJson<'v, 'v> {
+        ModelViewJson {
+            view: self,
+            with_payload,
+            result,
         }
     }
 }

@@ -85,7 +85,13 @@ impl<'a> CallDocument<'a> {
             response: exchange.response().and_then(|frame| wire(&frame.raw)),
             outcome: outcome_json(self.outcome, Stage::Call),
             findings: self.findings,
-            model_view: self.view.map(|view| view.to_json(with_payload)),
+            model_view: self.view.map(|view| {
+                let result = match exchange.answer() {
+                    Some(Reply::Result(result)) => Some(result),
+                    _ => None,
+                };
+                view.to_json_beside(with_payload, result)
+            }),
             rounds: exchange.rounds.iter().map(Round::to_json).collect(),
             http: exchange
                 .http

@@ -21,7 +21,8 @@ use crate::transport::{self, HttpTarget, Target, TransportEvent, now};
 pub async fn run(target: &HttpTarget, seen: mpsc::Sender<Seen>) -> Result<(), String> {
     let mut server = transport::open(&Target::Http(target.clone()), DEFAULT_MAX_FRAME_BYTES)
         .map_err(|error| error.to_string())?;
-    let (lines_tx, mut lines) = mpsc::channel::<Arc<str>>(transport::OUTGOING_CAPACITY);
+    let (lines_tx, mut lines) =
+        mpsc::channel::<crate::mcp::SharedText>(transport::OUTGOING_CAPACITY);
     let host_seen = seen.clone();
     tokio::spawn(async move {
         read_host(lines_tx, host_seen).await;
@@ -59,7 +60,7 @@ pub async fn run(target: &HttpTarget, seen: mpsc::Sender<Seen>) -> Result<(), St
 }
 
 /// The host's lines, each as written, to be posted; each also watched.
-async fn read_host(lines: mpsc::Sender<Arc<str>>, seen: mpsc::Sender<Seen>) {
+async fn read_host(lines: mpsc::Sender<crate::mcp::SharedText>, seen: mpsc::Sender<Seen>) {
     let mut stdin = tokio::io::stdin();
     let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
     let mut buffer = vec![0u8; 64 * 1024];

@@ -229,7 +229,7 @@ impl BodyWatcher {
 /// A whole body as one line (a message may span lines).
 fn whole(body: Vec<u8>) -> Line {
     match String::from_utf8(body) {
-        Ok(text) => Line::Text(text.trim().into()),
+        Ok(text) => Line::Text(crate::mcp::shared_trimmed(text)),
         Err(error) => Line::Bytes(error.into_bytes()),
     }
 }

@@ -154,7 +154,7 @@ impl<'a> Record<'a> {
             Record::Invalid { at, raw, error } => logged(
                 at,
                 LogEvent::Invalid(InvalidLine {
-                    raw: raw.into(),
+                    raw: Arc::new(raw.into_owned()),
                     error,
                 }),
             ),
@@ -234,7 +234,7 @@ impl Frames {
         if let Some(seen) = self.0.iter().find(|seen| &*seen.raw == raw) {
             return Ok(seen.clone());
         }
-        let frame = jsonrpc::parse_line(Arc::from(raw))
+        let frame = jsonrpc::parse_line(Arc::new(raw.to_owned()))
             .map_err(|(_, error)| format!("a recorded frame does not parse: {error}"))?;
         if self.0.len() == RECENT_FRAMES {
             self.0.pop_front();

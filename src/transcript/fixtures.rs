@@ -92,7 +92,7 @@ pub(crate) fn every_event() -> Vec<SessionEvent> {
         entry(
             3,
             LogEvent::Invalid(InvalidLine {
-                raw: "garbage \u{1b}[2J".into(),
+                raw: std::sync::Arc::new("garbage \u{1b}[2J".into()),
                 error: parse("garbage").unwrap_err(),
             }),
         ),

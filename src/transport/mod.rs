@@ -120,7 +120,7 @@ impl Transport {
     }
 
     /// Queues one line (without newline) for the server; see [`Transport::send`].
-    pub fn send_line(&self, line: Arc<str>) -> Result<(), NotSent> {
+    pub fn send_line(&self, line: crate::mcp::SharedText) -> Result<(), NotSent> {
         self.send(Outgoing::Line(line))
     }
 

@@ -313,6 +313,47 @@ fn a_reconnect_starts_a_visible_connection_and_its_ids_never_repeat_a_row() {
     assert_eq!(state.log.lines[earlier].exchange, Some(0));
 }
 
+/// Forty `r`s before the session begins the restart are one restart: each queued one would
+/// start and stop the server again, and the screen waited on the session's full command
+/// channel behind them (`?` answered seconds late). Once the new attempt begins, `r` asks again.
+#[test]
+fn presses_of_r_before_the_restart_begins_are_one_restart() {
+    let mut state = state();
+    let sent: usize = (0..40)
+        .map(|_| {
+            command(&mut state, Command::Reconnect)
+                .iter()
+                .filter(|effect| matches!(effect, Effect::Session(SessionCommand::Reconnect)))
+                .count()
+        })
+        .sum();
+    assert_eq!(sent, 1);
+    assert!(
+        status(&state).contains("reconnecting…"),
+        "each press is answered"
+    );
+    let connecting = SessionEvent::Connecting {
+        transport: "stdio: demo".into(),
+    };
+    session(&mut state, connecting);
+    assert_eq!(
+        command(&mut state, Command::Reconnect),
+        [Effect::Session(SessionCommand::Reconnect)],
+        "a new attempt under way can be restarted"
+    );
+    // A server that cannot be reached at all says so without `Connecting`.
+    let failed = SessionEvent::ConnectFailed {
+        stage: crate::mcp::log::Stage::Spawn,
+        reason: "no such file".into(),
+    };
+    session(&mut state, failed);
+    assert_eq!(
+        command(&mut state, Command::Reconnect),
+        [Effect::Session(SessionCommand::Reconnect)],
+        "r retries after a failure"
+    );
+}
+
 #[test]
 fn the_era_probes_refusal_is_labelled_as_expected_once_the_server_is_legacy() {
     let mut state = AppState::new(Settings::default(), Vec::new(), Rect::new(0, 0, 120, 40));

@@ -46,6 +46,7 @@ pub(super) async fn call_each(
             host: &host,
             as_json,
             verbose: output.verbose,
+            streamed: false,
         };
         let runs = servers
             .iter()

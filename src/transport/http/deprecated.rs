@@ -27,7 +27,11 @@ impl Poster {
     /// `endpoint`, then `initialize` posted there. On success this task goes on reading the
     /// stream, where every answer comes, until it ends; `false` when the server offers no such
     /// stream (the refusal of `initialize` then stands).
-    pub(super) async fn open_deprecated(&self, outgoing: &Posted, line: &Arc<str>) -> bool {
+    pub(super) async fn open_deprecated(
+        &self,
+        outgoing: &Posted,
+        line: &crate::mcp::SharedText,
+    ) -> bool {
         let request = self
             .client
             .get(self.url.clone())
@@ -161,7 +165,7 @@ impl Poster {
     pub(super) async fn post_deprecated(
         &self,
         outgoing: &Posted,
-        line: &Arc<str>,
+        line: &crate::mcp::SharedText,
         endpoint: reqwest::Url,
     ) {
         let request = self

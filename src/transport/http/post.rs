@@ -1,8 +1,6 @@
 //! One POST: the request and its headers, the response read as a JSON body or handed to the
 //! event stream, an HTTP status without an answer turned into the request's failure.
 
-use std::sync::Arc;
-
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use super::authorize;
@@ -13,12 +11,13 @@ use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_bod
 use crate::mcp::framing::{Line, decode};
 use crate::mcp::headers::encode_value;
 use crate::mcp::jsonrpc::{Message, Reply};
+use crate::mcp::shared_trimmed;
 
 impl Poster {
     /// Posts a line; on a 401, or a 403 asking for more scope (while `authorizations` are left,
     /// and the user gave no `Authorization`), gets a token (refreshed, or by the OAuth flow) and
     /// posts it once more with it. A scope already asked for is not asked again: no loops.
-    pub(super) async fn post_as(self, line: Arc<str>, authorizations: u8) {
+    pub(super) async fn post_as(self, line: crate::mcp::SharedText, authorizations: u8) {
         let outgoing = Posted::read(&line);
         let endpoint = self.session_state().sse_endpoint.clone();
         if let Some(endpoint) = endpoint {
@@ -74,9 +73,20 @@ impl Poster {
             ERROR_BODY_BYTES
         };
         let (body, whole) = read_body(response, limit).await;
-        let text = String::from_utf8_lossy(&body).into_owned();
+        let text = String::from_utf8(body)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        // What a status in words quotes of the body: its start. The body itself becomes the
+        // answer's line, moved rather than copied.
+        let mut start = text.len().min(ERROR_BODY_BYTES);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let quoted = text[..start].to_owned();
         let answer = if whole && !text.trim().is_empty() {
-            Some(decode(Line::Text(text.trim().into()), self.max_frame_bytes))
+            Some(decode(
+                Line::Text(shared_trimmed(text)),
+                self.max_frame_bytes,
+            ))
         } else {
             None
         };
@@ -87,7 +97,7 @@ impl Poster {
             && outgoing.method.as_deref() == Some("initialize")
             && !answer.as_ref().is_some_and(is_modern_error)
         {
-            let reason = describe_status(status, &headers, &text);
+            let reason = describe_status(status, &headers, &quoted);
             self.emit_http(&mut record, Some(reason)).await;
             if self.open_deprecated(&outgoing, &line).await {
                 return;
@@ -110,7 +120,7 @@ impl Poster {
             line => {
                 // No answer in the body: its own text is logged as the line it is (a 200 that
                 // is not JSON-RPC), and the request fails with the status in words.
-                let reason = describe_status(status, &headers, &text);
+                let reason = describe_status(status, &headers, &quoted);
                 self.emit_http(&mut record, Some(reason.clone())).await;
                 if let Some(line @ Err(_)) = line.filter(|_| status.is_success()) {
                     self.deliver(vec![line]).await;
@@ -120,7 +130,7 @@ impl Poster {
         }
     }
 
-    fn request(&self, outgoing: &Posted, line: &Arc<str>) -> reqwest::RequestBuilder {
+    fn request(&self, outgoing: &Posted, line: &crate::mcp::SharedText) -> reqwest::RequestBuilder {
         let mut request = self
             .client
             .post(self.url.clone())
@@ -197,6 +207,9 @@ mod tests {
         assert!(is_modern_error(&answer(-32022)));
         assert!(is_modern_error(&answer(-32020)));
         assert!(!is_modern_error(&answer(-32600)));
-        assert!(!is_modern_error(&decode(Line::Text("<html>".into()), 1024)));
+        assert!(!is_modern_error(&decode(
+            Line::Text(std::sync::Arc::new("<html>".into())),
+            1024
+        )));
     }
 }

@@ -58,7 +58,7 @@ pub(super) struct Poster {
 }
 
 impl Poster {
-    pub(super) async fn post(self, line: Arc<str>) {
+    pub(super) async fn post(self, line: crate::mcp::SharedText) {
         // A refused token refreshed, then more scope asked for: two at most.
         self.post_as(line, 2).await;
     }

@@ -143,7 +143,7 @@ fn post(
     running: &mut JoinSet<()>,
     modern: &mut HashMap<Id, AbortHandle>,
     order: &mut order::Order,
-    line: Arc<str>,
+    line: crate::mcp::SharedText,
     overrides: Vec<(String, String)>,
 ) {
     let facts = Posted::read(&line);
