@@ -1,7 +1,8 @@
 //! Peak memory of headless runs against floods of small things (a bench binary, run once:
 //! `cargo bench --bench hostile_memory`; needs GNU time at /usr/bin/time). Each flood is a mode
 //! of `tests/peers/hostile_server.py`, written in chunks so the server stays small: the peak is
-//! sightline's. Printed: the peak against the bytes the server sent (the contract: about 3×).
+//! sightline's. Printed: the peak against the bytes the server sent (the contract: at most 2×
+//! for a reply).
 
 use std::process::Command;
 use std::time::Instant;
@@ -33,6 +34,13 @@ const CASES: &[(&str, &str, u64, &str)] = &[
         "1,000,000 empty content blocks",
     ),
     ("many-tools", "tools", 13_600_000, "200,000 tools"),
+    ("huge", "call", 52_428_800, "a 50 MiB text result"),
+    (
+        "huge-c1",
+        "call",
+        62_914_560,
+        "a 60 MiB text result of C1 controls",
+    ),
     (
         "zeros",
         "call",
@@ -47,9 +55,13 @@ fn main() {
         std::env::temp_dir().join(format!("hostile-memory-{}.jsonl", std::process::id()));
     for (mode, command, bytes, what) in CASES {
         // The floods that were over 3x with `--record` are measured with it too.
-        let recorded = matches!(*mode, "blocks" | "many-tools");
+        // Every reply-sized case is measured in each output mode: --json hid a regression.
+        let recorded = matches!(
+            *mode,
+            "blocks" | "many-tools" | "zeros" | "huge" | "huge-c1"
+        );
         let variants: &[(bool, bool)] = if recorded {
-            &[(true, false), (false, false), (true, true)]
+            &[(true, false), (false, false), (true, true), (false, true)]
         } else {
             &[(true, false), (false, false)]
         };
@@ -64,6 +76,9 @@ fn main() {
         for (json, record, payload) in runs {
             let mut run = Command::new("/usr/bin/time");
             run.args(["-f", "%M", env!("CARGO_BIN_EXE_sightline"), command]);
+            if mode.starts_with("huge") {
+                run.env("HUGE_BYTES", bytes.to_string());
+            }
             if *command == "call" {
                 run.arg("boom");
             }
@@ -112,6 +127,7 @@ fn main() {
                     (_, _, true) => "--json --payload",
                     (true, true, _) => "--json --record",
                     (true, false, _) => "--json",
+                    (false, true, _) => "--record",
                     _ => "human",
                 },
                 start.elapsed().as_secs_f64(),
