@@ -231,7 +231,7 @@ impl Frames {
     /// A frame from its recorded text (it parsed when it was recorded, so it parses again),
     /// the one read moments ago when the text is the same.
     fn frame(&mut self, raw: &str) -> Result<jsonrpc::Frame, String> {
-        if let Some(seen) = self.0.iter().find(|seen| &*seen.raw == raw) {
+        if let Some(seen) = self.0.iter().find(|seen| seen.raw.as_str() == raw) {
             return Ok(seen.clone());
         }
         let frame = jsonrpc::parse_line(Arc::new(raw.to_owned()))

@@ -75,13 +75,8 @@ impl Poster {
         let (body, whole) = read_body(response, limit).await;
         let text = String::from_utf8(body)
             .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-        // What a status in words quotes of the body: its start. The body itself becomes the
-        // answer's line, moved rather than copied.
-        let mut start = text.len().min(ERROR_BODY_BYTES);
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let quoted = text[..start].to_owned();
+        // The body itself becomes the answer's line, moved rather than copied.
+        let quoted = opening(&text);
         let answer = if whole && !text.trim().is_empty() {
             Some(decode(
                 Line::Text(shared_trimmed(text)),
@@ -191,6 +186,15 @@ fn is_modern_error(
 
 fn is_response(message: &Message) -> bool {
     matches!(message, Message::Response { .. })
+}
+
+/// What a status in words quotes of a body: its start.
+fn opening(text: &str) -> String {
+    let mut end = text.len().min(ERROR_BODY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
 }
 
 #[cfg(test)]
