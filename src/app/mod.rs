@@ -37,6 +37,7 @@ mod session_events;
 mod shelves;
 pub mod state;
 mod status;
+mod stderr_text;
 mod subscriptions;
 mod toggles;
 pub mod update;

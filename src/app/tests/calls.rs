@@ -335,23 +335,22 @@ fn presses_of_r_before_the_restart_begins_are_one_restart() {
     let connecting = SessionEvent::Connecting {
         transport: "stdio: demo".into(),
     };
-    session(&mut state, connecting);
-    assert_eq!(
-        command(&mut state, Command::Reconnect),
-        [Effect::Session(SessionCommand::Reconnect)],
-        "a new attempt under way can be restarted"
-    );
     // A server that cannot be reached at all says so without `Connecting`.
     let failed = SessionEvent::ConnectFailed {
         stage: crate::mcp::log::Stage::Spawn,
         reason: "no such file".into(),
     };
-    session(&mut state, failed);
-    assert_eq!(
-        command(&mut state, Command::Reconnect),
-        [Effect::Session(SessionCommand::Reconnect)],
-        "r retries after a failure"
-    );
+    for (event, why) in [
+        (connecting, "a new attempt under way can be restarted"),
+        (failed, "r retries after a failure"),
+    ] {
+        session(&mut state, event);
+        assert_eq!(
+            command(&mut state, Command::Reconnect),
+            [Effect::Session(SessionCommand::Reconnect)],
+            "{why}"
+        );
+    }
 }
 
 #[test]
