@@ -6,6 +6,7 @@ use super::hosts::{HostProfile, Shape, builtins, resolve};
 use super::{Block, Rule, clip, model_view};
 use crate::classify::fixtures::{VERSIONS, call};
 use crate::classify::{Class, classify};
+use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
 
 fn view<'a>(exchange: &'a Exchange, version: &str, host: &HostProfile) -> super::ModelView<'a> {
@@ -694,4 +695,59 @@ fn a_second_limit_cuts_what_the_first_kept_and_a_call_prefix_stays_outside_both(
     let tools = crate::mcp::messages::tools_page(&listing).unwrap().tools;
     let stopped = super::stopped_by_host("c", &json!({}), Some(&tools), &host).unwrap();
     assert_eq!(stopped.text(), "no c");
+}
+
+/// Beside its response, long response strings are pointed at, short ones and the newlines
+/// between blocks are written: the parts, resolved in the response, are the text the model
+/// reads, and no long string is written twice.
+#[test]
+fn parts_beside_the_response_join_to_the_text_with_each_long_string_once() {
+    let long = "x".repeat(3000);
+    let result = json!({"content": [
+        {"type": "text", "text": long},
+        {"type": "text", "text": "short"},
+        {"type": "text", "text": long},
+        {"type": "text", "text": long}
+    ]});
+    let exchange = call("x", json!({})).result(result.clone());
+    let long_view = view(&exchange, "2025-11-25", &host("spec"));
+    let Some(Reply::Result(sent)) = exchange.answer() else {
+        panic!("a result")
+    };
+    let value = serde_json::to_value(long_view.to_json_beside(false, Some(sent))).unwrap();
+    assert!(value.get("text").is_none(), "{value}");
+    let response = json!({"result": result});
+    let parts = value["parts"].as_array().unwrap();
+    let joined: String = parts
+        .iter()
+        .map(|part| match part.get("from") {
+            Some(from) => response
+                .pointer(from.as_str().unwrap())
+                .unwrap()
+                .as_str()
+                .unwrap(),
+            None => part["text"].as_str().unwrap(),
+        })
+        .collect();
+    assert_eq!(joined, long_view.text());
+    assert_eq!(
+        parts
+            .iter()
+            .filter(|part| part.get("from").is_some())
+            .count(),
+        3
+    );
+    assert!(
+        !value.to_string().contains(&long),
+        "a long string written again"
+    );
+    // Nothing long to point at: the text, as before.
+    let short = call("x", json!({})).tool_error(PAST);
+    let Some(Reply::Result(sent)) = short.answer() else {
+        panic!("a result")
+    };
+    let short_view = self::view(&short, "2025-11-25", &host("spec"));
+    let value = serde_json::to_value(short_view.to_json_beside(false, Some(sent))).unwrap();
+    assert_eq!(value["text"], PAST);
+    assert!(value.get("parts").is_none());
 }
