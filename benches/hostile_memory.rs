@@ -1,8 +1,8 @@
 //! Peak memory of headless runs against floods of small things (a bench binary, run once:
-//! `cargo bench --bench hostile_memory`; needs GNU time at /usr/bin/time). Each flood is a mode
-//! of `tests/peers/hostile_server.py`, written in chunks so the server stays small: the peak is
-//! sightline's. Printed: the peak against the bytes the server sent (the contract: at most 2×
-//! for a reply).
+//! `cargo bench --bench hostile_memory`). Each flood is a mode of
+//! `tests/peers/hostile_server.py`; the peak is sightline's own `VmHWM`, written by the process
+//! at exit (`SIGHTLINE_PEAK_FILE`), never the server's. Printed: the peak against the bytes the
+//! server sent (the contract: at most 2× for a reply), and the peak of a plain call beside it.
 
 use std::process::Command;
 use std::time::Instant;
@@ -53,6 +53,22 @@ fn main() {
     let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
     let transcript =
         std::env::temp_dir().join(format!("hostile-memory-{}.jsonl", std::process::id()));
+    let peak_file =
+        std::env::temp_dir().join(format!("hostile-memory-{}.peak", std::process::id()));
+    let floor = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args([
+            "call", "boom", "--era", "legacy", "--", "python3", server, "normal",
+        ])
+        .env("SIGHTLINE_PEAK_FILE", &peak_file)
+        .output();
+    if floor.is_ok() {
+        #[allow(clippy::cast_precision_loss)] // a figure for a person to read
+        let megabytes = (written_peak_kb(&peak_file) * 1024) as f64 / 1e6;
+        println!(
+            "{:<30} a plain call (the floor): peak {megabytes:.1} MB",
+            "normal"
+        );
+    }
     for (mode, command, bytes, what) in CASES {
         // The floods that were over 3x with `--record` are measured with it too.
         // Every reply-sized case is measured in each output mode: --json hid a regression.
@@ -74,8 +90,8 @@ fn main() {
             runs.push((true, false, true));
         }
         for (json, record, payload) in runs {
-            let mut run = Command::new("/usr/bin/time");
-            run.args(["-f", "%M", env!("CARGO_BIN_EXE_sightline"), command]);
+            let mut run = Command::new(env!("CARGO_BIN_EXE_sightline"));
+            run.arg(command).env("SIGHTLINE_PEAK_FILE", &peak_file);
             if mode.starts_with("huge") {
                 run.env("HUGE_BYTES", bytes.to_string());
             }
@@ -105,16 +121,11 @@ fn main() {
             let output = match run.output() {
                 Ok(output) => output,
                 Err(error) => {
-                    eprintln!("cannot run /usr/bin/time: {error}");
+                    eprintln!("cannot run sightline: {error}");
                     return;
                 }
             };
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let peak_kb: u64 = stderr
-                .lines()
-                .last()
-                .and_then(|line| line.trim().parse().ok())
-                .unwrap_or(0);
+            let peak_kb = written_peak_kb(&peak_file);
             #[allow(clippy::cast_precision_loss)] // figures for a person to read
             let (megabytes, ratio) = (
                 (peak_kb * 1024) as f64 / 1e6,
@@ -135,4 +146,21 @@ fn main() {
             );
         }
     }
+}
+
+/// The `VmHWM` sightline wrote at exit, in kB (0 if it wrote none).
+fn written_peak_kb(path: &std::path::Path) -> u64 {
+    let peak = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|line| {
+            line.trim_start_matches("VmHWM:")
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(path);
+    peak
 }

@@ -260,7 +260,28 @@ impl Drop for ServersStoppedAtExit {
     }
 }
 
+/// With `SIGHTLINE_PEAK_FILE` set, sightline's own peak resident size (`VmHWM`) is written there
+/// at exit: `/usr/bin/time` reports the largest of the process and the children it reaped, so a
+/// server can hide sightline's figure. Used by the memory benchmark.
+struct PeakWrittenAtExit;
+
+impl Drop for PeakWrittenAtExit {
+    fn drop(&mut self) {
+        let Some(path) = std::env::var_os("SIGHTLINE_PEAK_FILE") else {
+            return;
+        };
+        let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+            return;
+        };
+        if let Some(line) = status.lines().find(|line| line.starts_with("VmHWM:")) {
+            let _ = std::fs::write(path, format!("{line}\n"));
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    // Declared first, dropped last: the peak includes stopping the servers.
+    let _peak = PeakWrittenAtExit;
     let _servers = ServersStoppedAtExit;
     let cli = match Cli::try_parse_from(sightline::cli::record_args_after_command(
         std::env::args_os(),
