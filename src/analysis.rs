@@ -8,7 +8,7 @@ use crate::classify::{self, Judgement, Outcome};
 use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::model_view::hosts::HostProfile;
-use crate::model_view::{ModelView, model_view};
+use crate::model_view::{ModelView, measured, model_view};
 
 /// What the analysis of one call depends on besides the exchange.
 #[derive(Debug, Clone, Copy)]
@@ -39,8 +39,11 @@ pub fn analyze<'a>(exchange: &'a Exchange, context: &CallContext<'_>) -> CallAna
 /// The class and the findings, without the view (which depends on the host, and is built for
 /// the call on screen only).
 pub fn judge(exchange: &Exchange, context: &CallContext<'_>) -> (Outcome, Vec<Finding>) {
-    let Judgement { outcome, findings } =
-        classify::judge(exchange, context.version, context.catalog);
+    let Judgement {
+        outcome,
+        mut findings,
+    } = classify::judge(exchange, context.version, context.catalog);
+    with_measured_consequence(&mut findings, exchange, &outcome, context.version);
     (outcome, findings)
 }
 
@@ -55,6 +58,7 @@ pub fn analyze_judged<'a>(
         outcome,
         mut findings,
     } = judgement;
+    with_measured_consequence(&mut findings, exchange, &outcome, context.version);
     let view = view(exchange, &outcome, context);
     findings.extend(view.findings.iter().cloned());
     CallAnalysis {
@@ -90,8 +94,53 @@ pub fn view<'a>(
     if let Some((tool, reason)) = rejected_tool(exchange, context.catalog) {
         view.dropped(tool, reason);
     }
+    // A profile that is no real host's (the spec's reading, a generic API) says what the
+    // calibrated hosts do with this very answer: the rule is not the fact.
+    if !is_calibrated(context.host)
+        && let Some(fates) = measured::fates(exchange, outcome, context.version)
+    {
+        view.notes.insert(0, measured::summary(&fates));
+    }
     view
 }
+
+fn is_calibrated(host: &HostProfile) -> bool {
+    host.source.as_ref().is_some_and(|source| source.captured)
+}
+
+/// The SEP-1303 finding's consequence, counted from the calibrated hosts' profiles: which of
+/// them keep their model blind to why the call failed. Idempotent (a finding the session
+/// already completed is left as it is).
+pub fn with_measured_consequence(
+    findings: &mut [Finding],
+    exchange: &Exchange,
+    outcome: &Outcome,
+    version: &str,
+) {
+    let Some(finding) = findings
+        .iter_mut()
+        .find(|finding| finding.id == SEP_1303_FINDING && !finding.message.contains(MEASURED))
+    else {
+        return;
+    };
+    let Some(fates) = measured::fates(exchange, outcome, version) else {
+        return;
+    };
+    let tool = exchange
+        .params()
+        .and_then(|params| params.get("name"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    finding.message = format!(
+        "{}; {MEASURED} {}",
+        finding.message,
+        measured::blind_consequence(&fates, tool)
+    );
+}
+
+const SEP_1303_FINDING: &str = "sep1303.validation-as-protocol-error";
+/// Where the measured part of the finding starts.
+const MEASURED: &str = "measured:";
 
 /// What the model reads when the host would stop this call before the server.
 fn stopped_by_host(
@@ -158,6 +207,33 @@ mod tests {
         );
         assert!(!analysis.view.forwarded);
         assert!(!analysis.view.text().contains(PAST));
+    }
+
+    #[test]
+    fn the_sep1303_finding_names_as_blind_exactly_the_calibrated_hosts_whose_model_misses_the_message()
+     {
+        let spec = resolve("spec", &[]).unwrap();
+        let tools = catalog(&["book_flight"]);
+        let exchange =
+            call("book_flight", json!({"departureDate": "12/12/2024"})).error(-32602, PAST);
+        let analysis = analyze(&exchange, &context(&spec, &tools, false));
+        let finding = &analysis.findings[0].message;
+        let (_, measured) = finding.split_once("measured:").unwrap();
+        let (blind, _) = measured.split_once("never").unwrap();
+        for host in crate::model_view::hosts::captured() {
+            let view = analyze(&exchange, &context(host, &tools, false)).view;
+            let reads_why = view.text().contains(PAST);
+            assert_eq!(
+                blind.contains(host.name.as_str()),
+                !reads_why,
+                "{}: the finding says {measured:?}, its model reads {:?}",
+                host.name,
+                view.text()
+            );
+        }
+        assert!(!finding.contains("a host that does not forward"));
+        // The spec's own view says what the calibrated hosts do with this answer.
+        assert!(analysis.view.notes[0].starts_with("measured: of the "));
     }
 
     #[test]

@@ -274,9 +274,20 @@ fn real_host_profiles_forward_in_their_own_words() {
     assert_eq!(chat["payload"]["role"], "tool");
     assert_eq!(chat["payload"]["content"], chat["text"]);
     assert!(chat["payload"].get("is_error").is_none());
+    // A generic profile says first what the calibrated hosts do with this answer.
+    let notes = chat["notes"].as_array().unwrap();
+    assert!(
+        notes[0]
+            .as_str()
+            .unwrap()
+            .starts_with("measured: of the 7 calibrated hosts, "),
+        "{notes:?}"
+    );
     assert_eq!(
-        chat["notes"],
-        json!(["this host has no error flag: the model sees this text as an ordinary result"])
+        notes[1..],
+        [json!(
+            "this host has no error flag: the model sees this text as an ordinary result"
+        )]
     );
     let output = sightline(&[
         "call",

@@ -428,8 +428,9 @@ fn cell(got: &Value) -> String {
         .replace('\n', " ↵ ")
         .replace('`', "'");
     let mut out = format!("`{shown}`");
+    // A flag (Claude's `is_error`) or a key the model reads (Gemini's `response.error`).
     if got["error_flag"] == true {
-        out.push_str(" · is_error");
+        out.push_str(" · error mark");
     }
     if got["server_called"] == false {
         out.push_str(" · *server not called*");

@@ -270,7 +270,14 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
     let Finished { exchange, judged } = finished;
     // Judged by the session that ran it; a call read back from a transcript is judged here.
     let (outcome, found) = match judged {
-        Some(Judgement { outcome, findings }) => (outcome, findings),
+        Some(Judgement {
+            outcome,
+            mut findings,
+        }) => {
+            let version = call_context(state).version;
+            analysis::with_measured_consequence(&mut findings, &exchange, &outcome, version);
+            (outcome, findings)
+        }
         None => analysis::judge(&exchange, &call_context(state)),
     };
     let tool = exchange

@@ -17,7 +17,7 @@ fn rule(verdict: Verdict) -> (&'static str, &'static str) {
     match verdict {
         Verdict::ModelBlind => (
             "an input validation error answered as a protocol error",
-            "The model never learns why the call failed: SEP-1303 (2025-11-25) puts input validation errors in tool results with isError: true.",
+            "Clients only MAY show the model a protocol error, so some hosts never tell it why the call failed: SEP-1303 (2025-11-25) puts input validation errors in tool results with isError: true, which clients SHOULD show.",
         ),
         Verdict::Lenient => (
             "invalid input accepted",

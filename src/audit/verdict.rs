@@ -386,13 +386,13 @@ fn verdict(
             Verdict::ModelBlind,
             INVALID_ARGUMENTS,
             format!(
-                "allowed by {version} (\"Invalid arguments\" were protocol errors); SEP-1303 made them tool errors in 2025-11-25, and the model still never sees why"
+                "allowed by {version} (\"Invalid arguments\" were protocol errors); SEP-1303 made them tool errors in 2025-11-25: clients SHOULD show those to the model, and only MAY show it a protocol error"
             ),
         ),
         (Class::ProtocolError, true) => (
             Verdict::ModelBlind,
             INPUT_VALIDATION,
-            "a protocol error: the host does not show the model why the call failed".to_owned(),
+            "a protocol error: clients only MAY show it to the model (each host's consequence says which do)".to_owned(),
         ),
         (Class::Success, _) => (
             Verdict::Lenient,

@@ -153,14 +153,14 @@ fn validation_as_protocol_error(context: &Context) -> Option<Finding> {
             Severity::Warning,
             format!(
                 "{}: input validation errors are tool execution errors (isError: true), not -32602 \
-             (tools.mdx, SEP-1303); a host that does not forward protocol errors never shows its model why '{name}' failed",
+             (tools.mdx, SEP-1303): clients SHOULD show those to the model, and only MAY show it a protocol error",
                 context.version
             ),
         ))
     } else {
         Some(context.finding(id, Severity::Info, format!(
             "allowed by {} (\"Invalid arguments\" were protocol errors), changed by SEP-1303 in \
-             {SEP_1303_VERSION}: a host that does not forward protocol errors never shows its model why '{name}' failed",
+             {SEP_1303_VERSION}: clients SHOULD show tool execution errors to the model, and only MAY show it a protocol error",
             context.version
         )))
     }

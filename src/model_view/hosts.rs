@@ -329,6 +329,10 @@ pub struct HostProfile {
     /// Whether the host's message can mark a result as an error (`is_error`).
     #[serde(default = "yes")]
     pub error_flag: bool,
+    /// Without a flag: the key the host's message puts a failed call's text under, which the
+    /// model reads as the mark (Gemini's `functionResponse.response.error`, beside `output`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_key: Option<String>,
     #[serde(default)]
     pub structured: Structured,
     #[serde(default)]
@@ -545,6 +549,7 @@ pub fn spec() -> &'static HostProfile {
                 description: String::new(),
                 shape: Shape::Generic,
                 error_flag: true,
+                error_key: None,
                 structured: Structured::Alongside,
                 blocks: Blocks::default(),
                 empty_text: None,

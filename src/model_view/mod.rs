@@ -10,6 +10,7 @@ mod gemini;
 mod host_checks;
 pub mod hosts;
 mod json;
+pub mod measured;
 pub mod output_check;
 mod payload;
 mod python_dump;
@@ -416,7 +417,7 @@ impl<'a> ModelView<'a> {
                 text: failure_text(host, exchange).into(),
             }];
             self.reason = format!(
-                "{named}: handled by the client, not forwarded ({may}; off): the model learns that the call failed, not why"
+                "{named}: handled by the client, not forwarded ({may}; off in this profile): a host that keeps it back tells its model that the call failed, not why"
             );
         }
     }
@@ -424,11 +425,18 @@ impl<'a> ModelView<'a> {
     /// The host's last word: no error flag to mark an error with, and its size limit.
     fn as_the_host_marks_and_cuts_it(&mut self, host: &HostProfile) {
         if self.is_error && !host.error_flag {
-            self.is_error = false;
-            self.notes.push(
-                "this host has no error flag: the model sees this text as an ordinary result"
-                    .to_owned(),
-            );
+            match &host.error_key {
+                Some(key) => self.notes.push(format!(
+                    "marked as an error by the response's `{key}` key (this host has no error flag)"
+                )),
+                None => {
+                    self.is_error = false;
+                    self.notes.push(
+                        "this host has no error flag: the model sees this text as an ordinary result"
+                            .to_owned(),
+                    );
+                }
+            }
         }
         if let Some(limit) = &host.limit {
             let total = self.blocks.iter().map(Block::len).sum::<usize>()

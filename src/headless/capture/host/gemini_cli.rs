@@ -82,7 +82,7 @@ impl Host for GeminiCli {
     }
 
     fn flag_note(&self) -> &'static str {
-        "none (a Gemini functionResponse has no error flag)"
+        "the functionResponse's `response.error` key (no flag; a result is under `output`)"
     }
 }
 

@@ -31,7 +31,7 @@ pub fn tools(body: &Value) -> Vec<&Value> {
 /// the parts after it in the same turn; either way the model reads them after the text. So
 /// the text is the lone `output` or `error` string as it is, else the `response` object's
 /// JSON (the model reads the whole object), then a line for each such part (an image by
-/// sightline's label). Gemini's message has no error flag.
+/// sightline's label). Gemini's message has no error flag; its `error` key is the mark.
 pub fn tool_result(body: &Value) -> Option<ToolResult> {
     let (parts, at) = body
         .get("contents")?
@@ -52,6 +52,16 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
     let part = &parts[at];
     let function_response = part.get("functionResponse")?;
     let response = function_response.get("response")?;
+    // The key is the mark the model reads: `error` for a failed call, `output` for a result.
+    let error_flag = response.as_object().and_then(|object| {
+        if object.contains_key("error") {
+            Some(true)
+        } else if object.contains_key("output") {
+            Some(false)
+        } else {
+            None
+        }
+    });
     let mut text = match response.as_object() {
         Some(object) if object.len() == 1 => {
             match object.get("output").or_else(|| object.get("error")) {
@@ -88,7 +98,7 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
     Some(ToolResult {
         verbatim,
         text,
-        error_flag: None,
+        error_flag,
     })
 }
 
