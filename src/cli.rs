@@ -21,7 +21,7 @@ mod proxy;
 mod record;
 mod several;
 
-pub use commands::{AuditArgs, CallArgs, CaptureArgs, CaptureHost};
+pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs};
 pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
 pub use record::{RecordArgs, record_args_after_command};
@@ -177,6 +177,11 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Run the capture matrix (every answer class of the demo server in both styles, schema
+    /// breaks, structured content, mixed blocks, an unknown tool) through a real host: a table
+    /// of the cases its profile predicts and those it does not. Exit 1 with --check on any
+    /// difference.
+    Calibrate(CalibrateArgs),
     /// Sit between a real host and its server: frames pass unchanged both ways, each one
     /// watched as the TUI watches a session (findings, what the host's model sees), recorded
     /// with --record and open to `sightline attach`. The host runs `sightline proxy -- SERVER`

@@ -26,16 +26,37 @@ fn config_dir_from(xdg_config_home: Option<OsString>, home: Option<OsString>) ->
     Some(base.join("sightline"))
 }
 
-/// The user's host profiles from `hosts.toml` (none when the file does not exist).
+/// The user's host profiles: `hosts.toml`, then each host file `hosts/NAME.toml` (none when
+/// neither exists).
 pub fn user_host_profiles() -> Result<Vec<HostProfile>, String> {
-    let Some(path) = config_dir().map(|dir| dir.join("hosts.toml")) else {
+    let Some(dir) = config_dir() else {
         return Ok(Vec::new());
     };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => hosts::parse(&text, &path.to_string_lossy()).map_err(|error| error.to_string()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(error) => Err(format!("cannot read '{}': {error}", path.display())),
+    let path = dir.join("hosts.toml");
+    let mut profiles = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            hosts::parse(&text, &path.to_string_lossy()).map_err(|error| error.to_string())?
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => return Err(format!("cannot read '{}': {error}", path.display())),
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("hosts"))
+        .map(|entries| {
+            entries
+                .filter_map(|entry| Some(entry.ok()?.path()))
+                .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|error| format!("cannot read '{}': {error}", file.display()))?;
+        profiles.extend(
+            hosts::parse(&text, &file.to_string_lossy()).map_err(|error| error.to_string())?,
+        );
     }
+    Ok(profiles)
 }
 
 /// Every host profile: built-ins, overridden and extended by the user's.

@@ -7,6 +7,7 @@
 
 mod audit;
 mod auth;
+mod calibrate;
 mod call;
 mod capture;
 mod complete;
@@ -26,6 +27,7 @@ mod tools;
 
 pub use audit::audit;
 pub use auth::logout;
+pub use calibrate::calibrate;
 pub use call::{CallReport, call};
 pub use capture::capture;
 pub use complete::complete;

@@ -148,6 +148,36 @@ const CASES: &[(&str, Server, &str, &str)] = &[
 /// How many captures run at once (each host is a process tree of its own).
 const PARALLEL: usize = 3;
 
+/// Cases where a host does what its profile's language cannot say yet: each must still differ
+/// (a match fails the test, so the list only shrinks), and the README says so.
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "copilot-cli",
+        "structured content with an output schema (Python SDK)",
+        "structuredContent after a blank line unless a text block is exactly its compact JSON",
+    ),
+    (
+        "copilot-cli",
+        "structured content without an output schema",
+        "structuredContent after a blank line unless a text block is exactly its compact JSON",
+    ),
+    (
+        "copilot-cli",
+        "long text (40 KB)",
+        "a long result saved to a file behind a 500-character preview",
+    ),
+    (
+        "copilot-cli",
+        "long text (80 KB)",
+        "a long result saved to a file behind a 500-character preview",
+    ),
+    (
+        "copilot-cli",
+        "very long text (400 KB)",
+        "a long result saved to a file behind a 500-character preview",
+    ),
+];
+
 fn require_hosts() {
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
     let stamp = |installed: &str, wanted: &str| {
@@ -163,7 +193,8 @@ fn require_hosts() {
             && stamp(
                 "hosts/node_modules/.installed-lock.json",
                 "hosts/package-lock.json"
-            ),
+            )
+            && stamp("cli-hosts/.installed-versions.txt", "cli-hosts.txt"),
         "the hosts are not installed (or are out of date): run `tests/peers/install.sh`"
     );
 }
@@ -207,8 +238,18 @@ fn calibrate(host: &str, version: &str) {
                         break;
                     };
                     let got = capture(host, *server, tool, args);
-                    if let Some(problem) = problem(host, version, case, &got) {
-                        problems.lock().unwrap().push(problem);
+                    let found = problem(host, version, case, &got);
+                    let known = KNOWN
+                        .iter()
+                        .find(|(h, c, _)| *h == host && c == case)
+                        .map(|(.., why)| why);
+                    match (found, known) {
+                        (Some(problem), None) => problems.lock().unwrap().push(problem),
+                        // A known difference is still checked: the day it is gone, say so.
+                        (None, Some(why)) => problems.lock().unwrap().push(format!(
+                            "{host} / {case}: the known difference ({why}) is gone: remove it from KNOWN"
+                        )),
+                        _ => {}
                     }
                 }
             });
@@ -361,6 +402,16 @@ fn codex_sends_what_its_profile_predicts() {
 }
 
 #[test]
+fn opencode_sends_what_its_profile_predicts() {
+    calibrate("opencode", "1.18.33");
+}
+
+#[test]
+fn copilot_cli_sends_what_its_profile_predicts() {
+    calibrate("copilot-cli", "1.0.102");
+}
+
+#[test]
 fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
     require_hosts();
     let got = capture(
@@ -391,6 +442,8 @@ const README_HOSTS: &[(&str, &str)] = &[
     ("vercel-ai-chat", "6.0.326"),
     ("langchain", "1.5.0"),
     ("codex", "0.171.0"),
+    ("opencode", "1.18.33"),
+    ("copilot-cli", "1.0.102"),
 ];
 
 /// The README's rows: cases of the matrix, by name.

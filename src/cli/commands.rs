@@ -22,31 +22,16 @@ pub struct CallArgs {
     pub payload: bool,
 }
 
-/// The hosts `capture` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CaptureHost {
-    /// Claude Code (`claude` on PATH, or --host-bin).
-    ClaudeCode,
-    /// Gemini CLI (`gemini` on PATH, or --host-bin).
-    GeminiCli,
-    /// The `OpenAI` Agents SDK for Python (`openai-agents`), on its default Responses API.
-    OpenaiAgents,
-    /// The Vercel AI SDK (`ai`, `@ai-sdk/mcp`, `@ai-sdk/openai`) on the Responses API.
-    VercelAi,
-    /// The Vercel AI SDK on Chat Completions.
-    VercelAiChat,
-    /// A `LangChain` agent with `langchain-mcp-adapters`, on Chat Completions.
-    Langchain,
-    /// The `OpenAI` Codex CLI (`codex exec`; `codex` on PATH, or --host-bin), on the Responses
-    /// API, streamed.
-    Codex,
-}
-
 #[derive(Debug, Clone, Args)]
 pub struct CaptureArgs {
-    /// The host to run.
-    #[arg(value_enum)]
-    pub host: CaptureHost,
+    /// The host to run: claude-code, gemini-cli, openai-agents, vercel-ai, vercel-ai-chat,
+    /// langchain, codex, opencode, copilot-cli, or one of your host files (`sightline hosts`).
+    pub host: String,
+    /// A host file (TOML: a `[run.NAME]` table, and the `[hosts.NAME]` profile that predicts
+    /// it) to run the host from, instead of the built-in one or the config directory's
+    /// `hosts/NAME.toml`.
+    #[arg(long, value_name = "FILE")]
+    pub host_file: Option<String>,
     /// The tool the mock model calls (by name, whether or not the host lists it).
     pub tool: String,
     /// The arguments the mock model calls it with, as JSON (`-` reads stdin).
@@ -77,6 +62,28 @@ pub struct CaptureArgs {
     /// Give up on the host after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub deadline: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CalibrateArgs {
+    /// The host: a built-in one (`sightline hosts`) or a host file's.
+    pub host: String,
+    /// Exit 1 when any case differs from the profile (for CI, and for host upgrades).
+    #[arg(long)]
+    pub check: bool,
+    /// Write the profile with the error texts as the host sent them (templates around the
+    /// server's words) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<String>,
+    /// The host file to run the host from (see `capture --host-file`).
+    #[arg(long, value_name = "FILE")]
+    pub host_file: Option<String>,
+    /// The host's program (see `capture --host-bin`).
+    #[arg(long, value_name = "PATH")]
+    pub host_bin: Option<String>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -20,12 +20,16 @@ use crate::mcp::messages::{Tool, tools_page};
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::sanitize;
 use crate::transport::Target;
+pub use host::file::version_in;
 use host::{Host, Setup};
 use model::{ModelRequest, Plan, ToolResult};
 
 /// What a capture found, before it is printed.
 struct Captured {
     host: &'static dyn Host,
+    /// The profile of the host's own host file (a user's), when it has one; else the
+    /// built-in or the user's profile of the host's name predicts.
+    profile: Option<crate::model_view::hosts::HostProfile>,
     host_version: String,
     /// The tool as the user named it.
     tool: String,
@@ -43,6 +47,24 @@ struct Captured {
     run_error: Option<String>,
 }
 
+/// The version of host `name` installed here (where `capture` would find it), or why none is.
+pub fn installed_version(name: &str) -> Result<String, String> {
+    let args = CaptureArgs {
+        host: name.to_owned(),
+        host_file: None,
+        tool: String::new(),
+        args: "{}".to_owned(),
+        json: false,
+        python: None,
+        host_bin: None,
+        node: None,
+        node_path: None,
+        model_requests: None,
+        deadline: 60,
+    };
+    host::host(name, &args)?.host.probe(&args)
+}
+
 /// Runs the capture; prints text or (`--json`) one object; exit 0 when the prediction matches,
 /// 1 when it differs, 2 for a usage problem (or a host that is not installed), 4 when the host
 /// could not be run.
@@ -57,7 +79,8 @@ pub async fn capture(server: &ServerArgs, args: &CaptureArgs) -> u8 {
 }
 
 async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
-    let host = host::host(args.host);
+    let found = host::host(&args.host, args).map_err(|message| (exit::USAGE, message))?;
+    let host = found.host;
     let arguments = read_arguments(&args.args).map_err(|message| (exit::USAGE, message))?;
     let command = match server.target() {
         Ok(Target::Stdio(command)) => command,
@@ -116,6 +139,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
     Ok(assemble(
         Captured {
             host,
+            profile: found.profile,
             host_version,
             tool: args.tool.clone(),
             called,

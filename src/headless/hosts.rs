@@ -49,6 +49,7 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
         print_json(&list);
         return exit::SUCCESS;
     }
+    let installed = installed_here(&all);
     emit(|out| {
         for profile in &all {
             let name = sanitize::text(&profile.name);
@@ -67,6 +68,9 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
                     sanitize::text(&source.checked)
                 )?;
             }
+            if let Some((_, here)) = installed.iter().find(|(name, _)| *name == profile.name) {
+                writeln!(out, "    {}", sanitize::text(&here_line(profile, here)))?;
+            }
         }
         writeln!(
             out,
@@ -75,6 +79,50 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
         )
     });
     exit::SUCCESS
+}
+
+/// The calibrated hosts' versions here, probed at once (each runs the host).
+fn installed_here(all: &[HostProfile]) -> Vec<(String, Result<String, String>)> {
+    std::thread::scope(|scope| {
+        let probes: Vec<_> = all
+            .iter()
+            .filter(|profile| {
+                profile
+                    .source
+                    .as_ref()
+                    .is_some_and(|source| source.captured)
+            })
+            .map(|profile| {
+                let name = profile.name.clone();
+                scope.spawn(move || {
+                    let version = super::capture::installed_version(&name);
+                    (name, version)
+                })
+            })
+            .collect();
+        probes
+            .into_iter()
+            .filter_map(|probe| probe.join().ok())
+            .collect()
+    })
+}
+
+/// Whether a calibrated host is installed here, and whether it is the calibrated version.
+fn here_line(profile: &HostProfile, here: &Result<String, String>) -> String {
+    let calibrated = profile
+        .source
+        .as_ref()
+        .and_then(|source| super::capture::version_in(&source.version));
+    match here {
+        Ok(version) if calibrated.as_deref() == Some(version.as_str()) => {
+            format!("installed here: {version}, the calibrated version")
+        }
+        Ok(version) => format!(
+            "installed here: {version}, not the calibrated version: `sightline calibrate {} --check` says what differs",
+            profile.name
+        ),
+        Err(_) => "not installed here (`sightline capture` says how)".to_owned(),
+    }
 }
 
 /// One profile in `hosts --json`.

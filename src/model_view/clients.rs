@@ -13,6 +13,10 @@ const CLIENTS: &[(&str, &str)] = &[
     // The Vercel AI SDK (@ai-sdk/mcp 1.0.102), on either API: {"name":"ai-sdk-mcp-client",
     // "version":"1.0.0"}; its default, the Responses API, is the profile.
     ("ai-sdk-mcp-client", "vercel-ai"),
+    // opencode 1.18.33: {"name":"opencode","version":"1.18.33"}
+    ("opencode", "opencode"),
+    // GitHub Copilot CLI 1.0.102: {"name":"copilot-cli","version":"1.0.102"}
+    ("copilot-cli", "copilot-cli"),
 ];
 
 /// `clientInfo.name`s that say which SDK a host is built on, not which host it is.

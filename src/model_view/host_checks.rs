@@ -109,6 +109,21 @@ fn tool_names(catalog: &[crate::mcp::messages::Tool]) -> String {
     names.join(", ")
 }
 
+/// The server's tools by the host's names for them (`checks.tool_name`), sorted, joined by
+/// ", " (hosts that list all their tools alphabetically).
+fn host_tool_names(catalog: &[crate::mcp::messages::Tool], checks: &hosts::Checks) -> String {
+    let mut names: Vec<String> = catalog
+        .iter()
+        .map(|tool| match &checks.tool_name {
+            Some(template) => hosts::fill(template, &[("tool", tool.name.as_str())]),
+            None => tool.name.to_string(),
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.join(", ")
+}
+
 /// The host's answer to a tool it did not list: its words, why, and whether they say why.
 fn unknown_tool(
     tool: &str,
@@ -122,6 +137,7 @@ fn unknown_tool(
                 &[
                     ("tool", tool),
                     ("tools", &tool_names(catalog)),
+                    ("host_tools", &host_tool_names(catalog, checks)),
                     ("did_you_mean", &did_you_mean(tool, catalog, checks)),
                 ],
             ),

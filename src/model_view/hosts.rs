@@ -244,7 +244,8 @@ pub struct Checks {
     #[serde(default = "default_failure_text")]
     pub invalid_arguments_text: String,
     /// What the model reads when it calls a tool the host did not list (`{tool}`; `{tools}`
-    /// is the names of the tools it did list, joined by ", "); absent: the host fails the
+    /// is the names of the tools it did list, joined by ", "; `{host_tools}` the same by the
+    /// host's names for them, `tool_name`, sorted); absent: the host fails the
     /// whole run, and the model reads nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_tool_text: Option<String>,
@@ -350,7 +351,8 @@ pub struct HostProfile {
     /// The words a tool execution error (`isError`) reaches the model in, instead of its
     /// blocks: `{tool}` (the tool's name on the server), `{arguments}` (compact JSON) and
     /// `{result}` (the whole result as the MCP TypeScript SDK parses it, compact JSON as
-    /// `JSON.stringify` writes it). Absent: the blocks, as for a result. `protocol_error_text` has `{tool}` and
+    /// `JSON.stringify` writes it), `{text}` (the blocks as the host sends a result's).
+    /// Absent: the blocks, as for a result. `protocol_error_text` has `{tool}` and
     /// `{arguments}` too, and `{message_escaped}` (the message escaped as in a JSON string).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_error_text: Option<String>,
@@ -438,7 +440,7 @@ pub fn fill_exact(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// The built-in profile files, in the order `h` cycles through them.
-const BUILTIN_FILES: [(&str, &str); 15] = [
+const BUILTIN_FILES: [(&str, &str); 17] = [
     ("hosts/spec.toml", include_str!("../../hosts/spec.toml")),
     (
         "hosts/content-only.toml",
@@ -473,6 +475,14 @@ const BUILTIN_FILES: [(&str, &str); 15] = [
         include_str!("../../hosts/openai-agents-structured.toml"),
     ),
     ("hosts/codex.toml", include_str!("../../hosts/codex.toml")),
+    (
+        "hosts/opencode.toml",
+        include_str!("../../hosts/opencode.toml"),
+    ),
+    (
+        "hosts/copilot-cli.toml",
+        include_str!("../../hosts/copilot-cli.toml"),
+    ),
     (
         "hosts/claude-code.toml",
         include_str!("../../hosts/claude-code.toml"),
@@ -523,6 +533,11 @@ pub fn captured() -> &'static [HostProfile] {
             })
             .collect()
     })
+}
+
+/// The built-in host files, by path: profiles, and the runs of the hosts they calibrate.
+pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
+    &BUILTIN_FILES
 }
 
 /// The file a built-in profile comes from, as written (comments included).
@@ -600,6 +615,9 @@ pub struct HostsError {
 struct HostsFile {
     #[serde(default)]
     hosts: BTreeMap<String, HostProfile>,
+    /// How `capture` runs each host (a host file's other half, read by `capture`).
+    #[serde(default, rename = "run")]
+    _run: Option<toml::Table>,
 }
 
 /// Parses a profiles file: `[hosts.NAME]` tables of [`HostProfile`] fields.

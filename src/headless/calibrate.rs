@@ -1,0 +1,557 @@
+//! `sightline calibrate HOST`: the capture matrix against the demo server through the real
+//! host, a table of what matched its profile case by case, and (`--write`) the error part of
+//! the profile inferred from what the host sent: the text per class around the server's words.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use super::exit;
+use crate::cli::CalibrateArgs;
+use super::output::{emit, print_json};
+use crate::model_view::hosts::{self, HostProfile};
+use crate::sanitize;
+
+/// One case: its name, the demo's style, the tool and the arguments the mock model sends.
+pub struct Case {
+    pub name: &'static str,
+    pub style: &'static str,
+    pub tool: &'static str,
+    pub args: &'static str,
+}
+
+const fn case(
+    name: &'static str,
+    style: &'static str,
+    tool: &'static str,
+    args: &'static str,
+) -> Case {
+    Case {
+        name,
+        style,
+        tool,
+        args,
+    }
+}
+
+/// The demo server's cases: every answer class in both styles, schema breaks, a business
+/// error, structured content, mixed blocks and an unknown tool.
+pub const CASES: &[Case] = &[
+    case(
+        PROTOCOL_ERROR,
+        "legacy",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024","destination":"Paris"}"#,
+    ),
+    case(
+        TOOL_ERROR,
+        "sep1303",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024","destination":"Paris"}"#,
+    ),
+    case(
+        "success",
+        "sep1303",
+        "book_flight",
+        r#"{"departureDate":"12/12/2099","destination":"Paris"}"#,
+    ),
+    case(
+        "success (legacy style)",
+        "legacy",
+        "book_flight",
+        r#"{"departureDate":"12/12/2099"}"#,
+    ),
+    case(
+        "missing required argument (legacy)",
+        "legacy",
+        "book_flight",
+        r#"{"destination":"Paris"}"#,
+    ),
+    case(
+        "missing required argument (SEP-1303)",
+        "sep1303",
+        "book_flight",
+        r#"{"destination":"Paris"}"#,
+    ),
+    case(
+        "schema break: pattern (legacy)",
+        "legacy",
+        "book_flight",
+        r#"{"departureDate":"2099-12-12"}"#,
+    ),
+    case(
+        "schema break: pattern (SEP-1303)",
+        "sep1303",
+        "book_flight",
+        r#"{"departureDate":"2099-12-12"}"#,
+    ),
+    case(
+        "schema break: wrong type",
+        "sep1303",
+        "book_flight",
+        r#"{"departureDate":20991212}"#,
+    ),
+    case(
+        "business error",
+        "sep1303",
+        "cancel_booking",
+        r#"{"bookingRef":"SL-1A2B3C"}"#,
+    ),
+    case(
+        "structured content with an output schema",
+        "sep1303",
+        "get_flight_status",
+        r#"{"flightNumber":"LH123"}"#,
+    ),
+    case(
+        "text, image and resource link",
+        "sep1303",
+        "boarding_pass",
+        r#"{"bookingRef":"SL-1A2B3C"}"#,
+    ),
+    case(UNKNOWN_TOOL, "sep1303", "no_such_tool", "{}"),
+];
+
+const PROTOCOL_ERROR: &str = "protocol error (-32602, a past date)";
+const TOOL_ERROR: &str = "tool error (SEP-1303, a past date)";
+const UNKNOWN_TOOL: &str = "unknown tool";
+
+/// How many captures run at once (each is a whole host process).
+const PARALLEL: usize = 3;
+
+pub fn calibrate(args: &CalibrateArgs) -> u8 {
+    let me = match std::env::current_exe() {
+        Ok(me) => me,
+        Err(error) => {
+            eprintln!("sightline calibrate: own path: {error}");
+            return exit::TRANSPORT_FAILURE;
+        }
+    };
+    let results = run_all(&me, args);
+    // A host that cannot run at all fails every case the same way: said once.
+    if let Some(Err(error)) = results.get(&0)
+        && results.values().all(Result::is_err)
+    {
+        eprintln!("sightline calibrate: {}", sanitize::text(error));
+        return exit::USAGE;
+    }
+    let captured: Vec<(&Case, Result<Value, String>)> = CASES
+        .iter()
+        .enumerate()
+        .map(|(index, case)| {
+            let got = results
+                .get(&index)
+                .cloned()
+                .unwrap_or_else(|| Err("not run".to_owned()));
+            (case, got)
+        })
+        .collect();
+    let differing = captured
+        .iter()
+        .filter(|(_, got)| !matches!(got, Ok(got) if got["matches"] == true))
+        .count();
+    let mut written = None;
+    if let Some(file) = &args.write {
+        let base = base_profile(args);
+        let profile = inferred(base, &captured);
+        let text = hosts::to_file(&profile);
+        if let Err(error) = std::fs::write(file, &text) {
+            eprintln!("sightline calibrate: --write {file}: {error}");
+            return exit::USAGE;
+        }
+        written = Some(file);
+    }
+    if args.json {
+        let cases: Vec<Value> = captured
+            .iter()
+            .map(|(case, got)| match got {
+                Ok(got) => json!({
+                    "case": case.name, "matches": got["matches"],
+                    "host_version": got["host_version"], "other_version": got["other_version"],
+                    "text": got["text"], "differences": got["differences"],
+                }),
+                Err(error) => json!({"case": case.name, "matches": false, "error": error}),
+            })
+            .collect();
+        print_json(&json!({"host": args.host, "cases": cases, "differing": differing}));
+    } else {
+        emit(|out| write_table(out, args, &captured, differing, written.map(String::as_str)));
+    }
+    if args.check && differing > 0 {
+        exit::TOOL_ERROR
+    } else {
+        exit::SUCCESS
+    }
+}
+
+/// The table: the host and its version, each case and its first difference, the count.
+fn write_table(
+    out: &mut dyn std::io::Write,
+    args: &CalibrateArgs,
+    captured: &[(&Case, Result<Value, String>)],
+    differing: usize,
+    written: Option<&str>,
+) -> std::io::Result<()> {
+    let version = captured
+        .iter()
+        .find_map(|(_, got)| got.as_ref().ok()?["host_version"].as_str());
+    writeln!(
+        out,
+        "{} {} against `sightline demo-server`, {} cases",
+        sanitize::text(&args.host),
+        sanitize::text(version.unwrap_or("(version unknown)")),
+        CASES.len()
+    )?;
+    if let Some(other) = captured.iter().find_map(|(_, got)| {
+        let got = got.as_ref().ok()?;
+        (got["other_version"] == true).then(|| got["profile_version"].to_string())
+    }) {
+        writeln!(
+            out,
+            "its profile was calibrated on {}: differences may be the upgrade",
+            sanitize::text(&other)
+        )?;
+    }
+    for (case, got) in captured {
+        let (mark, detail) = match got {
+            Ok(got) if got["matches"] == true => ("matches", String::new()),
+            Ok(got) => (
+                "differs",
+                got["differences"]
+                    .as_array()
+                    .and_then(|all| all.first())
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            ),
+            Err(error) => ("failed ", error.clone()),
+        };
+        writeln!(out, "{mark}  {}", case.name)?;
+        if !detail.is_empty() {
+            writeln!(out, "         {}", sanitize::text(&clip(&detail, 300)))?;
+        }
+    }
+    writeln!(
+        out,
+        "\n{} of {} cases match the profile",
+        CASES.len() - differing,
+        CASES.len()
+    )?;
+    if let Some(file) = written {
+        writeln!(
+            out,
+            "wrote {file}: the profile with the error texts as this host sent them; \
+             rerun with `--host-file {file} --check` to see what it still cannot say"
+        )?;
+    }
+    Ok(())
+}
+
+/// Every case's capture, `PARALLEL` at a time, by the case's index.
+fn run_all(me: &std::path::Path, args: &CalibrateArgs) -> BTreeMap<usize, Result<Value, String>> {
+    let results: Mutex<BTreeMap<usize, Result<Value, String>>> = Mutex::default();
+    let next = Mutex::new(0..CASES.len());
+    std::thread::scope(|scope| {
+        for _ in 0..PARALLEL {
+            scope.spawn(|| {
+                while let Some(index) = next.lock().ok().and_then(|mut next| next.next()) {
+                    let got = run_case(me, &CASES[index], args);
+                    if let Ok(mut results) = results.lock() {
+                        results.insert(index, got);
+                    }
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_default()
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let shown = crate::model_view::clip(text, max);
+    if shown.len() < text.len() {
+        format!("{shown}…")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// One case's `capture --json`.
+fn run_case(me: &std::path::Path, case: &Case, args: &CalibrateArgs) -> Result<Value, String> {
+    let mut command = std::process::Command::new(me);
+    command.args(["capture", &args.host, case.tool, case.args, "--json"]);
+    if let Some(file) = &args.host_file {
+        command.args(["--host-file", file.as_str()]);
+    }
+    if let Some(bin) = &args.host_bin {
+        command.args(["--host-bin", bin.as_str()]);
+    }
+    command.args(["--demo", case.style]);
+    let output = command
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| format!("cannot run capture: {error}"))?;
+    serde_json::from_slice(&output.stdout).map_err(|_| {
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .unwrap_or("capture printed nothing")
+            .trim_start_matches("sightline capture: ")
+            .to_owned()
+    })
+}
+
+/// The profile the written one starts from: the host file's, the built-in one, or `spec`.
+fn base_profile(args: &CalibrateArgs) -> HostProfile {
+    let from_file = args.host_file.as_deref().and_then(|file| {
+        let text = std::fs::read_to_string(file).ok()?;
+        hosts::parse(&text, file)
+            .ok()?
+            .into_iter()
+            .find(|profile| profile.name == args.host)
+    });
+    let user = crate::config::user_host_profiles().unwrap_or_default();
+    let mut profile = from_file
+        .or_else(|| hosts::resolve(&args.host, &user).ok())
+        .unwrap_or_else(|| hosts::spec().clone());
+    args.host.clone_into(&mut profile.name);
+    profile
+}
+
+/// `base` with what the captures say of errors: the flag, the protocol error's and the tool
+/// error's texts as templates around the server's words, and the unknown-tool answer.
+pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>)]) -> HostProfile {
+    let got = |name: &str| {
+        captured
+            .iter()
+            .find(|(case, _)| case.name == name)
+            .and_then(|(_, got)| got.as_ref().ok())
+    };
+    if let Some(flag) = captured
+        .iter()
+        .find_map(|(_, got)| got.as_ref().ok()?["error_flag"].as_bool())
+    {
+        base.error_flag = flag;
+    }
+    if let Some(got) = got(PROTOCOL_ERROR) {
+        let error = server_error(got);
+        match (got["text"].as_str(), error) {
+            (None, _) => {
+                base.forward_protocol_errors = false;
+                if !base.aborts_run_on.contains(&hosts::Abort::ProtocolError) {
+                    base.aborts_run_on.push(hosts::Abort::ProtocolError);
+                }
+            }
+            (Some(text), Some((code, message))) if text.contains(&message) => {
+                base.forward_protocol_errors = true;
+                base.protocol_error_text = text.replacen(&message, "{message}", 1).replacen(
+                    &code.to_string(),
+                    "{code}",
+                    1,
+                );
+            }
+            (Some(text), _) => {
+                base.forward_protocol_errors = false;
+                text.clone_into(&mut base.failure_text);
+            }
+        }
+    }
+    if let Some(got) = got(TOOL_ERROR)
+        && let (Some(text), Some(said)) = (got["text"].as_str(), tool_error_text(got))
+    {
+        base.tool_error_text = if text == said {
+            None
+        } else if text.contains(&said) {
+            Some(text.replacen(&said, "{text}", 1))
+        } else {
+            base.tool_error_text
+        };
+    }
+    if let Some(got) = got(UNKNOWN_TOOL)
+        && got["server_called"] == false
+    {
+        let checks = base.checks.get_or_insert_with(|| hosts::Checks {
+            arguments: hosts::ArgumentCheck::None,
+            invalid_arguments_text: hosts::spec().failure_text.clone(),
+            unknown_tool_text: None,
+            validator: hosts::Validator::default(),
+            tool_name: None,
+            tool_order: Vec::new(),
+            data_var: "data".to_owned(),
+        });
+        if let Some(text) = got["text"].as_str() {
+            let (text, tool_name) = unknown_tool_template(text, &server_tools(got));
+            checks.unknown_tool_text = Some(text);
+            if tool_name.is_some() {
+                checks.tool_name = tool_name;
+            }
+        }
+    }
+    if let Some(version) = captured
+        .iter()
+        .find_map(|(_, got)| got.as_ref().ok()?["host_version"].as_str())
+    {
+        let today = crate::time::Date::from_unix_seconds(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(0)),
+        );
+        let repository = base
+            .source
+            .as_ref()
+            .map_or_else(String::new, |source| source.repository.clone());
+        base.source = Some(hosts::Source {
+            repository,
+            files: vec!["the host itself, run by sightline calibrate".to_owned()],
+            version: format!("{version} (calibrated by sightline calibrate)"),
+            checked: format!("{:04}-{:02}-{:02}", today.year, today.month, today.day),
+            captured: true,
+        });
+    }
+    base
+}
+
+/// An unknown-tool answer as a template: the called name's form gives `tool_name`
+/// (`srv-no_such_tool` → `srv-{tool}`), and a list of the server's tools by that form, sorted,
+/// becomes `{host_tools}` (in the server's order, by their own names: `{tools}`).
+fn unknown_tool_template(text: &str, tools: &[String]) -> (String, Option<String>) {
+    let called = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ',' | '.'))
+        .find(|word| word.contains("no_such_tool"));
+    let tool_name = called.map(|word| word.replace("no_such_tool", "{tool}"));
+    let mut template = text.to_owned();
+    if let Some(name) = &tool_name {
+        let mut named: Vec<String> = tools
+            .iter()
+            .map(|tool| name.replace("{tool}", tool))
+            .collect();
+        named.sort_unstable();
+        let joined = named.join(", ");
+        if !joined.is_empty() && template.contains(&joined) {
+            template = template.replacen(&joined, "{host_tools}", 1);
+        }
+    }
+    let joined = tools.join(", ");
+    if !joined.is_empty() && template.contains(&joined) {
+        template = template.replacen(&joined, "{tools}", 1);
+    }
+    (template.replace("no_such_tool", "{tool}"), tool_name)
+}
+
+/// The names the server listed, in its order, from a capture's exchange.
+fn server_tools(got: &Value) -> Vec<String> {
+    got["exchange"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+        .find_map(|frame| {
+            let tools = frame.get("result")?.get("tools")?.as_array()?.clone();
+            Some(
+                tools
+                    .iter()
+                    .filter_map(|tool| Some(tool["name"].as_str()?.to_owned()))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The code and message of the server's JSON-RPC error in a capture's exchange.
+fn server_error(got: &Value) -> Option<(i64, String)> {
+    got["exchange"].as_array()?.iter().find_map(|frame| {
+        let frame: Value = serde_json::from_str(frame["frame"].as_str()?).ok()?;
+        let error = frame.get("error")?;
+        Some((
+            error["code"].as_i64()?,
+            error["message"].as_str()?.to_owned(),
+        ))
+    })
+}
+
+/// The text of the server's `isError` result in a capture's exchange (its text blocks, one a
+/// line).
+fn tool_error_text(got: &Value) -> Option<String> {
+    got["exchange"].as_array()?.iter().find_map(|frame| {
+        let frame: Value = serde_json::from_str(frame["frame"].as_str()?).ok()?;
+        let result = frame.get("result")?;
+        (result["isError"] == true).then(|| {
+            result["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn frames(reply: &Value) -> Value {
+        json!([{"dir": "recv", "frame": reply.to_string()}])
+    }
+
+    #[test]
+    fn the_error_texts_become_templates_around_the_servers_words() {
+        let message = "Invalid arguments for tool book_flight: bad date";
+        let protocol = json!({
+            "text": format!("MCP server 'srv': McpError: MCP error -32602: {message}"),
+            "error_flag": null,
+            "exchange": frames(&json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": message}})),
+        });
+        let tool = json!({
+            "text": "MCP server 'srv': bad date",
+            "exchange": frames(&json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "bad date"}], "isError": true}})),
+        });
+        let unknown = json!({
+            "text": "Tool 'srv-no_such_tool' does not exist. Available tools are bash, srv-a, srv-b.",
+            "server_called": false,
+            "exchange": frames(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "b"}, {"name": "a"}]}})),
+        });
+        let captured = vec![
+            (&CASES[0], Ok(protocol)),
+            (&CASES[1], Ok(tool)),
+            (
+                CASES.iter().find(|c| c.name == UNKNOWN_TOOL).unwrap(),
+                Ok(unknown),
+            ),
+        ];
+        let profile = inferred(hosts::spec().clone(), &captured);
+        assert!(profile.forward_protocol_errors);
+        assert_eq!(
+            profile.protocol_error_text,
+            "MCP server 'srv': McpError: MCP error {code}: {message}"
+        );
+        assert_eq!(
+            profile.tool_error_text.as_deref(),
+            Some("MCP server 'srv': {text}")
+        );
+        let checks = profile.checks.unwrap();
+        assert_eq!(
+            checks.unknown_tool_text.as_deref(),
+            Some("Tool 'srv-{tool}' does not exist. Available tools are bash, {host_tools}.")
+        );
+        assert_eq!(checks.tool_name.as_deref(), Some("srv-{tool}"));
+    }
+
+    #[test]
+    fn a_host_that_shows_a_sentence_of_its_own_does_not_forward() {
+        let protocol = json!({
+            "text": "An error occurred while running the tool. Please try again.",
+            "exchange": frames(&json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "bad"}})),
+        });
+        let profile = inferred(hosts::spec().clone(), &[(&CASES[0], Ok(protocol))]);
+        assert!(!profile.forward_protocol_errors);
+        assert_eq!(
+            profile.failure_text,
+            "An error occurred while running the tool. Please try again."
+        );
+    }
+}
