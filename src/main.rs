@@ -361,7 +361,9 @@ async fn dispatch(cli: Cli) -> u8 {
             headless::hosts(name.as_deref(), json)
         }
         Some(Command::Capture { capture, server }) => headless::capture(&server, &capture).await,
-        Some(Command::Calibrate(args)) => tokio::task::block_in_place(|| headless::calibrate(&args)),
+        Some(Command::Calibrate(args)) => {
+            tokio::task::block_in_place(|| headless::calibrate(&args))
+        }
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Man) => man(),
         Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,

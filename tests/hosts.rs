@@ -201,7 +201,8 @@ fn require_hosts() {
 
 fn capture(host: &str, server: Server, tool: &str, args: &str) -> Value {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sightline"));
-    command.args(["capture", host, tool, args, "--json"]);
+    // A deadline for a loaded CI machine: opencode alone takes 10-20 s a run.
+    command.args(["capture", host, tool, args, "--json", "--deadline", "180"]);
     match server {
         Server::Demo(style) => command.args(["--demo", style]),
         Server::Cases => command.args([

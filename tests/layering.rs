@@ -63,7 +63,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Between a real host and its server: the pipes, the pure watch, the socket `attach` finds.
     ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "http_listener", "cli", "recording"]),
     ("live_session", &["mcp", "driver", "app", "client", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
     ("runtime", &["mcp", "app", "input", "ui", "theme", "stream", "cli", "live_session", "terminal", "recording"]),
 ];
 

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 
 use super::exit;
-use crate::cli::CalibrateArgs;
 use super::output::{emit, print_json};
+use crate::cli::CalibrateArgs;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::sanitize;
 
@@ -328,11 +328,23 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
             .find(|(case, _)| case.name == name)
             .and_then(|(_, got)| got.as_ref().ok())
     };
-    if let Some(flag) = captured
+    let results: Vec<&Value> = captured
         .iter()
-        .find_map(|(_, got)| got.as_ref().ok()?["error_flag"].as_bool())
-    {
-        base.error_flag = flag;
+        .filter_map(|(_, got)| got.as_ref().ok())
+        .filter(|got| !got["tool_result"].is_null())
+        .collect();
+    // A message with a flag has it on every result; one without never does.
+    if let Some(first) = results.first() {
+        base.error_flag = results
+            .iter()
+            .any(|got| got["error_flag"].as_bool().is_some());
+        if let Some(shape) = shape_of(&first["tool_result"]) {
+            base.shape = shape;
+        }
+        if let Some(version) = first["host_version"].as_str() {
+            base.description =
+                format!("{} {version}, calibrated by sightline calibrate", base.name);
+        }
     }
     if let Some(got) = got(PROTOCOL_ERROR) {
         let error = server_error(got);
@@ -345,11 +357,15 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
             }
             (Some(text), Some((code, message))) if text.contains(&message) => {
                 base.forward_protocol_errors = true;
-                base.protocol_error_text = text.replacen(&message, "{message}", 1).replacen(
-                    &code.to_string(),
-                    "{code}",
-                    1,
-                );
+                let (before, after) = text.split_at(text.find(&message).unwrap_or(0));
+                let after = after.replacen(&message, "{message}", 1);
+                // The tool's name and the code, where the host writes them itself.
+                let before = match got["tool"].as_str() {
+                    Some(tool) if !tool.is_empty() => before.replace(tool, "{tool}"),
+                    _ => before.to_owned(),
+                };
+                base.protocol_error_text =
+                    format!("{}{after}", before.replacen(&code.to_string(), "{code}", 1));
             }
             (Some(text), _) => {
                 base.forward_protocol_errors = false;
@@ -392,24 +408,43 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
         .iter()
         .find_map(|(_, got)| got.as_ref().ok()?["host_version"].as_str())
     {
-        let today = crate::time::Date::from_unix_seconds(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(0)),
-        );
-        let repository = base
-            .source
-            .as_ref()
-            .map_or_else(String::new, |source| source.repository.clone());
-        base.source = Some(hosts::Source {
-            repository,
-            files: vec!["the host itself, run by sightline calibrate".to_owned()],
-            version: format!("{version} (calibrated by sightline calibrate)"),
-            checked: format!("{:04}-{:02}-{:02}", today.year, today.month, today.day),
-            captured: true,
-        });
+        base.source = Some(calibrated_source(&base, version));
     }
     base
+}
+
+/// Where a written profile comes from: this host's version, calibrated today.
+fn calibrated_source(base: &HostProfile, version: &str) -> hosts::Source {
+    let today = crate::time::Date::from_unix_seconds(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(0)),
+    );
+    hosts::Source {
+        repository: base
+            .source
+            .as_ref()
+            .map_or_else(String::new, |source| source.repository.clone()),
+        files: vec!["the host itself, run by sightline calibrate".to_owned()],
+        version: format!("{version} (calibrated by sightline calibrate)"),
+        checked: format!("{:04}-{:02}-{:02}", today.year, today.month, today.day),
+        captured: true,
+    }
+}
+
+/// The shape of the message a captured tool result came in.
+fn shape_of(message: &Value) -> Option<hosts::Shape> {
+    if message["role"] == "tool" {
+        Some(hosts::Shape::OpenaiChat)
+    } else if message["type"] == "function_call_output" {
+        Some(hosts::Shape::OpenaiResponses)
+    } else if message["type"] == "tool_result" {
+        Some(hosts::Shape::AnthropicMessages)
+    } else if !message["functionResponse"].is_null() {
+        Some(hosts::Shape::GeminiFunctionResponse)
+    } else {
+        None
+    }
 }
 
 /// An unknown-tool answer as a template: the called name's form gives `tool_name`
@@ -504,6 +539,8 @@ mod tests {
         let protocol = json!({
             "text": format!("MCP server 'srv': McpError: MCP error -32602: {message}"),
             "error_flag": null,
+            "tool": "book_flight",
+            "tool_result": {"role": "tool", "content": "…"},
             "exchange": frames(&json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": message}})),
         });
         let tool = json!({
@@ -525,6 +562,8 @@ mod tests {
         ];
         let profile = inferred(hosts::spec().clone(), &captured);
         assert!(profile.forward_protocol_errors);
+        assert!(!profile.error_flag, "a chat message has no flag");
+        assert_eq!(profile.shape, hosts::Shape::OpenaiChat);
         assert_eq!(
             profile.protocol_error_text,
             "MCP server 'srv': McpError: MCP error {code}: {message}"

@@ -123,7 +123,7 @@ fn an_unknown_profile_lists_the_available_ones() {
         error,
         "unknown host profile 'nope'; available: spec, content-only, structured-first, \
          anthropic-messages, anthropic-tool-runner, openai-chat, openai-responses, \
-         openai-agents, openai-agents-structured, codex, claude-code, gemini-cli, vercel-ai, \
-         vercel-ai-chat, langchain"
+         openai-agents, openai-agents-structured, codex, opencode, copilot-cli, claude-code, \
+         gemini-cli, vercel-ai, vercel-ai-chat, langchain"
     );
 }

@@ -165,10 +165,15 @@ fn fill(template: &str, values: &[(&str, String)]) -> String {
     hosts::fill_exact(template, &values)
 }
 
-/// The first word that starts with a digit, without a trailing full stop or comma: "GitHub
-/// Copilot CLI 1.0.102." gives "1.0.102".
+/// The first word that starts with a digit (or a `v` and a digit), without the `v` or a
+/// trailing full stop or comma: "GitHub Copilot CLI 1.0.102." gives "1.0.102",
+/// "fast-agent-mcp v0.2.36" "0.2.36".
 pub fn version_in(said: &str) -> Option<String> {
     said.split_whitespace()
+        .map(|word| match word.strip_prefix('v') {
+            Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
+            _ => word,
+        })
         .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
         .map(|word| word.trim_end_matches(['.', ',']).to_owned())
 }
@@ -288,6 +293,10 @@ mod tests {
             Some("1.0.102")
         );
         assert_eq!(version_in("1.18.33").as_deref(), Some("1.18.33"));
+        assert_eq!(
+            version_in("fast-agent-mcp v0.2.36").as_deref(),
+            Some("0.2.36")
+        );
         assert_eq!(version_in("no version"), None);
     }
 
