@@ -256,7 +256,7 @@ mod tests {
         let analysis = analyze(&exchange, &context(&host, &tools, false));
         assert_eq!(analysis.outcome.class, Class::ToolError);
         assert!(analysis.findings.is_empty());
-        let crate::model_view::Block::Text { text } = &analysis.view.blocks[0] else {
+        let crate::model_view::Block::Text { text } = &analysis.view.blocks.to_vec()[0] else {
             panic!("{:?}", analysis.view.blocks);
         };
         assert!(

@@ -372,7 +372,18 @@ fn next_member(text: &str, at: usize) -> Option<(&str, &str, usize)> {
     ))
 }
 
+/// The elements of an array from one of them on: `rest` is the array's text from the start of
+/// that element to the closing bracket (to walk again a stretch an earlier walk marked).
+pub fn elements_from(rest: &str) -> Elements<'_> {
+    Elements {
+        text: rest,
+        at: 0,
+        done: false,
+    }
+}
+
 /// See [`elements`].
+#[derive(Debug, Clone)]
 pub struct Elements<'a> {
     text: &'a str,
     at: usize,

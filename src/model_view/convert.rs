@@ -3,15 +3,15 @@
 
 use std::borrow::Cow;
 
-use super::Block;
 use super::hosts::{Action, Blocks, HostProfile, JsonStyle, Structured};
+use super::{Block, Blocks as BlockList};
 use crate::mcp::json::{self, Json};
 use crate::mcp::messages::{CallResult, block_text};
 
 /// What a host makes of a result's blocks.
 #[derive(Debug, Default)]
 pub(super) struct Converted<'a> {
-    pub blocks: Vec<Block<'a>>,
+    pub blocks: BlockList<'a>,
     /// Plain sentences: what was dropped or replaced, and why.
     pub notes: Vec<String>,
     /// The host's own error, when it fails on a block; `kind` is the block's type.
@@ -50,7 +50,19 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
         }
         return converted;
     }
-    for source in call.blocks() {
+    let content = call.content.unwrap_or_default();
+    for (index, source) in call.blocks().enumerate() {
+        // Text first, in one pass over the block: a million of them must not cost two. A text
+        // as received stays in the reply, read again when walked; an escaped one is decoded.
+        if host.blocks.text == Action::Pass
+            && let Some(text) = block_text(source)
+        {
+            match text {
+                Cow::Borrowed(_) => converted.blocks.push_reply_text(content, index, source),
+                Cow::Owned(_) => converted.blocks.push(Block::Text { text }),
+            }
+            continue;
+        }
         match convert_block(source, &host.blocks) {
             Ok(Some(block)) => converted.blocks.push(block),
             Ok(None) => converted.notes.push(format!(
@@ -92,12 +104,6 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
 
 /// One block as the host converts it; `None` when it drops it.
 fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>>, Thrown> {
-    // Text first, in one pass over the block: a million of them must not cost two.
-    if rules.text == Action::Pass
-        && let Some(text) = block_text(source)
-    {
-        return Ok(Some(Block::Text { text }));
-    }
     let field = |key: &str| json::member(source, key).and_then(json::string);
     let kind = field("type").map(Cow::into_owned).unwrap_or_default();
     let action = match kind.as_str() {
@@ -223,12 +229,12 @@ fn in_host_words_with(template: &str, source: &str, extra: &[(&str, &str)]) -> S
 
 /// The blocks with the host's caption (`blocks.captions`) before each block it passes as it
 /// is (an image, audio, an embedded resource); `{tool}` is the tool's name on the server.
-pub(super) fn captioned<'a>(blocks: Vec<Block<'a>>, rules: &Blocks, tool: &str) -> Vec<Block<'a>> {
+pub(super) fn captioned<'a>(blocks: BlockList<'a>, rules: &Blocks, tool: &str) -> BlockList<'a> {
     if rules.captions.is_empty() {
         return blocks;
     }
-    let mut out = Vec::with_capacity(blocks.len());
-    for block in blocks {
+    let mut out = BlockList::default();
+    for block in blocks.to_vec() {
         if let Block::Media { source, .. } = &block {
             let kind = json::member(source, "type").and_then(json::string);
             if let Some(template) = kind.and_then(|kind| rules.captions.get(kind.as_ref())) {

@@ -2,7 +2,7 @@
 //! checks itself and refuses; what its model reads then, in the host's words.
 
 use super::hosts::{self, ArgumentCheck, HostProfile};
-use super::{Block, ModelView, Rule, validators};
+use super::{Block, Blocks, ModelView, Rule, validators};
 
 /// What the model reads when the host stops a call itself, before the server: a tool it does
 /// not list, or (when it checks them) arguments that break the tool's `inputSchema`. `None`
@@ -79,9 +79,9 @@ pub fn stopped_by_host(
         error_flag: host.error_flag,
         less_likely_to_help: false,
         blocks: if text.is_empty() {
-            Vec::new()
+            Blocks::default()
         } else {
-            vec![Block::Text { text: text.into() }]
+            Blocks::one(Block::Text { text: text.into() })
         },
         reason,
         notes,

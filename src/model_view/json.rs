@@ -8,7 +8,8 @@ use std::fmt;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
-use super::{Block, ModelView};
+use super::block::Iter;
+use super::{Block, Blocks, ModelView};
 use crate::mcp::json::{Compact, Json};
 use crate::mcp::messages::{CallResult, block_text};
 
@@ -65,7 +66,7 @@ impl Serialize for ModelViewJson<'_, '_> {
 }
 
 /// The blocks as `call --json` describes them (kind and size), serialized one by one.
-struct Shapes<'v, 'a>(&'v [Block<'a>]);
+struct Shapes<'v, 'a>(&'v Blocks<'a>);
 
 #[derive(Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -79,13 +80,17 @@ enum BlockShape<'v> {
 
 impl Serialize for Shapes<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|block| match block {
-            Block::Text { .. } => BlockShape::Text { bytes: block.len() },
-            Block::Media { label, .. } => BlockShape::Media { text: label },
-            Block::Placeholder { text } => BlockShape::Placeholder { text },
-            Block::Json { .. } => BlockShape::Json { bytes: block.len() },
-            Block::Structured { .. } => BlockShape::Structured { bytes: block.len() },
-        }))
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for block in self.0 {
+            seq.serialize_element(&match &*block {
+                Block::Text { .. } => BlockShape::Text { bytes: block.len() },
+                Block::Media { label, .. } => BlockShape::Media { text: label },
+                Block::Placeholder { text } => BlockShape::Placeholder { text },
+                Block::Json { .. } => BlockShape::Json { bytes: block.len() },
+                Block::Structured { .. } => BlockShape::Structured { bytes: block.len() },
+            })?;
+        }
+        seq.end()
     }
 }
 
@@ -109,14 +114,14 @@ fn pointed(view: &ModelView, result: &Json) -> Option<Vec<Option<String>>> {
     if !view
         .blocks
         .iter()
-        .any(|block| pointer(block, &call).is_some())
+        .any(|block| pointer(&block, &call).is_some())
     {
         return None;
     }
     Some(
         view.blocks
             .iter()
-            .map(|block| pointer(block, &call))
+            .map(|block| pointer(&block, &call))
             .collect(),
     )
 }
@@ -155,7 +160,7 @@ fn pointer(block: &Block, call: &CallResult) -> Option<String> {
 /// The text as parts: runs of what is written here (`{"text": …}`, blocks joined by newlines,
 /// streamed) and pointers into the response (`{"from": "/result/content/0/text"}`).
 struct Parts<'v, 'a> {
-    blocks: &'v [Block<'a>],
+    blocks: &'v Blocks<'a>,
     pointers: &'v [Option<String>],
 }
 
@@ -169,9 +174,11 @@ struct Written<T: Serialize> {
     text: T,
 }
 
-/// Blocks written in a run, with the newlines that join them to their neighbours.
+/// Blocks written in a run (`count` of them from where `from` stands), with the newlines that
+/// join them to their neighbours.
 struct Run<'v, 'a> {
-    blocks: &'v [Block<'a>],
+    from: Iter<'v, 'a>,
+    count: usize,
     newline_before: bool,
     newline_after: bool,
 }
@@ -181,7 +188,7 @@ impl fmt::Display for Run<'_, '_> {
         if self.newline_before {
             f.write_str("\n")?;
         }
-        super::truncation::write_blocks(self.blocks, f)?;
+        super::truncation::write_blocks(self.from.clone().take(self.count), f)?;
         if self.newline_after {
             f.write_str("\n")?;
         }
@@ -193,28 +200,32 @@ impl Serialize for Parts<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(None)?;
         // `start`: the first block not yet written; `after_pointer`: a pointed block is before it.
-        let (mut start, mut after_pointer) = (0, false);
+        // `cursor` stands at block `start`; one walk of the blocks in all.
+        let (mut cursor, mut start, mut after_pointer) = (self.blocks.iter(), 0, false);
         for (at, pointer) in self.pointers.iter().enumerate() {
             let Some(pointer) = pointer else {
                 continue;
             };
-            let written = &self.blocks[start..at];
-            if !written.is_empty() || after_pointer {
+            let count = at - start;
+            if count > 0 || after_pointer {
                 seq.serialize_element(&Written {
                     text: Streamed(Run {
-                        blocks: written,
+                        from: cursor.clone(),
+                        count,
                         newline_before: after_pointer,
-                        newline_after: !written.is_empty(),
+                        newline_after: count > 0,
                     }),
                 })?;
             }
             seq.serialize_element(&From { from: pointer })?;
+            cursor.nth(count);
             (start, after_pointer) = (at + 1, true);
         }
         if start < self.blocks.len() {
             seq.serialize_element(&Written {
                 text: Streamed(Run {
-                    blocks: &self.blocks[start..],
+                    from: cursor,
+                    count: self.blocks.len() - start,
                     newline_before: after_pointer,
                     newline_after: false,
                 }),

@@ -28,7 +28,7 @@ use crate::classify::{Class, Outcome};
 use crate::mcp::json::Compact;
 use crate::mcp::jsonrpc::{ErrorObject, Reply, error_code_name};
 use crate::mcp::session::Exchange;
-pub use block::Block;
+pub use block::{Block, Blocks};
 pub use convert::media_label;
 use convert::{Converted, convert};
 pub use host_checks::stopped_by_host;
@@ -85,7 +85,7 @@ pub struct ModelView<'a> {
     pub error_flag: bool,
     /// Forwarded under the MAY rule: "less likely to result in successful recovery".
     pub less_likely_to_help: bool,
-    pub blocks: Vec<Block<'a>>,
+    pub blocks: Blocks<'a>,
     /// One line: why the view is what it is.
     pub reason: String,
     /// What the host did that the model cannot tell: blocks dropped or replaced, text cut, no
@@ -155,9 +155,9 @@ pub fn model_view<'a>(
                         ("result", &result),
                         ("text", &text),
                     ];
-                    view.blocks = vec![Block::Text {
+                    view.blocks = Blocks::one(Block::Text {
                         text: hosts::fill_exact(template, &values).into(),
-                    }];
+                    });
                 }
                 None => view.take(convert(result, host), exchange, host),
             }
@@ -179,9 +179,9 @@ pub fn model_view<'a>(
                 );
             } else {
                 view.is_error = true;
-                view.blocks = vec![Block::Text {
+                view.blocks = Blocks::one(Block::Text {
                     text: failure_text(host, exchange).into(),
-                }];
+                });
                 view.reason = format!(
                     "no reply, so nothing from the server reaches the model and the host reports the failure ({})",
                     outcome.detail
@@ -211,9 +211,9 @@ pub fn refused_by_client<'a>(
     view.protocol_error(&error, version >= SEP_1303_VERSION, host, exchange);
     if refusal.code.is_none() && host.forward_protocol_errors {
         // Not an MCP error, so no code to word: the host's words for its own failure.
-        view.blocks = vec![Block::Text {
+        view.blocks = Blocks::one(Block::Text {
             text: hosts::fill(&host.host_error_text, &[("error", &refusal.message)]).into(),
-        }];
+        });
     }
     view.forwarded = false;
     let how = match refusal.code {
@@ -255,7 +255,7 @@ fn call_words(exchange: &Exchange) -> (&str, String) {
 /// `JSON.stringify`s its own parts): images and audio by theirs, with `{data}` and
 /// `{mimeType}`; everything else, and media without a template, as a text part of what the
 /// model would otherwise read.
-fn parts_as_json(blocks: &[Block], templates: &hosts::PartsAsJson) -> String {
+fn parts_as_json(blocks: &Blocks, templates: &hosts::PartsAsJson) -> String {
     use crate::mcp::json;
     // A JSON string literal, escaped as `JSON.stringify` escapes it.
     let quoted = |text: &str| serde_json::Value::from(text).to_string();
@@ -264,7 +264,7 @@ fn parts_as_json(blocks: &[Block], templates: &hosts::PartsAsJson) -> String {
         if i > 0 {
             out.push(',');
         }
-        let media = match block {
+        let media = match &*block {
             Block::Media { source, .. } => {
                 let field = |key: &str| json::member(source, key).and_then(json::string);
                 let template = match field("type").as_deref() {
@@ -299,7 +299,7 @@ impl<'a> ModelView<'a> {
             is_error: false,
             error_flag: host.error_flag,
             less_likely_to_help: false,
-            blocks: Vec::new(),
+            blocks: Blocks::default(),
             reason: String::new(),
             notes: Vec::new(),
             thrown: None,
@@ -339,7 +339,7 @@ impl<'a> ModelView<'a> {
             // Nothing reaches the model, so nothing is marked as an error there either.
             self.forwarded = false;
             self.is_error = false;
-            self.blocks = Vec::new();
+            self.blocks = Blocks::default();
             self.reason = format!(
                 "{named}: this host fails its whole run on a protocol error ({may}; off), so the model reads nothing of this call"
             );
@@ -367,15 +367,15 @@ impl<'a> ModelView<'a> {
                     ("message_escaped", escaped),
                 ],
             );
-            self.blocks = vec![Block::Text { text: text.into() }];
+            self.blocks = Blocks::one(Block::Text { text: text.into() });
             self.reason = format!(
                 "{named}: forwarded because {may} (on), in this host's words, though it is less likely to help"
             );
         } else {
             self.forwarded = false;
-            self.blocks = vec![Block::Text {
+            self.blocks = Blocks::one(Block::Text {
                 text: failure_text(host, exchange).into(),
-            }];
+            });
             self.reason = format!(
                 "{named}: handled by the client, not forwarded ({may}; off in this profile): a host that keeps it back tells its model that the call failed, not why"
             );
@@ -398,11 +398,10 @@ impl<'a> ModelView<'a> {
             }
         }
         if let Some(limit) = &host.limit {
-            let total = self.blocks.iter().map(Block::len).sum::<usize>()
-                + self.blocks.len().saturating_sub(1);
+            let total = self.blocks.joined_len();
             let lines = if limit.keep == Keep::Replace && total > limit.bytes {
                 let mut counted = LineCount::default();
-                let _ = write_blocks(&self.blocks, &mut counted);
+                let _ = write_blocks(self.blocks.iter(), &mut counted);
                 counted.lines()
             } else {
                 0
@@ -413,8 +412,7 @@ impl<'a> ModelView<'a> {
             }
         }
         if let Some(persist) = host.persist.as_ref().filter(|_| self.truncation.is_none()) {
-            let total = self.blocks.iter().map(Block::len).sum::<usize>()
-                + self.blocks.len().saturating_sub(1);
+            let total = self.blocks.joined_len();
             if total > persist.bytes {
                 self.truncation = Some(self.persisted(total, persist));
                 self.notes.push(format!(
@@ -440,12 +438,9 @@ impl<'a> ModelView<'a> {
             truncation.total += added;
             truncation.head += added;
         }
-        self.blocks.insert(
-            0,
-            Block::Text {
-                text: prefix.to_owned().into(),
-            },
-        );
+        self.blocks.insert_first(Block::Text {
+            text: prefix.to_owned().into(),
+        });
     }
 
     /// Takes in a result as the host converted it; a block the host fails on replaces the
@@ -454,13 +449,15 @@ impl<'a> ModelView<'a> {
         self.blocks = convert::captioned(converted.blocks, &host.blocks, call_words(exchange).0);
         self.notes = converted.notes;
         if host.shape == Shape::GeminiFunctionResponse {
-            gemini::lay_out(&mut self.blocks, &mut self.notes);
+            let mut blocks = self.blocks.to_vec();
+            gemini::lay_out(&mut blocks, &mut self.notes);
+            self.blocks = blocks.into();
         }
         let Some(thrown) = converted.thrown else {
             if let Some(templates) = &host.parts_as_json {
-                self.blocks = vec![Block::Text {
+                self.blocks = Blocks::one(Block::Text {
                     text: parts_as_json(&self.blocks, templates).into(),
-                }];
+                });
                 self.notes.push(
                     "this host sends the parts as one text, their JSON array: the model reads \
                      the JSON, not the parts"
@@ -487,9 +484,9 @@ impl<'a> ModelView<'a> {
             "this host cannot convert the result (it fails on {block}), so its model reads the \
              host's error instead of what the server said"
         );
-        self.blocks = vec![Block::Text {
+        self.blocks = Blocks::one(Block::Text {
             text: hosts::fill(&host.host_error_text, &[("error", &thrown.message)]).into(),
-        }];
+        });
         if host.aborts_run_on.contains(&hosts::Abort::HostError) {
             // Its error ends the run: the model reads neither the result nor the error.
             if let Some(first) = self.notes.first_mut() {
@@ -504,7 +501,7 @@ impl<'a> ModelView<'a> {
                 "this host cannot convert the result (it fails on {block}), and that ends its \
                  whole run: its model reads nothing of this call"
             );
-            self.blocks = Vec::new();
+            self.blocks = Blocks::default();
         }
         if matches!(thrown.kind.as_str(), "audio" | "resource_link") {
             self.findings.push(Finding {
@@ -586,9 +583,9 @@ impl ModelView<'_> {
         self.truncation = None;
         self.notes.clear();
         self.findings.clear();
-        self.blocks = vec![Block::Text {
+        self.blocks = Blocks::one(Block::Text {
             text: format!("(no tool '{tool}': the host dropped it from tools/list)").into(),
-        }];
+        });
         self.reason = format!(
             "'{tool}' has an invalid x-mcp-header ({reason}): HTTP clients MUST drop it from \
              tools/list (2026-07-28 streamable-http.mdx), so the model never sees this tool"

@@ -5,7 +5,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
 use super::hosts::Shape;
-use super::{Block, ModelView, Rule};
+use super::{Block, Blocks, ModelView, Rule};
 use crate::mcp::json::{self, Compact};
 
 impl<'a> ModelView<'a> {
@@ -29,10 +29,10 @@ impl Serialize for Payload<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let view = self.0;
         let cut;
-        let blocks: &[Block] = if view.truncation.is_some() {
-            cut = [Block::Text {
+        let blocks: &Blocks = if view.truncation.is_some() {
+            cut = Blocks::one(Block::Text {
                 text: view.text().into(),
-            }];
+            });
             &cut
         } else {
             &view.blocks
@@ -49,8 +49,8 @@ impl Serialize for Payload<'_, '_> {
             Shape::AnthropicMessages => {
                 map.serialize_entry("type", "tool_result")?;
                 map.serialize_entry("tool_use_id", "toolu_sightline")?;
-                match blocks {
-                    [Block::Structured { json }] => {
+                match blocks.only().as_deref() {
+                    Some(Block::Structured { json }) => {
                         map.serialize_entry("content", &Compact(json).to_string())?;
                     }
                     _ => map.serialize_entry("content", &Each(blocks, anthropic_block))?,
@@ -79,28 +79,28 @@ impl Serialize for Payload<'_, '_> {
 }
 
 /// Blocks as a list, each made and written in turn.
-struct Each<'b>(&'b [Block<'b>], fn(&Block) -> Value);
+struct Each<'b, 'a>(&'b Blocks<'a>, fn(&Block) -> Value);
 
-impl Serialize for Each<'_> {
+impl Serialize for Each<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
         for block in self.0 {
-            seq.serialize_element(&(self.1)(block))?;
+            seq.serialize_element(&(self.1)(&block))?;
         }
         seq.end()
     }
 }
 
 /// One string when the output is one text; else a list of parts.
-struct OpenaiContent<'b>(&'b [Block<'b>], fn(&Block) -> Value);
+struct OpenaiContent<'b, 'a>(&'b Blocks<'a>, fn(&Block) -> Value);
 
-impl Serialize for OpenaiContent<'_> {
+impl Serialize for OpenaiContent<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            [one] if !matches!(one, Block::Media { .. }) => {
+        match self.0.only() {
+            Some(one) if !matches!(*one, Block::Media { .. }) => {
                 serializer.serialize_str(&one.to_string())
             }
-            blocks => Each(blocks, self.1).serialize(serializer),
+            _ => Each(self.0, self.1).serialize(serializer),
         }
     }
 }
@@ -192,11 +192,11 @@ fn responses_part(block: &Block) -> Value {
 
 /// A Gemini turn's parts for one result: the `functionResponse` (the text in `output`, or in
 /// `error` when the call failed), then each image as an `inlineData` part.
-fn gemini_parts(blocks: &[Block], rule: Rule) -> Vec<Value> {
+fn gemini_parts(blocks: &Blocks, rule: Rule) -> Vec<Value> {
     let text: Vec<String> = blocks
         .iter()
-        .filter(|block| !matches!(block, Block::Media { .. }))
-        .map(ToString::to_string)
+        .filter(|block| !matches!(**block, Block::Media { .. }))
+        .map(|block| block.to_string())
         .collect();
     let key = if rule == Rule::Result {
         "output"
@@ -212,7 +212,7 @@ fn gemini_parts(blocks: &[Block], rule: Rule) -> Vec<Value> {
         "id": "call_sightline", "name": "mcp_tool", "response": response,
     }})];
     parts.extend(blocks.iter().filter_map(|block| {
-        let Block::Media { source, .. } = block else {
+        let Block::Media { source, .. } = &*block else {
             return None;
         };
         let (mime, data) = match json::member(source, "resource") {

@@ -247,7 +247,7 @@ fn structured_content_follows_the_profile() {
     let both = structured_result(&value, Some(&serialized));
     let spec = view(&both, "2025-11-25", &host("spec"));
     assert_eq!(
-        spec.blocks,
+        spec.blocks.to_vec(),
         [Block::Text {
             text: serialized.clone().into()
         }],
@@ -255,7 +255,7 @@ fn structured_content_follows_the_profile() {
     );
     let content_only = view(&both, "2025-11-25", &host("content-only"));
     assert_eq!(
-        content_only.blocks,
+        content_only.blocks.to_vec(),
         [Block::Text {
             text: serialized.clone().into()
         }]
@@ -275,7 +275,10 @@ fn structured_content_follows_the_profile() {
         "content-only hosts show nothing"
     );
     let spec = view(&bare, "2025-11-25", &host("spec"));
-    assert!(matches!(spec.blocks[..], [Block::Structured { .. }]));
+    assert!(matches!(
+        spec.blocks.to_vec()[..],
+        [Block::Structured { .. }]
+    ));
     assert_eq!(spec.text(), value.to_string());
 
     let captioned = structured_result(&value, Some("LH123 boards at B7"));
@@ -666,14 +669,14 @@ fn an_unwrapping_host_sends_an_embedded_text_resource_as_its_text() {
     ]}));
     let unwrapped = view(&exchange, "2025-11-25", &host);
     assert_eq!(
-        unwrapped.blocks[0],
+        unwrapped.blocks.to_vec()[0],
         Block::Text {
             text: "Fares.".into()
         }
     );
     // A blob has no text to unwrap: it fares as a passed block.
     assert!(
-        matches!(unwrapped.blocks[1], Block::Media { .. }),
+        matches!(unwrapped.blocks.to_vec()[1], Block::Media { .. }),
         "{:?}",
         unwrapped.blocks
     );

@@ -1,12 +1,13 @@
 //! A host's size limits at work, pure: which bytes of a result it keeps and what stands for the
 //! rest, written as the text is read (never built whole); a saved result's preview.
 
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use serde::Serialize;
 
 use super::hosts::{self, Keep, Limit};
-use super::{Block, ModelView, clip};
+use super::{Block, Blocks, ModelView, clip};
 
 /// A host's size limit at work: the text is `total` bytes, the host keeps `head` bytes from
 /// the start and `tail` from the end, and `marker` stands for the rest.
@@ -119,14 +120,14 @@ impl Truncation {
 /// as the host's size limit cuts it.
 #[derive(Debug, Clone, Copy)]
 pub struct Joined<'v, 'a> {
-    pub(super) blocks: &'v [Block<'a>],
+    pub(super) blocks: &'v Blocks<'a>,
     pub(super) truncation: Option<&'v Truncation>,
 }
 
 impl fmt::Display for Joined<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(truncation) = self.truncation else {
-            return write_blocks(self.blocks, f);
+            return write_blocks(self.blocks.iter(), f);
         };
         f.write_str(&truncation.notice)?;
         let mut window = Window {
@@ -136,7 +137,7 @@ impl fmt::Display for Joined<'_, '_> {
             head_done: false,
             tail_started: false,
         };
-        write_blocks(self.blocks, &mut window)?;
+        write_blocks(self.blocks.iter(), &mut window)?;
         if !window.head_done {
             window.out.write_str(&truncation.marker)?;
         }
@@ -144,8 +145,11 @@ impl fmt::Display for Joined<'_, '_> {
     }
 }
 
-pub(super) fn write_blocks(blocks: &[Block], out: &mut dyn Write) -> fmt::Result {
-    for (i, block) in blocks.iter().enumerate() {
+pub(super) fn write_blocks<'b, 'a: 'b>(
+    blocks: impl Iterator<Item = Cow<'b, Block<'a>>>,
+    out: &mut dyn Write,
+) -> fmt::Result {
+    for (i, block) in blocks.enumerate() {
         if i > 0 {
             out.write_char('\n')?;
         }

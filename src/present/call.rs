@@ -285,7 +285,7 @@ impl ViewWords {
         let structured = view
             .blocks
             .iter()
-            .any(|block| matches!(block, Block::Structured { .. }));
+            .any(|block| matches!(*block, Block::Structured { .. }));
         let marker = match (view.forwarded, view.is_error, view.rule) {
             (true, true, Rule::May) => "marked as an error, less likely to help",
             (true, true, _) => "marked as an error",
