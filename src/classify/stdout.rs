@@ -20,9 +20,17 @@ const LINE_CHARS: usize = 80;
 pub struct StdoutWatch {
     frames: usize,
     /// Lines before the first message.
-    before: Vec<String>,
+    before: Lines,
     /// Lines after one.
-    between: Vec<String>,
+    between: Lines,
+}
+
+/// The lines of one stretch: the first few quoted, all counted (a flood of stray lines costs
+/// nothing here; the log has them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Lines {
+    quoted: Vec<String>,
+    count: usize,
 }
 
 impl StdoutWatch {
@@ -41,7 +49,10 @@ impl StdoutWatch {
                 } else {
                     &mut self.between
                 };
-                lines.push(text.chars().take(LINE_CHARS).collect());
+                lines.count += 1;
+                if lines.quoted.len() < QUOTED {
+                    lines.quoted.push(text.chars().take(LINE_CHARS).collect());
+                }
             }
             _ => {}
         }
@@ -49,7 +60,7 @@ impl StdoutWatch {
 
     /// The finding, when stdout held anything else, under the negotiated `version`.
     pub fn finding(&self, version: &str) -> Option<Finding> {
-        if self.before.is_empty() && self.between.is_empty() {
+        if self.before.count == 0 && self.between.count == 0 {
             return None;
         }
         let mut parts = Vec::new();
@@ -57,21 +68,21 @@ impl StdoutWatch {
             (&self.before, "before the first message"),
             (&self.between, "between messages"),
         ] {
-            if lines.is_empty() {
+            if lines.count == 0 {
                 continue;
             }
             let quoted: Vec<String> = lines
+                .quoted
                 .iter()
-                .take(QUOTED)
                 .map(|line| format!("'{line}'"))
                 .collect();
-            let more = lines.len().saturating_sub(QUOTED);
+            let more = lines.count - lines.quoted.len();
             let more = if more > 0 {
                 format!(" and {more} more")
             } else {
                 String::new()
             };
-            let count = if lines.len() == 1 { "a line" } else { "lines" };
+            let count = if lines.count == 1 { "a line" } else { "lines" };
             parts.push(format!("{count} {when} ({}{more})", quoted.join(", ")));
         }
         let file = if version >= "2026-07-28" {
@@ -170,5 +181,17 @@ mod tests {
             message.contains("lines before the first message ('line 0', 'line 1' and 3 more)"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_flood_of_stray_lines_is_counted_not_kept() {
+        let mut watch = StdoutWatch::default();
+        for _ in 0..100_000 {
+            watch.see(&text("this line is not json"));
+        }
+        assert_eq!(watch.before.quoted.len(), QUOTED);
+        assert_eq!(watch.before.count, 100_000);
+        let message = watch.finding("2025-11-25").expect("a finding").message;
+        assert!(message.contains("and 99998 more"), "{message}");
     }
 }
