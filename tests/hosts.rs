@@ -304,7 +304,7 @@ fn problem(host: &str, version: &str, case: &str, got: &Value) -> Option<String>
     ))
 }
 
-/// The `clientInfo.name` of the host's first request, as the relay logged it.
+/// The `clientInfo.name` of the host's first request, as the proxy recorded it.
 fn client_name(got: &Value) -> Option<String> {
     let first = got["exchange"]
         .as_array()?
@@ -413,7 +413,7 @@ fn copilot_cli_sends_what_its_profile_predicts() {
 }
 
 #[test]
-fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
+fn the_capture_shows_the_tool_definition_and_the_recorded_exchange() {
     require_hosts();
     let got = capture(
         "claude-code",
@@ -427,11 +427,69 @@ fn the_capture_shows_the_tool_definition_and_the_relayed_exchange() {
     let call = frames
         .iter()
         .find(|f| f["dir"] == "send" && f["frame"].as_str().unwrap().contains("tools/call"))
-        .expect("the relay logged the host's tools/call");
+        .expect("the proxy recorded the host's tools/call");
     assert!(call["frame"].as_str().unwrap().contains("12/12/2024"));
     assert!(frames.iter().any(|f| f["dir"] == "recv"));
     assert_eq!(got["prediction"]["host"], "claude-code");
     assert_eq!(got["error_flag"], true);
+}
+
+/// `capture --url`: the host is given the proxy as its stdio server, and the proxy speaks
+/// Streamable HTTP to the demo server; the exchange and the verdict are those of stdio.
+#[test]
+fn capture_drives_a_remote_server_through_the_proxy() {
+    use std::io::BufRead;
+    require_hosts();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["demo-server", "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the demo server starts");
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().expect("its stdout"))
+        .read_line(&mut line)
+        .expect("it prints its URL");
+    let url = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .expect("a URL")
+        .to_owned();
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["capture", "claude-code", "book_flight"])
+        .args([
+            r#"{"departureDate":"12/12/2024"}"#,
+            "--json",
+            "--deadline",
+            "180",
+        ])
+        .args(["--url", &url])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sightline starts");
+    let _ = server.kill();
+    let _ = server.wait();
+    let got: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "no JSON ({error}); stderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(got["server_called"], true, "{got:#}");
+    assert_eq!(got["matches"], true, "{got:#}");
+    assert_eq!(got["error_flag"], true);
+    let sent_call = got["exchange"].as_array().unwrap().iter().any(|frame| {
+        frame["dir"] == "send" && frame["frame"].as_str().unwrap().contains("tools/call")
+    });
+    assert!(sent_call, "{got:#}");
+    assert!(
+        got["text"]
+            .as_str()
+            .unwrap()
+            .contains("must be in the future"),
+        "{got:#}"
+    );
 }
 
 /// The hosts of the README's table, in its column order, with the release each was captured at.

@@ -199,6 +199,47 @@ fn each_call_is_recorded_and_judged_and_the_host_named() {
     );
 }
 
+/// `{pid}` in `--record`: a host that starts its server once per session (`langchain-mcp-adapters`
+/// does) gets a transcript of each, named by the proxy's process id, none overwritten.
+#[test]
+fn a_proxy_per_session_records_each_session_in_its_own_transcript() {
+    let dir = temp_dir("per-session");
+    let record = dir
+        .join("session-{pid}.jsonl")
+        .to_string_lossy()
+        .into_owned();
+    let command = proxied(&demo("legacy"), &["--record", &record]);
+    let calls: Value = serde_json::from_str(DEMO_CALLS).unwrap();
+    let mut written = Vec::new();
+    for _ in 0..2 {
+        let got = python_client(&calls, &command);
+        assert_eq!(got["calls"][0]["code"], -32602, "{got:#}");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        written.push(names);
+    }
+    assert_eq!(written[0].len(), 1, "{written:?}");
+    assert_eq!(
+        written[1].len(),
+        2,
+        "a second session, a second file: {written:?}"
+    );
+    for name in &written[1] {
+        let digits = name
+            .trim_start_matches("session-")
+            .trim_end_matches(".jsonl");
+        assert!(digits.parse::<u32>().is_ok(), "named by a pid: {name}");
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(
+            text.contains("tools/call"),
+            "{name} has its session's calls"
+        );
+    }
+}
+
 /// A host that writes `lines` to the proxy and reads until the proxy's stdout ends: what it
 /// read, and the proxy's exit code and stderr.
 fn host(server: &[String], lines: &[&str]) -> (Vec<String>, i32, String) {

@@ -1,6 +1,7 @@
 //! `sightline capture HOST TOOL [ARGS]`: a real host run once against a mock model and the chosen
-//! stdio server (through the recording relay), and what it sent its model set beside the
-//! built-in profile's prediction for the same exchange.
+//! server (stdio, or `--url` through `sightline proxy`) behind the recording relay, each
+//! session's lines read through the proxy's watch (the one that pairs requests and answers),
+//! and what the host sent its model set beside the profile's prediction for the same exchange.
 
 mod host;
 mod model;
@@ -15,9 +16,12 @@ use super::relay::LoggedFrame;
 use super::{exit, read_arguments};
 use crate::cli::{CaptureArgs, ServerArgs};
 use crate::mcp::Timestamp;
-use crate::mcp::jsonrpc::{self, Frame, Id, Message, Reply};
-use crate::mcp::messages::{Tool, tools_page};
-use crate::mcp::session::{End, Exchange, Failure};
+use crate::mcp::framing::InvalidLine;
+use crate::mcp::jsonrpc::{self, Frame, Message};
+use crate::mcp::log::SessionEvent;
+use crate::mcp::messages::Tool;
+use crate::mcp::session::Exchange;
+use crate::proxy::watch::{Side, Watch};
 use crate::sanitize;
 use crate::transport::Target;
 pub use host::file::version_in;
@@ -37,12 +41,13 @@ struct Captured {
     called: String,
     arguments: Value,
     tool_definition: Option<Value>,
+    /// Every line the relay passed, session by session.
     frames: Vec<LoggedFrame>,
     /// The exchange of the host's `tools/call`, when it made one: answered, or ended without
     /// an answer (the server exited first).
     exchange: Option<Exchange>,
     version: String,
-    catalog: Option<Vec<Tool>>,
+    catalog: Option<std::sync::Arc<Vec<Tool>>>,
     tool_result: Option<ToolResult>,
     run_error: Option<String>,
 }
@@ -82,16 +87,9 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
     let found = host::host(&args.host, args).map_err(|message| (exit::USAGE, message))?;
     let host = found.host;
     let arguments = read_arguments(&args.args).map_err(|message| (exit::USAGE, message))?;
-    let command = match server.target() {
-        Ok(Target::Stdio(command)) => command,
-        Ok(Target::Http(_)) => {
-            return Err((
-                exit::USAGE,
-                "capture drives stdio servers (the relay records them); not --url".to_owned(),
-            ));
-        }
-        Err(error) => return Err((exit::USAGE, error.to_string())),
-    };
+    let target = server
+        .target()
+        .map_err(|error| (exit::USAGE, error.to_string()))?;
     let probe_args = args.clone();
     let host_version = tokio::task::spawn_blocking(move || host.probe(&probe_args))
         .await
@@ -99,8 +97,12 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
         .map_err(|missing| (exit::USAGE, missing))?;
     let dir = TempDir::new().map_err(|error| (exit::TRANSPORT_FAILURE, error))?;
     let home = dir.path.join("home");
-    let log = dir.path.join("exchange.jsonl");
-    let relayed = relayed(&log, &command.program, &command.args)?;
+    let relayed = relayed(&dir.path, &target)?;
+    let no_env = std::collections::HashMap::new();
+    let server_env = match &target {
+        Target::Stdio(command) => &command.env,
+        Target::Http(_) => &no_env,
+    };
     let names = host.names(&args.tool);
     let mock = model::start(Plan {
         api: host.api(),
@@ -115,7 +117,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
             home: &home,
             model_url: &mock.base_url,
             server: &relayed,
-            server_env: &command.env,
+            server_env,
             tool: &args.tool,
             args,
         })
@@ -134,7 +136,6 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
     if requests.is_empty() {
         return Err((exit::TRANSPORT_FAILURE, silent_host(host, &output)));
     }
-    let frames = read_log(&log);
     let called = names.first().cloned().unwrap_or_default();
     Ok(assemble(
         Captured {
@@ -145,7 +146,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
             called,
             arguments,
             tool_definition: None,
-            frames,
+            frames: Vec::new(),
             exchange: None,
             version: "unknown".to_owned(),
             catalog: None,
@@ -158,11 +159,14 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
     ))
 }
 
-/// This binary's `relay` in front of the server: it logs to `log`, and starts the server in
-/// the user's directory (its relative paths are theirs; the host runs elsewhere).
-fn relayed(log: &Path, program: &str, args: &[String]) -> Result<Vec<String>, (u8, String)> {
+/// This binary's `relay` in front of the server, a log per session in `dir` (each line is
+/// logged before it is passed on: a host may kill its server the moment it has its answer). A
+/// stdio server starts in the user's directory (its relative paths are theirs; the host runs
+/// elsewhere); a remote one is reached through `sightline proxy --url`.
+fn relayed(dir: &Path, target: &Target) -> Result<Vec<String>, (u8, String)> {
     let me = std::env::current_exe()
         .map_err(|error| (exit::TRANSPORT_FAILURE, format!("own path: {error}")))?;
+    let me = me.to_string_lossy().into_owned();
     let here = std::env::current_dir().map_err(|error| {
         (
             exit::TRANSPORT_FAILURE,
@@ -170,18 +174,33 @@ fn relayed(log: &Path, program: &str, args: &[String]) -> Result<Vec<String>, (u
         )
     })?;
     let mut relayed = vec![
-        me.to_string_lossy().into_owned(),
+        me.clone(),
         "relay".to_owned(),
         "--log".to_owned(),
-        log.to_string_lossy().into_owned(),
+        dir.join(format!("{SESSION}{{pid}}.jsonl"))
+            .to_string_lossy()
+            .into_owned(),
         "--cwd".to_owned(),
         here.to_string_lossy().into_owned(),
         "--".to_owned(),
-        program.to_owned(),
     ];
-    relayed.extend(args.iter().cloned());
+    match target {
+        Target::Stdio(command) => {
+            relayed.push(command.program.clone());
+            relayed.extend(command.args.iter().cloned());
+        }
+        Target::Http(http) => {
+            relayed.extend([me, "proxy".to_owned(), "--url".to_owned(), http.url.clone()]);
+            for (name, value) in &http.headers {
+                relayed.extend(["--header".to_owned(), format!("{name}: {value}")]);
+            }
+        }
+    }
     Ok(relayed)
 }
+
+/// How each session's log is named in the capture's directory.
+const SESSION: &str = "session-";
 
 /// The empty HOME and the host's config files.
 fn write_files(home: &Path, files: &[(PathBuf, String)]) -> Result<(), (u8, String)> {
@@ -312,11 +331,90 @@ fn assemble(
                 .steadied(without_saved_paths(&result.text, &dir.to_string_lossy()));
             result
         });
-    let (exchange, version, catalog) = exchange_of(&captured.frames);
-    captured.exchange = exchange;
-    captured.version = version;
-    captured.catalog = catalog;
+    recorded(&mut captured, dir);
     captured
+}
+
+/// Reads the relay's logs: every line, session by session in the order they started, and the
+/// first `tools/call` the host made with the version and tools of its session (with none, the
+/// last listing and version: a host that answers a call itself judged it by them).
+fn recorded(captured: &mut Captured, dir: &Path) {
+    let mut sessions: Vec<Vec<LoggedFrame>> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(SESSION))
+        .map(|entry| read_log(&entry.path()))
+        .collect();
+    sessions.sort_by_key(|lines| lines.first().map(|line| line.ms));
+    for lines in sessions {
+        let (mut version, mut catalog) = (None, None);
+        for event in watched(&lines) {
+            let called = captured.exchange.is_some();
+            match event {
+                SessionEvent::Connected(connection) => {
+                    if !called {
+                        captured.version.clone_from(&connection.protocol_version);
+                    }
+                    version = Some(connection.protocol_version);
+                }
+                SessionEvent::ToolsListed(tools) => {
+                    if !called {
+                        captured.catalog = Some(std::sync::Arc::clone(&tools));
+                    }
+                    catalog = Some(tools);
+                }
+                SessionEvent::CallFinished(finished)
+                    if finished.exchange.method == "tools/call" && !called =>
+                {
+                    // A modern request names its version in `_meta`; no result repeats it.
+                    captured.version = modern_version(&finished.exchange.request)
+                        .or_else(|| version.clone())
+                        .unwrap_or_else(|| "unknown".to_owned());
+                    captured.catalog.clone_from(&catalog);
+                    captured.exchange = Some(finished.exchange);
+                }
+                _ => {}
+            }
+        }
+        captured.frames.extend(lines);
+    }
+}
+
+/// One session's lines as the proxy's watch sees them: requests paired with their answers, the
+/// calls judged; a call still waiting when the log ends ended with the server (its exit
+/// logged) or with the host's session.
+fn watched(lines: &[LoggedFrame]) -> Vec<SessionEvent> {
+    let mut watch = Watch::new();
+    let mut events = Vec::new();
+    let mut closed = false;
+    for line in lines {
+        let at = Timestamp(line.ms);
+        let from = match line.dir.as_str() {
+            "send" => Side::Host,
+            "recv" => Side::Server,
+            _ => {
+                events.extend(watch.closed(&line.frame, at));
+                closed = true;
+                continue;
+            }
+        };
+        events.extend(match jsonrpc::parse(&line.frame) {
+            Ok(frame) => watch.frame(from, frame, at),
+            Err(error) => watch.invalid(
+                InvalidLine {
+                    raw: line.frame.clone().into(),
+                    error,
+                },
+                at,
+            ),
+        });
+    }
+    if !closed {
+        let at = Timestamp(lines.last().map_or(0, |line| line.ms));
+        events.extend(watch.closed("the host ended the session before the server answered", at));
+    }
+    events
 }
 
 /// Where a host saved output (under the capture's temporary HOME) the text says
@@ -342,126 +440,6 @@ fn without_saved_paths(text: &str, dir: &str) -> String {
 
 /// What a saved file's path reads as in a captured text.
 pub const SAVED_FILE: &str = "<saved file>";
-
-/// The host's `tools/call` and its answer among the relay's frames, with the negotiated
-/// version and the listed tools.
-fn exchange_of(frames: &[LoggedFrame]) -> (Option<Exchange>, String, Option<Vec<Tool>>) {
-    let parsed: Vec<(&LoggedFrame, Frame)> = frames
-        .iter()
-        .filter_map(|logged| Some((logged, jsonrpc::parse(&logged.frame).ok()?)))
-        .collect();
-    // Each request's answer is the first answer with its id not already taken by an earlier
-    // request: a host that opens a session per call (LangChain's adapters) reuses ids, and the
-    // relay may log an answer before the request it answers (each direction logs after it
-    // forwards).
-    let mut taken = vec![false; parsed.len()];
-    let mut version = "unknown".to_owned();
-    let mut catalog: Option<Vec<Tool>> = None;
-    let mut exchange = None;
-    for (logged, frame) in &parsed {
-        let Message::Request { id, method, .. } = &frame.message else {
-            continue;
-        };
-        if logged.dir != "send" {
-            continue;
-        }
-        let Some(found) = parsed.iter().zip(&taken).position(|((logged, frame), taken)| {
-            !taken
-                && logged.dir == "recv"
-                && matches!(&frame.message, Message::Response { id: Some(answered), .. } if answered == id)
-        }) else {
-            if method == "tools/call" && exchange.is_none() {
-                if let Some(named) = modern_version(frame) {
-                    version = named;
-                }
-                exchange = Some(unanswered(frames, logged, frame, id));
-            }
-            continue;
-        };
-        if let Some(slot) = taken.get_mut(found) {
-            *slot = true;
-        }
-        let Some((answered_at, answer)) = parsed.get(found) else {
-            continue;
-        };
-        let result = match &answer.message {
-            Message::Response {
-                reply: Reply::Result(result),
-                ..
-            } => Some(result),
-            _ => None,
-        };
-        match method.as_str() {
-            "initialize" | "server/discover" => {
-                if let Some(named) = result
-                    .and_then(|r| r.get("protocolVersion"))
-                    .and_then(|v| v.as_str().map(std::borrow::Cow::into_owned))
-                {
-                    version = named;
-                }
-            }
-            "tools/list" => {
-                if let Some(page) = result.and_then(tools_page) {
-                    catalog.get_or_insert_with(Vec::new).extend(page.tools);
-                }
-            }
-            "tools/call" if exchange.is_none() => {
-                // A modern request names its version in `_meta`; no result repeats it.
-                if let Some(named) = modern_version(frame) {
-                    version = named;
-                }
-                exchange = Some(Exchange {
-                    id: id.clone(),
-                    method: method.clone(),
-                    request: frame.clone(),
-                    sent_at: Timestamp(logged.ms),
-                    end: End::Replied(answer.clone()),
-                    ended_at: Timestamp(answered_at.ms),
-                    http: None,
-                    rounds: Vec::new(),
-                    task: None,
-                });
-            }
-            _ => {}
-        }
-    }
-    (exchange, version, catalog)
-}
-
-/// A `tools/call` no answer came to: the server ended first (the relay logged its exit after
-/// the request), or else the host ended the session before it answered.
-fn unanswered(frames: &[LoggedFrame], logged: &LoggedFrame, request: &Frame, id: &Id) -> Exchange {
-    let exited = frames
-        .iter()
-        .skip_while(|frame| !std::ptr::eq(*frame, logged))
-        .find(|frame| frame.dir == "exit");
-    let (failure, ended_at) = match exited {
-        Some(exit) => (
-            Failure::ServerExited {
-                status: exit.frame.clone(),
-                stderr_tail: Vec::new(),
-            },
-            exit.ms,
-        ),
-        None => (
-            Failure::Rejected {
-                reason: "the host ended the session before the server answered".to_owned(),
-            },
-            frames.last().map_or(logged.ms, |frame| frame.ms),
-        ),
-    };
-    Exchange {
-        id: id.clone(),
-        method: "tools/call".to_owned(),
-        request: request.clone(),
-        sent_at: Timestamp(logged.ms),
-        end: End::Failed(failure),
-        ended_at: Timestamp(ended_at),
-        http: None,
-        rounds: Vec::new(),
-        task: None,
-    }
-}
 
 fn modern_version(frame: &Frame) -> Option<String> {
     let Message::Request {
@@ -513,6 +491,7 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::session::{End, Failure};
 
     fn logged(dir: &str, ms: u64, frame: &str) -> LoggedFrame {
         LoggedFrame {
@@ -522,30 +501,33 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_call_the_server_died_during_is_an_exchange_without_a_reply() {
-        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash"}}"#;
-        let frames = [
-            logged("exit", 1, "exit status: 0"),
-            logged("send", 2, call),
-            logged("exit", 3, "exit status: 3"),
-        ];
-        let (exchange, ..) = exchange_of(&frames);
-        let exchange = exchange.expect("the unanswered call is the exchange");
-        assert_eq!(exchange.method, "tools/call");
-        assert_eq!(
-            exchange.end,
-            End::Failed(Failure::ServerExited {
-                status: "exit status: 3".to_owned(),
-                stderr_tail: Vec::new(),
+    fn calls(lines: &[LoggedFrame]) -> Vec<Exchange> {
+        watched(lines)
+            .into_iter()
+            .filter_map(|event| match event {
+                SessionEvent::CallFinished(finished) => Some(finished.exchange),
+                _ => None,
             })
-        );
-        assert!(exchange.answer().is_none());
-        // No exit logged after it: the host's session ended first.
-        let (exchange, ..) = exchange_of(&frames[..2]);
+            .collect()
+    }
+
+    #[test]
+    fn a_call_is_paired_with_its_answer_and_one_the_server_died_during_ends_with_it() {
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash"}}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+        let answered = calls(&[logged("send", 1, call), logged("recv", 2, answer)]);
+        assert_eq!(answered.len(), 1);
+        assert!(answered[0].answer().is_some());
+        let died = calls(&[logged("send", 1, call), logged("exit", 3, "exit status: 3")]);
         assert!(matches!(
-            exchange.map(|e| e.end),
-            Some(End::Failed(Failure::Rejected { .. }))
+            &died[0].end,
+            End::Failed(Failure::ServerExited { status, .. }) if status == "exit status: 3"
+        ));
+        // No exit logged after it: the host's session ended first.
+        let left = calls(&[logged("send", 1, call)]);
+        assert!(matches!(
+            &left[0].end,
+            End::Failed(Failure::ServerExited { status, .. }) if status.contains("host ended")
         ));
     }
 }

@@ -196,7 +196,8 @@ fn prepare(
     let dir = registry::prepare()?;
     let pid = std::process::id();
     let transcript = match &record.record {
-        Some(path) => PathBuf::from(path),
+        // `{pid}`: a host that starts the server once per session gets a transcript of each.
+        Some(path) => PathBuf::from(path.replace("{pid}", &pid.to_string())),
         None => dir.join(format!("proxy-{pid}.jsonl")),
     };
     let own = record.record.is_none().then(|| transcript.clone());

@@ -1,6 +1,7 @@
-//! `sightline relay --log FILE -- SERVER…` (hidden): a stdio server behind a recording pipe. The
-//! bytes pass through unchanged both ways; each line is appended to FILE as it passes, and the
-//! server's exit status when it ends.
+//! `sightline relay --log FILE -- SERVER…` (hidden): a stdio server behind a recording pipe
+//! (`capture`'s, and the tests' witness of what passes the proxy). The bytes pass through
+//! unchanged both ways; each line is appended to FILE before it is passed on, and the server's
+//! exit status when it ends. `{pid}` in FILE is the relay's process id.
 
 use std::fs::File;
 use std::io::Write;
@@ -31,7 +32,8 @@ pub async fn relay(log: &str, cwd: Option<&str>, server: &[String]) -> u8 {
         eprintln!("sightline relay: no server command after --");
         return exit::USAGE;
     };
-    let file = match File::options().create(true).append(true).open(log) {
+    let log = log.replace("{pid}", &std::process::id().to_string());
+    let file = match File::options().create(true).append(true).open(&log) {
         Ok(file) => Arc::new(Mutex::new(file)),
         Err(error) => {
             eprintln!("sightline relay: cannot open {log}: {error}");
