@@ -59,6 +59,15 @@ pub fn user_host_profiles() -> Result<Vec<HostProfile>, String> {
     Ok(profiles)
 }
 
+/// `default_host` of the user's `hosts.toml`: the profile to judge by when `--host` is not
+/// given (a file that cannot be read names none; its profiles' errors are said where they are
+/// read).
+pub fn default_host() -> Option<String> {
+    let text = std::fs::read_to_string(config_dir()?.join("hosts.toml")).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table.get("default_host")?.as_str().map(str::to_owned)
+}
+
 /// Every host profile: built-ins, overridden and extended by the user's.
 pub fn all_host_profiles() -> Result<Vec<HostProfile>, String> {
     let user = user_host_profiles()?;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use sightline::app::state::Settings;
 use sightline::cli::{Cli, Command, HostsCommand, RecordArgs, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
@@ -283,12 +283,18 @@ fn main() -> ExitCode {
     // Declared first, dropped last: the peak includes stopping the servers.
     let _peak = PeakWrittenAtExit;
     let _servers = ServersStoppedAtExit;
-    let cli = match Cli::try_parse_from(sightline::cli::record_args_after_command(
-        std::env::args_os(),
-    )) {
+    let matches = match Cli::command().try_get_matches_from(
+        sightline::cli::record_args_after_command(std::env::args_os()),
+    ) {
+        Ok(matches) => matches,
+        Err(error) => return ExitCode::from(usage_error(&error)),
+    };
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(usage_error(&error)),
     };
+    let configured = config::default_host();
+    sightline::cli::with_default_host(&mut cli, &matches, configured.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -618,6 +618,9 @@ struct HostsFile {
     /// How `capture` runs each host (a host file's other half, read by `capture`).
     #[serde(default, rename = "run")]
     _run: Option<toml::Table>,
+    /// The profile to judge by when `--host` is not given (read by `config::default_host`).
+    #[serde(default, rename = "default_host")]
+    _default_host: Option<String>,
 }
 
 /// Parses a profiles file: `[hosts.NAME]` tables of [`HostProfile`] fields.
