@@ -79,6 +79,9 @@ fn named(fates: &[HostFate], keep: impl Fn(Fate) -> bool) -> (usize, String) {
     (names.len(), joined)
 }
 
+/// How [`summary`]'s sentence opens: a note that is the measured count.
+pub const MEASURED: &str = "measured: ";
+
 /// One sentence: what the calibrated hosts' models read of this answer, counted by fate.
 pub fn summary(fates: &[HostFate]) -> String {
     let one = |count: usize, single: &'static str, many: &'static str| {
@@ -114,7 +117,7 @@ pub fn summary(fates: &[HostFate]) -> String {
         ));
     }
     format!(
-        "measured: of the {} calibrated hosts, {}",
+        "{MEASURED}of the {} calibrated hosts, {}",
         fates.len(),
         join_clauses(&parts)
     )

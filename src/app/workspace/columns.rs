@@ -100,6 +100,11 @@ fn answer_lines(answer: &Answer) -> Vec<ColumnLine> {
     }
     lines.extend(words.text.lines().map(|text| line(Tone::Plain, text)));
     lines.push(line(Tone::Muted, format!("why: {}", words.reason)));
+    // Under a profile that is no real host's: what the calibrated hosts do with this answer.
+    let measured = crate::model_view::measured::MEASURED;
+    if let Some(note) = words.notes.iter().find(|note| note.starts_with(measured)) {
+        lines.push(line(Tone::Muted, note.clone()));
+    }
     lines
 }
 
