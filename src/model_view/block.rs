@@ -65,6 +65,9 @@ impl Block<'_> {
 pub struct Blocks<'a> {
     pieces: Vec<Piece<'a>>,
     len: usize,
+    /// The reply's text block the last piece holds whole (its index and text): a second one
+    /// right after it turns it into a stretch. A text alone stays whole, read once.
+    lone: Option<(usize, &'a str)>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +87,7 @@ impl<'a> Blocks<'a> {
         Blocks {
             pieces: vec![Piece::One(block)],
             len: 1,
+            lone: None,
         }
     }
 
@@ -98,22 +102,39 @@ impl<'a> Blocks<'a> {
     pub fn push(&mut self, block: Block<'a>) {
         self.pieces.push(Piece::One(block));
         self.len += 1;
+        self.lone = None;
     }
 
-    /// Element `index` of the content array `content` (whose text is `source`), a text block
-    /// the model reads as it is.
-    pub(super) fn push_reply_text(&mut self, content: &'a str, index: usize, source: &'a str) {
-        if let Some(Piece::Texts { first, count, .. }) = self.pieces.last_mut()
-            && *first + *count == index
-        {
-            *count += 1;
-        } else {
+    /// Element `index` of the content array `content`, whose text is `source`: a text block the
+    /// model reads as it is, `text`.
+    pub(super) fn push_reply_text(
+        &mut self,
+        content: &'a str,
+        index: usize,
+        source: &'a str,
+        text: &'a str,
+    ) {
+        let rest = |source: &str| {
             let at = (source.as_ptr() as usize).saturating_sub(content.as_ptr() as usize);
-            self.pieces.push(Piece::Texts {
-                rest: content.get(at..).unwrap_or_default(),
-                first: index,
-                count: 1,
-            });
+            content.get(at..).unwrap_or_default()
+        };
+        match (self.pieces.last_mut(), self.lone.take()) {
+            (Some(Piece::Texts { first, count, .. }), _) if *first + *count == index => {
+                *count += 1;
+            }
+            (Some(last @ Piece::One(_)), Some((before, lone))) if before + 1 == index => {
+                *last = Piece::Texts {
+                    rest: rest(lone),
+                    first: before,
+                    count: 2,
+                };
+            }
+            _ => {
+                self.pieces.push(Piece::One(Block::Text {
+                    text: Cow::Borrowed(text),
+                }));
+                self.lone = Some((index, source));
+            }
         }
         self.len += 1;
     }
@@ -121,6 +142,7 @@ impl<'a> Blocks<'a> {
     pub fn insert_first(&mut self, block: Block<'a>) {
         self.pieces.insert(0, Piece::One(block));
         self.len += 1;
+        self.lone = None;
     }
 
     pub fn iter(&self) -> Iter<'_, 'a> {
@@ -155,6 +177,7 @@ impl<'a> From<Vec<Block<'a>>> for Blocks<'a> {
         Blocks {
             len: blocks.len(),
             pieces: blocks.into_iter().map(Piece::One).collect(),
+            lone: None,
         }
     }
 }
@@ -212,7 +235,7 @@ mod tests {
         let mut blocks = Blocks::default();
         for (index, source) in json::elements(content).into_iter().flatten().enumerate() {
             match block_text(source) {
-                Some(Cow::Borrowed(_)) => blocks.push_reply_text(content, index, source),
+                Some(Cow::Borrowed(text)) => blocks.push_reply_text(content, index, source, text),
                 Some(text) => blocks.push(Block::Text { text }),
                 None => blocks.push(Block::Json { json: source }),
             }
@@ -253,8 +276,15 @@ mod tests {
                 "three"
             ]
         );
-        // One stretch, the image, "two" (the escaped text is decoded, so its own), "three".
+        // "one" whole, the image, "two" whole, "té" (escaped, so decoded), "three" whole: a text
+        // alone is held whole, read once.
         assert_eq!(blocks.pieces.len(), 5);
+        assert!(
+            blocks
+                .pieces
+                .iter()
+                .all(|piece| matches!(piece, Piece::One(_)))
+        );
         let call = CallResult {
             content: Some(content),
             ..CallResult::default()

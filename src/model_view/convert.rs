@@ -58,7 +58,11 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
             && let Some(text) = block_text(source)
         {
             match text {
-                Cow::Borrowed(_) => converted.blocks.push_reply_text(content, index, source),
+                Cow::Borrowed(text) => {
+                    converted
+                        .blocks
+                        .push_reply_text(content, index, source, text);
+                }
                 Cow::Owned(_) => converted.blocks.push(Block::Text { text }),
             }
             continue;
