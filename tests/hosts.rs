@@ -149,7 +149,8 @@ const CASES: &[(&str, Server, &str, &str)] = &[
 const PARALLEL: usize = 3;
 
 /// Cases where a host does what its profile's language cannot say yet: each must still differ
-/// (a match fails the test, so the list only shrinks), and the README says so.
+/// (a match fails the test, so the list only shrinks), and the README says so. Qwen Code's hold
+/// for both its tool modes.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
         "copilot-cli",
@@ -175,6 +176,51 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "copilot-cli",
         "very long text (400 KB)",
         "a long result saved to a file behind a 500-character preview",
+    ),
+    (
+        "qwen-code",
+        "schema break: wrong type",
+        "Ajv coerces the number to a string, then reports the pattern",
+    ),
+    (
+        "qwen-code",
+        "text, image and resource link",
+        "the image's caption in the text, its data as a text part after all the text",
+    ),
+    (
+        "qwen-code",
+        "text and image",
+        "the image's caption in the text, its data as a text part after all the text",
+    ),
+    (
+        "qwen-code",
+        "audio",
+        "the audio's caption in the text, its data as a text part after all the text",
+    ),
+    (
+        "qwen-code",
+        "structured content with an output schema (Python SDK)",
+        "structuredContent as compact JSON before the text",
+    ),
+    (
+        "qwen-code",
+        "structured content without an output schema",
+        "structuredContent as compact JSON before the text",
+    ),
+    (
+        "qwen-code",
+        "long text (40 KB)",
+        "a long result saved to a file behind a preview",
+    ),
+    (
+        "qwen-code",
+        "long text (80 KB)",
+        "a long result saved to a file behind a preview",
+    ),
+    (
+        "qwen-code",
+        "very long text (400 KB)",
+        "a long result saved to a file behind a preview",
     ),
 ];
 
@@ -240,9 +286,14 @@ fn calibrate(host: &str, version: &str) {
                     };
                     let got = capture(host, *server, tool, args);
                     let found = problem(host, version, case, &got);
+                    let family = if host == "qwen-code-direct" {
+                        "qwen-code"
+                    } else {
+                        host
+                    };
                     let known = KNOWN
                         .iter()
-                        .find(|(h, c, _)| *h == host && c == case)
+                        .find(|(h, c, _)| *h == family && c == case)
                         .map(|(.., why)| why);
                     match (found, known) {
                         (Some(problem), None) => problems.lock().unwrap().push(problem),
@@ -266,10 +317,19 @@ fn problem(host: &str, version: &str, case: &str, got: &Value) -> Option<String>
     if got["host_version"] != version {
         wrong.push(format!("not {host} {version}: {}", got["host_version"]));
     }
+    // The profile names the version it was calibrated on: the one run here.
+    if got["other_version"] != false {
+        wrong.push(format!(
+            "the profile was calibrated on {}, not on the {} run here",
+            got["profile_version"], got["host_version"]
+        ));
+    }
     // The proxy picks the profile from the clientInfo the host sends: it must name this one.
     let expected = match host {
         // One client library (@ai-sdk/mcp) on either API: the Responses profile is picked.
         "vercel-ai-chat" => Some("vercel-ai"),
+        // One client in either tool mode: tool search, its default, is picked.
+        "qwen-code-direct" => Some("qwen-code"),
         // The Python SDK's default clientInfo ("mcp"): it names no host.
         "openai-agents" | "langchain" => None,
         other => Some(other),
@@ -413,6 +473,16 @@ fn copilot_cli_sends_what_its_profile_predicts() {
 }
 
 #[test]
+fn qwen_code_sends_what_its_profile_predicts() {
+    calibrate("qwen-code", "0.24.4");
+}
+
+#[test]
+fn qwen_code_direct_sends_what_its_profile_predicts() {
+    calibrate("qwen-code-direct", "0.24.4");
+}
+
+#[test]
 fn the_capture_shows_the_tool_definition_and_the_recorded_exchange() {
     require_hosts();
     let got = capture(
@@ -503,6 +573,7 @@ const README_HOSTS: &[(&str, &str)] = &[
     ("codex", "0.171.0"),
     ("opencode", "1.18.33"),
     ("copilot-cli", "1.0.102"),
+    ("qwen-code", "0.24.4"),
 ];
 
 /// The README's rows: cases of the matrix, by name.
@@ -594,9 +665,29 @@ fn the_readme_table_is_what_the_hosts_sent() {
         std::fs::write(&path, written).unwrap();
         return;
     }
-    assert_eq!(
-        &readme[start..end],
-        table,
-        "the README's table is not what the hosts send now: rerun with SIGHTLINE_WRITE_README=1"
+    let written = &readme[start..end];
+    // Each cell that differs, named by its case and host (a whole row is too long to read).
+    let hosts: Vec<&str> = table
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split(" | ")
+        .collect();
+    let mut changed = Vec::new();
+    for (was, now) in written.lines().zip(table.lines()) {
+        let (was, now): (Vec<&str>, Vec<&str>) =
+            (was.split(" | ").collect(), now.split(" | ").collect());
+        for (column, (a, b)) in was.iter().zip(&now).enumerate() {
+            if a != b {
+                let host = hosts.get(column).unwrap_or(&"?");
+                changed.push(format!("{} / {host}:\n  README {a}\n  hosts  {b}", now[0]));
+            }
+        }
+    }
+    assert!(
+        written == table,
+        "the README's table is not what the hosts send now (rerun with SIGHTLINE_WRITE_README=1 \
+         to rewrite it); the rows that differ:\n{}",
+        changed.join("\n")
     );
 }

@@ -50,6 +50,9 @@ struct Captured {
     catalog: Option<std::sync::Arc<Vec<Tool>>>,
     tool_result: Option<ToolResult>,
     run_error: Option<String>,
+    /// The host asked its model before the server was connected: it offered none of the
+    /// server's tools and never called the server.
+    unready: bool,
 }
 
 /// The version of host `name` installed here (where `capture` would find it), or why none is.
@@ -83,7 +86,42 @@ pub async fn capture(server: &ServerArgs, args: &CaptureArgs) -> u8 {
     }
 }
 
+/// How many times a capture runs the host when the host asked its model before the server was
+/// connected.
+const ATTEMPTS: usize = 3;
+
+/// Runs the host until its model is offered the server's tools, up to [`ATTEMPTS`] times: a
+/// host that waits a bounded time for its MCP servers (Copilot CLI about 10 s) leaves a server
+/// that starts slowly out of the session, and what its model then reads is not the answer asked
+/// for.
 async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
+    let mut title = "the host";
+    for attempt in 1..=ATTEMPTS {
+        let captured = run_once(server, args).await?;
+        if !captured.unready {
+            return Ok(captured);
+        }
+        title = captured.host.title();
+        if attempt < ATTEMPTS {
+            eprintln!(
+                "sightline capture: {} asked its model before the server was connected; running \
+                 it again ({} of {ATTEMPTS})",
+                title,
+                attempt + 1
+            );
+        }
+    }
+    Err((
+        exit::TRANSPORT_FAILURE,
+        format!(
+            "{title} offered its model none of the server's tools in {ATTEMPTS} runs: the server was \
+             not connected when the host asked its model (a host waits a bounded time for its MCP \
+             servers; start the server faster, or on a less loaded machine)"
+        ),
+    ))
+}
+
+async fn run_once(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
     let found = host::host(&args.host, args).map_err(|message| (exit::USAGE, message))?;
     let host = found.host;
     let arguments = read_arguments(&args.args).map_err(|message| (exit::USAGE, message))?;
@@ -108,6 +146,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
         api: host.api(),
         names: names.clone(),
         arguments: arguments.to_string(),
+        bridge: host.bridge(&args.tool, &arguments.to_string()),
     })
     .await
     .map_err(|error| (exit::TRANSPORT_FAILURE, format!("mock model: {error}")))?;
@@ -152,6 +191,7 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
             catalog: None,
             tool_result: None,
             run_error,
+            unready: false,
         },
         &requests,
         &names,
@@ -332,7 +372,40 @@ fn assemble(
             result
         });
     recorded(&mut captured, dir);
+    // The tools the server listed; the one asked for when it never listed any.
+    let server_tools: Vec<&str> = match &captured.catalog {
+        Some(tools) => tools.iter().map(|tool| tool.name.as_str()).collect(),
+        None => vec![captured.tool.as_str()],
+    };
+    let host = captured.host;
+    // A bridged host lists its bridge, never the server's tools.
+    captured.unready = captured.exchange.is_none()
+        && host.bridge(&captured.tool, "{}").is_empty()
+        && unready(api, |tool| host.names(tool), &server_tools, requests);
     captured
+}
+
+/// Whether the host asked its model before the server was connected: the first request that
+/// lists tools names none of the server's tools (`names` gives the names the host lists a tool
+/// by), and the server was never called.
+fn unready(
+    api: model::Api,
+    names: impl Fn(&str) -> Vec<String>,
+    server_tools: &[&str],
+    requests: &[ModelRequest],
+) -> bool {
+    let Some(first) = requests.iter().find(|r| !api.tools(&r.body).is_empty()) else {
+        return false;
+    };
+    let offered: Vec<String> = api
+        .listed(&first.body)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    !server_tools
+        .iter()
+        .flat_map(|tool| names(tool))
+        .any(|name| offered.contains(&name))
 }
 
 /// Reads the relay's logs: every line, session by session in the order they started, and the
@@ -528,6 +601,36 @@ mod tests {
         assert!(matches!(
             &left[0].end,
             End::Failed(Failure::ServerExited { status, .. }) if status.contains("host ended")
+        ));
+    }
+
+    #[test]
+    fn a_host_that_asks_its_model_before_listing_any_server_tool_is_unready() {
+        let names = |tool: &str| vec![format!("srv-{tool}")];
+        let listing = |tools: &[&str]| ModelRequest {
+            path: "/v1/chat/completions".to_owned(),
+            body: serde_json::json!({"tools": tools.iter().map(|name| serde_json::json!(
+                {"type": "function", "function": {"name": name}})).collect::<Vec<_>>()}),
+        };
+        let server = ["book_flight", "long_text"];
+        let early = [listing(&["bash", "view"])];
+        assert!(unready(model::Api::Chat, names, &server, &early));
+        // An unknown tool asked for on purpose: the server's other tools were offered.
+        let connected = [listing(&["bash", "srv-book_flight", "srv-long_text"])];
+        assert!(!unready(model::Api::Chat, names, &server, &connected));
+        // Only the first listing counts: the one the mock answered with the call.
+        let late = [listing(&["bash"]), listing(&["bash", "srv-long_text"])];
+        assert!(unready(model::Api::Chat, names, &server, &late));
+        // A request without tools (a title, a summary) is not the one judged.
+        let untooled = ModelRequest {
+            path: "/v1/chat/completions".to_owned(),
+            body: serde_json::json!({"messages": []}),
+        };
+        assert!(!unready(
+            model::Api::Chat,
+            names,
+            &server,
+            &[untooled, connected[0].clone()]
         ));
     }
 }

@@ -19,6 +19,13 @@ const CLIENTS: &[(&str, &str)] = &[
     ("copilot-cli", "copilot-cli"),
 ];
 
+/// `clientInfo.name` prefixes → the profile: hosts that put the server's name in theirs.
+const CLIENT_PREFIXES: &[(&str, &str)] = &[
+    // Qwen Code 0.24.4: {"name":"qwen-cli-mcp-client-SERVER","version":"0.0.1"}, in either tool
+    // mode; its default, tool search, is the profile.
+    ("qwen-cli-mcp-client-", "qwen-code"),
+];
+
 /// `clientInfo.name`s that say which SDK a host is built on, not which host it is.
 const AMBIGUOUS: &[(&str, &str)] = &[(
     "mcp",
@@ -30,6 +37,11 @@ pub fn for_client(name: &str) -> Option<&'static str> {
     CLIENTS
         .iter()
         .find(|(client, _)| *client == name)
+        .or_else(|| {
+            CLIENT_PREFIXES
+                .iter()
+                .find(|(prefix, _)| name.starts_with(prefix))
+        })
         .map(|(_, profile)| *profile)
 }
 
@@ -48,7 +60,8 @@ mod tests {
     #[test]
     fn every_named_profile_is_a_builtin_one() {
         let builtins = super::super::hosts::builtins();
-        for (client, profile) in CLIENTS {
+        assert_eq!(for_client("qwen-cli-mcp-client-flights"), Some("qwen-code"));
+        for (client, profile) in CLIENTS.iter().chain(CLIENT_PREFIXES) {
             assert!(
                 builtins.iter().any(|host| host.name == *profile),
                 "{client} names '{profile}', which is no built-in profile"

@@ -440,7 +440,7 @@ pub fn fill_exact(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// The built-in profile files, in the order `h` cycles through them.
-const BUILTIN_FILES: [(&str, &str); 17] = [
+const BUILTIN_FILES: [(&str, &str); 19] = [
     ("hosts/spec.toml", include_str!("../../hosts/spec.toml")),
     (
         "hosts/content-only.toml",
@@ -482,6 +482,14 @@ const BUILTIN_FILES: [(&str, &str); 17] = [
     (
         "hosts/copilot-cli.toml",
         include_str!("../../hosts/copilot-cli.toml"),
+    ),
+    (
+        "hosts/qwen-code.toml",
+        include_str!("../../hosts/qwen-code.toml"),
+    ),
+    (
+        "hosts/qwen-code-direct.toml",
+        include_str!("../../hosts/qwen-code-direct.toml"),
     ),
     (
         "hosts/claude-code.toml",

@@ -149,10 +149,20 @@ pub fn model_view<'a>(
                         String::new()
                     };
                     let result = gemini::sdk_result_json(result.text());
+                    // `{content}`: the result's blocks alone, as the SDK keeps them.
+                    let content = if template.contains("{content}") {
+                        serde_json::from_str::<serde_json::Value>(&result)
+                            .ok()
+                            .and_then(|value| value.get("content").map(ToString::to_string))
+                            .unwrap_or_else(|| "[]".to_owned())
+                    } else {
+                        String::new()
+                    };
                     let values = [
                         ("tool", tool),
                         ("arguments", &arguments),
                         ("result", &result),
+                        ("content", &content),
                         ("text", &text),
                     ];
                     view.blocks = Blocks::one(Block::Text {

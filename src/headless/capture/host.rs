@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use super::model::Api;
+use super::model::{Api, BridgeCall};
 use crate::cli::CaptureArgs;
 use crate::model_view::hosts::HostProfile;
 
@@ -67,6 +67,11 @@ pub trait Host: Sync {
     /// profile writes it; most hosts' texts are kept as they are.
     fn steadied(&self, text: String) -> String {
         text
+    }
+    /// The model's calls through the host's bridge to reach `tool` with `arguments` (JSON
+    /// text); empty for a host that lists server tools to its model by name.
+    fn bridge(&self, _tool: &str, _arguments: &str) -> Vec<BridgeCall> {
+        Vec::new()
     }
 }
 

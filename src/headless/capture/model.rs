@@ -96,8 +96,13 @@ impl Answer {
 
 /// What the mock does with one request.
 pub enum Turn<'a> {
-    /// Call the tool named so, with these arguments (a JSON object, as text).
-    Call { name: &'a str, arguments: &'a str },
+    /// Call the tool named so, with these arguments (a JSON object, as text), under this id
+    /// ([`CALL_ID`] for the call whose result is captured).
+    Call {
+        id: &'a str,
+        name: &'a str,
+        arguments: &'a str,
+    },
     /// End the turn with [`FINAL_TEXT`].
     Finish,
     /// A request that is neither a tool turn nor the follow-up (a title, a routing question).
@@ -177,12 +182,26 @@ fn named(definition: &Value) -> Option<&str> {
 }
 
 /// What the mock is to call: the tool's names in the host's dialect, the first the host lists
-/// winning (the first is called when none is listed), and the arguments.
+/// winning (the first is called when none is listed), and the arguments; or, for a host that
+/// offers server tools through tools of its own, the bridge's calls in order.
 pub struct Plan {
     pub api: Api,
     pub names: Vec<String>,
     pub arguments: String,
+    /// The calls through a host's bridge (Qwen Code's `tool_search`, then `tool_call`), their
+    /// arguments filled in; empty: the tool is called by name.
+    pub bridge: Vec<BridgeCall>,
 }
+
+/// One call through a host's bridge: the host's tool and its arguments (JSON text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BridgeCall {
+    pub tool: String,
+    pub arguments: String,
+}
+
+/// The ids of a bridge's calls before its last (which is [`CALL_ID`], the result captured).
+const BRIDGE_IDS: &[&str] = &["call_sightline_1", "call_sightline_2", "call_sightline_3"];
 
 /// The running mock: its base URL (`http://127.0.0.1:PORT`) and what it was sent.
 pub struct MockModel {
@@ -193,7 +212,8 @@ pub struct MockModel {
 struct Shared {
     plan: Plan,
     requests: Arc<Mutex<Vec<ModelRequest>>>,
-    called: Mutex<bool>,
+    /// How many of the plan's calls the mock has made.
+    made: Mutex<usize>,
 }
 
 /// Binds 127.0.0.1 on a free port and serves until the process ends.
@@ -204,7 +224,7 @@ pub async fn start(plan: Plan) -> std::io::Result<MockModel> {
     let shared = Arc::new(Shared {
         plan,
         requests: requests.clone(),
-        called: Mutex::new(false),
+        made: Mutex::new(0),
     });
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
@@ -259,22 +279,36 @@ async fn serve(
 }
 
 impl Shared {
-    /// The follow-up ends the turn; the first request listing tools gets the one call; a tool
-    /// turn after that (a host retrying) ends the turn too.
+    /// The follow-up ends the turn; the first request listing tools gets the call (through a
+    /// bridge: each request listing tools the next of its calls, the last one's result ending
+    /// the turn); a tool turn after that (a host retrying) ends the turn too.
     fn turn(&self, body: &Value) -> Turn<'_> {
         let api = self.plan.api;
         if api.tool_result(body).is_some() {
             return Turn::Finish;
         }
-        let tools = api.tools(body);
-        if tools.is_empty() {
+        if api.tools(body).is_empty() {
             return Turn::Other;
         }
-        let mut called = self.called.lock().unwrap_or_else(PoisonError::into_inner);
-        if *called {
+        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+        let bridge = &self.plan.bridge;
+        if *made >= bridge.len().max(1) {
             return Turn::Finish;
         }
-        *called = true;
+        let step = *made;
+        *made += 1;
+        if let Some(call) = bridge.get(step) {
+            let last = step + 1 == bridge.len();
+            return Turn::Call {
+                id: if last {
+                    CALL_ID
+                } else {
+                    BRIDGE_IDS.get(step).copied().unwrap_or(CALL_ID)
+                },
+                name: &call.tool,
+                arguments: &call.arguments,
+            };
+        }
         let listed: Vec<String> = api.listed(body).into_iter().map(|(name, _)| name).collect();
         let name = self
             .plan
@@ -284,6 +318,7 @@ impl Shared {
             .or(self.plan.names.first())
             .map_or("", String::as_str);
         Turn::Call {
+            id: CALL_ID,
             name,
             arguments: &self.plan.arguments,
         }

@@ -211,7 +211,14 @@ fn write_text(
     writeln!(out, "\ntool definition sent to the model")?;
     match &captured.tool_definition {
         Some(definition) => writeln!(out, "{}", pretty(&definition.to_string()))?,
-        None => writeln!(out, "(none: the tool is not in the host's tool list)")?,
+        None => match captured.host.bridge(&captured.tool, "{}").first() {
+            Some(step) => writeln!(
+                out,
+                "(none in the host's tool list: its model reads the tool through `{}`)",
+                step.tool
+            )?,
+            None => writeln!(out, "(none: the tool is not in the host's tool list)")?,
+        },
     }
     writeln!(out, "\nserver exchange (through the relay)")?;
     if captured.exchange.is_none() {

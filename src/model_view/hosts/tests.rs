@@ -123,7 +123,8 @@ fn an_unknown_profile_lists_the_available_ones() {
         error,
         "unknown host profile 'nope'; available: spec, content-only, structured-first, \
          anthropic-messages, anthropic-tool-runner, openai-chat, openai-responses, \
-         openai-agents, openai-agents-structured, codex, opencode, copilot-cli, claude-code, \
+         openai-agents, openai-agents-structured, codex, opencode, copilot-cli, qwen-code, \
+         qwen-code-direct, claude-code, \
          gemini-cli, vercel-ai, vercel-ai-chat, langchain"
     );
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{Host, Launch, SERVER_NAME, Setup};
 use crate::cli::CaptureArgs;
-use crate::headless::capture::model::Api;
+use crate::headless::capture::model::{Api, BridgeCall};
 use crate::model_view::hosts;
 
 /// The model API a host speaks, as a host file names it.
@@ -53,6 +53,20 @@ pub struct HostRun {
     error_mark: String,
     /// The MCP configuration it reads.
     mcp_config: McpConfig,
+    /// A host that offers server tools through tools of its own (Qwen Code's `tool_search`,
+    /// then `tool_call`): the model's calls in order, the last one's result being the one
+    /// captured. `{name}` is the tool's first name of `tool_names`, `{arguments}` its
+    /// arguments as JSON.
+    #[serde(default)]
+    bridge: Vec<BridgeStep>,
+}
+
+/// One call through a host's bridge, as a template.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BridgeStep {
+    tool: String,
+    arguments: String,
 }
 
 /// The MCP configuration a host reads, as a template.
@@ -278,6 +292,23 @@ impl Host for HostRun {
     fn flag_note(&self) -> &str {
         &self.error_mark
     }
+
+    fn bridge(&self, tool: &str, arguments: &str) -> Vec<BridgeCall> {
+        let name = self.names(tool).into_iter().next().unwrap_or_default();
+        // The name goes inside a JSON string: escaped as one, without the quotes.
+        let quoted = Value::from(name).to_string();
+        let name = &quoted[1..quoted.len() - 1];
+        self.bridge
+            .iter()
+            .map(|step| BridgeCall {
+                tool: step.tool.clone(),
+                arguments: hosts::fill_exact(
+                    &step.arguments,
+                    &[("name", name), ("arguments", arguments)],
+                ),
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -315,6 +346,43 @@ mod tests {
                 run.name
             );
         }
+    }
+
+    #[test]
+    fn a_bridge_fills_each_call_with_the_tool_s_name_and_arguments() {
+        let text = r#"
+[run.q]
+title = "Q"
+api = "chat"
+program = "q"
+install = ""
+args = []
+tool_names = ["mcp__{server}__{tool}"]
+bridge = [
+    { tool = "tool_search", arguments = '{"query":"select:{name}"}' },
+    { tool = "tool_call", arguments = '{"name":"{name}","arguments":{arguments}}' },
+]
+[run.q.mcp_config]
+text = ""
+"#;
+        let run = parse(text, "q.toml").unwrap().remove(0);
+        let calls = run.bridge("book_flight", r#"{"to":"LHR"}"#);
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].tool, "tool_search");
+        let search: Value = serde_json::from_str(&calls[0].arguments).unwrap();
+        assert_eq!(search["query"], "select:mcp__srv__book_flight");
+        let call: Value = serde_json::from_str(&calls[1].arguments).unwrap();
+        assert_eq!(call["name"], "mcp__srv__book_flight");
+        assert_eq!(call["arguments"]["to"], "LHR");
+        // Without a bridge the tool is called by name.
+        let start = text.find("bridge = [").unwrap();
+        let end = text.find("[run.q.mcp_config]").unwrap();
+        let plain = format!("{}{}", &text[..start], &text[end..]);
+        assert!(
+            parse(&plain, "q.toml").unwrap()[0]
+                .bridge("x", "{}")
+                .is_empty()
+        );
     }
 
     #[test]

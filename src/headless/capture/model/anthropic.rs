@@ -28,10 +28,14 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
 
 pub fn answer(turn: &Turn, body: &Value) -> Answer {
     let (content, stop) = match turn {
-        Turn::Call { name, arguments } => {
+        Turn::Call {
+            id,
+            name,
+            arguments,
+        } => {
             let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
             (
-                json!({"type": "tool_use", "id": CALL_ID, "name": name, "input": input}),
+                json!({"type": "tool_use", "id": id, "name": name, "input": input}),
                 "tool_use",
             )
         }

@@ -26,11 +26,15 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
 
 pub fn answer(turn: &Turn, body: &Value) -> Answer {
     let (message, reason) = match turn {
-        Turn::Call { name, arguments } => (
+        Turn::Call {
+            id,
+            name,
+            arguments,
+        } => (
             json!({
                 "role": "assistant", "content": null,
                 "tool_calls": [{
-                    "id": CALL_ID, "type": "function",
+                    "id": id, "type": "function",
                     "function": {"name": name, "arguments": arguments},
                 }],
             }),

@@ -104,9 +104,13 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
 
 pub fn answer(turn: &Turn, path: &str, body: &Value) -> Answer {
     let part = match turn {
-        Turn::Call { name, arguments } => {
+        Turn::Call {
+            id,
+            name,
+            arguments,
+        } => {
             let args: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
-            json!({"functionCall": {"id": CALL_ID, "name": name, "args": args}})
+            json!({"functionCall": {"id": id, "name": name, "args": args}})
         }
         // A question that wants JSON back (the CLI's model router) gets a JSON object.
         Turn::Other if wants_json(body) => json!({"text": routing_answer()}),

@@ -75,9 +75,13 @@ pub fn tool_result(body: &Value) -> Option<ToolResult> {
 
 pub fn answer(turn: &Turn, body: &Value) -> Answer {
     let item = match turn {
-        Turn::Call { name, arguments } => {
+        Turn::Call {
+            id,
+            name,
+            arguments,
+        } => {
             let mut call = json!({
-                "type": "function_call", "id": "fc_sightline", "call_id": CALL_ID,
+                "type": "function_call", "id": "fc_sightline", "call_id": id,
                 "name": name, "arguments": arguments, "status": "completed",
             });
             // A namespace's tool is called by its name in it (a tool of that very name outside
@@ -178,6 +182,7 @@ mod tests {
     #[test]
     fn a_streaming_request_gets_the_events_of_one_response() {
         let call = Turn::Call {
+            id: super::super::CALL_ID,
             name: "mcp__srv__x",
             arguments: "{}",
         };
@@ -222,6 +227,7 @@ mod tests {
             ("mcp__other__x", None, "mcp__other__x"),
         ] {
             let turn = Turn::Call {
+                id: super::super::CALL_ID,
                 name: called,
                 arguments: "{}",
             };
