@@ -290,7 +290,7 @@ fn http_call(c: &mut Criterion) {
 /// sent and judged per second by a whole `sightline audit --yes --json` against the demo server
 /// (process start, negotiation and listing included).
 fn audit(c: &mut Criterion) {
-    let tools: Vec<sightline::mcp::messages::Tool> = sightline::demo_server::tools::definitions()
+    let tools: sightline::mcp::catalog::Catalog = sightline::demo_server::tools::definitions()
         .iter()
         .map(sightline::mcp::messages::Tool::from_value)
         .collect();

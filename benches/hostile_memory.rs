@@ -33,7 +33,12 @@ const CASES: &[(&str, &str, u64, &str)] = &[
         26_000_000,
         "1,000,000 empty content blocks",
     ),
-    ("many-tools", "tools", 13_600_000, "200,000 tools"),
+    (
+        "many-tools",
+        "tools",
+        15_600_000,
+        "200,000 tools, each named",
+    ),
     ("huge", "call", 52_428_800, "a 50 MiB text result"),
     (
         "huge-c1",

@@ -26,11 +26,12 @@ use sightline::transcript::Redactor;
 fn fresh_state() -> AppState {
     let settings = Settings::default();
     let mut state = AppState::new(settings, Vec::new(), Rect::new(0, 0, 120, 40));
-    let tools = sightline::demo_server::tools::definitions()
-        .into_iter()
-        .map(|raw| Tool::from_value(&raw))
-        .collect::<Vec<_>>()
-        .into();
+    let tools = std::sync::Arc::new(
+        sightline::demo_server::tools::definitions()
+            .into_iter()
+            .map(|raw| Tool::from_value(&raw))
+            .collect(),
+    );
     update(
         &mut state,
         Action::Session(SessionEvent::ToolsListed(tools)),
@@ -205,11 +206,12 @@ fn huge_result(c: &mut Criterion) {
 /// whose judgement validates the structured content.
 fn calls(c: &mut Criterion) {
     const CALLS: usize = 2_000;
-    let tools: std::sync::Arc<Vec<Tool>> = sightline::demo_server::tools::definitions()
-        .into_iter()
-        .map(|raw| Tool::from_value(&raw))
-        .collect::<Vec<_>>()
-        .into();
+    let tools: std::sync::Arc<sightline::mcp::catalog::Catalog> = std::sync::Arc::new(
+        sightline::demo_server::tools::definitions()
+            .into_iter()
+            .map(|raw| Tool::from_value(&raw))
+            .collect(),
+    );
     let exchanges: Vec<sightline::mcp::session::Exchange> = (1..=CALLS)
         .map(|n| {
             let request = parse(&json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "get_flight_status", "arguments": {"flightNumber": "LH404"}}}).to_string()).expect("a valid fixture");
@@ -268,7 +270,7 @@ fn calls(c: &mut Criterion) {
                     let judged = Some(sightline::classify::judge(
                         &exchange,
                         "2025-11-25",
-                        Some(tools.as_slice()),
+                        Some(&tools),
                     ));
                     let finished = sightline::mcp::verdict::Finished { exchange, judged };
                     let event = SessionEvent::CallFinished(Box::new(finished));

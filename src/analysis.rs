@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::classify::findings::Finding;
 use crate::classify::{self, Judgement, Outcome};
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::session::Exchange;
 use crate::model_view::hosts::HostProfile;
 use crate::model_view::{ModelView, measured, model_view};
@@ -16,7 +16,7 @@ pub struct CallContext<'a> {
     /// The negotiated protocol version (`"unknown"` when negotiation did not finish).
     pub version: &'a str,
     /// The tools the server listed, when it listed them.
-    pub catalog: Option<&'a [Tool]>,
+    pub catalog: Option<&'a Catalog>,
     pub host: &'a HostProfile,
     /// The MAY rule: forward protocol errors to the model, on top of the profile's setting.
     pub forward_protocol_errors: bool,
@@ -92,7 +92,7 @@ pub fn view<'a>(
     }
     let mut view = model_view(exchange, outcome, context.version, &host);
     if let Some((tool, reason)) = rejected_tool(exchange, context.catalog) {
-        view.dropped(tool, reason);
+        view.dropped(&tool, &reason);
     }
     // A profile that is no real host's (the spec's reading, a generic API) says what the
     // calibrated hosts do with this very answer: the rule is not the fact.
@@ -145,7 +145,7 @@ const MEASURED: &str = "measured:";
 /// What the model reads when the host would stop this call before the server.
 fn stopped_by_host(
     exchange: &Exchange,
-    catalog: Option<&[Tool]>,
+    catalog: Option<&Catalog>,
     host: &HostProfile,
 ) -> Option<ModelView<'static>> {
     if exchange.method != "tools/call" {
@@ -159,16 +159,13 @@ fn stopped_by_host(
 }
 
 /// The called tool and why the host dropped it, when it did.
-fn rejected_tool<'a>(
-    exchange: &Exchange,
-    catalog: Option<&'a [Tool]>,
-) -> Option<(&'a str, &'a str)> {
+fn rejected_tool(exchange: &Exchange, catalog: Option<&Catalog>) -> Option<(String, Box<str>)> {
     if exchange.method != "tools/call" {
         return None;
     }
-    let name = exchange.params()?.get("name")?.as_str()?;
-    let tool = catalog?.iter().find(|tool| tool.name == name)?;
-    Some((tool.name.as_str(), tool.rejected.as_deref()?))
+    let name = exchange.params()?.get("name")?.as_str()?.to_owned();
+    let reason = catalog?.find(&name)?.rejected?;
+    Some((name, reason))
 }
 
 #[cfg(test)]
@@ -183,7 +180,7 @@ mod tests {
 
     const PAST: &str = "Invalid departure date: must be in the future.";
 
-    fn context<'a>(host: &'a HostProfile, catalog: &'a [Tool], may: bool) -> CallContext<'a> {
+    fn context<'a>(host: &'a HostProfile, catalog: &'a Catalog, may: bool) -> CallContext<'a> {
         CallContext {
             version: "2025-11-25",
             catalog: Some(catalog),

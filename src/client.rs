@@ -12,7 +12,7 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::classify::findings::Finding;
 use crate::driver::{Driver, Input, Now, Output, TimerId, Wire};
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::session::Exchange;
 use crate::mcp::verdict::Finished;
 use crate::stream::EventSink;
@@ -280,7 +280,7 @@ impl Client {
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.
     /// The list (or why there is none) is emitted too.
-    pub async fn list_tools(&mut self) -> Result<Arc<Vec<Tool>>, ClientError> {
+    pub async fn list_tools(&mut self) -> Result<Arc<Catalog>, ClientError> {
         match self.perform(Command::ListTools).await {
             Done::Tools(listed) => listed,
             other => Err(unexpected(&other)),

@@ -1,14 +1,15 @@
 //! What changed between two recordings of a server, pure: tools added, removed or changed (a
 //! readable schema diff), and the same calls whose class, findings or model view changed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::{CallContext, analyze};
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
+use crate::mcp::json::Json;
 use crate::model_view::hosts::HostProfile;
 use crate::recording::{Loaded, RecordedCall};
 use crate::sanitize;
@@ -192,9 +193,10 @@ fn shown(value: Option<&Value>) -> String {
 
 /// Compares two recordings, judging each call as `host` would pass it on.
 pub fn diff(before: &Loaded, after: &Loaded, host: &HostProfile) -> Diff {
+    let empty = Catalog::default();
     let tools = tools_diff(
-        before.tools.as_deref().map_or(&[], Vec::as_slice),
-        after.tools.as_deref().map_or(&[], Vec::as_slice),
+        before.tools.as_deref().unwrap_or(&empty),
+        after.tools.as_deref().unwrap_or(&empty),
     );
     let mut by_key: BTreeMap<CallKey, (Vec<Judgement>, Vec<Judgement>)> = BTreeMap::new();
     for call in &before.calls {
@@ -255,7 +257,7 @@ fn key(call: &RecordedCall) -> CallKey {
 fn judge(call: &RecordedCall, host: &HostProfile) -> Judgement {
     let context = CallContext {
         version: call.version(),
-        catalog: call.catalog.as_ref().map(|tools| tools.as_slice()),
+        catalog: call.catalog.as_deref(),
         host,
         forward_protocol_errors: false,
     };
@@ -277,20 +279,28 @@ fn judge(call: &RecordedCall, host: &HostProfile) -> Judgement {
     }
 }
 
-fn tools_diff(before: &[Tool], after: &[Tool]) -> ToolsDiff {
-    let find = |tools: &[Tool], name: &str| -> Option<Value> {
-        tools
-            .iter()
-            .find(|tool| tool.name == name)
-            .map(|tool| tool.raw.value())
+fn tools_diff(before: &Catalog, after: &Catalog) -> ToolsDiff {
+    // By name, the first of each (a listing may repeat one): one walk of each listing.
+    let index = |tools: &Catalog| {
+        let mut by_name: HashMap<String, Json> = HashMap::new();
+        for tool in tools {
+            by_name.entry(tool.name.to_string()).or_insert(tool.raw);
+        }
+        by_name
     };
+    let (old, new) = (index(before), index(after));
     let mut diff = ToolsDiff::default();
     for tool in before {
-        match find(after, &tool.name) {
+        match new.get(tool.name.as_str()) {
             None => diff.removed.push(tool.name.to_string()),
-            Some(new) => {
+            Some(now) => {
                 let mut changes = Vec::new();
-                compare("", Some(&tool.raw.value()), Some(&new), &mut changes);
+                compare(
+                    "",
+                    Some(&tool.raw.value()),
+                    Some(&now.value()),
+                    &mut changes,
+                );
                 if !changes.is_empty() {
                     diff.changed.push(ToolChange {
                         name: tool.name.to_string(),
@@ -301,7 +311,7 @@ fn tools_diff(before: &[Tool], after: &[Tool]) -> ToolsDiff {
         }
     }
     for tool in after {
-        if find(before, &tool.name).is_none() {
+        if !old.contains_key(tool.name.as_str()) {
             diff.added.push(tool.name.to_string());
         }
     }

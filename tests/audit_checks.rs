@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use sightline::analysis::{self, CallContext};
 use sightline::client::{self, ClientOptions, SessionEvent};
-use sightline::mcp::messages::Tool;
+use sightline::mcp::catalog::Catalog;
 use sightline::mcp::session::Exchange;
 use sightline::model_view::hosts::{HostProfile, OutputCheck, resolve};
 use sightline::model_view::output_check::client_refusal;
@@ -27,7 +27,7 @@ const SERVER: &str = "tests/peers/structured_server.py";
 
 /// What a session with `structured_server.py ARGS` shows: the tools, each tool called once
 /// with `{}`, and every event of the session.
-async fn session(args: &[&str]) -> (Vec<Tool>, Vec<(String, Exchange)>, Vec<SessionEvent>) {
+async fn session(args: &[&str]) -> (Catalog, Vec<(String, Exchange)>, Vec<SessionEvent>) {
     let target = Target::Stdio(StdioCommand {
         program: "python3".into(),
         args: std::iter::once(SERVER)
@@ -46,7 +46,7 @@ async fn session(args: &[&str]) -> (Vec<Tool>, Vec<(String, Exchange)>, Vec<Sess
         ..ClientOptions::default()
     };
     let mut client = client::connect(&target, options, sink).await.unwrap();
-    let tools = client.list_tools().await.unwrap().to_vec();
+    let tools = Catalog::clone(&client.list_tools().await.unwrap());
     let mut calls = Vec::new();
     for tool in &tools {
         let exchange = client.call_tool(&tool.name, json!({})).await;
@@ -91,7 +91,7 @@ fn stem(message: &str) -> &str {
 /// Holds `host`'s profile to what the real client did on each tool: it refuses exactly the
 /// results the client threw on, with the client's code and words; and the model of the host
 /// then reads nothing the server said.
-fn holds(host: &HostProfile, observed: &[Value], tools: &[Tool], calls: &[(String, Exchange)]) {
+fn holds(host: &HostProfile, observed: &[Value], tools: &Catalog, calls: &[(String, Exchange)]) {
     for line in observed {
         let tool = line["tool"].as_str().unwrap();
         let (_, exchange) = calls.iter().find(|(name, _)| name == tool).unwrap();

@@ -481,7 +481,7 @@ fn http_details_and_a_rejected_tool() {
             .collect();
         listed[1].rejected = listed[1].header_problem().map(Into::into);
         s.event(sightline::mcp::log::SessionEvent::ToolsListed(
-            listed.into(),
+            std::sync::Arc::new(listed.into()),
         ));
         let pair = |name: &str, value: &str| (name.to_owned(), value.to_owned());
         let http = sightline::mcp::log::HttpExchange {
@@ -737,9 +737,9 @@ fn any_tool_name_or_description_keeps_every_row_its_width() {
             let tool = json!({"name": name, "description": description, "inputSchema": {
                 "type": "object", "properties": {name.clone(): {"type": "string", "description": description}}
             }});
-            session.event(SessionEvent::ToolsListed(
+            session.event(SessionEvent::ToolsListed(std::sync::Arc::new(
                 vec![sightline::mcp::messages::Tool::from_value(&tool)].into(),
-            ));
+            )));
             session.command(Command::OpenEditor);
             let backend = common::backend(&session.state, &Theme::fallback());
             let buffer = backend.buffer();

@@ -77,7 +77,7 @@ pub(super) fn start_audit(state: &mut AppState) {
     }
     state.audit = Some(AuditPanel::new(
         &tool,
-        &state.tools.tools,
+        &state.tools.catalog,
         state.settings.allow_invalid_tool_headers,
     ));
 }

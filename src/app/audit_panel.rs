@@ -44,7 +44,7 @@ impl AuditPanel {
     /// and the consent says so; one with an invalid `x-mcp-header` only when `I` allows it).
     pub fn new(
         tool: &str,
-        tools: &[crate::mcp::messages::Tool],
+        tools: &crate::mcp::catalog::Catalog,
         include_invalid_headers: bool,
     ) -> Self {
         let options = Options {

@@ -159,7 +159,7 @@ fn setup_events(
                         }
                     }
                     "tools/list" => {
-                        let tools = SessionEvent::ToolsListed(state.tools.tools.clone());
+                        let tools = SessionEvent::ToolsListed(state.tools.catalog.clone());
                         events.push((tools, None));
                     }
                     _ => {}
@@ -221,7 +221,7 @@ pub fn log_transcript(state: &AppState) -> Option<(String, String)> {
                     events.push((SessionEvent::Connected(Box::new(connection.clone())), None));
                 }
                 if listed {
-                    let tools = SessionEvent::ToolsListed(state.tools.tools.clone());
+                    let tools = SessionEvent::ToolsListed(state.tools.catalog.clone());
                     events.push((tools, None));
                 }
             }

@@ -15,7 +15,7 @@ fn negotiated_version(state: &AppState) -> &str {
 pub(super) fn call_context(state: &AppState) -> CallContext<'_> {
     CallContext {
         version: negotiated_version(state),
-        catalog: Some(&state.tools.tools),
+        catalog: Some(&state.tools.catalog),
         host: state.settings.host(),
         forward_protocol_errors: state.settings.forward_protocol_errors,
     }

@@ -80,7 +80,7 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
             state.link = Link::Failed(reason);
         }
         SessionEvent::ToolsListed(tools) => {
-            state.tools.tools = tools;
+            state.tools.set(tools);
             state.tools.listed = true;
             state.tools.problem = None;
             select_tool(state, state.tools.selected);

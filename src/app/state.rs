@@ -10,6 +10,7 @@ use tui_textarea::TextArea;
 use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
 use crate::mcp::Timestamp;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::jsonrpc::{Frame, Id};
 use crate::mcp::log::{Connection, HttpExchange};
 use crate::mcp::messages::Tool;
@@ -226,6 +227,9 @@ impl ToolRow {
 /// tools costs its text, not 200,000 descriptions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolsState {
+    /// The listing as it came, for judging calls against it.
+    pub catalog: Arc<Catalog>,
+    /// The same tools, an entry each, for the list's rows.
     pub tools: Arc<Vec<Tool>>,
     pub selected: usize,
     /// The first row in view; it moves only when the selection would leave the view.
@@ -242,6 +246,12 @@ pub struct ToolsState {
 }
 
 impl ToolsState {
+    /// A new listing.
+    pub fn set(&mut self, catalog: Arc<Catalog>) {
+        self.tools = Arc::new(catalog.to_vec());
+        self.catalog = catalog;
+    }
+
     pub fn selected_tool(&self) -> Option<&Tool> {
         self.tools.get(self.selected)
     }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::base::{MAX_DEPTH, base, checker, declared_types, required, resolve, whole};
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
 
 /// Cases planned for one tool, at most (missing properties first).
 pub const MAX_CASES_PER_TOOL: usize = 12;
@@ -121,7 +121,7 @@ pub struct Plan {
 }
 
 /// The plan for a server's tools.
-pub fn plan(tools: &[Tool], options: &Options) -> Plan {
+pub fn plan(tools: &Catalog, options: &Options) -> Plan {
     let mut plan = Plan::default();
     let mut first_audited = None;
     for tool in tools {
@@ -230,7 +230,7 @@ pub fn destructive(annotations: Option<&Value>) -> bool {
 }
 
 /// A tool name the server did not list.
-fn unknown_name(tools: &[Tool]) -> String {
+fn unknown_name(tools: &Catalog) -> String {
     let mut name = "sightline_no_such_tool".to_owned();
     while tools.iter().any(|tool| tool.name == name.as_str()) {
         name.push('_');

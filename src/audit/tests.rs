@@ -5,6 +5,7 @@ use super::report::DEFAULT_FAIL_ON;
 use super::*;
 use crate::analysis::CallContext;
 use crate::classify::fixtures::call;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::messages::Tool;
 use crate::model_view::hosts::{HostProfile, resolve};
 
@@ -18,7 +19,7 @@ fn tool(name: &str, schema: &Value) -> Tool {
 
 /// The argument cases planned for one schema, as (kind, property) pairs.
 fn cases(schema: &Value) -> Vec<(&'static str, String)> {
-    let planned = plan(&[tool("t", schema)], &Options::default());
+    let planned = plan(&Catalog::from(vec![tool("t", schema)]), &Options::default());
     planned
         .cases
         .iter()
@@ -47,7 +48,10 @@ fn each_planned_argument_case_breaks_the_schema_in_the_one_way_it_names() {
         },
         "required": ["departureDate", "seats"]
     });
-    let planned = plan(&[tool("book", &schema)], &Options::default());
+    let planned = plan(
+        &Catalog::from(vec![tool("book", &schema)]),
+        &Options::default(),
+    );
     let validator = jsonschema::options()
         .should_validate_formats(true)
         .build(&schema)
@@ -100,10 +104,11 @@ fn each_planned_argument_case_breaks_the_schema_in_the_one_way_it_names() {
 
 #[test]
 fn the_server_cases_name_a_tool_nobody_listed_and_send_a_string_as_arguments() {
-    let tools = [
+    let tools: Catalog = vec![
         tool("sightline_no_such_tool", &json!({"type": "object"})),
         tool("ok", &json!({"type": "object"})),
-    ];
+    ]
+    .into();
     let planned = plan(&tools, &Options::default());
     let server: Vec<_> = planned.cases.iter().filter(|c| c.group == SERVER).collect();
     assert_eq!(server.len(), 2);
@@ -186,9 +191,9 @@ fn an_empty_or_missing_schema_plans_only_the_server_cases() {
         assert!(cases(&schema).is_empty(), "{schema}");
     }
     let planned = plan(
-        &[Tool::from_value(
+        &Catalog::from(vec![Tool::from_value(
             &json!({"name": "bare", "annotations": {"readOnlyHint": true}}),
-        )],
+        )]),
         &Options::default(),
     );
     assert_eq!(planned.cases.len(), 2);
@@ -213,7 +218,7 @@ fn destructive_tools_are_skipped_unless_included_and_tool_limits_the_audit() {
             &json!({"name": name, "inputSchema": {"type": "object"}, "annotations": annotations}),
         )
     };
-    let tools = [
+    let tools: Catalog = vec![
         Tool::from_value(&json!({"name": "bare", "inputSchema": {"type": "object"}})),
         annotated("wipe", json!({"destructiveHint": true})),
         annotated("add", json!({"destructiveHint": false})),
@@ -221,7 +226,8 @@ fn destructive_tools_are_skipped_unless_included_and_tool_limits_the_audit() {
             "read",
             json!({"readOnlyHint": true, "destructiveHint": true}),
         ),
-    ];
+    ]
+    .into();
     let audited = |options: &Options| -> Vec<String> {
         plan(&tools, options)
             .cases
@@ -255,7 +261,7 @@ fn a_tool_with_an_invalid_x_mcp_header_is_skipped_unless_allowed() {
     let mut bad = tool("bad", &schema);
     bad.rejected = bad.header_problem().map(Into::into);
     assert!(bad.rejected.is_some());
-    let tools = [bad];
+    let tools: Catalog = vec![bad].into();
     let excluded = plan(&tools, &Options::default());
     assert!(excluded.cases.iter().all(|case| case.tool != "bad"));
     assert!(
@@ -277,7 +283,7 @@ fn a_tool_with_an_invalid_x_mcp_header_is_skipped_unless_allowed() {
 
 fn judged(kind: CaseKind, exchange: &crate::mcp::session::Exchange, version: &str) -> Judged {
     let host: HostProfile = resolve("spec", &[]).unwrap();
-    let tools = [tool("book_flight", &json!({"type": "object"}))];
+    let tools: Catalog = vec![tool("book_flight", &json!({"type": "object"}))].into();
     let case = Case {
         group: "book_flight".into(),
         tool: "book_flight".into(),
@@ -532,14 +538,15 @@ fn each_captured_host_gets_the_consequence_its_profile_predicts() {
 
 #[test]
 fn every_tool_is_counted_audited_skipped_or_with_no_cases() {
-    let tools = [
+    let tools: Catalog = vec![
         tool(
             "book",
             &json!({"type": "object", "properties": {"date": {"type": "string"}}, "required": ["date"]}),
         ),
         tool("ping", &json!({"type": "object"})),
         Tool::from_value(&json!({"name": "wipe", "inputSchema": {"type": "object"}})),
-    ];
+    ]
+    .into();
     let planned = plan(&tools, &Options::default());
     assert_eq!(planned.audited, ["book"]);
     let empty: Vec<&str> = planned.no_cases.iter().map(|s| s.tool.as_str()).collect();
@@ -571,7 +578,7 @@ fn every_tool_is_counted_audited_skipped_or_with_no_cases() {
 #[test]
 fn a_tool_with_no_valid_base_is_said_instead_of_guessed() {
     let code = json!({"type": "string", "pattern": "^[A-Z]{2}$", "maxLength": 1});
-    let tools = [
+    let tools: Catalog = vec![
         tool(
             "lookup",
             &json!({"type": "object", "properties": {"code": code, "n": {"type": "integer"}},
@@ -581,7 +588,8 @@ fn a_tool_with_no_valid_base_is_said_instead_of_guessed() {
             "ping",
             &json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
         ),
-    ];
+    ]
+    .into();
     let planned = plan(&tools, &Options::default());
     assert_eq!(planned.audited, ["ping"]);
     assert!(planned.cases.iter().all(|case| case.group != "lookup"));
@@ -605,7 +613,7 @@ fn counts_agree_with_their_nouns() {
 /// A case for `property` of a call that also sent `departureDate`.
 fn judged_for(property: &str, exchange: &crate::mcp::session::Exchange) -> Judged {
     let host: HostProfile = resolve("spec", &[]).unwrap();
-    let tools = [tool("book_flight", &json!({"type": "object"}))];
+    let tools: Catalog = vec![tool("book_flight", &json!({"type": "object"}))].into();
     let case = Case {
         group: "book_flight".into(),
         tool: "book_flight".into(),
@@ -681,7 +689,10 @@ fn a_date_the_description_names_is_a_future_one_in_that_format() {
         },
         "required": ["departureDate", "destination"]
     });
-    let planned = plan(&[tool("book", &schema)], &Options::default());
+    let planned = plan(
+        &Catalog::from(vec![tool("book", &schema)]),
+        &Options::default(),
+    );
     let missing_destination = planned
         .cases
         .iter()

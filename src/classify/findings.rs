@@ -8,10 +8,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::Outcome;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::json;
 use crate::mcp::jsonrpc::Reply;
-use crate::mcp::messages::{CallResult, Tool};
+use crate::mcp::messages::CallResult;
 use crate::mcp::session::{End, Exchange, Failure};
 
 pub use crate::mcp::verdict::{Direction, Finding, FrameRef, Severity};
@@ -24,7 +25,7 @@ pub struct Context<'a> {
     /// The negotiated protocol version (`2025-06-18`, `2026-07-28`…).
     pub version: &'a str,
     /// The tools the server listed, when the list is known.
-    pub catalog: Option<&'a [Tool]>,
+    pub catalog: Option<&'a Catalog>,
     /// The result, read once for every rule.
     result: Option<CallResult<'a>>,
 }
@@ -34,7 +35,7 @@ impl<'a> Context<'a> {
         exchange: &'a Exchange,
         outcome: &'a Outcome,
         version: &'a str,
-        catalog: Option<&'a [Tool]>,
+        catalog: Option<&'a Catalog>,
     ) -> Self {
         let result = match exchange.answer() {
             Some(Reply::Result(result)) => Some(CallResult::read(result)),

@@ -98,7 +98,7 @@ impl Call {
 }
 
 /// A catalog listing these tool names.
-pub fn catalog(names: &[&str]) -> Vec<Tool> {
+pub fn catalog(names: &[&str]) -> crate::mcp::catalog::Catalog {
     names
         .iter()
         .map(|name| Tool::from_value(&json!({"name": name})))

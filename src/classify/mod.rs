@@ -12,17 +12,18 @@ mod tests;
 
 use std::borrow::Cow;
 
+use crate::mcp::catalog::Catalog;
 use crate::mcp::input::{ResultType, Round, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Reply, error_code_name};
-use crate::mcp::messages::{CallResult, Tool};
+use crate::mcp::messages::CallResult;
 use crate::mcp::session::{End, Exchange, Failure, TaskRun};
 
 pub use crate::mcp::verdict::{Class, Judgement, Outcome};
 
 /// The class and the findings of a finished exchange, under the negotiated `version` and the
 /// tools the server listed (when it did).
-pub fn judge(exchange: &Exchange, version: &str, catalog: Option<&[Tool]>) -> Judgement {
+pub fn judge(exchange: &Exchange, version: &str, catalog: Option<&Catalog>) -> Judgement {
     let outcome = classify(exchange);
     let findings = findings::findings(&findings::Context::new(
         exchange, &outcome, version, catalog,

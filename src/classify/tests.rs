@@ -399,7 +399,7 @@ mod output_schema {
             exchange,
             &outcome,
             "2026-07-28",
-            Some(&[tool]),
+            Some(&vec![tool].into()),
         ))
     }
 

@@ -305,7 +305,7 @@ fn finish(core: &mut Core, mut exchange: Exchange) -> Done {
         .connection
         .as_ref()
         .map_or("unknown", |connection| connection.protocol_version.as_str());
-    let catalog = core.catalog.as_deref().map(Vec::as_slice);
+    let catalog = core.catalog.as_deref();
     let judged = Some(classify::judge(&exchange, version, catalog));
     let finished = Finished { exchange, judged };
     core.emit(SessionEvent::CallFinished(Box::new(finished.clone())));

@@ -10,10 +10,11 @@ use super::requests::Core;
 use super::{ClientError, Done, Event, StepOf};
 use crate::classify::classify;
 use crate::classify::findings::{Direction, Finding, FrameRef, Severity};
+use crate::mcp::catalog::Catalog;
 use crate::mcp::era;
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::log::SessionEvent;
-use crate::mcp::messages::{Tool, tools_page};
+use crate::mcp::messages::tools_page;
 use crate::mcp::session::Exchange;
 
 /// Re-fetches of `tools/list` when the server keeps announcing changes.
@@ -26,7 +27,7 @@ const MAX_REJECTION_NOTES: usize = 20;
 /// A listing under way.
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
-    tools: Vec<Tool>,
+    tools: Catalog,
     seen_cursors: HashSet<String>,
     pages: usize,
     refetches: usize,
@@ -48,7 +49,7 @@ impl Listing {
         match self.page(core, &exchange) {
             Paged::More(listing) => StepOf::Wait(listing),
             Paged::Listed(tools) => {
-                let tools: Arc<Vec<Tool>> = tools.into();
+                let tools = Arc::new(tools);
                 core.catalog = Some(Arc::clone(&tools));
                 core.emit(SessionEvent::ToolsListed(Arc::clone(&tools)));
                 StepOf::Done(Some(Done::Tools(Ok(tools))))
@@ -75,11 +76,8 @@ impl Listing {
             return unexpected("no `tools` array".into());
         };
         self.pages += 1;
-        if self.tools.is_empty() {
-            self.tools = page.tools;
-        } else {
-            self.tools.extend(page.tools);
-        }
+        // `tools_page` found an array: it is counted and kept.
+        let _ = self.tools.push_page(page.tools);
         let cursor = match page.next_cursor {
             // 2026-07-28: an empty string is a valid cursor, not the end of results.
             Some(next) if core.modern() || !next.is_empty() => next,
@@ -121,35 +119,36 @@ impl Listing {
 /// Where a listing is after a page.
 enum Paged {
     More(Listing),
-    Listed(Vec<Tool>),
+    Listed(Catalog),
     Failed(ClientError),
 }
 
 /// 2026-07-28 over HTTP: a tool whose `x-mcp-header` breaks the constraints is one a
 /// conforming client MUST drop from the listing, with a warning; sightline keeps it, marked
 /// with the reason, so that it can still be inspected and called.
-fn reject_bad_header_tools(core: &mut Core, tools: &mut [Tool]) {
+fn reject_bad_header_tools(core: &mut Core, tools: &mut Catalog) {
     if !core.modern() || !core.is_http() {
         return;
     }
-    let mut rejected = 0;
-    for tool in tools {
-        if let Some(reason) = tool.header_problem() {
-            rejected += 1;
-            if rejected <= MAX_REJECTION_NOTES {
-                core.note(format!(
-                    "tools/list: '{}' is rejected, as 2026-07-28 asks of HTTP clients \
-                     ({reason}); a conforming host drops it, sightline keeps it marked",
-                    tool.name
-                ));
-            }
-            tool.rejected = Some(reason.into());
-        }
-    }
-    if rejected > MAX_REJECTION_NOTES {
+    let rejected: Vec<(usize, String, String)> = tools
+        .iter()
+        .enumerate()
+        .filter_map(|(index, tool)| Some((index, tool.name.to_string(), tool.header_problem()?)))
+        .collect();
+    for (_, name, reason) in rejected.iter().take(MAX_REJECTION_NOTES) {
         core.note(format!(
-            "tools/list: {rejected} tools rejected for their x-mcp-header in all"
+            "tools/list: '{name}' is rejected, as 2026-07-28 asks of HTTP clients ({reason}); a \
+             conforming host drops it, sightline keeps it marked"
         ));
+    }
+    if rejected.len() > MAX_REJECTION_NOTES {
+        core.note(format!(
+            "tools/list: {} tools rejected for their x-mcp-header in all",
+            rejected.len()
+        ));
+    }
+    for (index, _, reason) in rejected {
+        tools.reject(index, reason.into());
     }
 }
 

@@ -25,10 +25,10 @@ use serde_json::Value;
 
 use crate::classify::findings::Finding;
 use crate::mcp::Timestamp;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::input::Answer;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::log::{Connection, SessionEvent};
-use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::mcp::wire::{Outgoing, TransportEvent};
 
@@ -111,7 +111,7 @@ pub enum Command {
 #[derive(Debug)]
 pub enum Done {
     Connected(Result<Box<Connection>, ClientError>),
-    Tools(Result<Arc<Vec<Tool>>, ClientError>),
+    Tools(Result<Arc<Catalog>, ClientError>),
     Called(Box<crate::mcp::verdict::Finished>),
     Requested(Box<Exchange>),
     /// The request held open as `key` ended.

@@ -107,7 +107,7 @@ pub(crate) struct Core {
     pub(super) closed: Option<ServerEnd>,
     pub tools_changed: bool,
     /// The tools the server listed last: the calls are judged against them.
-    pub catalog: Option<Arc<Vec<crate::mcp::messages::Tool>>>,
+    pub catalog: Option<Arc<crate::mcp::catalog::Catalog>>,
     /// Progress tokens issued so far; each `tools/call` gets a fresh one.
     pub progress_tokens: u64,
     /// A `server/discover` result that arrived after the probe timed out.

@@ -16,7 +16,7 @@ use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{ClientError, Connection};
 use crate::config;
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::session::Exchange;
 use crate::mcp::verdict::{Finished, Judgement};
 use crate::model_view::hosts::{self, HostProfile};
@@ -193,8 +193,8 @@ async fn call_tool(
     let tool = call.args.tool.as_str();
     let excluded = catalog
         .as_ref()
-        .and_then(|tools| tools.iter().find(|listed| listed.name == tool))
-        .and_then(|listed| listed.rejected.as_deref())
+        .and_then(|tools| tools.find(tool))
+        .and_then(|listed| listed.rejected)
         .filter(|_| !server.allow_invalid_tool_headers);
     if let Some(reason) = excluded {
         let err = format!(
@@ -202,7 +202,7 @@ async fn call_tool(
              2026-07-28 clients MUST exclude such tools; --allow-invalid-tool-headers sends it \
              anyway, as a deliberate test\n",
             sanitize::text(tool),
-            sanitize::text(reason)
+            sanitize::text(&reason)
         );
         let reached = client.connection().map(present_server);
         client.shutdown().await;
@@ -215,7 +215,7 @@ async fn call_tool(
         connection.as_ref(),
         &transport,
         &exchange,
-        catalog.as_ref().map(|tools| tools.as_slice()),
+        catalog.as_deref(),
         call.host,
         call.args.forward_protocol_errors,
         judged,
@@ -307,7 +307,7 @@ impl<'a> CallReport<'a> {
         connection: Option<&'a Connection>,
         transport: &'a str,
         exchange: &'a Exchange,
-        catalog: Option<&[Tool]>,
+        catalog: Option<&Catalog>,
         host: &HostProfile,
         forward_protocol_errors: bool,
         judged: Option<Judgement>,

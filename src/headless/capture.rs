@@ -16,10 +16,10 @@ use super::relay::LoggedFrame;
 use super::{exit, read_arguments};
 use crate::cli::{CaptureArgs, ServerArgs};
 use crate::mcp::Timestamp;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::jsonrpc::{self, Frame, Message};
 use crate::mcp::log::SessionEvent;
-use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::proxy::watch::{Side, Watch};
 use crate::sanitize;
@@ -47,7 +47,7 @@ struct Captured {
     /// an answer (the server exited first).
     exchange: Option<Exchange>,
     version: String,
-    catalog: Option<std::sync::Arc<Vec<Tool>>>,
+    catalog: Option<std::sync::Arc<Catalog>>,
     tool_result: Option<ToolResult>,
     run_error: Option<String>,
     /// The host asked its model before the server was connected: it offered none of the
@@ -373,9 +373,9 @@ fn assemble(
         });
     recorded(&mut captured, dir);
     // The tools the server listed; the one asked for when it never listed any.
-    let server_tools: Vec<&str> = match &captured.catalog {
-        Some(tools) => tools.iter().map(|tool| tool.name.as_str()).collect(),
-        None => vec![captured.tool.as_str()],
+    let server_tools: Vec<String> = match &captured.catalog {
+        Some(tools) => tools.iter().map(|tool| tool.name.to_string()).collect(),
+        None => vec![captured.tool.clone()],
     };
     let host = captured.host;
     // A bridged host lists its bridge, never the server's tools.
@@ -391,7 +391,7 @@ fn assemble(
 fn unready(
     api: model::Api,
     names: impl Fn(&str) -> Vec<String>,
-    server_tools: &[&str],
+    server_tools: &[String],
     requests: &[ModelRequest],
 ) -> bool {
     let Some(first) = requests.iter().find(|r| !api.tools(&r.body).is_empty()) else {
@@ -612,7 +612,7 @@ mod tests {
             body: serde_json::json!({"tools": tools.iter().map(|name| serde_json::json!(
                 {"type": "function", "function": {"name": name}})).collect::<Vec<_>>()}),
         };
-        let server = ["book_flight", "long_text"];
+        let server = ["book_flight".to_owned(), "long_text".to_owned()];
         let early = [listing(&["bash", "view"])];
         assert!(unready(model::Api::Chat, names, &server, &early));
         // An unknown tool asked for on purpose: the server's other tools were offered.

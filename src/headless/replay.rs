@@ -10,8 +10,8 @@ use super::call::CallReport;
 use super::exit;
 use super::output::print_json;
 use crate::config;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::log::SessionEvent;
-use crate::mcp::messages::Tool;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::sanitize;
 
@@ -84,7 +84,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
         };
         let mut transport = replayed.header.transport.clone();
         let mut connection = None;
-        let mut catalog: Option<Arc<Vec<Tool>>> = None;
+        let mut catalog: Option<Arc<Catalog>> = None;
         for event in reader {
             match event {
                 Ok(SessionEvent::Connecting { transport: named }) => transport = named,
@@ -98,7 +98,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
                         connection.as_ref(),
                         &transport,
                         &exchange,
-                        catalog.as_ref().map(|tools| tools.as_slice()),
+                        catalog.as_deref(),
                         replayed.host,
                         replayed.forward_protocol_errors,
                         None,

@@ -17,8 +17,7 @@ use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
 use crate::cli::{OutputArgs, RecordArgs, ServerArgs};
 use crate::client::{ClientError, Connection, Stage};
-use crate::mcp::json::Json;
-use crate::mcp::messages::Tool;
+use crate::mcp::catalog::Catalog;
 use crate::recording::Recorder;
 use crate::sanitize;
 
@@ -100,11 +99,25 @@ async fn list(
     code
 }
 
+/// The listed tools as received, written one by one as the listing is walked.
+struct EachTool<'a>(&'a Catalog);
+
+impl Serialize for EachTool<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for tool in self.0 {
+            seq.serialize_element(&tool.raw)?;
+        }
+        seq.end()
+    }
+}
+
 /// The shape of `tools --json`.
 #[derive(Serialize)]
 struct ToolsJson<'a> {
     server: Value,
-    tools: Option<Vec<&'a Json>>,
+    tools: Option<EachTool<'a>>,
     /// Tools a conforming 2026-07-28 HTTP client drops, and why (listed above as received).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     rejected: Vec<Value>,
@@ -115,7 +128,7 @@ struct ToolsJson<'a> {
 }
 
 impl<'a> ToolsJson<'a> {
-    fn listed(connection: Option<&Connection>, tools: &'a Arc<Vec<Tool>>) -> Self {
+    fn listed(connection: Option<&Connection>, tools: &'a Arc<Catalog>) -> Self {
         let plural = if tools.len() == 1 { "" } else { "s" };
         let outcome = Outcome {
             class: Class::Success,
@@ -124,7 +137,7 @@ impl<'a> ToolsJson<'a> {
         };
         Self {
             server: server_json(connection),
-            tools: Some(tools.iter().map(|tool| &tool.raw).collect()),
+            tools: Some(EachTool(tools)),
             rejected: tools
                 .iter()
                 .filter_map(|tool| {
@@ -149,7 +162,7 @@ impl<'a> ToolsJson<'a> {
 }
 
 /// The human `tools` output.
-pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &[Tool]) -> std::io::Result<()> {
+pub fn write_tools(out: &mut dyn Write, server_line: &str, tools: &Catalog) -> std::io::Result<()> {
     let plural = if tools.len() == 1 { "" } else { "s" };
     writeln!(out, "{server_line}\n\n{} tool{plural}", tools.len())?;
     for tool in tools {

@@ -43,6 +43,16 @@ impl Json {
         }
     }
 
+    /// JSON text we wrote ourselves (joined from values already read).
+    pub fn from_text(text: String) -> Json {
+        let text = Arc::new(text);
+        Json {
+            end: text.len(),
+            source: text,
+            start: 0,
+        }
+    }
+
     /// The value's text, exactly as it was received.
     pub fn text(&self) -> &str {
         &self.source[self.start..self.end]

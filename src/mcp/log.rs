@@ -12,8 +12,9 @@ pub use super::http::HttpExchange;
 use super::input::{Answer, InputRequest};
 use super::json::Json;
 use super::jsonrpc::{Frame, Id};
-use super::messages::{ServerInfo, Tool};
+use super::messages::ServerInfo;
 use super::oauth::AuthFact;
+use crate::mcp::catalog::Catalog;
 
 /// One fact of a session, in the order it happened. A call's `CallFinished` always follows the
 /// `Logged` entry of the frame that ended it.
@@ -28,7 +29,7 @@ pub enum SessionEvent {
     /// The server could not be reached or refused negotiation.
     ConnectFailed { stage: Stage, reason: String },
     /// The tools, all pages (again after `notifications/tools/list_changed`).
-    ToolsListed(Arc<Vec<Tool>>),
+    ToolsListed(Arc<Catalog>),
     /// `tools/list` failed; calls are still possible.
     ToolsFailed(String),
     /// A `tools/call` ended (answered, timed out, cancelled or failed).

@@ -113,31 +113,19 @@ impl Tool {
 /// One page of `tools/list`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolsPage {
-    pub tools: Vec<Tool>,
+    /// The page's `tools` array, as it came.
+    pub tools: Json,
     /// `nextCursor`, when present and a string.
     pub next_cursor: Option<String>,
 }
 
 /// Reads a `tools/list` result; `None` when it has no `tools` array.
 pub fn tools_page(result: &Json) -> Option<ToolsPage> {
-    let tools = result.get("tools")?;
-    // Counted first: a listing of 200,000 tools is not grown by doubling.
-    let mut listed = Vec::with_capacity(tools.elements()?.count());
-    listed.extend(tools.elements()?.filter_map(|raw| {
-        let name = json::member(raw, "name").and_then(json::string);
-        Some(Tool {
-            name: name.map(CompactString::from).unwrap_or_default(),
-            raw: result.part(raw)?,
-            rejected: None,
-        })
-    }));
+    let tools = result.get("tools").filter(Json::is_array)?;
     let next_cursor = result
         .get("nextCursor")
         .and_then(|cursor| cursor.as_str().map(Cow::into_owned));
-    Some(ToolsPage {
-        tools: listed,
-        next_cursor,
-    })
+    Some(ToolsPage { tools, next_cursor })
 }
 
 /// A `tools/call` result, read from its text in one pass: only the members sightline looks at,
@@ -257,8 +245,11 @@ mod tests {
             "nextCursor": ""
         })))
         .unwrap();
-        assert_eq!(page.tools[0].display_name(), "Ex");
-        assert_eq!(page.tools[1].name, "");
+        let mut catalog = crate::mcp::catalog::Catalog::default();
+        catalog.push_page(page.tools.clone()).unwrap();
+        let tools = catalog.to_vec();
+        assert_eq!(tools[0].display_name(), "Ex");
+        assert_eq!(tools[1].name, "");
         assert_eq!(page.next_cursor.as_deref(), Some(""));
         assert!(tools_page(&read(json!({"nextCursor": "x"}))).is_none());
     }

@@ -1,6 +1,7 @@
 //! The MCP protocol, sans I/O: JSON-RPC frames, correlation, eras and the payloads we read.
 //! Nothing here reads a clock, spawns a task or touches a file; time arrives as [`Timestamp`].
 
+pub mod catalog;
 pub mod era;
 pub mod framing;
 pub mod headers;

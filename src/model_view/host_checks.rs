@@ -11,7 +11,7 @@ use super::{Block, Blocks, ModelView, Rule, validators};
 pub fn stopped_by_host(
     tool: &str,
     arguments: &serde_json::Value,
-    catalog: Option<&[crate::mcp::messages::Tool]>,
+    catalog: Option<&crate::mcp::catalog::Catalog>,
     host: &HostProfile,
 ) -> Option<ModelView<'static>> {
     let checks = host.checks.as_ref()?;
@@ -98,12 +98,12 @@ pub fn stopped_by_host(
 
 /// The names of the listed tools, once each in their order, joined by ", " (a host that lists
 /// its tools to a model that called an unknown one).
-fn tool_names(catalog: &[crate::mcp::messages::Tool]) -> String {
-    let mut names: Vec<&str> = Vec::new();
+fn tool_names(catalog: &crate::mcp::catalog::Catalog) -> String {
+    let mut names: Vec<String> = Vec::new();
     for tool in catalog {
         // A host that lists the tools once a session sends the same names again.
-        if !names.contains(&tool.name.as_str()) {
-            names.push(tool.name.as_str());
+        if !names.iter().any(|name| *name == tool.name) {
+            names.push(tool.name.to_string());
         }
     }
     names.join(", ")
@@ -111,7 +111,7 @@ fn tool_names(catalog: &[crate::mcp::messages::Tool]) -> String {
 
 /// The server's tools by the host's names for them (`checks.tool_name`), sorted, joined by
 /// ", " (hosts that list all their tools alphabetically).
-fn host_tool_names(catalog: &[crate::mcp::messages::Tool], checks: &hosts::Checks) -> String {
+fn host_tool_names(catalog: &crate::mcp::catalog::Catalog, checks: &hosts::Checks) -> String {
     let mut names: Vec<String> = catalog
         .iter()
         .map(|tool| match &checks.tool_name {
@@ -127,7 +127,7 @@ fn host_tool_names(catalog: &[crate::mcp::messages::Tool], checks: &hosts::Check
 /// The host's answer to a tool it did not list: its words, why, and whether they say why.
 fn unknown_tool(
     tool: &str,
-    catalog: &[crate::mcp::messages::Tool],
+    catalog: &crate::mcp::catalog::Catalog,
     checks: &hosts::Checks,
 ) -> (String, String, Vec<String>, bool) {
     match &checks.unknown_tool_text {
@@ -164,7 +164,7 @@ fn unknown_tool(
 /// stands in `checks.tool_order`.
 fn did_you_mean(
     tool: &str,
-    catalog: &[crate::mcp::messages::Tool],
+    catalog: &crate::mcp::catalog::Catalog,
     checks: &hosts::Checks,
 ) -> String {
     let name = |tool: &str| match &checks.tool_name {

@@ -4,8 +4,9 @@
 use serde_json::Value;
 
 use super::hosts::{HostProfile, OutputCheck};
+use crate::mcp::catalog::Catalog;
 use crate::mcp::jsonrpc::Reply;
-use crate::mcp::messages::{CallResult, Tool};
+use crate::mcp::messages::CallResult;
 use crate::mcp::session::Exchange;
 
 /// The client's own error in place of the server's result.
@@ -24,7 +25,7 @@ pub struct ClientRefusal {
 /// one: only for a `tools/call` result of a listed tool that declares an `outputSchema`.
 pub fn client_refusal(
     exchange: &Exchange,
-    catalog: Option<&[Tool]>,
+    catalog: Option<&Catalog>,
     host: &HostProfile,
 ) -> Option<ClientRefusal> {
     if host.output_check == OutputCheck::None || exchange.method != "tools/call" {

@@ -484,9 +484,11 @@ fn an_unknown_tool_answer_can_name_the_tools_the_host_lists() {
     let listing = crate::mcp::json::Json::from_value(
         &json!({"tools": [{"name": "a", "inputSchema": {}}, {"name": "b", "inputSchema": {}}]}),
     );
-    let mut tools = crate::mcp::messages::tools_page(&listing).unwrap().tools;
+    let mut tools = crate::mcp::catalog::Catalog::default();
+    let page = || crate::mcp::messages::tools_page(&listing).unwrap().tools;
+    tools.push_page(page()).unwrap();
     // A host with a session per call lists the tools again: each name counts once.
-    tools.extend(crate::mcp::messages::tools_page(&listing).unwrap().tools);
+    tools.push_page(page()).unwrap();
     let stopped = super::stopped_by_host("c", &json!({}), Some(&tools), &host).unwrap();
     assert_eq!(stopped.text(), "No 'c'. Available tools: a, b.");
     assert!(!stopped.server_called);
@@ -642,7 +644,7 @@ fn the_gemini_shape_captions_media_sends_images_last_and_leaves_audio_out() {
 
 #[test]
 fn gemini_suggests_the_nearest_tools_in_its_own_order() {
-    let catalog: Vec<crate::mcp::messages::Tool> =
+    let catalog: crate::mcp::catalog::Catalog =
         ["book_flight", "summarise", "list_roots", "slow_search"]
             .iter()
             .map(|name| crate::mcp::messages::Tool::from_value(&json!({"name": name})))
@@ -700,7 +702,10 @@ fn a_second_limit_cuts_what_the_first_kept_and_a_call_prefix_stays_outside_both(
                   unknown_tool_text = \"no {tool}\"\n";
     let host = super::hosts::parse(checks, "t").unwrap().remove(0);
     let listing = crate::mcp::json::Json::from_value(&json!({"tools": []}));
-    let tools = crate::mcp::messages::tools_page(&listing).unwrap().tools;
+    let mut tools = crate::mcp::catalog::Catalog::default();
+    tools
+        .push_page(crate::mcp::messages::tools_page(&listing).unwrap().tools)
+        .unwrap();
     let stopped = super::stopped_by_host("c", &json!({}), Some(&tools), &host).unwrap();
     assert_eq!(stopped.text(), "no c");
 }

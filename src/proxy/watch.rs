@@ -9,12 +9,13 @@ use serde_json::Value;
 
 use crate::classify;
 use crate::mcp::Timestamp;
+use crate::mcp::catalog::Catalog;
 use crate::mcp::era::{self, Era};
 use crate::mcp::framing::InvalidLine;
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::{Frame, Id, Message, Reply};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
-use crate::mcp::messages::{ServerInfo, Tool, tools_page};
+use crate::mcp::messages::{ServerInfo, tools_page};
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::mcp::verdict::Finished;
 
@@ -47,8 +48,8 @@ pub struct Watch {
     pending: HashMap<(Side, Id), Pending>,
     connection: Option<Connection>,
     /// The tools of the last complete `tools/list`, and the pages of one under way.
-    catalog: Option<Arc<Vec<Tool>>>,
-    paging: Vec<Tool>,
+    catalog: Option<Arc<Catalog>>,
+    paging: Catalog,
     host: Option<HostSeen>,
     /// The server's stderr, its last lines (for a call the server's exit ended).
     stderr_tail: Vec<String>,
@@ -215,9 +216,10 @@ impl Watch {
                 let continued = matches!(first, Message::Request { params: Some(params), .. }
                     if params.get("cursor").is_some());
                 if !continued {
-                    self.paging.clear();
+                    self.paging = Catalog::default();
                 }
-                self.paging.extend(page.tools);
+                // `tools_page` found an array: it is counted and kept.
+                let _ = self.paging.push_page(page.tools);
                 if page.next_cursor.is_none() {
                     let tools = Arc::new(std::mem::take(&mut self.paging));
                     self.catalog = Some(Arc::clone(&tools));
@@ -249,7 +251,7 @@ impl Watch {
             .connection
             .as_ref()
             .map_or("unknown", |connection| connection.protocol_version.as_str());
-        let catalog = self.catalog.as_deref().map(Vec::as_slice);
+        let catalog = self.catalog.as_deref();
         let judged = Some(classify::judge(&exchange, version, catalog));
         SessionEvent::CallFinished(Box::new(Finished { exchange, judged }))
     }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::mcp::catalog::Catalog;
 use crate::mcp::jsonrpc::{self, Id};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
-use crate::mcp::messages::Tool;
 use crate::mcp::session::Exchange;
 use crate::transcript::{Frames, Header, Record, VERSION};
 
@@ -158,7 +158,7 @@ pub struct RecordedCall {
     pub exchange: Exchange,
     pub transport: String,
     pub connection: Option<Connection>,
-    pub catalog: Option<Arc<Vec<Tool>>>,
+    pub catalog: Option<Arc<Catalog>>,
 }
 
 impl RecordedCall {
@@ -175,7 +175,7 @@ impl RecordedCall {
 pub struct Loaded {
     pub header: Header,
     /// The last tool listing.
-    pub tools: Option<Arc<Vec<Tool>>>,
+    pub tools: Option<Arc<Catalog>>,
     pub calls: Vec<RecordedCall>,
     /// Every request sightline sent that got a reply, with the reply, in order.
     pub replies: Vec<(jsonrpc::Frame, jsonrpc::Frame)>,

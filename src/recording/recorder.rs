@@ -6,8 +6,8 @@ use std::io::{BufWriter, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::analysis::{CallContext, judge};
+use crate::mcp::catalog::Catalog;
 use crate::mcp::log::SessionEvent;
-use crate::mcp::messages::Tool;
 use crate::sanitize;
 use crate::transcript::{Header, Judged, Record, Redactor, VERSION, rfc3339};
 
@@ -21,7 +21,7 @@ struct Inner {
     redactor: Redactor,
     /// What the class and findings of a call depend on, followed from the stream.
     version: String,
-    catalog: Option<Arc<Vec<Tool>>>,
+    catalog: Option<Arc<Catalog>>,
     /// The first write that failed; nothing more is written after it.
     failed: Option<String>,
 }
@@ -104,7 +104,7 @@ impl Inner {
                 } else {
                     let context = CallContext {
                         version: &self.version,
-                        catalog: self.catalog.as_ref().map(|tools| tools.as_slice()),
+                        catalog: self.catalog.as_deref(),
                         host: crate::model_view::hosts::spec(),
                         forward_protocol_errors: false,
                     };

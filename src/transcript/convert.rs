@@ -52,7 +52,10 @@ impl<'a> Record<'a> {
                 reason: redactor.text(reason).into_owned(),
             },
             SessionEvent::ToolsListed(tools) => Record::Tools {
-                tools: tools.iter().filter_map(ToolRecord::of).collect(),
+                tools: tools
+                    .iter()
+                    .filter_map(|tool| ToolRecord::owned(&tool))
+                    .collect(),
             },
             SessionEvent::ToolsFailed(reason) => Record::ToolsFailed {
                 reason: redactor.text(reason).into_owned(),

@@ -128,13 +128,18 @@ pub(crate) fn every_event() -> Vec<SessionEvent> {
             stage: Stage::Initialize,
             reason: "refused".into(),
         },
-        SessionEvent::ToolsListed(Arc::new(vec![
-            Tool::from_value(&json!({"name": "book_flight", "inputSchema": {"type": "object"}})),
-            Tool {
-                rejected: Some("bad header".into()),
-                ..Tool::from_value(&json!({"name": "x"}))
-            },
-        ])),
+        SessionEvent::ToolsListed(Arc::new(
+            vec![
+                Tool::from_value(
+                    &json!({"name": "book_flight", "inputSchema": {"type": "object"}}),
+                ),
+                Tool {
+                    rejected: Some("bad header".into()),
+                    ..Tool::from_value(&json!({"name": "x"}))
+                },
+            ]
+            .into(),
+        )),
         SessionEvent::ToolsFailed("-32601".into()),
         SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(answered))),
         SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(

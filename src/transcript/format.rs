@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::mcp::catalog::Catalog;
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{ErrorObject, FrameError, Id};
 use crate::mcp::log::{HttpExchange, Stage};
@@ -193,6 +194,17 @@ impl<'a> ToolRecord<'a> {
             rejected: tool.rejected.as_deref().map(Cow::Borrowed),
         })
     }
+
+    /// The same record, owning what it holds (a tool read from a listing as it is walked).
+    pub fn owned(tool: &Tool) -> Option<ToolRecord<'static>> {
+        Some(ToolRecord {
+            tool: ToolText::Read(serde_json::from_str(tool.raw.text()).ok()?),
+            rejected: tool
+                .rejected
+                .as_deref()
+                .map(|reason| Cow::Owned(reason.to_owned())),
+        })
+    }
 }
 
 /// A `tools` line written straight from the listing, tool by tool: the same line as
@@ -205,7 +217,7 @@ pub struct ToolsLine<'a> {
 }
 
 impl<'a> ToolsLine<'a> {
-    pub fn new(tools: &'a [Tool]) -> Self {
+    pub fn new(tools: &'a Catalog) -> Self {
         Self {
             kind: "tools",
             tools: Listed(tools),
@@ -213,14 +225,16 @@ impl<'a> ToolsLine<'a> {
     }
 }
 
-struct Listed<'a>(&'a [Tool]);
+struct Listed<'a>(&'a Catalog);
 
 impl Serialize for Listed<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let mut seq = serializer.serialize_seq(None)?;
-        for record in self.0.iter().filter_map(ToolRecord::of) {
-            seq.serialize_element(&record)?;
+        for tool in self.0 {
+            if let Some(record) = ToolRecord::of(&tool) {
+                seq.serialize_element(&record)?;
+            }
         }
         seq.end()
     }
@@ -333,7 +347,8 @@ mod tests {
             ),
             rejected,
         ];
-        let event = SessionEvent::ToolsListed(tools.clone().into());
+        let tools: crate::mcp::catalog::Catalog = tools.into();
+        let event = SessionEvent::ToolsListed(std::sync::Arc::new(tools.clone()));
         let record = Record::of(&event, &Redactor::default(), None).unwrap();
         assert_eq!(
             serde_json::to_string(&ToolsLine::new(&tools)).unwrap(),

@@ -120,7 +120,7 @@ impl Session {
             .into_iter()
             .map(|raw| Tool::from_value(&raw))
             .collect::<Vec<_>>();
-        self.event(SessionEvent::ToolsListed(tools.into()))
+        self.event(SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())))
     }
 
     /// A second's tick of the runtime.
@@ -132,7 +132,7 @@ impl Session {
     /// The server lists these tools instead.
     pub fn tools(&mut self, tools: &[Value]) -> &mut Self {
         let tools = tools.iter().map(Tool::from_value).collect::<Vec<_>>();
-        self.event(SessionEvent::ToolsListed(tools.into()))
+        self.event(SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())))
     }
 
     /// One `tools/call` answered with `reply` (a `"result":…` or `"error":…` member).

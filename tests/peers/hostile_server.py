@@ -130,8 +130,14 @@ for line in sys.stdin:
             "serverInfo": {"name": "hostile\u001b]0;pwned\u0007", "version": "6.6.6"}}})
     elif method == "tools/list" and MODE == "many-tools":
         count = int(os.environ.get("TOOL_COUNT", "200000"))
-        item = b'{"name":"t","description":"a tool","inputSchema":{"type":"object"}}'
-        repeated(b'{"jsonrpc":"2.0","id":%d,"result":{"tools":[' % ident, item, count, b"]}}\n")
+        # Each its own name, as a real listing: a name is not shared by 200,000 tools.
+        out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"tools":[' % ident)
+        for start in range(0, count, 10000):
+            out.write((b"," if start else b"") + b",".join(
+                b'{"name":"tool_%06d","description":"a tool","inputSchema":{"type":"object"}}' % i
+                for i in range(start, min(start + 10000, count))))
+        out.write(b"]}}\n")
+        out.flush()
     elif method == "tools/list" and MODE == "pages":
         cursor = "page-%d" % ident
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [], "nextCursor": cursor}})

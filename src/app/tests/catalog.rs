@@ -559,7 +559,10 @@ fn tool_arguments_ask_for_no_completion() {
         .into_iter()
         .map(|raw| Tool::from_value(&raw))
         .collect::<Vec<_>>();
-    session(&mut state, SessionEvent::ToolsListed(tools.into()));
+    session(
+        &mut state,
+        SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())),
+    );
     command(&mut state, Command::OpenEditor);
     assert!(press(&mut state, KeyCode::Char('1'), KeyModifiers::NONE).is_empty());
 }

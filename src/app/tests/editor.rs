@@ -236,7 +236,7 @@ fn a_hostile_schema_reaches_the_editor_escaped() {
     let raw = json!({"name": "evil", "inputSchema": {"type": "object", "properties": {"\u{9b}2J\u{202e}x": {"type": "string", "description": "\u{1b}]0;pwned\u{7}"}}}});
     session(
         &mut state,
-        SessionEvent::ToolsListed(vec![Tool::from_value(&raw)].into()),
+        SessionEvent::ToolsListed(std::sync::Arc::new(vec![Tool::from_value(&raw)].into())),
     );
     command(&mut state, Command::OpenEditor);
     let text = state.editor.text();
@@ -276,7 +276,10 @@ fn a_tool_with_an_invalid_x_mcp_header_is_not_sent_until_i_allows_it() {
     }))];
     listed[0].rejected = listed[0].header_problem().map(Into::into);
     assert!(listed[0].rejected.is_some());
-    session(&mut state, SessionEvent::ToolsListed(listed.into()));
+    session(
+        &mut state,
+        SessionEvent::ToolsListed(std::sync::Arc::new(listed.into())),
+    );
     assert_eq!(state.tools.selected_tool().unwrap().name, "bad_header");
     let refused = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(refused.is_empty(), "{refused:?}");

@@ -48,7 +48,10 @@ fn state() -> AppState {
         .into_iter()
         .map(|raw| Tool::from_value(&raw))
         .collect::<Vec<_>>();
-    session(&mut state, SessionEvent::ToolsListed(tools.into()));
+    session(
+        &mut state,
+        SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())),
+    );
     state
 }
 

@@ -48,7 +48,11 @@ fn connect(workspace: &mut Workspace, index: usize, name: &str) {
         .into_iter()
         .map(|raw| Tool::from_value(&raw))
         .collect::<Vec<_>>();
-    event(workspace, index, SessionEvent::ToolsListed(tools.into()));
+    event(
+        workspace,
+        index,
+        SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())),
+    );
 }
 
 fn answer(workspace: &mut Workspace, index: usize, exchange: crate::mcp::session::Exchange) {

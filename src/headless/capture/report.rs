@@ -38,7 +38,7 @@ pub struct Prediction {
 /// called the server, from the call alone when the profile says the host stops it first.
 pub fn predict(captured: &Captured) -> Option<Prediction> {
     let profile = profile_of(captured)?;
-    let catalog = captured.catalog.as_deref().map(Vec::as_slice);
+    let catalog = captured.catalog.as_deref();
     if let Some(exchange) = &captured.exchange {
         let analysis = analyze(
             exchange,

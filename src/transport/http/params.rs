@@ -50,7 +50,9 @@ impl Poster {
             .header_params
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        for tool in page.tools {
+        let mut catalog = crate::mcp::catalog::Catalog::default();
+        let _ = catalog.push_page(page.tools);
+        for tool in &catalog {
             let params = tool
                 .input_schema()
                 .and_then(|schema| header_params(&schema).ok())
