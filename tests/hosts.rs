@@ -154,16 +154,6 @@ const PARALLEL: usize = 3;
 const KNOWN: &[(&str, &str, &str)] = &[
     (
         "copilot-cli",
-        "structured content with an output schema (Python SDK)",
-        "structuredContent after a blank line unless a text block is exactly its compact JSON",
-    ),
-    (
-        "copilot-cli",
-        "structured content without an output schema",
-        "structuredContent after a blank line unless a text block is exactly its compact JSON",
-    ),
-    (
-        "copilot-cli",
         "long text (40 KB)",
         "a long result saved to a file behind a 500-character preview",
     ),
@@ -196,16 +186,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "qwen-code",
         "audio",
         "the audio's caption in the text, its data as a text part after all the text",
-    ),
-    (
-        "qwen-code",
-        "structured content with an output schema (Python SDK)",
-        "structuredContent as compact JSON before the text",
-    ),
-    (
-        "qwen-code",
-        "structured content without an output schema",
-        "structuredContent as compact JSON before the text",
     ),
     (
         "qwen-code",

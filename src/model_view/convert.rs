@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::hosts::{Action, Blocks, HostProfile, JsonStyle, Structured};
 use super::{Block, Blocks as BlockList};
-use crate::mcp::json::{self, Json};
+use crate::mcp::json::{self, Compact, Json};
 use crate::mcp::messages::{CallResult, block_text};
 
 /// What a host makes of a result's blocks.
@@ -81,7 +81,22 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
         }
     }
     let carried = |json: &str| call.texts().any(|text| json::same(&text, json));
+    // Hosts that compare the texts with their own `JSON.stringify` of the value.
+    let written = |json: &str| {
+        let compact = Compact(json).to_string();
+        call.texts().any(|text| text == compact)
+    };
     match (host.structured, call.structured) {
+        (Structured::First | Structured::AfterBlankLine, Some(json)) if written(json) => {}
+        (Structured::First, Some(json)) => {
+            converted.blocks.insert_first(Block::Structured { json });
+        }
+        (Structured::AfterBlankLine, Some(json)) => {
+            if !converted.blocks.is_empty() {
+                converted.blocks.push(Block::Text { text: "".into() });
+            }
+            converted.blocks.push(Block::Structured { json });
+        }
         (_, Some(json)) if carried(json) => {}
         (Structured::Alongside, Some(json)) => converted.blocks.push(Block::Structured { json }),
         (Structured::Ignore, Some(_)) => converted

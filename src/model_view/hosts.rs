@@ -21,6 +21,12 @@ pub enum Structured {
     WhenContentEmpty,
     /// The structured value alone when present and the result is not an error.
     PreferOnSuccess,
+    /// The structured value as compact JSON before the content blocks, unless a text block is
+    /// exactly that JSON (Qwen Code).
+    First,
+    /// The structured value as compact JSON after the content blocks and a blank line, unless a
+    /// text block is exactly that JSON (Copilot CLI).
+    AfterBlankLine,
 }
 
 /// What the host's MCP client does, after the server answered, with the result of a tool that

@@ -552,6 +552,12 @@ fn structured_note(policy: Structured) -> &'static str {
         Structured::PreferOnSuccess => {
             "structuredContent alone when present and not an error, else content blocks"
         }
+        Structured::First => {
+            "structuredContent as compact JSON first, unless a text block is exactly it, then content blocks"
+        }
+        Structured::AfterBlankLine => {
+            "content blocks, then structuredContent as compact JSON after a blank line unless a text block is exactly it"
+        }
     }
 }
 

@@ -287,6 +287,40 @@ fn structured_content_follows_the_profile() {
 }
 
 #[test]
+fn qwen_puts_structured_content_first_and_copilot_after_a_blank_line_unless_a_text_is_it() {
+    let value = json!({"flightNumber": "LH123", "gate": "B22"});
+    let compact = value.to_string();
+    // Captured (tests/hosts.rs): the compact JSON, unless a text block is exactly it.
+    let captioned = structured_result(&value, Some("LH123 is boarding at gate B22."));
+    let qwen = view(&captioned, "2025-11-25", &host("qwen-code"));
+    assert_eq!(
+        qwen.text(),
+        format!("{compact}\nLH123 is boarding at gate B22.")
+    );
+    let copilot = view(&captioned, "2025-11-25", &host("copilot-cli"));
+    assert_eq!(
+        copilot.text(),
+        format!("LH123 is boarding at gate B22.\n\n{compact}")
+    );
+    // A text block that is the same JSON, written otherwise, is no text block that is it.
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    let spaced = structured_result(&value, Some(&pretty));
+    assert_eq!(
+        view(&spaced, "2025-11-25", &host("qwen-code")).text(),
+        format!("{compact}\n{pretty}")
+    );
+    let exact = structured_result(&value, Some(&compact));
+    assert_eq!(
+        view(&exact, "2025-11-25", &host("qwen-code")).text(),
+        compact
+    );
+    assert_eq!(
+        view(&exact, "2025-11-25", &host("copilot-cli")).text(),
+        compact
+    );
+}
+
+#[test]
 fn an_array_as_structured_content_in_2026_07_28_is_projected_as_is() {
     let exchange = structured_result(&json!([{"flight": "LH1"}, {"flight": "LH2"}]), None);
     let first = view(&exchange, "2026-07-28", &host("structured-first"));
