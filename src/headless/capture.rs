@@ -397,6 +397,10 @@ fn unready(
     let Some(first) = requests.iter().find(|r| !api.tools(&r.body).is_empty()) else {
         return false;
     };
+    // A server that lists no tools was connected all the same.
+    if server_tools.is_empty() {
+        return false;
+    }
     let offered: Vec<String> = api
         .listed(&first.body)
         .into_iter()
@@ -615,6 +619,8 @@ mod tests {
         let server = ["book_flight".to_owned(), "long_text".to_owned()];
         let early = [listing(&["bash", "view"])];
         assert!(unready(model::Api::Chat, names, &server, &early));
+        // A server whose listing is empty has nothing to offer: it was connected.
+        assert!(!unready(model::Api::Chat, names, &[], &early));
         // An unknown tool asked for on purpose: the server's other tools were offered.
         let connected = [listing(&["bash", "srv-book_flight", "srv-long_text"])];
         assert!(!unready(model::Api::Chat, names, &server, &connected));
