@@ -14,6 +14,8 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+mod common;
+
 /// Where a case's server comes from.
 #[derive(Clone, Copy)]
 enum Server {
@@ -488,23 +490,8 @@ fn the_capture_shows_the_tool_definition_and_the_recorded_exchange() {
 /// Streamable HTTP to the demo server; the exchange and the verdict are those of stdio.
 #[test]
 fn capture_drives_a_remote_server_through_the_proxy() {
-    use std::io::BufRead;
     require_hosts();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["demo-server", "--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the demo server starts");
-    let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().expect("its stdout"))
-        .read_line(&mut line)
-        .expect("it prints its URL");
-    let url = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .expect("a URL")
-        .to_owned();
+    let server = common::servers::Server::demo("sep1303");
     let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
         .args(["capture", "claude-code", "book_flight"])
         .args([
@@ -513,13 +500,12 @@ fn capture_drives_a_remote_server_through_the_proxy() {
             "--deadline",
             "180",
         ])
-        .args(["--url", &url])
+        .args(["--url", &server.url])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
         .expect("sightline starts");
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let got: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
         panic!(
             "no JSON ({error}); stderr:\n{}",

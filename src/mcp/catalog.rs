@@ -1,6 +1,7 @@
 //! A server's tool listing as it came: the `tools` array of each page, walked when read, so a
 //! listing costs its own text and no entry per tool.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use compact_str::CompactString;
@@ -17,7 +18,7 @@ pub struct Catalog {
     len: usize,
     /// The tools a conforming client drops (by their place in the listing), with the reason;
     /// rare, so kept apart.
-    rejected: Vec<(usize, Box<str>)>,
+    rejected: BTreeMap<usize, Box<str>>,
 }
 
 impl Catalog {
@@ -51,7 +52,7 @@ impl Catalog {
                 let name = json::member(raw.text(), "name").and_then(json::string);
                 Tool {
                     name: name.map(CompactString::from).unwrap_or_default(),
-                    rejected: self.rejection(index).map(Box::from),
+                    rejected: self.rejected.get(&index).cloned(),
                     raw,
                 }
             })
@@ -75,15 +76,7 @@ impl Catalog {
 
     /// Marks the tool at `index` as one a conforming client drops, with the reason.
     pub fn reject(&mut self, index: usize, reason: Box<str>) {
-        self.rejected.retain(|(at, _)| *at != index);
-        self.rejected.push((index, reason));
-    }
-
-    fn rejection(&self, index: usize) -> Option<&str> {
-        self.rejected
-            .iter()
-            .find(|(at, _)| *at == index)
-            .map(|(_, reason)| &**reason)
+        self.rejected.insert(index, reason);
     }
 }
 

@@ -200,9 +200,6 @@ pub struct BridgeCall {
     pub arguments: String,
 }
 
-/// The ids of a bridge's calls before its last (which is [`CALL_ID`], the result captured).
-const BRIDGE_IDS: &[&str] = &["call_sightline_1", "call_sightline_2", "call_sightline_3"];
-
 /// The running mock: its base URL (`http://127.0.0.1:PORT`) and what it was sent.
 pub struct MockModel {
     pub base_url: String,
@@ -214,6 +211,9 @@ struct Shared {
     requests: Arc<Mutex<Vec<ModelRequest>>>,
     /// How many of the plan's calls the mock has made.
     made: Mutex<usize>,
+    /// The id of each bridge call: `call_sightline_N`, the last one [`CALL_ID`] (its result is
+    /// the one captured).
+    bridge_ids: Vec<String>,
 }
 
 /// Binds 127.0.0.1 on a free port and serves until the process ends.
@@ -221,11 +221,7 @@ pub async fn start(plan: Plan) -> std::io::Result<MockModel> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let base_url = format!("http://{}", listener.local_addr()?);
     let requests: Arc<Mutex<Vec<ModelRequest>>> = Arc::default();
-    let shared = Arc::new(Shared {
-        plan,
-        requests: requests.clone(),
-        made: Mutex::new(0),
-    });
+    let shared = Arc::new(Shared::new(plan, requests.clone()));
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let shared = shared.clone();
@@ -279,6 +275,25 @@ async fn serve(
 }
 
 impl Shared {
+    fn new(plan: Plan, requests: Arc<Mutex<Vec<ModelRequest>>>) -> Shared {
+        let calls = plan.bridge.len();
+        let bridge_ids = (1..=calls)
+            .map(|step| {
+                if step == calls {
+                    CALL_ID.to_owned()
+                } else {
+                    format!("{CALL_ID}_{step}")
+                }
+            })
+            .collect();
+        Shared {
+            plan,
+            requests,
+            made: Mutex::new(0),
+            bridge_ids,
+        }
+    }
+
     /// The follow-up ends the turn; the first request listing tools gets the call (through a
     /// bridge: each request listing tools the next of its calls, the last one's result ending
     /// the turn); a tool turn after that (a host retrying) ends the turn too.
@@ -297,14 +312,9 @@ impl Shared {
         }
         let step = *made;
         *made += 1;
-        if let Some(call) = bridge.get(step) {
-            let last = step + 1 == bridge.len();
+        if let (Some(call), Some(id)) = (bridge.get(step), self.bridge_ids.get(step)) {
             return Turn::Call {
-                id: if last {
-                    CALL_ID
-                } else {
-                    BRIDGE_IDS.get(step).copied().unwrap_or(CALL_ID)
-                },
+                id,
                 name: &call.tool,
                 arguments: &call.arguments,
             };
@@ -396,4 +406,50 @@ fn reply(status: StatusCode, answer: &Answer) -> Response<Full<Bytes>> {
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the mock answers: the call's id and tool, or `None` for the end of the turn.
+    fn answered(shared: &Shared, body: &Value) -> Option<(String, String)> {
+        match shared.turn(body) {
+            Turn::Call { id, name, .. } => Some((id.to_owned(), name.to_owned())),
+            Turn::Finish | Turn::Other => None,
+        }
+    }
+
+    #[test]
+    fn a_bridge_is_called_step_by_step_and_the_last_result_ends_the_turn() {
+        let call = |tool: &str| BridgeCall {
+            tool: tool.to_owned(),
+            arguments: "{}".to_owned(),
+        };
+        let plan = Plan {
+            api: Api::Chat,
+            names: vec!["mcp__srv__book_flight".to_owned()],
+            arguments: "{}".to_owned(),
+            bridge: vec![call("tool_search"), call("tool_call")],
+        };
+        let shared = Shared::new(plan, Arc::default());
+        let tools = json!([{"type": "function", "function": {"name": "tool_search"}},
+                           {"type": "function", "function": {"name": "tool_call"}}]);
+        let result = |id: &str| json!({"role": "tool", "tool_call_id": id, "content": "ok"});
+        let first = json!({"tools": tools, "messages": [{"role": "user", "content": "go"}]});
+        assert_eq!(
+            answered(&shared, &first),
+            Some(("call_sightline_1".to_owned(), "tool_search".to_owned()))
+        );
+        // The search's result is not the one captured: the next call goes out.
+        let searched = json!({"tools": tools, "messages": [result("call_sightline_1")]});
+        assert_eq!(
+            answered(&shared, &searched),
+            Some((CALL_ID.to_owned(), "tool_call".to_owned()))
+        );
+        let called =
+            json!({"tools": tools, "messages": [result("call_sightline_1"), result(CALL_ID)]});
+        assert_eq!(answered(&shared, &called), None);
+        assert!(Api::Chat.tool_result(&called).is_some());
+    }
 }
