@@ -24,13 +24,13 @@ use crate::mcp::session::Exchange;
 use crate::proxy::watch::{Side, Watch};
 use crate::sanitize;
 use crate::transport::Target;
-pub use host::file::version_in;
+pub use host::version_in;
 use host::{Host, Setup};
 use model::{ModelRequest, Plan, ToolResult};
 
 /// What a capture found, before it is printed.
 struct Captured {
-    host: &'static dyn Host,
+    host: Host,
     /// The profile of the host's own host file (a user's), when it has one; else the
     /// built-in or the user's profile of the host's name predicts.
     profile: Option<crate::model_view::hosts::HostProfile>,
@@ -95,13 +95,13 @@ const ATTEMPTS: usize = 3;
 /// that starts slowly out of the session, and what its model then reads is not the answer asked
 /// for.
 async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
-    let mut title = "the host";
+    let mut title = "the host".to_owned();
     for attempt in 1..=ATTEMPTS {
         let captured = run_once(server, args).await?;
         if !captured.unready {
             return Ok(captured);
         }
-        title = captured.host.title();
+        captured.host.title().clone_into(&mut title);
         if attempt < ATTEMPTS {
             eprintln!(
                 "sightline capture: {} asked its model before the server was connected; running \
@@ -124,12 +124,13 @@ async fn run(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, S
 async fn run_once(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (u8, String)> {
     let found = host::host(&args.host, args).map_err(|message| (exit::USAGE, message))?;
     let host = found.host;
+    let prober = host.clone();
     let arguments = read_arguments(&args.args).map_err(|message| (exit::USAGE, message))?;
     let target = server
         .target()
         .map_err(|error| (exit::USAGE, error.to_string()))?;
     let probe_args = args.clone();
-    let host_version = tokio::task::spawn_blocking(move || host.probe(&probe_args))
+    let host_version = tokio::task::spawn_blocking(move || prober.probe(&probe_args))
         .await
         .map_err(|error| (exit::TRANSPORT_FAILURE, error.to_string()))?
         .map_err(|missing| (exit::USAGE, missing))?;
@@ -162,7 +163,7 @@ async fn run_once(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (
         })
         .map_err(|error| (exit::USAGE, error))?;
     write_files(&home, &launch.files)?;
-    let output = run_host(host, &launch, &dir.path, &home, args.deadline).await?;
+    let output = run_host(&host, &launch, &dir.path, &home, args.deadline).await?;
     let requests = mock
         .requests
         .lock()
@@ -173,7 +174,7 @@ async fn run_once(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (
     }
     let run_error = host.run_error(&output);
     if requests.is_empty() {
-        return Err((exit::TRANSPORT_FAILURE, silent_host(host, &output)));
+        return Err((exit::TRANSPORT_FAILURE, silent_host(&host, &output)));
     }
     let called = names.first().cloned().unwrap_or_default();
     Ok(assemble(
@@ -275,7 +276,7 @@ fn keep_requests(file: &str, requests: &[ModelRequest]) -> Result<(), (u8, Strin
 /// Runs the host to its end or the deadline, in a clean environment, in its own process group
 /// (killed afterwards, with whatever it started).
 async fn run_host(
-    host: &dyn Host,
+    host: &Host,
     launch: &host::Launch,
     dir: &Path,
     home: &Path,
@@ -326,7 +327,7 @@ async fn run_host(
 }
 
 /// Why a host that never asked the model anything failed: its output's tail.
-fn silent_host(host: &dyn Host, output: &std::process::Output) -> String {
+fn silent_host(host: &Host, output: &std::process::Output) -> String {
     let said = [&output.stderr, &output.stdout]
         .iter()
         .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -377,11 +378,12 @@ fn assemble(
         Some(tools) => tools.iter().map(|tool| tool.name.to_string()).collect(),
         None => vec![captured.tool.clone()],
     };
-    let host = captured.host;
     // A bridged host lists its bridge, never the server's tools.
-    captured.unready = captured.exchange.is_none()
+    let host = &captured.host;
+    let unready_now = captured.exchange.is_none()
         && host.bridge(&captured.tool, "{}").is_empty()
         && unready(api, |tool| host.names(tool), &server_tools, requests);
+    captured.unready = unready_now;
     captured
 }
 

@@ -1,19 +1,16 @@
-//! The hosts `capture` runs: how each is found, told where its model and server are, started
-//! headless in an empty HOME, and what its run said. One module a host.
+//! The hosts `capture` runs, each a host file's run table: how it is found, told where its
+//! model and server are, started headless in an empty HOME, and what its run said.
 
-mod claude_code;
-mod codex;
 pub mod file;
-mod gemini_cli;
-mod langchain;
-mod openai_agents;
-mod vercel_ai;
+mod run;
+mod runner;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use super::model::{Api, BridgeCall};
+pub use file::HostRun as Host;
+pub use run::version_in;
+
 use crate::cli::CaptureArgs;
 use crate::model_view::hosts::HostProfile;
 
@@ -47,77 +44,31 @@ pub struct Launch {
     pub files: Vec<(PathBuf, String)>,
 }
 
-/// One host `capture` can run.
-pub trait Host: Sync {
-    /// Its name on the command line, and the name of the profile it calibrates.
-    fn name(&self) -> &str;
-    /// Its name in prose ("Claude Code").
-    fn title(&self) -> &str;
-    fn api(&self) -> Api;
-    /// The names the model may call `tool` by in this host, most likely first.
-    fn names(&self, tool: &str) -> Vec<String>;
-    /// The host's version, or why it cannot be run (with the command that installs it).
-    fn probe(&self, args: &CaptureArgs) -> Result<String, String>;
-    fn launch(&self, setup: &Setup) -> Result<Launch, String>;
-    /// The host's own failure of the run, from what it printed.
-    fn run_error(&self, output: &Output) -> Option<String>;
-    /// Where its message carries an error flag, in words ("the `tool_result`'s `is_error`").
-    fn flag_note(&self) -> &str;
-    /// The text its model read, with what differs on every run (a timing) written as its
-    /// profile writes it; most hosts' texts are kept as they are.
-    fn steadied(&self, text: String) -> String {
-        text
-    }
-    /// The model's calls through the host's bridge to reach `tool` with `arguments` (JSON
-    /// text); empty for a host that lists server tools to its model by name.
-    fn bridge(&self, _tool: &str, _arguments: &str) -> Vec<BridgeCall> {
-        Vec::new()
-    }
-}
-
-/// The hosts written in Rust (the library hosts, run by embedded runners, and the first CLI
-/// hosts); every other host is a host file.
-const BUILT_IN: &[&dyn Host] = &[
-    &claude_code::ClaudeCode,
-    &gemini_cli::GeminiCli,
-    &openai_agents::OpenaiAgents,
-    &vercel_ai::VercelAi::RESPONSES,
-    &vercel_ai::VercelAi::CHAT,
-    &langchain::Langchain,
-    &codex::Codex,
-];
-
 /// A host found for `capture`, with the profile its own host file carries, if it does.
 pub struct Found {
-    pub host: &'static dyn Host,
+    pub host: Host,
     pub profile: Option<HostProfile>,
 }
 
-/// The host named `name`: a built-in one, or a host file (`--host-file`, the user's
-/// `hosts/NAME.toml`, the built-in files).
+/// The host named `name`, from its host file: `--host-file`, the user's `hosts/NAME.toml`, or
+/// a built-in one.
 pub fn host(name: &str, args: &CaptureArgs) -> Result<Found, String> {
     let config_dir = crate::config::config_dir();
     let (run, profile) = file::find(name, args.host_file.as_deref(), config_dir.as_deref())?;
-    let host: &'static dyn Host = match (run, BUILT_IN.iter().find(|host| host.name() == name)) {
-        // One capture a process: the host lives as long as it.
-        (Some(run), _) => Box::leak(Box::new(run)),
-        (None, Some(host)) => *host,
-        (None, None) => {
-            return Err(format!(
-                "unknown host '{name}'; sightline runs {} (or write a host file: see \"Add your own host\" in the README)",
-                names().join(", ")
-            ));
-        }
+    let Some(host) = run else {
+        return Err(format!(
+            "unknown host '{name}'; sightline runs {} (or write a host file: see \"Add your own host\" in the README)",
+            names().join(", ")
+        ));
     };
     Ok(Found { host, profile })
 }
 
 /// Every host `capture` runs without a file of the user's.
 pub fn names() -> Vec<String> {
-    BUILT_IN
+    file::builtins()
         .iter()
-        .map(|host| host.name().to_owned())
-        .chain(file::builtins().iter().map(|run| run.name().to_owned()))
+        .map(|run| run.name().to_owned())
         .collect()
 }
 
@@ -170,7 +121,7 @@ pub fn host_bin(args: &CaptureArgs, program: &str) -> String {
 /// The version a Python distribution reports, or why it cannot be found.
 pub fn python_version(python: &str, distribution: &str, install: &str) -> Result<String, String> {
     let script = format!("import importlib.metadata as m; print(m.version('{distribution}'))");
-    let found = run_quietly(python, &["-c", &script], None);
+    let found = run_quietly(python, &["-c", &script], &[]);
     match found {
         Ok(version) => Ok(version),
         Err(error) => Err(format!(
@@ -181,19 +132,13 @@ pub fn python_version(python: &str, distribution: &str, install: &str) -> Result
 }
 
 /// The output of a short command (its first stdout line), or why it failed.
-pub fn run_quietly(
-    program: &str,
-    args: &[&str],
-    env: Option<(&str, &str)>,
-) -> Result<String, String> {
+pub fn run_quietly(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
     let mut command = std::process::Command::new(program);
     command
         .args(args)
         .stdin(std::process::Stdio::null())
         .env("PYTHONNOUSERSITE", "1");
-    if let Some((key, value)) = env {
-        command.env(key, value);
-    }
+    command.envs(env.iter().copied());
     let output = command
         .output()
         .map_err(|error| format!("cannot run {program}: {error}"))?;
@@ -212,45 +157,6 @@ pub fn run_quietly(
         .to_owned())
 }
 
-/// An embedded Python runner: written as `file` into the capture's directory, run by `python`
-/// with the server spec as its argument, `OPENAI_BASE_URL` at the mock, and `env` besides.
-pub fn python_runner(
-    setup: &Setup,
-    python: String,
-    (file, text): (&str, &str),
-    env: &[(&str, &str)],
-) -> Launch {
-    let runner = setup.dir.join(file);
-    let spec = serde_json::json!({"server": setup.server, "env": setup.server_env});
-    let mut all = vec![
-        (
-            "OPENAI_BASE_URL".to_owned(),
-            format!("{}/v1", setup.model_url),
-        ),
-        ("OPENAI_API_KEY".to_owned(), "dummy".to_owned()),
-        ("PYTHONNOUSERSITE".to_owned(), "1".to_owned()),
-        ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
-    ];
-    all.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    Launch {
-        program: python,
-        args: vec![runner.to_string_lossy().into_owned(), spec.to_string()],
-        env: all,
-        files: vec![(runner, text.to_owned())],
-    }
-}
-
-/// The last JSON line a runner printed, with `run_error` in it.
-pub fn runner_error(output: &Output) -> Option<String> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .rev()
-        .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())?
-        .get("run_error")?
-        .as_str()
-        .map(str::to_owned)
-}
-
 /// A path with a `/` made absolute: the host runs in its own empty HOME, not here.
 fn absolute(program: String) -> String {
     if !program.contains('/') {
@@ -262,18 +168,9 @@ fn absolute(program: String) -> String {
     })
 }
 
-/// The server as the `mcpServers` entry the CLI hosts' config files take.
-pub fn mcp_server_entry(setup: &Setup) -> serde_json::Value {
-    let (command, args) = setup
-        .server
-        .split_first()
-        .map_or(("", &[][..]), |(c, a)| (c.as_str(), a));
-    serde_json::json!({"command": command, "args": args, "env": setup.server_env})
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{BUILT_IN, names};
+    use super::names;
     use crate::model_view::hosts;
 
     #[test]
@@ -286,6 +183,5 @@ mod tests {
             runnable, marked,
             "hosts capture runs vs profiles marked captured"
         );
-        assert!(BUILT_IN.iter().all(|host| !host.title().is_empty()));
     }
 }

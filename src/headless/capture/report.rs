@@ -127,10 +127,7 @@ fn quoted(text: &str) -> String {
 fn calibrated_on(captured: &Captured) -> Option<(String, String)> {
     let profile = profile_of(captured)?;
     let source = profile.source?;
-    Some((
-        super::host::file::version_in(&source.version)?,
-        source.checked,
-    ))
+    Some((super::host::version_in(&source.version)?, source.checked))
 }
 
 pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
@@ -200,7 +197,7 @@ fn write_text(
     prediction: Option<&Prediction>,
     differences: &[String],
 ) -> std::io::Result<()> {
-    let host = captured.host;
+    let host = &captured.host;
     writeln!(
         out,
         "host      {} {} ({}, run once)",

@@ -2,85 +2,173 @@
 //! starts a command-line host, so a host is added without a release of sightline.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Host, Launch, SERVER_NAME, Setup};
-use crate::cli::CaptureArgs;
-use crate::headless::capture::model::{Api, BridgeCall};
 use crate::model_view::hosts;
 
 /// The model API a host speaks, as a host file names it.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-enum ApiName {
+pub(super) enum ApiName {
     Chat,
     Responses,
     Anthropic,
     Gemini,
 }
 
-/// How to run one host: a host file's `[run.NAME]` table.
+/// How to run one host: a host file's `[run.NAME]` table. A host is a program (`program`,
+/// `args`, `mcp_config`) or a library run by a runner script (`runner`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostRun {
     #[serde(skip)]
-    name: String,
+    pub(super) name: String,
     /// Its name in prose.
-    title: String,
-    api: ApiName,
+    pub(super) title: String,
+    pub(super) api: ApiName,
     /// The program: `--host-bin`, else the test peers' copy
     /// (`tests/peers/hosts/node_modules/.bin/PROGRAM`), else PATH.
-    program: String,
+    #[serde(default)]
+    pub(super) program: Option<String>,
+    /// A library host: the script that runs it, and what it needs.
+    #[serde(default)]
+    pub(super) runner: Option<Runner>,
     /// The command that installs the version its profile was calibrated on.
-    install: String,
+    pub(super) install: String,
     /// What makes it print its version (the first word that starts with a digit is taken).
     #[serde(default = "version_args")]
-    version_args: Vec<String>,
-    /// Its arguments; `{prompt}`, `{base_url}`, `{home}`, `{dir}`, `{server}` and
-    /// `{mcp_config}` are filled in.
-    args: Vec<String>,
+    pub(super) version_args: Vec<String>,
+    /// The environment it is asked its version in, on top of this one.
+    #[serde(default)]
+    pub(super) version_env: BTreeMap<String, String>,
+    /// Its arguments; `{prompt}`, `{base_url}`, `{home}`, `{dir}`, `{server}`, `{tool_name}`
+    /// and `{mcp_config}` are filled in.
+    #[serde(default)]
+    pub(super) args: Vec<String>,
     /// Its environment on top of PATH and HOME, with the same keys.
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    pub(super) env: BTreeMap<String, String>,
     /// The names the model may call a server tool by: `{server}` and `{tool}`.
-    tool_names: Vec<String>,
+    pub(super) tool_names: Vec<String>,
+    /// How the host makes a tool's name valid for its model, if it does.
+    #[serde(default)]
+    pub(super) name_rule: Option<NameRule>,
     /// Where its message marks an error, in words.
     #[serde(default = "no_mark")]
-    error_mark: String,
-    /// The MCP configuration it reads.
-    mcp_config: McpConfig,
+    pub(super) error_mark: String,
+    /// The MCP configuration it reads (a program host).
+    #[serde(default)]
+    pub(super) mcp_config: Option<McpConfig>,
     /// A host that offers server tools through tools of its own (Qwen Code's `tool_search`,
     /// then `tool_call`): the model's calls in order, the last one's result being the one
     /// captured. `{name}` is the tool's first name of `tool_names`, `{arguments}` its
     /// arguments as JSON.
     #[serde(default)]
-    bridge: Vec<BridgeStep>,
+    pub(super) bridge: Vec<BridgeStep>,
+    /// How its output says the run itself failed; without any, a failed exit does (its last
+    /// line on stderr, else stdout).
+    #[serde(default)]
+    pub(super) run_errors: Vec<RunErrorRule>,
+    /// A number in its model's text that changes every run (a timing), written as its profile
+    /// writes it.
+    #[serde(default)]
+    pub(super) steady: Vec<Steady>,
+}
+
+/// A library host's runner: a script sightline embeds (`openai_agents.py`, `langchain.py`,
+/// `vercel_ai.mjs`) or one of the user's (a path), run by Python (`.py`) or Node (`.mjs`,
+/// `.js`) with one argument, a JSON object: `server` (the command, an array), `env` (an
+/// object), `modules` (Node: the `node_modules` directory) and `options`' members. It prints
+/// a JSON line with `run_error` when the run fails.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Runner {
+    pub(super) script: String,
+    /// The package whose version is the host's (a `PyPI` distribution, or an npm package under
+    /// the Node modules).
+    pub(super) package: String,
+    /// Node: the other packages it needs, each looked for before a run.
+    #[serde(default)]
+    pub(super) requires: Vec<String>,
+    /// Python: the interpreter used when `--python` is not given, if it exists (a test venv
+    /// of its own); else the peers' venv, else `python3`.
+    #[serde(default)]
+    pub(super) python: Option<String>,
+    #[serde(default)]
+    pub(super) options: serde_json::Map<String, Value>,
+}
+
+/// How a host makes a tool's name valid (Gemini CLI's `generateValidName`): characters other
+/// than ASCII letters, digits and `allowed` become `_` (one for each UTF-16 unit, as a
+/// JavaScript regex replaces them), a name that does not start with a letter or `_` gets one,
+/// and a name longer than `max` keeps its first and last `(max - 3) / 2` characters around
+/// `...`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NameRule {
+    pub(super) allowed: String,
+    pub(super) max: usize,
+}
+
+/// One way a host's output says its run failed: a JSON object it printed (the whole output,
+/// or one of its lines) with a value at `when` (a JSON pointer), equal to `equals` if given;
+/// the message is the text at `message` (a pointer), else the value at `when`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RunErrorRule {
+    pub(super) when: String,
+    #[serde(default)]
+    pub(super) equals: Option<Value>,
+    #[serde(default)]
+    pub(super) message: Option<String>,
+}
+
+/// A text that starts with `prefix`, a number, then `then`: the number is written as `as`
+/// (Codex's "Wall time: 0.0123 seconds\nOutput:" as "Wall time: <seconds> seconds\nOutput:").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Steady {
+    pub(super) prefix: String,
+    pub(super) then: String,
+    #[serde(rename = "as")]
+    pub(super) written_as: String,
 }
 
 /// One call through a host's bridge, as a template.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct BridgeStep {
-    tool: String,
-    arguments: String,
+pub(super) struct BridgeStep {
+    pub(super) tool: String,
+    pub(super) arguments: String,
 }
 
 /// The MCP configuration a host reads, as a template.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct McpConfig {
+pub(super) struct McpConfig {
     /// The file it is written to, under the host's empty HOME (`{mcp_config}` is then that
     /// path); absent: `{mcp_config}` is the text itself (an argument or a variable).
     #[serde(default)]
-    file: Option<String>,
-    /// The text: `{server}`, `{base_url}`, `{home}`, and the server as JSON:
+    pub(super) file: Option<String>,
+    /// How the server's values are written into the text: `json` (the default) or `toml`.
+    #[serde(default)]
+    pub(super) format: ConfigFormat,
+    /// The text: `{server}`, `{base_url}`, `{home}`, and the server as values of the format:
     /// `{server_command}` (program and arguments, one array), `{server_program}` (a string),
-    /// `{server_args}` (an array), `{server_env}` (an object).
-    text: String,
+    /// `{server_args}` (an array), `{server_env}` (an object, or a TOML inline table).
+    pub(super) text: String,
+}
+
+/// The language of an MCP configuration's values.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum ConfigFormat {
+    #[default]
+    Json,
+    Toml,
 }
 
 fn version_args() -> Vec<String> {
@@ -101,14 +189,24 @@ struct RunFile {
 pub fn parse(text: &str, file: &str) -> Result<Vec<HostRun>, String> {
     let parsed: RunFile =
         toml::from_str(text).map_err(|error| format!("{file}: {}", error.message().trim()))?;
-    Ok(parsed
+    parsed
         .run
         .into_iter()
         .map(|(name, mut run)| {
+            let kind = match (&run.program, &run.runner, &run.mcp_config) {
+                (Some(_), None, Some(_)) | (None, Some(_), None) => None,
+                (Some(_), None, None) => Some("a program host needs an `mcp_config` table"),
+                (None, Some(_), Some(_)) => Some("a runner reads no `mcp_config`"),
+                (Some(_), Some(_), _) => Some("give `program` or `runner`, not both"),
+                (None, None, _) => Some("give `program` (a host that is a program) or `runner`"),
+            };
+            if let Some(problem) = kind {
+                return Err(format!("{file}: [run.{name}]: {problem}"));
+            }
             run.name = name;
-            run
+            Ok(run)
         })
-        .collect())
+        .collect()
 }
 
 /// What the host files say of host `name`: how to run it and the profile that predicts it,
@@ -157,179 +255,11 @@ fn builtin(name: &str) -> Option<HostRun> {
     builtins().into_iter().find(|run| run.name == name)
 }
 
-impl HostRun {
-    fn program(&self, args: &CaptureArgs) -> String {
-        super::host_bin(args, &self.program)
-    }
-}
-
-/// The values every template may use (the MCP config's own are added to them).
-fn values(setup: &Setup) -> Vec<(&'static str, String)> {
-    vec![
-        ("prompt", super::PROMPT.to_owned()),
-        ("base_url", setup.model_url.to_owned()),
-        ("home", setup.home.to_string_lossy().into_owned()),
-        ("dir", setup.dir.to_string_lossy().into_owned()),
-        ("server", SERVER_NAME.to_owned()),
-    ]
-}
-
-fn fill(template: &str, values: &[(&str, String)]) -> String {
-    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    hosts::fill_exact(template, &values)
-}
-
-/// The first word that starts with a digit (or a `v` and a digit), without the `v` or a
-/// trailing full stop or comma: "GitHub Copilot CLI 1.0.102." gives "1.0.102",
-/// "fast-agent-mcp v0.2.36" "0.2.36".
-pub fn version_in(said: &str) -> Option<String> {
-    said.split_whitespace()
-        .map(|word| match word.strip_prefix('v') {
-            Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
-            _ => word,
-        })
-        .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
-        .map(|word| word.trim_end_matches(['.', ',']).to_owned())
-}
-
-impl Host for HostRun {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn title(&self) -> &str {
-        &self.title
-    }
-
-    fn api(&self) -> Api {
-        match self.api {
-            ApiName::Chat => Api::Chat,
-            ApiName::Responses => Api::Responses,
-            ApiName::Anthropic => Api::Anthropic,
-            ApiName::Gemini => Api::Gemini,
-        }
-    }
-
-    fn names(&self, tool: &str) -> Vec<String> {
-        self.tool_names
-            .iter()
-            .map(|name| hosts::fill_exact(name, &[("server", SERVER_NAME), ("tool", tool)]))
-            .collect()
-    }
-
-    fn probe(&self, args: &CaptureArgs) -> Result<String, String> {
-        let bin = self.program(args);
-        let version_args: Vec<&str> = self.version_args.iter().map(String::as_str).collect();
-        let said = super::run_quietly(&bin, &version_args, None).map_err(|error| {
-            format!(
-                "{} cannot be run ({error}); install it with `{}` (or name the binary with --host-bin)",
-                self.title, self.install
-            )
-        })?;
-        version_in(&said).ok_or_else(|| format!("{} printed no version: {said:?}", self.title))
-    }
-
-    fn launch(&self, setup: &Setup) -> Result<Launch, String> {
-        let mut values = values(setup);
-        let (program, server_args) = setup
-            .server
-            .split_first()
-            .map_or(("", &[][..]), |(program, args)| (program.as_str(), args));
-        let mut config_values = values.clone();
-        config_values.extend([
-            (
-                "server_command",
-                Value::from(setup.server.to_vec()).to_string(),
-            ),
-            ("server_program", Value::from(program).to_string()),
-            ("server_args", Value::from(server_args.to_vec()).to_string()),
-            (
-                "server_env",
-                serde_json::to_string(setup.server_env).unwrap_or_default(),
-            ),
-        ]);
-        let config = fill(&self.mcp_config.text, &config_values);
-        let mut files = Vec::new();
-        match &self.mcp_config.file {
-            Some(file) => {
-                let path: PathBuf = setup.home.join(fill(file, &values));
-                values.push(("mcp_config", path.to_string_lossy().into_owned()));
-                files.push((path, config));
-            }
-            None => values.push(("mcp_config", config)),
-        }
-        Ok(Launch {
-            program: self.program(setup.args),
-            args: self.args.iter().map(|arg| fill(arg, &values)).collect(),
-            env: self
-                .env
-                .iter()
-                .map(|(key, value)| (key.clone(), fill(value, &values)))
-                .collect(),
-            files,
-        })
-    }
-
-    /// A failed exit: its last line on stderr (or stdout).
-    fn run_error(&self, output: &Output) -> Option<String> {
-        if output.status.success() {
-            return None;
-        }
-        let last = |bytes: &[u8]| {
-            String::from_utf8_lossy(bytes)
-                .lines()
-                .rev()
-                .find(|line| !line.trim().is_empty())
-                .map(|line| line.trim().to_owned())
-        };
-        Some(
-            last(&output.stderr)
-                .or_else(|| last(&output.stdout))
-                .unwrap_or_else(|| format!("{} exited with {}", self.title, output.status)),
-        )
-    }
-
-    fn flag_note(&self) -> &str {
-        &self.error_mark
-    }
-
-    fn bridge(&self, tool: &str, arguments: &str) -> Vec<BridgeCall> {
-        let name = self.names(tool).into_iter().next().unwrap_or_default();
-        // The name goes inside a JSON string: escaped as one, without the quotes.
-        let quoted = Value::from(name).to_string();
-        let name = &quoted[1..quoted.len() - 1];
-        self.bridge
-            .iter()
-            .map(|step| BridgeCall {
-                tool: step.tool.clone(),
-                arguments: hosts::fill_exact(
-                    &step.arguments,
-                    &[("name", name), ("arguments", arguments)],
-                ),
-            })
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-
-    #[test]
-    fn a_version_is_the_first_word_starting_with_a_digit() {
-        assert_eq!(
-            version_in("GitHub Copilot CLI 1.0.102.").as_deref(),
-            Some("1.0.102")
-        );
-        assert_eq!(version_in("1.18.33").as_deref(), Some("1.18.33"));
-        assert_eq!(
-            version_in("fast-agent-mcp v0.2.36").as_deref(),
-            Some("0.2.36")
-        );
-        assert_eq!(version_in("no version"), None);
-    }
 
     #[test]
     fn every_built_in_host_file_parses_and_has_its_profile() {
@@ -383,6 +313,26 @@ text = ""
                 .bridge("x", "{}")
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_run_table_is_a_program_with_its_mcp_config_or_a_runner() {
+        let head = "[run.x]\ntitle = \"X\"\napi = \"chat\"\ninstall = \"\"\ntool_names = []\n";
+        let program = "program = \"x\"\n";
+        let runner = "runner = { script = \"r.py\", package = \"x\" }\n";
+        let config = "[run.x.mcp_config]\ntext = \"\"\n";
+        assert!(parse(&format!("{head}{program}{config}"), "x.toml").is_ok());
+        assert!(parse(&format!("{head}{runner}"), "x.toml").is_ok());
+        for (text, said) in [
+            (format!("{head}{program}"), "needs an `mcp_config`"),
+            (format!("{head}{runner}{config}"), "reads no `mcp_config`"),
+            (format!("{head}{program}{runner}"), "not both"),
+            (head.to_owned(), "give `program`"),
+        ] {
+            let error = parse(&text, "x.toml").unwrap_err();
+            assert!(error.starts_with("x.toml: [run.x]: "), "{error}");
+            assert!(error.contains(said), "{error}");
+        }
     }
 
     #[test]
