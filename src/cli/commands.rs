@@ -71,8 +71,9 @@ pub struct CalibrateArgs {
     /// Exit 1 when any case differs from the profile (for CI, and for host upgrades).
     #[arg(long)]
     pub check: bool,
-    /// Write the profile with the error texts as the host sent them (templates around the
-    /// server's words) to FILE.
+    /// Write the profile that predicts the host to FILE: the error texts as it sent them
+    /// (templates around the server's words), structured content, blocks and argument checks
+    /// fitted to the captures.
     #[arg(long, value_name = "FILE")]
     pub write: Option<String>,
     /// The host file to run the host from (see `capture --host-file`).

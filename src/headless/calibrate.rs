@@ -1,6 +1,8 @@
 //! `sightline calibrate HOST`: the capture matrix against the demo server through the real
-//! host, a table of what matched its profile case by case, and (`--write`) the error part of
-//! the profile inferred from what the host sent: the text per class around the server's words.
+//! host, a table of what matched its profile case by case, and (`--write`) the profile that
+//! predicts it: the error texts inferred around the server's words, the rest fitted (`fit`).
+
+mod fit;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -153,14 +155,22 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
         .count();
     let mut written = None;
     if let Some(file) = &args.write {
-        let base = base_profile(args);
-        let profile = inferred(base, &captured);
+        let answered: Vec<&Value> = captured
+            .iter()
+            .filter_map(|(_, got)| got.as_ref().ok())
+            .collect();
+        let profile = fit::fitted(inferred(base_profile(args), &captured), &answered);
         let text = hosts::to_file(&profile);
         if let Err(error) = std::fs::write(file, &text) {
             eprintln!("sightline calibrate: --write {file}: {error}");
             return exit::USAGE;
         }
-        written = Some(file);
+        let missed: Vec<&str> = captured
+            .iter()
+            .filter(|(_, got)| !matches!(got, Ok(got) if fit::predicts(&profile, got)))
+            .map(|(case, _)| case.name)
+            .collect();
+        written = Some((file, missed));
     }
     if args.json {
         let cases: Vec<Value> = captured
@@ -176,7 +186,7 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
             .collect();
         print_json(&json!({"host": args.host, "cases": cases, "differing": differing}));
     } else {
-        emit(|out| write_table(out, args, &captured, differing, written.map(String::as_str)));
+        emit(|out| write_table(out, args, &captured, differing, written.as_ref()));
     }
     if args.check && differing > 0 {
         exit::TOOL_ERROR
@@ -191,7 +201,7 @@ fn write_table(
     args: &CalibrateArgs,
     captured: &[(&Case, Result<Value, String>)],
     differing: usize,
-    written: Option<&str>,
+    written: Option<&(&String, Vec<&str>)>,
 ) -> std::io::Result<()> {
     let version = captured
         .iter()
@@ -238,12 +248,19 @@ fn write_table(
         CASES.len() - differing,
         CASES.len()
     )?;
-    if let Some(file) = written {
+    if let Some((file, missed)) = written {
         writeln!(
             out,
-            "wrote {file}: the profile with the error texts as this host sent them; \
-             rerun with `--host-file {file} --check` to see what it still cannot say"
+            "wrote {file}: a profile that predicts {} of {} cases as this host answered them \
+             (the error texts around the server's words, then structured content, blocks and \
+             argument checks fitted to the captures); merge it into your host file and rerun \
+             with `--check`",
+            CASES.len() - missed.len(),
+            CASES.len()
         )?;
+        for case in missed {
+            writeln!(out, "  not predicted: {case}")?;
+        }
     }
     Ok(())
 }

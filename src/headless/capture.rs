@@ -5,6 +5,7 @@
 
 mod host;
 mod model;
+mod recorded;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -15,18 +16,14 @@ use serde_json::{Value, json};
 use super::relay::LoggedFrame;
 use super::{exit, read_arguments};
 use crate::cli::{CaptureArgs, ServerArgs};
-use crate::mcp::Timestamp;
 use crate::mcp::catalog::Catalog;
-use crate::mcp::framing::InvalidLine;
-use crate::mcp::jsonrpc::{self, Frame, Message};
-use crate::mcp::log::SessionEvent;
 use crate::mcp::session::Exchange;
-use crate::proxy::watch::{Side, Watch};
 use crate::sanitize;
 use crate::transport::Target;
 pub use host::version_in;
 use host::{Host, Setup};
 use model::{ModelRequest, Plan, ToolResult};
+pub use report::predicted;
 
 /// What a capture found, before it is printed.
 struct Captured {
@@ -42,7 +39,7 @@ struct Captured {
     arguments: Value,
     tool_definition: Option<Value>,
     /// Every line the relay passed, session by session.
-    frames: Vec<LoggedFrame>,
+    sessions: Vec<Vec<LoggedFrame>>,
     /// The exchange of the host's `tools/call`, when it made one: answered, or ended without
     /// an answer (the server exited first).
     exchange: Option<Exchange>,
@@ -186,7 +183,7 @@ async fn run_once(server: &ServerArgs, args: &CaptureArgs) -> Result<Captured, (
             called,
             arguments,
             tool_definition: None,
-            frames: Vec::new(),
+            sessions: Vec::new(),
             exchange: None,
             version: "unknown".to_owned(),
             catalog: None,
@@ -372,7 +369,11 @@ fn assemble(
                 .steadied(without_saved_paths(&result.text, &dir.to_string_lossy()));
             result
         });
-    recorded(&mut captured, dir);
+    captured.sessions = recorded::sessions(dir, SESSION);
+    let judged = recorded::judged(&captured.sessions);
+    captured.exchange = judged.exchange;
+    captured.version = judged.version;
+    captured.catalog = judged.catalog;
     // The tools the server listed; the one asked for when it never listed any.
     let server_tools: Vec<String> = match &captured.catalog {
         Some(tools) => tools.iter().map(|tool| tool.name.to_string()).collect(),
@@ -414,88 +415,6 @@ fn unready(
         .any(|name| offered.contains(&name))
 }
 
-/// Reads the relay's logs: every line, session by session in the order they started, and the
-/// first `tools/call` the host made with the version and tools of its session (with none, the
-/// last listing and version: a host that answers a call itself judged it by them).
-fn recorded(captured: &mut Captured, dir: &Path) {
-    let mut sessions: Vec<Vec<LoggedFrame>> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with(SESSION))
-        .map(|entry| read_log(&entry.path()))
-        .collect();
-    sessions.sort_by_key(|lines| lines.first().map(|line| line.ms));
-    for lines in sessions {
-        let (mut version, mut catalog) = (None, None);
-        for event in watched(&lines) {
-            let called = captured.exchange.is_some();
-            match event {
-                SessionEvent::Connected(connection) => {
-                    if !called {
-                        captured.version.clone_from(&connection.protocol_version);
-                    }
-                    version = Some(connection.protocol_version);
-                }
-                SessionEvent::ToolsListed(tools) => {
-                    if !called {
-                        captured.catalog = Some(std::sync::Arc::clone(&tools));
-                    }
-                    catalog = Some(tools);
-                }
-                SessionEvent::CallFinished(finished)
-                    if finished.exchange.method == "tools/call" && !called =>
-                {
-                    // A modern request names its version in `_meta`; no result repeats it.
-                    captured.version = modern_version(&finished.exchange.request)
-                        .or_else(|| version.clone())
-                        .unwrap_or_else(|| "unknown".to_owned());
-                    captured.catalog.clone_from(&catalog);
-                    captured.exchange = Some(finished.exchange);
-                }
-                _ => {}
-            }
-        }
-        captured.frames.extend(lines);
-    }
-}
-
-/// One session's lines as the proxy's watch sees them: requests paired with their answers, the
-/// calls judged; a call still waiting when the log ends ended with the server (its exit
-/// logged) or with the host's session.
-fn watched(lines: &[LoggedFrame]) -> Vec<SessionEvent> {
-    let mut watch = Watch::new();
-    let mut events = Vec::new();
-    let mut closed = false;
-    for line in lines {
-        let at = Timestamp(line.ms);
-        let from = match line.dir.as_str() {
-            "send" => Side::Host,
-            "recv" => Side::Server,
-            _ => {
-                events.extend(watch.closed(&line.frame, at));
-                closed = true;
-                continue;
-            }
-        };
-        events.extend(match jsonrpc::parse(&line.frame) {
-            Ok(frame) => watch.frame(from, frame, at),
-            Err(error) => watch.invalid(
-                InvalidLine {
-                    raw: line.frame.clone().into(),
-                    error,
-                },
-                at,
-            ),
-        });
-    }
-    if !closed {
-        let at = Timestamp(lines.last().map_or(0, |line| line.ms));
-        events.extend(watch.closed("the host ended the session before the server answered", at));
-    }
-    events
-}
-
 /// Where a host saved output (under the capture's temporary HOME) the text says
 /// `<saved file>`: the path differs every run, and the profile cannot know it.
 fn without_saved_paths(text: &str, dir: &str) -> String {
@@ -519,29 +438,6 @@ fn without_saved_paths(text: &str, dir: &str) -> String {
 
 /// What a saved file's path reads as in a captured text.
 pub const SAVED_FILE: &str = "<saved file>";
-
-fn modern_version(frame: &Frame) -> Option<String> {
-    let Message::Request {
-        params: Some(params),
-        ..
-    } = &frame.message
-    else {
-        return None;
-    };
-    params
-        .get("_meta")?
-        .get(crate::mcp::era::META_PROTOCOL_VERSION)?
-        .as_str()
-        .map(str::to_owned)
-}
-
-fn read_log(log: &Path) -> Vec<LoggedFrame> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
-}
 
 /// A directory removed when the capture ends.
 struct TempDir {
@@ -570,45 +466,6 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::session::{End, Failure};
-
-    fn logged(dir: &str, ms: u64, frame: &str) -> LoggedFrame {
-        LoggedFrame {
-            dir: dir.to_owned(),
-            ms,
-            frame: frame.to_owned(),
-        }
-    }
-
-    fn calls(lines: &[LoggedFrame]) -> Vec<Exchange> {
-        watched(lines)
-            .into_iter()
-            .filter_map(|event| match event {
-                SessionEvent::CallFinished(finished) => Some(finished.exchange),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_call_is_paired_with_its_answer_and_one_the_server_died_during_ends_with_it() {
-        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash"}}"#;
-        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
-        let answered = calls(&[logged("send", 1, call), logged("recv", 2, answer)]);
-        assert_eq!(answered.len(), 1);
-        assert!(answered[0].answer().is_some());
-        let died = calls(&[logged("send", 1, call), logged("exit", 3, "exit status: 3")]);
-        assert!(matches!(
-            &died[0].end,
-            End::Failed(Failure::ServerExited { status, .. }) if status == "exit status: 3"
-        ));
-        // No exit logged after it: the host's session ended first.
-        let left = calls(&[logged("send", 1, call)]);
-        assert!(matches!(
-            &left[0].end,
-            End::Failed(Failure::ServerExited { status, .. }) if status.contains("host ended")
-        ));
-    }
 
     #[test]
     fn a_host_that_asks_its_model_before_listing_any_server_tool_is_unready() {

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 use super::Captured;
 use crate::analysis::{CallContext, analyze};
 use crate::cli::CaptureArgs;
+use crate::headless::relay::LoggedFrame;
 use crate::headless::{emit, exit, pretty, print_json};
+use crate::mcp::catalog::Catalog;
+use crate::mcp::session::Exchange;
 use crate::model_view::{self, hosts};
 use crate::sanitize;
 
@@ -38,14 +41,57 @@ pub struct Prediction {
 /// called the server, from the call alone when the profile says the host stops it first.
 pub fn predict(captured: &Captured) -> Option<Prediction> {
     let profile = profile_of(captured)?;
-    let catalog = captured.catalog.as_deref();
-    if let Some(exchange) = &captured.exchange {
+    prediction(
+        &profile,
+        captured.exchange.as_ref(),
+        &captured.version,
+        captured.catalog.as_deref(),
+        (&captured.tool, &captured.arguments),
+    )
+}
+
+/// What `profile` predicts for a capture `capture --json` printed: its exchange judged again,
+/// without running the host (`calibrate` tries profiles on it).
+pub fn predicted(got: &Value, profile: &hosts::HostProfile) -> Option<Prediction> {
+    let mut sessions: Vec<Vec<LoggedFrame>> = Vec::new();
+    for frame in got["exchange"].as_array()? {
+        let session = frame["session"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0);
+        if sessions.len() <= session {
+            sessions.resize_with(session + 1, Vec::new);
+        }
+        sessions[session].push(LoggedFrame {
+            dir: frame["dir"].as_str()?.to_owned(),
+            ms: frame["ms"].as_u64().unwrap_or(0),
+            frame: frame["frame"].as_str()?.to_owned(),
+        });
+    }
+    let judged = super::recorded::judged(&sessions);
+    prediction(
+        profile,
+        judged.exchange.as_ref(),
+        &judged.version,
+        judged.catalog.as_deref(),
+        (got["tool"].as_str()?, &got["arguments"]),
+    )
+}
+
+fn prediction(
+    profile: &hosts::HostProfile,
+    exchange: Option<&Exchange>,
+    version: &str,
+    catalog: Option<&Catalog>,
+    (tool, arguments): (&str, &Value),
+) -> Option<Prediction> {
+    if let Some(exchange) = exchange {
         let analysis = analyze(
             exchange,
             &CallContext {
-                version: &captured.version,
+                version,
                 catalog,
-                host: &profile,
+                host: profile,
                 forward_protocol_errors: false,
             },
         );
@@ -57,7 +103,7 @@ pub fn predict(captured: &Captured) -> Option<Prediction> {
             server_called: view.server_called,
         });
     }
-    let view = model_view::stopped_by_host(&captured.tool, &captured.arguments, catalog, &profile)?;
+    let view = model_view::stopped_by_host(tool, arguments, catalog, profile)?;
     Some(Prediction {
         json: serde_json::to_value(view.to_json(false)).ok()?,
         text: view.text(),
@@ -141,10 +187,12 @@ pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
     let matches = differences.is_empty();
     let result = captured.tool_result.as_ref();
     if args.json {
-        let frames: Vec<Value> = captured
-            .frames
-            .iter()
-            .map(|f| json!({"dir": f.dir, "ms": f.ms, "frame": f.frame}))
+        let frames: Vec<Value> = (captured.sessions.iter().enumerate())
+            .flat_map(|(session, lines)| {
+                lines.iter().map(move |f| {
+                    json!({"session": session, "dir": f.dir, "ms": f.ms, "frame": f.frame})
+                })
+            })
             .collect();
         print_json(&json!({
             "host": captured.host.name(),
@@ -221,7 +269,7 @@ fn write_text(
     if captured.exchange.is_none() {
         writeln!(out, "(the host did not call the server)")?;
     }
-    for frame in &captured.frames {
+    for frame in captured.sessions.iter().flatten() {
         let arrow = match frame.dir.as_str() {
             "send" => "→",
             "recv" => "←",

@@ -1,0 +1,364 @@
+//! The rest of a written profile, fitted: each setting the error texts do not give (structured
+//! content, what each kind of block becomes, the host's own argument check) set to the value
+//! under which the profile predicts the most captured cases, judged again without the host.
+
+use serde_json::Value;
+
+use crate::headless::capture;
+use crate::model_view::hosts::{Action, ArgumentCheck, Checks, HostProfile, Structured, Validator};
+
+/// Whether `profile` predicts what the host sent in one capture (`capture --json`).
+pub fn predicts(profile: &HostProfile, got: &Value) -> bool {
+    let Some(prediction) = capture::predicted(got, profile) else {
+        return false;
+    };
+    prediction.server_called == (got["server_called"] == true)
+        && prediction.text == got["text"].as_str().unwrap_or_default()
+        && got["error_flag"]
+            .as_bool()
+            .is_none_or(|flag| flag == prediction.is_error)
+}
+
+/// The profiles to try for one setting: the profile with that setting changed, value by value.
+type Candidates = fn(&HostProfile, &[&Value]) -> Vec<HostProfile>;
+
+/// `profile` with each fitted setting at the value that predicts the most of `captured`; on a
+/// tie the profile keeps what it had.
+pub fn fitted(mut profile: HostProfile, captured: &[&Value]) -> HostProfile {
+    let score =
+        |profile: &HostProfile| captured.iter().filter(|got| predicts(profile, got)).count();
+    let mut best = score(&profile);
+    let dimensions: [Candidates; 5] = [
+        tool_error,
+        structured,
+        |profile, captured| blocks(profile, captured, "image"),
+        |profile, captured| blocks(profile, captured, "resource_link"),
+        checks,
+    ];
+    for dimension in dimensions {
+        for candidate in dimension(&profile, captured) {
+            let scored = score(&candidate);
+            if scored > best {
+                (best, profile) = (scored, candidate);
+            }
+        }
+    }
+    profile
+}
+
+/// The keys a tool error's text can hold, each between two marks no text has.
+const TOOL_ERROR_KEYS: [&str; 5] = ["result", "content", "arguments", "text", "tool"];
+
+/// The host's words for a tool error (`isError`) as a template: each capture's text with the
+/// values the model view gives `{result}`, `{content}`, `{arguments}`, `{text}` and `{tool}`
+/// (read by predicting a template of marks) written as those keys, the first found first.
+fn tool_error(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    let marks: String = TOOL_ERROR_KEYS
+        .iter()
+        .enumerate()
+        .map(|(at, key)| format!("\u{1}{at}{{{key}}}"))
+        .chain(["\u{1}".to_owned()])
+        .collect();
+    let probe = HostProfile {
+        tool_error_text: Some(marks),
+        ..profile.clone()
+    };
+    let mut candidates = Vec::new();
+    for got in captured {
+        let Some(probed) = capture::predicted(got, &probe) else {
+            continue;
+        };
+        // Not a tool error: the template was not used.
+        let values: Vec<&str> = probed.text.split('\u{1}').skip(1).collect();
+        if values.len() != TOOL_ERROR_KEYS.len() + 1 {
+            continue;
+        }
+        let mut template = got["text"].as_str().unwrap_or_default().to_owned();
+        for (key, value) in TOOL_ERROR_KEYS.iter().zip(&values) {
+            let value = value.get(1..).unwrap_or_default();
+            if !value.is_empty() {
+                template = template.replace(value, &format!("{{{key}}}"));
+            }
+        }
+        candidates.push(HostProfile {
+            tool_error_text: Some(template),
+            ..profile.clone()
+        });
+    }
+    candidates
+}
+
+fn structured(profile: &HostProfile, _: &[&Value]) -> Vec<HostProfile> {
+    [
+        Structured::Alongside,
+        Structured::Ignore,
+        Structured::Prefer,
+        Structured::WhenContentEmpty,
+        Structured::PreferOnSuccess,
+        Structured::First,
+        Structured::AfterBlankLine,
+    ]
+    .into_iter()
+    .map(|structured| HostProfile {
+        structured,
+        ..profile.clone()
+    })
+    .collect()
+}
+
+/// What a `kind` block becomes: passed, as JSON, dropped, or replaced by the host's words,
+/// read off each capture whose server answer had such a block.
+fn blocks(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<HostProfile> {
+    let with = |action: Action, placeholder: Option<String>| {
+        let mut candidate = profile.clone();
+        match kind {
+            "image" => candidate.blocks.image = action,
+            _ => candidate.blocks.resource_link = action,
+        }
+        if let Some(placeholder) = placeholder {
+            candidate
+                .blocks
+                .placeholders
+                .insert(kind.to_owned(), placeholder);
+        }
+        candidate
+    };
+    let mut candidates: Vec<HostProfile> = [Action::Pass, Action::Json, Action::Drop]
+        .into_iter()
+        .map(|action| with(action, None))
+        .collect();
+    let dropped = with(Action::Drop, None);
+    for got in captured {
+        let Some(block) = answer_blocks(got).into_iter().find(|b| b["type"] == kind) else {
+            continue;
+        };
+        let Some(without) = capture::predicted(got, &dropped) else {
+            continue;
+        };
+        let text = got["text"].as_str().unwrap_or_default();
+        for line in text.lines().filter(|line| !without.text.contains(line)) {
+            candidates.push(with(Action::Placeholder, Some(in_block_keys(line, &block))));
+        }
+    }
+    candidates
+}
+
+/// A line of the host's with the block's string fields as `{key}`s, longest value first.
+fn in_block_keys(line: &str, block: &Value) -> String {
+    let mut fields: Vec<(&String, &str)> = block
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| key.as_str() != "type")
+        .filter_map(|(key, value)| Some((key, value.as_str()?)))
+        .filter(|(_, value)| !value.is_empty())
+        .collect();
+    fields.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
+    fields
+        .into_iter()
+        .fold(line.to_owned(), |line, (key, value)| {
+            line.replace(value, &format!("{{{key}}}"))
+        })
+}
+
+/// The host's own check of the arguments: none, the required ones, or the whole schema, with
+/// either validator and the name its messages give the arguments; its words around the
+/// validator's read off each capture where the host refused the call itself.
+fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    let base = profile.checks.clone().unwrap_or_else(|| Checks {
+        arguments: ArgumentCheck::None,
+        invalid_arguments_text: "{error}".to_owned(),
+        unknown_tool_text: None,
+        validator: Validator::default(),
+        tool_name: None,
+        tool_order: Vec::new(),
+        data_var: "data".to_owned(),
+    });
+    let refused: Vec<&&Value> = captured
+        .iter()
+        .filter(|got| got["server_called"] == false && has_tool(got))
+        .collect();
+    let mut candidates = Vec::new();
+    for arguments in [ArgumentCheck::Required, ArgumentCheck::Schema] {
+        for validator in [Validator::Sightline, Validator::Ajv] {
+            for data_var in ["data", "params", "args", "arguments", "input"] {
+                let checks = Checks {
+                    arguments,
+                    validator,
+                    data_var: data_var.to_owned(),
+                    invalid_arguments_text: "{error}".to_owned(),
+                    ..base.clone()
+                };
+                let candidate = HostProfile {
+                    checks: Some(checks.clone()),
+                    ..profile.clone()
+                };
+                let mut texts = vec!["{error}".to_owned()];
+                for got in &refused {
+                    let said = got["text"].as_str().unwrap_or_default();
+                    let Some(error) = capture::predicted(got, &candidate) else {
+                        continue;
+                    };
+                    if !error.text.is_empty() && said != error.text && said.contains(&error.text) {
+                        let tool = got["tool"].as_str().unwrap_or_default();
+                        let around = said.replacen(&error.text, "\u{0}", 1);
+                        let around = if tool.is_empty() {
+                            around
+                        } else {
+                            around.replace(tool, "{tool}")
+                        };
+                        texts.push(around.replace('\u{0}', "{error}"));
+                    }
+                }
+                for text in texts {
+                    candidates.push(HostProfile {
+                        checks: Some(Checks {
+                            invalid_arguments_text: text,
+                            ..checks.clone()
+                        }),
+                        ..profile.clone()
+                    });
+                }
+            }
+        }
+    }
+    candidates
+}
+
+/// Whether the capture's call names a tool the server listed (an unknown tool is refused by
+/// every host, checked or not).
+fn has_tool(got: &Value) -> bool {
+    let tool = got["tool"].as_str().unwrap_or_default();
+    got["exchange"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+        .filter_map(|frame| frame.get("result")?.get("tools")?.as_array().cloned())
+        .flatten()
+        .any(|listed| listed["name"] == tool)
+}
+
+/// The content blocks of the server's answer to the call, from a capture's exchange.
+fn answer_blocks(got: &Value) -> Vec<Value> {
+    got["exchange"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+        .find_map(|frame| frame.get("result")?.get("content")?.as_array().cloned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::model_view::hosts;
+
+    /// A capture of `tool` called with `arguments` on a server listing `book_flight`: the host
+    /// read `text`, after the server answered `reply` (none: the host never called it).
+    fn capture(tool: &str, arguments: &Value, reply: Option<Value>, text: &str) -> Value {
+        let schema = json!({"type": "object", "properties": {"date": {"type": "string", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"}}, "required": ["date"]});
+        let mut frames = vec![
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "book_flight", "inputSchema": schema}]}}),
+        ];
+        let called = reply.is_some();
+        if let Some(reply) = reply {
+            frames.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}));
+            let mut reply = reply;
+            reply["jsonrpc"] = json!("2.0");
+            reply["id"] = json!(2);
+            frames.push(reply);
+        }
+        let exchange: Vec<Value> = frames
+            .iter()
+            .enumerate()
+            .map(|(at, frame)| {
+                let dir = if frame.get("method").is_some() {
+                    "send"
+                } else {
+                    "recv"
+                };
+                json!({"session": 0, "dir": dir, "ms": at, "frame": frame.to_string()})
+            })
+            .collect();
+        json!({"tool": tool, "arguments": arguments, "exchange": exchange, "server_called": called, "text": text, "error_flag": null})
+    }
+
+    #[test]
+    fn a_tool_error_s_words_become_a_template_of_the_keys_the_model_view_fills() {
+        let arguments = json!({"date": "12/12/2024"});
+        let reply = json!({"result": {"content": [{"type": "text", "text": "date in the past"}], "isError": true}});
+        let said = r#"Tool 'book_flight' failed with {"date":"12/12/2024"}: date in the past"#;
+        let got = capture("book_flight", &arguments, Some(reply), said);
+        let fit = fitted(hosts::spec().clone(), &[&got]);
+        assert_eq!(
+            fit.tool_error_text.as_deref(),
+            Some("Tool '{tool}' failed with {arguments}: {text}")
+        );
+        assert!(predicts(&fit, &got));
+    }
+
+    #[test]
+    fn a_host_that_refuses_arguments_itself_gets_the_check_and_the_words_that_predict_it() {
+        // What a host checking the schema with Ajv (its arguments named `params`) would say,
+        // behind words of its own: the built-in Qwen Code profile's check, reworded.
+        let mut target = hosts::resolve("qwen-code", &[]).unwrap();
+        target.checks.as_mut().unwrap().invalid_arguments_text =
+            "Invalid input for {tool}: {error}".to_owned();
+        let mut got = capture("book_flight", &json!({"date": "2099-12-12"}), None, "");
+        let said = capture::predicted(&got, &target).unwrap().text;
+        assert!(said.starts_with("Invalid input for "), "{said}");
+        got["text"] = json!(said);
+        let fit = fitted(hosts::spec().clone(), &[&got]);
+        let checks = fit.checks.as_ref().unwrap();
+        assert_eq!(checks.arguments, ArgumentCheck::Schema);
+        assert_eq!(checks.validator, Validator::Ajv);
+        assert_eq!(checks.data_var, "params");
+        assert_eq!(
+            checks.invalid_arguments_text,
+            "Invalid input for {tool}: {error}"
+        );
+        // The server answered a call it was sent: no check is fitted to that.
+        let answered = capture(
+            "book_flight",
+            &json!({"date": "12/12/2099"}),
+            Some(json!({"result": {"content": [{"type": "text", "text": "booked"}]}})),
+            "booked",
+        );
+        let plain = super::fitted(hosts::spec().clone(), &[&answered]);
+        assert_eq!(plain.checks, hosts::spec().checks);
+    }
+
+    #[test]
+    fn a_block_the_host_replaces_gets_its_words_with_the_block_s_fields_as_keys() {
+        let reply = json!({"result": {"content": [
+            {"type": "text", "text": "your pass"},
+            {"type": "resource_link", "uri": "file:///pass.pdf", "name": "pass.pdf"},
+        ]}});
+        let said = "your pass\nLink: pass.pdf (file:///pass.pdf)";
+        let got = capture(
+            "book_flight",
+            &json!({"date": "12/12/2099"}),
+            Some(reply),
+            said,
+        );
+        let fit = fitted(hosts::spec().clone(), &[&got]);
+        assert_eq!(fit.blocks.resource_link, Action::Placeholder);
+        assert_eq!(
+            fit.blocks
+                .placeholders
+                .get("resource_link")
+                .map(String::as_str),
+            Some("Link: {name} ({uri})")
+        );
+        assert!(predicts(&fit, &got));
+    }
+}
