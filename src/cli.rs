@@ -170,9 +170,10 @@ pub enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
-    /// Run a real host (the `OpenAI` Agents SDK) once against a mock model and the server: the
-    /// tool definition and tool result it sent its model, beside the host profile's prediction.
-    /// Stdio servers only for now. Exit 0 when they match, 1 when they differ.
+    /// Run a real host (a CLI such as Claude Code, or a library such as the `OpenAI` Agents SDK)
+    /// once against a mock model and the server (stdio, or --url): the tool definition and
+    /// tool result it sent its model, beside the host profile's prediction. Exit 0 when they
+    /// match, 1 when they differ.
     Capture {
         #[command(flatten)]
         capture: CaptureArgs,

@@ -171,26 +171,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ),
     (
         "qwen-code",
-        "schema break: wrong type",
-        "Ajv coerces the number to a string, then reports the pattern",
-    ),
-    (
-        "qwen-code",
-        "text, image and resource link",
-        "the image's caption in the text, its data as a text part after all the text",
-    ),
-    (
-        "qwen-code",
-        "text and image",
-        "the image's caption in the text, its data as a text part after all the text",
-    ),
-    (
-        "qwen-code",
-        "audio",
-        "the audio's caption in the text, its data as a text part after all the text",
-    ),
-    (
-        "qwen-code",
         "long text (40 KB)",
         "a long result saved to a file behind a preview",
     ),

@@ -24,8 +24,9 @@ pub struct CallArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct CaptureArgs {
-    /// The host to run: claude-code, gemini-cli, openai-agents, vercel-ai, vercel-ai-chat,
-    /// langchain, codex, opencode, copilot-cli, or one of your host files (`sightline hosts`).
+    /// The host to run: a built-in host file's (claude-code, codex, copilot-cli, gemini-cli,
+    /// langchain, openai-agents, opencode, qwen-code, qwen-code-direct, vercel-ai,
+    /// vercel-ai-chat) or one of yours (`--host-file`, or the config directory's hosts/).
     pub host: String,
     /// A host file (TOML: a `[run.NAME]` table, and the `[hosts.NAME]` profile that predicts
     /// it) to run the host from, instead of the built-in one or the config directory's
@@ -82,6 +83,18 @@ pub struct CalibrateArgs {
     /// The host's program (see `capture --host-bin`).
     #[arg(long, value_name = "PATH")]
     pub host_bin: Option<String>,
+    /// The Python a runner host runs with (see `capture --python`).
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+    /// The Node.js a runner host runs with (see `capture --node`).
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<String>,
+    /// The `node_modules` folder of a Node runner host (see `capture --node-path`).
+    #[arg(long, value_name = "DIR")]
+    pub node_path: Option<String>,
+    /// Give up on the host after this many seconds, each case.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub deadline: u64,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,

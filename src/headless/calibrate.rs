@@ -5,6 +5,7 @@
 mod fit;
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use serde_json::{Value, json};
@@ -135,7 +136,11 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
     if let Some(Err(error)) = results.get(&0)
         && results.values().all(Result::is_err)
     {
-        eprintln!("sightline calibrate: {}", sanitize::text(error));
+        if args.json {
+            print_json(&json!({"host": args.host, "error": error}));
+        } else {
+            eprintln!("sightline calibrate: {}", sanitize::text(error));
+        }
         return exit::USAGE;
     }
     let captured: Vec<(&Case, Result<Value, String>)> = CASES
@@ -160,7 +165,9 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
             .filter_map(|(_, got)| got.as_ref().ok())
             .collect();
         let profile = fit::fitted(inferred(base_profile(args), &captured), &answered);
-        let text = hosts::to_file(&profile);
+        // A whole host file: the profile, and the run table the captures ran.
+        let run = super::capture::run_table(&args.host, args.host_file.as_deref());
+        let text = format!("{}\n{}", hosts::to_file(&profile), run.unwrap_or_default());
         if let Err(error) = std::fs::write(file, &text) {
             eprintln!("sightline calibrate: --write {file}: {error}");
             return exit::USAGE;
@@ -226,6 +233,14 @@ fn write_table(
     for (case, got) in captured {
         let (mark, detail) = match got {
             Ok(got) if got["matches"] == true => ("matches", String::new()),
+            // No profile yet: what the host sent is what the user needs to see.
+            Ok(got) if got["prediction"].is_null() => (
+                "differs",
+                match got["text"].as_str() {
+                    Some(text) => format!("no prediction; the model read {text:?}"),
+                    None => "no prediction; the model read nothing".to_owned(),
+                },
+            ),
             Ok(got) => (
                 "differs",
                 got["differences"]
@@ -251,12 +266,13 @@ fn write_table(
     if let Some((file, missed)) = written {
         writeln!(
             out,
-            "wrote {file}: a profile that predicts {} of {} cases as this host answered them \
-             (the error texts around the server's words, then structured content, blocks and \
-             argument checks fitted to the captures); merge it into your host file and rerun \
-             with `--check`",
+            "wrote {file}: a host file, its profile predicting {} of {} cases as this host \
+             answered them (the error texts around the server's words, then structured \
+             content, blocks and argument checks fitted to the captures), and its run table; \
+             check it with `sightline calibrate {} --host-file {file} --check`",
             CASES.len() - missed.len(),
-            CASES.len()
+            CASES.len(),
+            args.host
         )?;
         for case in missed {
             writeln!(out, "  not predicted: {case}")?;
@@ -276,6 +292,15 @@ fn run_all(me: &std::path::Path, args: &CalibrateArgs) -> BTreeMap<usize, Result
                     let got = run_case(me, &CASES[index], args);
                     if let Ok(mut results) = results.lock() {
                         results.insert(index, got);
+                        // A matrix takes minutes: a person watching sees it move.
+                        if std::io::stderr().is_terminal() {
+                            eprintln!(
+                                "sightline calibrate: {} of {} cases run ({})",
+                                results.len(),
+                                CASES.len(),
+                                CASES[index].name
+                            );
+                        }
                     }
                 }
             });
@@ -300,9 +325,17 @@ fn run_case(me: &std::path::Path, case: &Case, args: &CalibrateArgs) -> Result<V
     if let Some(file) = &args.host_file {
         command.args(["--host-file", file.as_str()]);
     }
-    if let Some(bin) = &args.host_bin {
-        command.args(["--host-bin", bin.as_str()]);
+    for (flag, value) in [
+        ("--host-bin", &args.host_bin),
+        ("--python", &args.python),
+        ("--node", &args.node),
+        ("--node-path", &args.node_path),
+    ] {
+        if let Some(value) = value {
+            command.args([flag, value.as_str()]);
+        }
     }
+    command.args(["--deadline", &args.deadline.to_string()]);
     command.args(["--demo", case.style]);
     let output = command
         .stdin(std::process::Stdio::null())
@@ -359,8 +392,8 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
             base.shape = shape;
         }
         if let Some(version) = first["host_version"].as_str() {
-            base.description =
-                format!("{} {version}, calibrated by sightline calibrate", base.name);
+            let title = first["host_title"].as_str().unwrap_or(&base.name);
+            base.description = format!("{title} {version}, calibrated by sightline calibrate");
         }
     }
     if let Some(got) = got(PROTOCOL_ERROR) {
@@ -412,6 +445,7 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
             tool_name: None,
             tool_order: Vec::new(),
             data_var: "data".to_owned(),
+            coerce_types: false,
         });
         if let Some(text) = got["text"].as_str() {
             let (text, tool_name) = unknown_tool_template(text, &server_tools(got));

@@ -70,6 +70,14 @@ pub fn installed_version(name: &str) -> Result<String, String> {
     host::host(name, &args)?.host.probe(&args)
 }
 
+/// The `[run.NAME]` table of host `name` as a host file writes it (from `--host-file`, the
+/// user's file or the built-in one).
+pub fn run_table(name: &str, host_file: Option<&str>) -> Option<String> {
+    let config_dir = crate::config::config_dir();
+    let (run, _) = host::file::find(name, host_file, config_dir.as_deref()).ok()?;
+    Some(run?.to_file())
+}
+
 /// Runs the capture; prints text or (`--json`) one object; exit 0 when the prediction matches,
 /// 1 when it differs, 2 for a usage problem (or a host that is not installed), 4 when the host
 /// could not be run.
@@ -77,7 +85,11 @@ pub async fn capture(server: &ServerArgs, args: &CaptureArgs) -> u8 {
     match run(server, args).await {
         Ok(captured) => report::report(&captured, args),
         Err((code, message)) => {
-            eprintln!("sightline capture: {}", sanitize::text(&message));
+            // A host's own output quoted in the message keeps its lines.
+            eprintln!(
+                "sightline capture: {}",
+                sanitize::text_keeping_newlines(&message)
+            );
             code
         }
     }

@@ -60,10 +60,15 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
             };
             writeln!(out, "{name:<26} {}", sanitize::text(&profile.description))?;
             if let Some(source) = &profile.source {
+                // A profile calibrate wrote for a host of the user's names no repository.
+                let repository = if source.repository.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", sanitize::text(&source.repository))
+                };
                 writeln!(
                     out,
-                    "    from {} {}, checked {}",
-                    sanitize::text(&source.repository),
+                    "    from {repository}{}, checked {}",
                     sanitize::text(&source.version),
                     sanitize::text(&source.checked)
                 )?;

@@ -27,7 +27,7 @@ pub(super) struct Thrown {
 }
 
 /// The blocks a model reads from a result, as `host` builds them.
-pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a> {
+pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile, tool: &str) -> Converted<'a> {
     let call = CallResult::read(result);
     let mut converted = Converted::default();
     let structured_alone = match (host.structured, call.structured) {
@@ -51,6 +51,8 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
         return converted;
     }
     let content = call.content.unwrap_or_default();
+    // Placeholders the host sends after every other block.
+    let mut last = Vec::new();
     for (index, source) in call.blocks().enumerate() {
         // Text first, in one pass over the block: a million of them must not cost two. A text
         // as received stays in the reply, read again when walked; an escaped one is decoded.
@@ -68,6 +70,14 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
             continue;
         }
         match convert_block(source, &host.blocks) {
+            Ok(Some(block @ Block::Placeholder { .. }))
+                if let Some(caption) = last_caption(source, &host.blocks) =>
+            {
+                converted.blocks.push(Block::Placeholder {
+                    text: in_host_words_with(caption, source, &[("tool", tool)]),
+                });
+                last.push(block);
+            }
             Ok(Some(block)) => converted.blocks.push(block),
             Ok(None) => converted.notes.push(format!(
                 "{} is dropped: this host does not send {}",
@@ -79,6 +89,9 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
                 return converted;
             }
         }
+    }
+    for block in last {
+        converted.blocks.push(block);
     }
     let carried = |json: &str| call.texts().any(|text| json::same(&text, json));
     // Hosts that compare the texts with their own `JSON.stringify` of the value.
@@ -119,6 +132,15 @@ pub(super) fn convert<'a>(result: &'a Json, host: &HostProfile) -> Converted<'a>
         ));
     }
     converted
+}
+
+/// The caption left in a block's place when its placeholder goes last (`placeholders_last`).
+fn last_caption<'r>(source: &str, rules: &'r Blocks) -> Option<&'r String> {
+    if !rules.placeholders_last {
+        return None;
+    }
+    let kind = json::member(source, "type").and_then(json::string)?;
+    rules.captions.get(kind.as_ref())
 }
 
 /// One block as the host converts it; `None` when it drops it.

@@ -24,7 +24,11 @@ pub fn stopped_by_host(
                 && checks.validator == hosts::Validator::Ajv =>
         {
             let schema = listed.input_schema()?;
-            let errors = validators::ajv(&schema, arguments);
+            let errors = if checks.coerce_types {
+                validators::ajv(&schema, &validators::ajv_coerced(&schema, arguments))
+            } else {
+                validators::ajv(&schema, arguments)
+            };
             if errors.is_empty() {
                 return None;
             }

@@ -119,6 +119,11 @@ pub struct Blocks {
     /// as `placeholders`, and `{tool}` (the tool's name on the server).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub captions: BTreeMap<String, String>,
+    /// A block with both a placeholder and a caption: the caption in its place, the
+    /// placeholder after every other block, a part of its own (Qwen Code: its caption in the
+    /// text, "[image: MIME]" after it).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub placeholders_last: bool,
     /// How a block sent as JSON text (`json`) is written.
     #[serde(default, skip_serializing_if = "is_default")]
     pub json_style: JsonStyle,
@@ -272,6 +277,15 @@ pub struct Checks {
         skip_serializing_if = "is_default_data_var"
     )]
     pub data_var: String,
+    /// With `ajv`: Ajv's `coerceTypes`: a value of another scalar type than the schema's is
+    /// turned into it first (a number into its text), then checked.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub coerce_types: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 fn default_data_var() -> String {
@@ -443,6 +457,16 @@ pub fn fill_exact(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The `{key}`s a template uses: a `{` then a lowercase word of letters and `_`, then `}`
+/// (JSON's and TOML's own braces are not keys).
+pub fn template_keys(template: &str) -> impl Iterator<Item = &str> {
+    template.split('{').skip(1).filter_map(|after| {
+        let key = &after[..after.find('}')?];
+        let word = !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+        word.then_some(key)
+    })
 }
 
 /// The built-in profile files, in the order `h` cycles through them.

@@ -122,7 +122,11 @@ pub fn model_view<'a>(
                 "the result reaches the model ({})",
                 structured_note(host.structured)
             );
-            view.take(convert(result, host), exchange, host);
+            view.take(
+                convert(result, host, call_words(exchange).0),
+                exchange,
+                host,
+            );
         }
         (Class::ToolError, Some(Reply::Result(result))) => {
             view.rule = Rule::Should;
@@ -143,7 +147,11 @@ pub fn model_view<'a>(
                     // `{text}`: the blocks as the host would send them on their own.
                     let text = if template.contains("{text}") {
                         let mut blocks = ModelView::empty(host);
-                        blocks.take(convert(result, host), exchange, host);
+                        blocks.take(
+                            convert(result, host, call_words(exchange).0),
+                            exchange,
+                            host,
+                        );
                         blocks.text()
                     } else {
                         String::new()
@@ -169,7 +177,11 @@ pub fn model_view<'a>(
                         text: hosts::fill_exact(template, &values).into(),
                     });
                 }
-                None => view.take(convert(result, host), exchange, host),
+                None => view.take(
+                    convert(result, host, call_words(exchange).0),
+                    exchange,
+                    host,
+                ),
             }
         }
         (Class::ProtocolError, Some(Reply::Error(error))) => {

@@ -28,6 +28,81 @@ pub fn ajv(schema: &Value, arguments: &Value) -> Vec<AjvError> {
         .unwrap_or_default()
 }
 
+/// `value` as Ajv's `coerceTypes` leaves it before checking: each scalar where the schema names
+/// one scalar `type` that it is not, turned into that type where Ajv can (a number or boolean
+/// into its text, `null` into `""`; a numeric text, a boolean or `null` into a number; `"true"`,
+/// `"false"`, 1, 0 or `null` into a boolean), through `properties` and `items`.
+pub fn ajv_coerced(schema: &Value, value: &Value) -> Value {
+    match value {
+        Value::Object(members) => {
+            let properties = schema.get("properties");
+            Value::Object(
+                members
+                    .iter()
+                    .map(|(key, member)| {
+                        let coerced = match properties.and_then(|p| p.get(key)) {
+                            Some(property) => ajv_coerced(property, member),
+                            None => member.clone(),
+                        };
+                        (key.clone(), coerced)
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(items) => match schema.get("items") {
+            Some(item) if item.is_object() => {
+                Value::Array(items.iter().map(|each| ajv_coerced(item, each)).collect())
+            }
+            _ => value.clone(),
+        },
+        scalar => match schema.get("type").and_then(Value::as_str) {
+            Some(wanted) => coerced_scalar(wanted, scalar).unwrap_or_else(|| scalar.clone()),
+            None => scalar.clone(),
+        },
+    }
+}
+
+/// One scalar as type `wanted`, when Ajv coerces it.
+fn coerced_scalar(wanted: &str, scalar: &Value) -> Option<Value> {
+    match (wanted, scalar) {
+        ("string", Value::Number(number)) => Some(Value::String(number.to_string())),
+        ("string", Value::Bool(flag)) => Some(Value::String(flag.to_string())),
+        ("string", Value::Null) => Some(Value::String(String::new())),
+        ("number" | "integer", Value::String(text)) => {
+            let number: f64 = text
+                .trim()
+                .parse()
+                .ok()
+                .filter(|_| !text.trim().is_empty())?;
+            if wanted == "integer" && number.fract() != 0.0 {
+                return None;
+            }
+            serde_json::Number::from_f64(number).map(|n| {
+                // An integral value stays an integer, as JavaScript prints it.
+                if number.fract() == 0.0 && number.abs() < 9.0e15 {
+                    #[allow(clippy::cast_possible_truncation)]
+                    Value::from(number as i64)
+                } else {
+                    Value::Number(n)
+                }
+            })
+        }
+        ("number" | "integer", Value::Bool(flag)) => Some(Value::from(u8::from(*flag))),
+        ("number" | "integer", Value::Null) => Some(Value::from(0)),
+        ("boolean", Value::String(text)) if text == "true" || text == "false" => {
+            Some(Value::Bool(text == "true"))
+        }
+        ("boolean", Value::Number(number)) if number.as_f64() == Some(1.0) => {
+            Some(Value::Bool(true))
+        }
+        ("boolean", Value::Number(number)) if number.as_f64() == Some(0.0) => {
+            Some(Value::Bool(false))
+        }
+        ("boolean", Value::Null) => Some(Value::Bool(false)),
+        _ => None,
+    }
+}
+
 /// Ajv's `errorsText`: each error as `DATA_VAR/path message`, joined by ", ".
 pub fn ajv_text(errors: &[AjvError], data_var: &str) -> String {
     errors
@@ -279,7 +354,7 @@ fn duplicate_items(instance: &Value) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{ajv, ajv_text};
+    use super::{ajv, ajv_coerced, ajv_text};
 
     fn text(schema: &serde_json::Value, arguments: &serde_json::Value) -> String {
         ajv_text(&ajv(schema, arguments), "params")
@@ -328,5 +403,38 @@ mod tests {
             "params/x must be string, params/x must be number, params/x must match a schema in anyOf"
         );
         assert!(ajv(&json!({"type": 12}), &json!({})).is_empty());
+    }
+
+    #[test]
+    fn ajv_coerces_scalars_to_the_schema_s_type_before_it_checks() {
+        let schema = json!({"type": "object", "properties": {
+            "date": {"type": "string", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"},
+            "seats": {"type": "integer"},
+            "window": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        }});
+        let coerced = ajv_coerced(
+            &schema,
+            &json!({"date": 20_991_212, "seats": "2", "window": "true", "tags": [1, true], "other": 5}),
+        );
+        assert_eq!(
+            coerced,
+            json!({"date": "20991212", "seats": 2, "window": true, "tags": ["1", "true"], "other": 5})
+        );
+        // Not coercible: kept, and reported as the type it is not.
+        assert_eq!(
+            ajv_coerced(&schema, &json!({"seats": "two"}))["seats"],
+            "two"
+        );
+        assert_eq!(
+            ajv_coerced(&schema, &json!({"seats": "2.5"}))["seats"],
+            "2.5"
+        );
+        // Checked after coercion, the number is a text that breaks the pattern.
+        let errors = ajv(&schema, &coerced);
+        assert_eq!(
+            ajv_text(&errors, "params"),
+            "params/date must match pattern \"^\\d{2}/\\d{2}/\\d{4}$\""
+        );
     }
 }

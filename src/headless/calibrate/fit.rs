@@ -28,13 +28,7 @@ pub fn fitted(mut profile: HostProfile, captured: &[&Value]) -> HostProfile {
     let score =
         |profile: &HostProfile| captured.iter().filter(|got| predicts(profile, got)).count();
     let mut best = score(&profile);
-    let dimensions: [Candidates; 5] = [
-        tool_error,
-        structured,
-        |profile, captured| blocks(profile, captured, "image"),
-        |profile, captured| blocks(profile, captured, "resource_link"),
-        checks,
-    ];
+    let dimensions: [Candidates; 4] = [tool_error, structured, blocks, checks];
     for dimension in dimensions {
         for candidate in dimension(&profile, captured) {
             let scored = score(&candidate);
@@ -106,28 +100,46 @@ fn structured(profile: &HostProfile, _: &[&Value]) -> Vec<HostProfile> {
     .collect()
 }
 
-/// What a `kind` block becomes: passed, as JSON, dropped, or replaced by the host's words,
-/// read off each capture whose server answer had such a block.
-fn blocks(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<HostProfile> {
-    let with = |action: Action, placeholder: Option<String>| {
-        let mut candidate = profile.clone();
-        match kind {
-            "image" => candidate.blocks.image = action,
-            _ => candidate.blocks.resource_link = action,
+/// What an image and a resource link become, together (a capture holding both matches only
+/// when both are right): each passed, as JSON, dropped, or replaced by the host's words, read
+/// off each capture whose server answer had such a block.
+fn blocks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    let images = block_options(profile, captured, "image");
+    let links = block_options(profile, captured, "resource_link");
+    let mut candidates = Vec::new();
+    for (image, image_words) in &images {
+        for (link, link_words) in &links {
+            let mut candidate = profile.clone();
+            candidate.blocks.image = *image;
+            candidate.blocks.resource_link = *link;
+            for (kind, words) in [("image", image_words), ("resource_link", link_words)] {
+                if let Some(words) = words {
+                    candidate
+                        .blocks
+                        .placeholders
+                        .insert(kind.to_owned(), words.clone());
+                }
+            }
+            candidates.push(candidate);
         }
-        if let Some(placeholder) = placeholder {
-            candidate
-                .blocks
-                .placeholders
-                .insert(kind.to_owned(), placeholder);
-        }
-        candidate
-    };
-    let mut candidates: Vec<HostProfile> = [Action::Pass, Action::Json, Action::Drop]
+    }
+    candidates
+}
+
+/// What a `kind` block may become: an action, and a placeholder's words.
+fn block_options(
+    profile: &HostProfile,
+    captured: &[&Value],
+    kind: &str,
+) -> Vec<(Action, Option<String>)> {
+    let mut options: Vec<(Action, Option<String>)> = [Action::Pass, Action::Json, Action::Drop]
         .into_iter()
-        .map(|action| with(action, None))
+        .map(|action| (action, None))
         .collect();
-    let dropped = with(Action::Drop, None);
+    // With every block but the text dropped, the host's other lines are its words for them.
+    let mut dropped = profile.clone();
+    dropped.blocks.image = Action::Drop;
+    dropped.blocks.resource_link = Action::Drop;
     for got in captured {
         let Some(block) = answer_blocks(got).into_iter().find(|b| b["type"] == kind) else {
             continue;
@@ -137,10 +149,10 @@ fn blocks(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<HostPro
         };
         let text = got["text"].as_str().unwrap_or_default();
         for line in text.lines().filter(|line| !without.text.contains(line)) {
-            candidates.push(with(Action::Placeholder, Some(in_block_keys(line, &block))));
+            options.push((Action::Placeholder, Some(in_block_keys(line, &block))));
         }
     }
-    candidates
+    options
 }
 
 /// A line of the host's with the block's string fields as `{key}`s, longest value first.
@@ -173,6 +185,7 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
         tool_name: None,
         tool_order: Vec::new(),
         data_var: "data".to_owned(),
+        coerce_types: false,
     });
     let refused: Vec<&&Value> = captured
         .iter()
@@ -181,11 +194,15 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
     let mut candidates = Vec::new();
     for arguments in [ArgumentCheck::Required, ArgumentCheck::Schema] {
         for validator in [Validator::Sightline, Validator::Ajv] {
-            for data_var in ["data", "params", "args", "arguments", "input"] {
+            for (data_var, coerce_types) in ["data", "params", "args", "arguments", "input"]
+                .into_iter()
+                .flat_map(|name| [(name, false), (name, true)])
+            {
                 let checks = Checks {
                     arguments,
                     validator,
                     data_var: data_var.to_owned(),
+                    coerce_types,
                     invalid_arguments_text: "{error}".to_owned(),
                     ..base.clone()
                 };
@@ -338,9 +355,11 @@ mod tests {
     }
 
     #[test]
-    fn a_block_the_host_replaces_gets_its_words_with_the_block_s_fields_as_keys() {
+    fn blocks_the_host_drops_or_replaces_are_fitted_together_its_words_with_the_block_s_fields_as_keys()
+     {
         let reply = json!({"result": {"content": [
             {"type": "text", "text": "your pass"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
             {"type": "resource_link", "uri": "file:///pass.pdf", "name": "pass.pdf"},
         ]}});
         let said = "your pass\nLink: pass.pdf (file:///pass.pdf)";
@@ -351,6 +370,8 @@ mod tests {
             said,
         );
         let fit = fitted(hosts::spec().clone(), &[&got]);
+        // Both at once: neither alone makes the capture's text.
+        assert_eq!(fit.blocks.image, Action::Drop);
         assert_eq!(fit.blocks.resource_link, Action::Placeholder);
         assert_eq!(
             fit.blocks

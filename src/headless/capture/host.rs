@@ -56,9 +56,33 @@ pub fn host(name: &str, args: &CaptureArgs) -> Result<Found, String> {
     let config_dir = crate::config::config_dir();
     let (run, profile) = file::find(name, args.host_file.as_deref(), config_dir.as_deref())?;
     let Some(host) = run else {
+        // A file given that does not run this host: say what it does hold.
+        if let Some(file) = args.host_file.as_deref() {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            let runs: Vec<String> = file::parse(&text, file)
+                .unwrap_or_default()
+                .iter()
+                .map(|run| run.name().to_owned())
+                .collect();
+            let holds = if runs.is_empty() {
+                "no [run.*] table (a host file needs one to be run; its [hosts.*] profile alone \
+                 only predicts)"
+                    .to_owned()
+            } else {
+                format!("the run tables of {}", runs.join(", "))
+            };
+            return Err(format!(
+                "--host-file {file} has no [run.{name}] table: it holds {holds}"
+            ));
+        }
         return Err(format!(
-            "unknown host '{name}'; sightline runs {} (or write a host file: see \"Add your own host\" in the README)",
-            names().join(", ")
+            "unknown host '{name}'; sightline runs {}, and the host files in {} (or write a \
+             host file: see \"Add your own host\" in the README)",
+            names().join(", "),
+            config_dir.map_or_else(
+                || "the config directory's hosts/".to_owned(),
+                |dir| dir.join("hosts").display().to_string()
+            )
         ));
     };
     Ok(Found { host, profile })
@@ -66,10 +90,12 @@ pub fn host(name: &str, args: &CaptureArgs) -> Result<Found, String> {
 
 /// Every host `capture` runs without a file of the user's.
 pub fn names() -> Vec<String> {
-    file::builtins()
+    let mut names: Vec<String> = file::builtins()
         .iter()
         .map(|run| run.name().to_owned())
-        .collect()
+        .collect();
+    names.sort_unstable();
+    names
 }
 
 /// The interpreter used when `--python` is not given and the test venv exists.

@@ -196,6 +196,7 @@ pub fn report(captured: &Captured, args: &CaptureArgs) -> u8 {
             .collect();
         print_json(&json!({
             "host": captured.host.name(),
+            "host_title": captured.host.title(),
             "host_version": captured.host_version,
             "profile_version": calibrated.as_ref().map(|(version, _)| version),
             "profile_checked": calibrated.as_ref().map(|(_, checked)| checked),

@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model_view::hosts;
 
 /// The model API a host speaks, as a host file names it.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum ApiName {
     Chat,
@@ -21,7 +21,7 @@ pub(super) enum ApiName {
 
 /// How to run one host: a host file's `[run.NAME]` table. A host is a program (`program`,
 /// `args`, `mcp_config`) or a library run by a runner script (`runner`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostRun {
     #[serde(skip)]
@@ -31,10 +31,10 @@ pub struct HostRun {
     pub(super) api: ApiName,
     /// The program: `--host-bin`, else the test peers' copy
     /// (`tests/peers/hosts/node_modules/.bin/PROGRAM`), else PATH.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) program: Option<String>,
     /// A library host: the script that runs it, and what it needs.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) runner: Option<Runner>,
     /// The command that installs the version its profile was calibrated on.
     pub(super) install: String,
@@ -42,39 +42,39 @@ pub struct HostRun {
     #[serde(default = "version_args")]
     pub(super) version_args: Vec<String>,
     /// The environment it is asked its version in, on top of this one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(super) version_env: BTreeMap<String, String>,
     /// Its arguments; `{prompt}`, `{base_url}`, `{home}`, `{dir}`, `{server}`, `{tool_name}`
     /// and `{mcp_config}` are filled in.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) args: Vec<String>,
     /// Its environment on top of PATH and HOME, with the same keys.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(super) env: BTreeMap<String, String>,
     /// The names the model may call a server tool by: `{server}` and `{tool}`.
     pub(super) tool_names: Vec<String>,
     /// How the host makes a tool's name valid for its model, if it does.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) name_rule: Option<NameRule>,
     /// Where its message marks an error, in words.
     #[serde(default = "no_mark")]
     pub(super) error_mark: String,
     /// The MCP configuration it reads (a program host).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) mcp_config: Option<McpConfig>,
     /// A host that offers server tools through tools of its own (Qwen Code's `tool_search`,
     /// then `tool_call`): the model's calls in order, the last one's result being the one
     /// captured. `{name}` is the tool's first name of `tool_names`, `{arguments}` its
     /// arguments as JSON.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) bridge: Vec<BridgeStep>,
     /// How its output says the run itself failed; without any, a failed exit does (its last
     /// line on stderr, else stdout).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) run_errors: Vec<RunErrorRule>,
     /// A number in its model's text that changes every run (a timing), written as its profile
     /// writes it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) steady: Vec<Steady>,
 }
 
@@ -83,7 +83,7 @@ pub struct HostRun {
 /// `.js`) with one argument, a JSON object: `server` (the command, an array), `env` (an
 /// object), `modules` (Node: the `node_modules` directory) and `options`' members. It prints
 /// a JSON line with `run_error` when the run fails.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Runner {
     pub(super) script: String,
@@ -91,13 +91,13 @@ pub(super) struct Runner {
     /// the Node modules).
     pub(super) package: String,
     /// Node: the other packages it needs, each looked for before a run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) requires: Vec<String>,
     /// Python: the interpreter used when `--python` is not given, if it exists (a test venv
     /// of its own); else the peers' venv, else `python3`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) python: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub(super) options: serde_json::Map<String, Value>,
 }
 
@@ -106,7 +106,7 @@ pub(super) struct Runner {
 /// JavaScript regex replaces them), a name that does not start with a letter or `_` gets one,
 /// and a name longer than `max` keeps its first and last `(max - 3) / 2` characters around
 /// `...`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct NameRule {
     pub(super) allowed: String,
@@ -116,19 +116,19 @@ pub(super) struct NameRule {
 /// One way a host's output says its run failed: a JSON object it printed (the whole output,
 /// or one of its lines) with a value at `when` (a JSON pointer), equal to `equals` if given;
 /// the message is the text at `message` (a pointer), else the value at `when`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RunErrorRule {
     pub(super) when: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) equals: Option<Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) message: Option<String>,
 }
 
 /// A text that starts with `prefix`, a number, then `then`: the number is written as `as`
 /// (Codex's "Wall time: 0.0123 seconds\nOutput:" as "Wall time: <seconds> seconds\nOutput:").
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Steady {
     pub(super) prefix: String,
@@ -138,7 +138,7 @@ pub(super) struct Steady {
 }
 
 /// One call through a host's bridge, as a template.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct BridgeStep {
     pub(super) tool: String,
@@ -146,12 +146,12 @@ pub(super) struct BridgeStep {
 }
 
 /// The MCP configuration a host reads, as a template.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct McpConfig {
     /// The file it is written to, under the host's empty HOME (`{mcp_config}` is then that
     /// path); absent: `{mcp_config}` is the text itself (an argument or a variable).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) file: Option<String>,
     /// How the server's values are written into the text: `json` (the default) or `toml`.
     #[serde(default)]
@@ -163,7 +163,7 @@ pub(super) struct McpConfig {
 }
 
 /// The language of an MCP configuration's values.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum ConfigFormat {
     #[default]
@@ -187,8 +187,11 @@ struct RunFile {
 
 /// The `[run.*]` tables of a host file (its `[hosts.*]` profiles are read by `hosts::parse`).
 pub fn parse(text: &str, file: &str) -> Result<Vec<HostRun>, String> {
-    let parsed: RunFile =
-        toml::from_str(text).map_err(|error| format!("{file}: {}", error.message().trim()))?;
+    let parsed: RunFile = toml::from_str(text).map_err(|error| {
+        let offset = error.span().map_or(0, |span| span.start);
+        let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+        format!("{file}:{line}: {}", error.message().trim())
+    })?;
     parsed
         .run
         .into_iter()
@@ -203,10 +206,81 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<HostRun>, String> {
             if let Some(problem) = kind {
                 return Err(format!("{file}: [run.{name}]: {problem}"));
             }
+            run.unknown_key().map_or(Ok(()), |problem| {
+                Err(format!("{file}: [run.{name}]: {problem}"))
+            })?;
             run.name = name;
             Ok(run)
         })
         .collect()
+}
+
+/// The keys every launch template may use.
+const LAUNCH_KEYS: &[&str] = &["prompt", "base_url", "home", "dir", "server", "tool_name"];
+/// The keys an MCP config's text may use besides those.
+const SERVER_KEYS: &[&str] = &[
+    "server_command",
+    "server_program",
+    "server_args",
+    "server_env",
+];
+
+impl HostRun {
+    /// A template's `{key}` that no value fills (a typo would reach the host as it is), said
+    /// with the keys that template may use.
+    fn unknown_key(&self) -> Option<String> {
+        let with_config: Vec<&str> = LAUNCH_KEYS.iter().copied().chain(["mcp_config"]).collect();
+        let in_config: Vec<&str> = LAUNCH_KEYS.iter().chain(SERVER_KEYS).copied().collect();
+        let mut templates: Vec<(&str, &str, &[&str])> = Vec::new();
+        templates.extend(
+            self.args
+                .iter()
+                .map(|arg| ("args", arg.as_str(), &with_config[..])),
+        );
+        templates
+            .extend((self.env.values()).map(|value| ("env", value.as_str(), &with_config[..])));
+        templates.extend(
+            self.tool_names
+                .iter()
+                .map(|name| ("tool_names", name.as_str(), &["server", "tool"][..])),
+        );
+        templates.extend(self.bridge.iter().map(|step| {
+            (
+                "bridge",
+                step.arguments.as_str(),
+                &["name", "arguments"][..],
+            )
+        }));
+        if let Some(config) = &self.mcp_config {
+            templates.push(("mcp_config.text", config.text.as_str(), &in_config[..]));
+            if let Some(file) = &config.file {
+                templates.push(("mcp_config.file", file.as_str(), LAUNCH_KEYS));
+            }
+        }
+        templates.into_iter().find_map(|(key, template, known)| {
+            let unknown = hosts::template_keys(template).find(|used| !known.contains(used))?;
+            Some(format!(
+                "{key}: {{{unknown}}} is no key sightline fills in; the keys are {}",
+                known
+                    .iter()
+                    .map(|known| format!("{{{known}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+    }
+
+    /// This run table as a host file writes it.
+    pub fn to_file(&self) -> String {
+        #[derive(Serialize)]
+        struct One<'a> {
+            run: BTreeMap<&'a str, &'a HostRun>,
+        }
+        toml::to_string(&One {
+            run: BTreeMap::from([(self.name.as_str(), self)]),
+        })
+        .unwrap_or_default()
+    }
 }
 
 /// What the host files say of host `name`: how to run it and the profile that predicts it,
@@ -336,11 +410,46 @@ text = ""
     }
 
     #[test]
+    fn every_built_in_run_table_is_written_as_it_reads() {
+        for run in builtins() {
+            let written = run.to_file();
+            let again = parse(&written, "again.toml").unwrap().remove(0);
+            assert_eq!(again.name, run.name);
+            assert_eq!(again.to_file(), written, "{}", run.name);
+        }
+    }
+
+    #[test]
+    fn a_template_key_no_value_fills_is_an_error_naming_the_keys_there_are() {
+        let text = |config: &str| {
+            format!(
+                "[run.x]\ntitle = \"X\"\napi = \"chat\"\nprogram = \"x\"\ninstall = \"\"\n\
+                 args = [\"{{prompt}}\"]\ntool_names = [\"{{server}}_{{tool}}\"]\n\
+                 [run.x.mcp_config]\ntext = '{config}'\n"
+            )
+        };
+        // JSON's braces and the config's own keys are fine.
+        assert!(
+            parse(
+                &text(r#"{"s":{"command":{server_command},"env":{}}}"#),
+                "x.toml"
+            )
+            .is_ok()
+        );
+        let error = parse(&text(r#"{"s":{"command":{server_cmd}}}"#), "x.toml").unwrap_err();
+        assert!(
+            error.starts_with("x.toml: [run.x]: mcp_config.text: {server_cmd} is no key"),
+            "{error}"
+        );
+        assert!(error.contains("{server_command}"), "{error}");
+    }
+
+    #[test]
     fn a_host_file_with_an_unknown_key_is_an_error_naming_the_file() {
         let text = "[run.x]\ntitle = \"X\"\napi = \"chat\"\nprogram = \"x\"\ninstall = \"\"\n\
                     args = []\ntool_names = []\nmistake = 1\n[run.x.mcp_config]\ntext = \"\"\n";
         let error = parse(text, "x.toml").unwrap_err();
-        assert!(error.starts_with("x.toml: "), "{error}");
+        assert!(error.starts_with("x.toml:8: "), "{error}");
         assert!(error.contains("mistake"), "{error}");
     }
 }
