@@ -153,38 +153,7 @@ const PARALLEL: usize = 3;
 /// Cases where a host does what its profile's language cannot say yet: each must still differ
 /// (a match fails the test, so the list only shrinks), and the README says so. Qwen Code's hold
 /// for both its tool modes.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "copilot-cli",
-        "long text (40 KB)",
-        "a long result saved to a file behind a 500-character preview",
-    ),
-    (
-        "copilot-cli",
-        "long text (80 KB)",
-        "a long result saved to a file behind a 500-character preview",
-    ),
-    (
-        "copilot-cli",
-        "very long text (400 KB)",
-        "a long result saved to a file behind a 500-character preview",
-    ),
-    (
-        "qwen-code",
-        "long text (40 KB)",
-        "a long result saved to a file behind a preview",
-    ),
-    (
-        "qwen-code",
-        "long text (80 KB)",
-        "a long result saved to a file behind a preview",
-    ),
-    (
-        "qwen-code",
-        "very long text (400 KB)",
-        "a long result saved to a file behind a preview",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn require_hosts() {
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");

@@ -203,11 +203,30 @@ pub struct Persist {
     /// The result's text may have this many bytes (characters, for ASCII) before it is saved.
     pub bytes: usize,
     /// How many characters of the preview: the host's content for the model as pretty JSON
-    /// (two-space indent), cut there.
+    /// (two-space indent), or its text (`of`), cut there.
     pub preview: usize,
-    /// What the model reads instead: `{size}` is that JSON's length in KB with one decimal
-    /// ("50.4KB"), `{preview}` its first `preview` characters.
+    /// What the model reads instead: `{size}` is what is previewed's length in KB (the JSON
+    /// in UTF-16 units, as JavaScript counts it; a text in bytes) with one decimal and the
+    /// unit ("50.4KB"), `{kb}` the number alone ("50.4"), `{kb_rounded}` it rounded ("50");
+    /// `{preview}` its first `preview` characters; `{sha256}` the SHA-256 of the text, in hex.
     pub marker: String,
+    /// What is measured and previewed: the content as pretty JSON (Claude Code), or the text.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub of: PersistOf,
+    /// The preview keeps whole lines only: cut back to the last newline, without it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub whole_lines: bool,
+}
+
+/// What a host that saves a long result measures and previews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PersistOf {
+    /// The host's content for its model as pretty JSON (two-space indent).
+    #[default]
+    ContentJson,
+    /// The result's text, as the model would have read it.
+    Text,
 }
 
 /// Where a profile was taken from.

@@ -200,20 +200,56 @@ impl Write for Window<'_, '_> {
 
 impl ModelView<'_> {
     /// The whole text replaced by the host's notice with a preview of its content as pretty
-    /// JSON (the content is built once, for a result a host saves: tens of KB).
+    /// JSON, or of its text (built once, for a result a host saves: tens of KB).
     pub(super) fn persisted(&self, total: usize, persist: &hosts::Persist) -> Truncation {
-        let payload = self.payload();
-        let content = payload.get("content").unwrap_or(&payload);
-        let pretty = serde_json::to_string_pretty(content).unwrap_or_default();
-        let units = pretty.encode_utf16().count();
+        let text = self.text();
+        let previewed = match persist.of {
+            hosts::PersistOf::ContentJson => {
+                let payload = self.payload();
+                let content = payload.get("content").unwrap_or(&payload);
+                serde_json::to_string_pretty(content).unwrap_or_default()
+            }
+            hosts::PersistOf::Text => text.clone(),
+        };
+        // JSON measured as JavaScript counts a string (Claude Code), a text in bytes.
+        let size = match persist.of {
+            hosts::PersistOf::ContentJson => previewed.encode_utf16().count(),
+            hosts::PersistOf::Text => previewed.len(),
+        };
         #[allow(clippy::cast_precision_loss)] // a size shown with one decimal
-        let size = format!("{:.1}KB", units as f64 / 1024.0);
-        let preview: String = pretty.chars().take(persist.preview).collect();
+        let kb = size as f64 / 1024.0;
+        let mut preview: String = previewed.chars().take(persist.preview).collect();
+        // Back to the last newline of the cut, without it (Qwen Code's `generatePreview`).
+        if persist.whole_lines
+            && preview.len() < previewed.len()
+            && let Some(end) = preview.rfind('\n').filter(|end| *end > 0)
+        {
+            preview.truncate(end);
+        }
+        // Hashed only for a host that says it.
+        let sha256 = if persist.marker.contains("{sha256}") {
+            let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+            digest.as_ref().iter().fold(String::new(), |mut hex, byte| {
+                let _ = write!(hex, "{byte:02x}");
+                hex
+            })
+        } else {
+            String::new()
+        };
+        let values = [
+            ("size", format!("{kb:.1}KB")),
+            ("kb", format!("{kb:.1}")),
+            // As JavaScript's Math.round: halves up.
+            ("kb_rounded", format!("{}", (kb + 0.5).floor())),
+            ("preview", preview),
+            ("sha256", sha256),
+        ];
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
         Truncation {
             total,
             head: 0,
             tail: 0,
-            marker: hosts::fill_exact(&persist.marker, &[("size", &size), ("preview", &preview)]),
+            marker: hosts::fill_exact(&persist.marker, &values),
             notice: String::new(),
         }
     }

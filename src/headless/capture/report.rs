@@ -17,6 +17,23 @@ use crate::sanitize;
 
 /// How much of each relayed frame the text output shows.
 const FRAME_PREVIEW: usize = 160;
+/// How much of the tool result, its text and the prediction the text output shows (as `call`
+/// shows a model's text): a 400 KB result would otherwise be printed three times.
+const TEXT_PREVIEW: usize = 16 * 1024;
+
+/// `text` up to [`TEXT_PREVIEW`] bytes, saying how much more `--json` has.
+fn previewed(text: &str) -> String {
+    let shown = model_view::clip(text, TEXT_PREVIEW);
+    if shown.len() < text.len() {
+        format!(
+            "{}… ({} bytes in all; --json has them)",
+            sanitize::text(shown),
+            text.len()
+        )
+    } else {
+        sanitize::text(text).into_owned()
+    }
+}
 
 /// The profile that predicts the captured host: its host file's, else the user's or the
 /// built-in one of its name.
@@ -289,7 +306,14 @@ fn write_text(
     writeln!(out, "\ntool result sent to the model (verbatim)")?;
     let result = captured.tool_result.as_ref();
     match result {
-        Some(result) => writeln!(out, "{}", pretty(&result.verbatim.to_string()))?,
+        Some(result) => {
+            let verbatim = result.verbatim.to_string();
+            if verbatim.len() > TEXT_PREVIEW {
+                writeln!(out, "{}", previewed(&verbatim))?;
+            } else {
+                writeln!(out, "{}", pretty(&verbatim))?;
+            }
+        }
         None => writeln!(out, "(none)")?,
     }
     if let Some(error) = &captured.run_error {
@@ -298,7 +322,7 @@ fn write_text(
     writeln!(
         out,
         "\ntext        {}",
-        result.map_or_else(|| "(none)".into(), |r| sanitize::text(&r.text))
+        result.map_or_else(|| "(none)".into(), |r| previewed(&r.text))
     )?;
     match result.and_then(|r| r.error_flag) {
         Some(flag) => writeln!(out, "error flag  {flag} ({})", host.flag_note())?,
@@ -307,7 +331,7 @@ fn write_text(
     writeln!(
         out,
         "predicted   {} (profile '{}'{})",
-        prediction.map_or_else(|| "(no prediction)".into(), |p| sanitize::text(&p.text)),
+        prediction.map_or_else(|| "(no prediction)".into(), |p| previewed(&p.text)),
         host.name(),
         match prediction {
             Some(p) if !p.server_called => ", the host stops the call",
