@@ -1,13 +1,15 @@
 //! What `sightline proxy` costs a host (a bench binary, run once: `cargo bench --bench proxy`):
 //! this binary is the host, and (run as `proxy-bench-server`) a minimal echo server, so the
-//! server's own cost is small and stable. Printed, directly and through the proxy (its own
-//! transcript, then `--record FILE`): per sequential `tools/call` round trip the median, p99 and
-//! calls/s, and the median the proxy adds; for one call whose result is a 50 MiB text, the time
-//! to its last byte and the proxy's peak RSS (`VmHWM`); then a burst of
+//! server's own cost is small and stable, and (run as `proxy-bench-relay`) a byte relay in front
+//! of it built from the proxy's own pipes, the floor any relay pays. Printed, directly, through
+//! the relay and through the proxy (its own transcript, then `--record FILE`): per sequential
+//! `tools/call` round trip the median, p99 and calls/s; what each adds to direct at the median
+//! and p99; and what the proxy adds against what the relay adds. For one call whose result is a
+//! 50 MiB text, the time to its last byte and the proxy's peak RSS (`VmHWM`); then a burst of
 //! `PROXY_BURST` (4) such calls sent at once, whose peak stays bounded (the pipe waits for the
 //! watch rather than queue the burst). Knobs: `PROXY_CALLS` (100,000), `PROXY_ROUNDS` (3),
-//! `PROXY_HUGE_BYTES` (50 MiB). Nothing is left behind: the proxy's
-//! runtime directory and `--record` file are in a temporary directory, removed at the end.
+//! `PROXY_HUGE_BYTES` (50 MiB). Nothing is left behind: the proxy's runtime directory and
+//! `--record` file are in a temporary directory, removed at the end.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,6 +19,8 @@ use std::time::{Duration, Instant};
 
 /// The argument that makes this binary the server.
 const SERVE: &str = "proxy-bench-server";
+/// The argument that makes this binary a byte relay in front of the server.
+const RELAY: &str = "proxy-bench-relay";
 
 fn knob(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -27,9 +31,10 @@ fn knob(name: &str, default: usize) -> usize {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some(SERVE) {
-        serve();
-        return;
+    match args.next().as_deref() {
+        Some(SERVE) => return serve(),
+        Some(RELAY) => return relay(),
+        _ => {}
     }
     let calls = knob("PROXY_CALLS", 100_000);
     let rounds = knob("PROXY_ROUNDS", 3);
@@ -39,43 +44,14 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let record = dir.join("record.jsonl");
-    let ways = [Way::Direct, Way::Proxy, Way::Recorded(record.clone())];
+    let ways = [
+        Way::Direct,
+        Way::Relay,
+        Way::Proxy,
+        Way::Recorded(record.clone()),
+    ];
 
-    println!("{calls} sequential tools/call round trips, {rounds} rounds (each way once a round)");
-    let mut medians: Vec<Vec<f64>> = vec![Vec::new(); ways.len()];
-    for round in 1..=rounds {
-        for (n, way) in ways.iter().enumerate() {
-            let mut peer = Peer::start(way, &dir);
-            let figures = peer.round_trips(calls);
-            let peak = peer.peak_kb();
-            let transcript = peer.finish();
-            medians[n].push(figures.median_us);
-            println!(
-                "  round {round} {:<17} median {:>6.1} µs  p99 {:>6.1} µs  {:>7.0} calls/s{}",
-                way.name(),
-                figures.median_us,
-                figures.p99_us,
-                figures.per_second,
-                proxy_words(peak, transcript)
-            );
-        }
-    }
-    for (n, way) in ways.iter().enumerate().skip(1) {
-        let added: Vec<f64> = medians[n]
-            .iter()
-            .zip(&medians[0])
-            .map(|(through, direct)| through - direct)
-            .collect();
-        println!(
-            "  added median ({}, through − direct, per round): {}",
-            way.name(),
-            added
-                .iter()
-                .map(|us| format!("{us:.1} µs"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    round_trip_rounds(&ways, calls, rounds, &dir);
 
     #[allow(clippy::cast_precision_loss)] // figures for a person to read
     let mib = huge as f64 / f64::from(1 << 20);
@@ -121,6 +97,66 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Sequential round trips each way, `rounds` times: each round's figures, what each way adds
+/// to direct, and what the proxy adds against the relay.
+fn round_trip_rounds(ways: &[Way], calls: usize, rounds: usize, dir: &Path) {
+    println!("{calls} sequential tools/call round trips, {rounds} rounds (each way once a round)");
+    let mut rounds_of: Vec<Vec<Figures>> = ways.iter().map(|_| Vec::new()).collect();
+    for round in 1..=rounds {
+        for (n, way) in ways.iter().enumerate() {
+            let mut peer = Peer::start(way, dir);
+            let figures = peer.round_trips(calls);
+            let peak = peer.peak_kb();
+            let transcript = peer.finish();
+            let line = format!(
+                "  round {round} {:<17} median {:>6.1} µs  p99 {:>6.1} µs  {:>7.0} calls/s{}",
+                way.name(),
+                figures.median_us,
+                figures.p99_us,
+                figures.per_second,
+                proxy_words(peak, transcript)
+            );
+            println!("{line}");
+            rounds_of[n].push(figures);
+        }
+    }
+    for (n, way) in ways.iter().enumerate().skip(1) {
+        let added = |figure: fn(&Figures) -> f64| -> String {
+            rounds_of[n]
+                .iter()
+                .zip(&rounds_of[0])
+                .map(|(through, direct)| format!("{:.1} µs", figure(through) - figure(direct)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "  added ({}, through − direct, per round): median {}; p99 {}",
+            way.name(),
+            added(|f| f.median_us),
+            added(|f| f.p99_us)
+        );
+    }
+    // The proxy against a relay of the same pipes: what watching costs beyond passing bytes on.
+    let median = |n: usize| -> f64 {
+        let mut all: Vec<f64> = rounds_of[n]
+            .iter()
+            .zip(&rounds_of[0])
+            .map(|(through, direct)| through.median_us - direct.median_us)
+            .collect();
+        all.sort_by(f64::total_cmp);
+        all[all.len() / 2]
+    };
+    for (n, way) in ways.iter().enumerate().skip(2) {
+        println!(
+            "  {} adds {:.1} µs at the median, {:.1}× the relay's {:.1} µs",
+            way.name(),
+            median(n),
+            median(n) / median(1).max(0.1),
+            median(1)
+        );
+    }
+}
+
 /// The proxy's peak RSS and its transcript's size, in words.
 #[allow(clippy::cast_precision_loss)]
 fn proxy_words(peak_kb: Option<u64>, transcript: Option<u64>) -> String {
@@ -137,6 +173,8 @@ fn proxy_words(peak_kb: Option<u64>, transcript: Option<u64>) -> String {
 /// How the host reaches the server.
 enum Way {
     Direct,
+    /// This binary as a byte relay: the same pipes as the proxy's, nothing watched.
+    Relay,
     /// `sightline proxy -- SERVER`: its own transcript in the runtime directory.
     Proxy,
     /// `sightline proxy --record FILE -- SERVER`.
@@ -147,6 +185,7 @@ impl Way {
     fn name(&self) -> &'static str {
         match self {
             Way::Direct => "direct",
+            Way::Relay => "byte relay",
             Way::Proxy => "proxy",
             Way::Recorded(_) => "proxy --record",
         }
@@ -180,6 +219,11 @@ impl Peer {
         std::fs::create_dir_all(&runtime_dir).expect("a runtime directory");
         let mut command = match way {
             Way::Direct => Command::new(&server),
+            Way::Relay => {
+                let mut command = Command::new(&server);
+                command.arg(RELAY);
+                command
+            }
             Way::Proxy | Way::Recorded(_) => {
                 let mut command = Command::new(env!("CARGO_BIN_EXE_sightline"));
                 command.arg("proxy");
@@ -203,7 +247,7 @@ impl Peer {
             child,
             stdin: Some(stdin),
             stdout,
-            proxied: !matches!(way, Way::Direct),
+            proxied: matches!(way, Way::Proxy | Way::Recorded(_)),
             runtime_dir,
             record: match way {
                 Way::Recorded(file) => Some(file.clone()),
@@ -384,6 +428,48 @@ fn vm_hwm(pid: u32) -> Option<u64> {
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches(" kB").parse().ok())
+}
+
+/// A byte relay in front of the server (this binary again): the proxy's own pipes (our stdin
+/// and stdout through the reactor, the child's through tokio's), each chunk written on as it
+/// is read, nothing else.
+fn relay() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut child = tokio::process::Command::new(std::env::current_exe().expect("own path"))
+            .arg(SERVE)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let (mut child_in, mut child_out) = (
+            child.stdin.take().expect("stdin"),
+            child.stdout.take().expect("stdout"),
+        );
+        let mut host_in = sightline::proxy::host_pipes::host_in();
+        let mut host_out = sightline::proxy::host_pipes::host_out();
+        let up = tokio::spawn(async move {
+            let mut buffer = vec![0u8; 64 * 1024];
+            while let Ok(read @ 1..) = host_in.read(&mut buffer).await {
+                if child_in.write_all(&buffer[..read]).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let mut buffer = vec![0u8; 64 * 1024];
+        while let Ok(read @ 1..) = child_out.read(&mut buffer).await {
+            if host_out.write_all(&buffer[..read]).await.is_err() {
+                break;
+            }
+        }
+        up.abort();
+        let _ = child.wait().await;
+    });
 }
 
 /// The server: a legacy MCP server whose `echo` answers at once and whose `huge` answers with a

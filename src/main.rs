@@ -295,10 +295,15 @@ fn main() -> ExitCode {
     };
     let configured = config::default_host();
     sightline::cli::with_default_host(&mut cli, &matches, configured.as_deref());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // A stdio proxy's pipes pass each chunk on in the task that read it, and the watch runs
+    // between reads: on one thread, no chunk waits for another thread to wake.
+    let one_thread = matches!(&cli.command, Some(Command::Proxy(args)) if args.url.is_none());
+    let mut builder = if one_thread {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("sightline: cannot start the async runtime: {error}");

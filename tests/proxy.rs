@@ -475,3 +475,69 @@ fn a_sigterm_to_the_proxy_reaches_the_server_and_its_status_comes_back() {
     );
     assert_eq!(status.code(), Some(7), "the server's status is the proxy's");
 }
+
+/// A server that answers a request as soon as it has read its id, before the host has written
+/// the rest of it: the answer passes on at once, and the recording still has the request
+/// first, paired with its answer.
+#[test]
+fn an_answer_the_server_sends_before_the_request_is_fully_written_is_recorded_after_it() {
+    let dir = temp_dir("eager");
+    let transcript = dir.join("eager.jsonl");
+    let record = transcript.to_string_lossy().into_owned();
+    let eager = r#"
+import sys
+line = b""
+while True:
+    byte = sys.stdin.buffer.read(1)
+    if not byte:
+        break
+    line = b"" if byte == b"\n" else line + byte
+    for n, result in ((1, b'{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"eager","version":"1"}}'),
+                      (2, b'{"content":[{"type":"text","text":"early"}]}')):
+        if line == b'{"jsonrpc":"2.0","id":%d,' % n:
+            sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (n, result))
+            sys.stdout.flush()
+"#;
+    let server = ["python3".to_owned(), "-c".to_owned(), eager.to_owned()];
+    let mut child = Command::new(sightline())
+        .args(["proxy", "--record", &record, "--"])
+        .args(&server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let requests = [
+        (
+            1,
+            r#""method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"eager-host","version":"1"}}}"#,
+        ),
+        (
+            2,
+            r#""method":"tools/call","params":{"name":"x","arguments":{}}}"#,
+        ),
+    ];
+    for (id, rest) in requests {
+        write!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"#).unwrap();
+        stdin.flush().unwrap();
+        // The answer is through the proxy before the request is whole.
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        assert!(answer.contains(&format!(r#""id":{id}"#)), "{answer}");
+        writeln!(stdin, "{rest}").unwrap();
+        stdin.flush().unwrap();
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let replayed = Command::new(sightline())
+        .args(["replay", &record, "--json"])
+        .output()
+        .unwrap();
+    let replayed: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    let call = &replayed["calls"][0];
+    assert_eq!(call["outcome"]["class"], "success", "{replayed:#}");
+    assert!(call.to_string().contains("early"), "{call:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

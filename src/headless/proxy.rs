@@ -104,7 +104,10 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
     });
     let (seen_tx, seen_rx) = observe::channel();
     let sink = EventSink::taps_only().with_tap(recorder.tap());
-    let watching = tokio::spawn(observe::watch(seen_rx, sink));
+    let Some((watch_runtime, watching)) = watch_thread(seen_rx, sink) else {
+        eprintln!("sightline proxy: cannot start the watch");
+        return exit::TRANSPORT_FAILURE;
+    };
     let stop = stopped();
     let code = match (&target, args.listen) {
         (Some(target), Some(address)) => {
@@ -133,7 +136,7 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
                 () = stop => Some(0),
             }
         }
-        (None, _) => match stdio::run(&args.server, seen_tx, stop).await {
+        (None, _) => match stdio::run(&args.server, seen_tx, &watch_runtime, stop).await {
             Ok(code) => code,
             Err(stdio::NotStarted(message)) => {
                 eprintln!("sightline proxy: {message}");
@@ -141,7 +144,7 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
             }
         },
     };
-    let _ = watching.await;
+    let _ = tokio::task::spawn_blocking(move || watching.join()).await;
     if let Some(failure) = recorder.failure() {
         eprintln!("sightline proxy: {failure}");
     }
@@ -242,4 +245,21 @@ fn prepare(
         started_ms: crate::transport::now().0,
     };
     Ok((recorder, registered, info))
+}
+
+/// The watch (framing, judging, recording: a file write per frame) on a thread of its own, so
+/// the pipes hand it what they read and never wait for it while it keeps up: its runtime (where
+/// the framing is spawned) and the thread, which ends once everything seen is watched.
+fn watch_thread(
+    seen: tokio::sync::mpsc::Receiver<observe::Seen>,
+    sink: EventSink,
+) -> Option<(tokio::runtime::Handle, std::thread::JoinHandle<()>)> {
+    let (runtime_tx, runtime_rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        if let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() {
+            let _ = runtime_tx.send(runtime.handle().clone());
+            runtime.block_on(observe::watch(seen, sink));
+        }
+    });
+    Some((runtime_rx.recv().ok()?, thread))
 }

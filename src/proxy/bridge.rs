@@ -27,7 +27,7 @@ pub async fn run(target: &HttpTarget, seen: mpsc::Sender<Seen>) -> Result<(), St
     tokio::spawn(async move {
         read_host(lines_tx, host_seen).await;
     });
-    let mut stdout = tokio::io::stdout();
+    let mut stdout = super::host_pipes::host_out();
     let mut host_open = true;
     loop {
         tokio::select! {
@@ -61,7 +61,7 @@ pub async fn run(target: &HttpTarget, seen: mpsc::Sender<Seen>) -> Result<(), St
 
 /// The host's lines, each as written, to be posted; each also watched.
 async fn read_host(lines: mpsc::Sender<crate::mcp::SharedText>, seen: mpsc::Sender<Seen>) {
-    let mut stdin = tokio::io::stdin();
+    let mut stdin = super::host_pipes::host_in();
     let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
@@ -90,7 +90,7 @@ async fn read_host(lines: mpsc::Sender<crate::mcp::SharedText>, seen: mpsc::Send
 /// server's side is gone.
 async fn pass(
     event: TransportEvent,
-    stdout: &mut tokio::io::Stdout,
+    stdout: &mut super::host_pipes::HostOut,
     seen: &mpsc::Sender<Seen>,
 ) -> bool {
     match event {

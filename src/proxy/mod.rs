@@ -2,6 +2,7 @@
 //! and each one watched as sightline watches its own sessions; found by `sightline attach`.
 
 pub mod bridge;
+pub mod host_pipes;
 pub mod install;
 pub mod listen;
 pub mod observe;

@@ -1,39 +1,62 @@
 //! A stdio proxy's pipes: the host's stdin to the server's, the server's stdout to the host's,
-//! its stderr to ours — each chunk passed on whole as it was read (the watch told of it
-//! first), so bytes and order are the server's and the host's; each side's end is passed on as
-//! the other would have seen it (EOF, then the server's exit status as ours).
+//! its stderr to ours — each chunk passed on whole the moment it is read, so bytes and order are
+//! the server's and the host's; each side's end is passed on as the other would have seen it
+//! (EOF, then the server's exit status as ours). Every chunk is queued for the watch before it
+//! is passed on, all pipes into one queue: a request is always queued before the answer the
+//! server could only send after it. Framing and judging happen off the forwarding path, on the
+//! watch's thread.
 
 use std::process::Stdio;
 use std::sync::Arc;
 
+use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
 
+use super::host_pipes;
 use super::observe::Seen;
 use super::watch::Side;
+use crate::mcp::Timestamp;
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, Line, LineFramer};
 use crate::transport::now;
 
 /// How much one read takes at most.
 const CHUNK: usize = 64 * 1024;
 
-/// Bytes of frames a pipe may have in hand at once, at most: the line it is framing and the
-/// lines the watch has not finished with. One frame of the largest size fits; a pipe that
-/// gets this far ahead of the watch waits before it passes more on, so a burst of large
-/// results costs this much memory, not the burst's size.
+/// Bytes of frames the framing may have in hand at once, at most: the line it is framing and
+/// the lines the watch has not finished with, per side. One frame of the largest size fits; a
+/// framing that gets this far ahead of the watch waits for it.
 const IN_HAND: usize = DEFAULT_MAX_FRAME_BYTES;
+
+/// Bytes read and passed on but not yet framed, at most: a pipe this far ahead of the framing
+/// waits before it reads more (as it would for a slow reader), so a burst of large results
+/// costs this and [`IN_HAND`], not the burst's size.
+const QUEUED: usize = 4 * 1024 * 1024;
+
+/// One read of a pipe, queued for the watch.
+struct Chunk {
+    /// The host's or the server's frames; `None` for the server's stderr.
+    side: Option<Side>,
+    /// The bytes read; empty: the pipe ended.
+    bytes: Bytes,
+    at: Timestamp,
+    /// Its share of [`QUEUED`], given back once it is framed.
+    _queued: Option<OwnedSemaphorePermit>,
+}
 
 /// How the server could not be run.
 #[derive(Debug)]
 pub struct NotStarted(pub String);
 
-/// Runs `server` between our stdio and the host's; the server's exit code (128 + the signal
-/// when one killed it), `None` when it is unknown. When `stop` comes (the host stopped the proxy), the server is sent
-/// SIGTERM, as the host would have sent it, and its end is awaited as any other.
+/// Runs `server` between our stdio and the host's, framing what passes on the `watch` runtime;
+/// the server's exit code (128 + the signal when one killed it), `None` when it is unknown.
+/// When `stop` comes (the host stopped the proxy), the server is sent SIGTERM, as the host
+/// would have sent it, and its end is awaited as any other.
 pub async fn run(
     server: &[String],
     seen: mpsc::Sender<Seen>,
+    watch: &tokio::runtime::Handle,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Option<i32>, NotStarted> {
     let Some((program, args)) = server.split_first() else {
@@ -52,20 +75,30 @@ pub async fn run(
     else {
         return Err(NotStarted(format!("{program}: no pipes")));
     };
+    let (chunks, queue) = mpsc::unbounded_channel();
+    // Framed where it is watched, off the thread that passes bytes on.
+    let framing = watch.spawn(frame(queue, seen.clone()));
+    let queued = Arc::new(Semaphore::new(QUEUED));
     let to_server = tokio::spawn(pipe(
-        tokio::io::stdin(),
+        host_pipes::host_in(),
         child_in,
         Some(Side::Host),
-        seen.clone(),
+        Queue::new(&chunks, &queued),
     ));
-    let errors = tokio::spawn(pipe(child_err, tokio::io::stderr(), None, seen.clone()));
+    let errors = tokio::spawn(pipe(
+        child_err,
+        tokio::io::stderr(),
+        None,
+        Queue::new(&chunks, &queued),
+    ));
     // The server's stdout ending means it is done: the host sees our stdout end with it.
     let output = pipe(
         child_out,
-        tokio::io::stdout(),
+        host_pipes::host_out(),
         Some(Side::Server),
-        seen.clone(),
+        Queue::new(&chunks, &queued),
     );
+    drop(chunks);
     tokio::pin!(output);
     tokio::select! {
         () = &mut output => {}
@@ -82,6 +115,9 @@ pub async fn run(
     let status = child.wait().await;
     let _ = errors.await;
     to_server.abort();
+    let _ = to_server.await;
+    // Everything the pipes read is watched before the server's end is.
+    let _ = framing.await;
     let (code, words) = match &status {
         // Killed by a signal: the shell's 128 + the signal, as the host would have seen it.
         Ok(status) => (
@@ -101,90 +137,217 @@ pub async fn run(
     Ok(code)
 }
 
-/// Copies `from` to `to` as it comes, flushing each chunk, telling the watch what passed:
-/// frames of `side`, or stderr text when `side` is `None`. `to` is closed when `from` ends.
-/// A pipe [`IN_HAND`] bytes ahead of the watch passes on more only as the watch catches up
-/// (the writer waits, as it would for a slow reader): memory is bounded whatever the traffic.
+/// Where a pipe queues what it reads: the one queue of all pipes, and the bytes it may hold.
+struct Queue {
+    chunks: mpsc::UnboundedSender<Chunk>,
+    queued: Arc<Semaphore>,
+}
+
+impl Queue {
+    fn new(chunks: &mpsc::UnboundedSender<Chunk>, queued: &Arc<Semaphore>) -> Self {
+        Self {
+            chunks: chunks.clone(),
+            queued: Arc::clone(queued),
+        }
+    }
+
+    /// Queues a chunk, once its bytes fit; false once the framing is gone.
+    async fn push(&self, side: Option<Side>, bytes: Bytes) -> bool {
+        let wanted = u32::try_from(bytes.len().min(QUEUED)).unwrap_or(u32::MAX);
+        // No wait, no hand-over to the scheduler, while the framing keeps up.
+        let permit = match Arc::clone(&self.queued).try_acquire_many_owned(wanted) {
+            Ok(permit) => Some(permit),
+            Err(TryAcquireError::NoPermits) => Arc::clone(&self.queued)
+                .acquire_many_owned(wanted)
+                .await
+                .ok(),
+            Err(TryAcquireError::Closed) => None,
+        };
+        let chunk = Chunk {
+            side,
+            bytes,
+            at: now(),
+            _queued: permit,
+        };
+        self.chunks.send(chunk).is_ok()
+    }
+}
+
+/// Copies `from` to `to` as it comes, flushing each chunk, each queued for the watch just
+/// before it is passed on: frames of `side`, or stderr text when `side` is `None`. `to` is
+/// closed when `from` ends.
 async fn pipe(
     mut from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     side: Option<Side>,
-    seen: mpsc::Sender<Seen>,
+    queue: Queue,
 ) {
-    let mut framer = LineFramer::new(DEFAULT_MAX_FRAME_BYTES);
-    let mut buffer = vec![0u8; CHUNK];
+    let mut buffer = BytesMut::with_capacity(CHUNK);
     let (mut open, mut watching) = (true, true);
-    let mut in_hand = InHand::new();
     loop {
-        let read = match from.read(&mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => read,
-        };
-        let chunk = &buffer[..read];
-        // The watch hears of a chunk before it is passed on, so it can never see an answer
-        // before the request it answers; that costs a channel send, and a watch that is gone
-        // is not waited for.
-        if watching {
-            watching = tell(&seen, side, &mut framer, &mut in_hand, chunk).await;
+        if buffer.capacity() < CHUNK / 4 {
+            // Reads share one allocation until it is used up: none per frame.
+            buffer.reserve(CHUNK);
         }
-        if open && (to.write_all(chunk).await.is_err() || to.flush().await.is_err()) {
+        match from.read_buf(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let chunk = buffer.split().freeze();
+        if watching {
+            watching = queue.push(side, chunk.clone()).await;
+        }
+        if open && (to.write_all(&chunk).await.is_err() || to.flush().await.is_err()) {
             // The reader is gone; what the writer still says is watched, not lost.
             open = false;
         }
     }
-    if let (true, Some(from), Some(line)) = (watching, side, framer.finish()) {
-        let budget = in_hand.line(&line);
-        let _ = seen
-            .send(Seen::Line {
-                from,
-                line,
-                at: now(),
-                budget,
-            })
-            .await;
+    if watching {
+        queue.push(side, Bytes::new()).await;
     }
     let _ = to.shutdown().await;
 }
 
-/// Tells the watch of one chunk (once it fits in the pipe's budget): the lines it completes,
-/// each with its share of the budget, or stderr text. False once the watch is gone.
-async fn tell(
-    seen: &mpsc::Sender<Seen>,
-    side: Option<Side>,
-    framer: &mut LineFramer,
-    in_hand: &mut InHand,
-    chunk: &[u8],
-) -> bool {
-    let at = now();
-    let Some(from) = side else {
-        let Some(budget) = in_hand.stderr(chunk).await else {
-            return false;
+/// Bytes of the server's lines held back at most while the host is halfway through a line:
+/// beyond them the watch hears them as they are (it must never hold the pipes up).
+const HELD: usize = 1024 * 1024;
+
+/// Frames what the pipes read, in the order they queued it, for the watch: each side's lines,
+/// stderr as text; a side's unfinished line when its pipe ends. A line of the server's that
+/// comes while the host is halfway through writing one (a server that answers a request before
+/// it has read all of it) is told after the host's line: the recording keeps a request before
+/// its answer. Ends when every pipe has.
+async fn frame(mut queue: mpsc::UnboundedReceiver<Chunk>, seen: mpsc::Sender<Seen>) {
+    let mut host = Framing::new();
+    let mut server = Framing::new();
+    let mut errors = InHand::new();
+    let mut held = Held::default();
+    let mut watching = true;
+    while let Some(chunk) = queue.recv().await {
+        // A watch that is gone is not waited for: the queue is drained, nothing held.
+        if !watching {
+            continue;
+        }
+        let Some(from) = chunk.side else {
+            watching = chunk.bytes.is_empty() || stderr(&seen, &mut errors, &chunk).await;
+            continue;
         };
-        let text = String::from_utf8_lossy(chunk).into_owned();
-        let stderr = Seen::Stderr {
-            text,
-            at,
-            budget: Some(budget),
+        let framing = match from {
+            Side::Host => &mut host,
+            Side::Server => &mut server,
         };
-        return seen.send(stderr).await.is_ok();
-    };
-    if !in_hand.reading(chunk).await {
-        return false;
-    }
-    for line in framer.push(chunk) {
-        let budget = in_hand.line(&line);
-        let told = Seen::Line {
-            from,
-            line,
-            at,
-            budget,
+        let Some(lines) = framing.lines(from, &chunk).await else {
+            watching = false;
+            continue;
         };
-        if seen.send(told).await.is_err() {
-            return false;
+        let host_unfinished = host.unfinished() && !(from == Side::Host && chunk.bytes.is_empty());
+        for told in lines {
+            if from == Side::Server && host_unfinished && held.bytes < HELD {
+                held.hold(told);
+            } else {
+                watching &= seen.send(told).await.is_ok();
+            }
+        }
+        if !host_unfinished {
+            for told in held.take() {
+                watching &= seen.send(told).await.is_ok();
+            }
         }
     }
-    in_hand.framed();
-    true
+    for told in held.take() {
+        let _ = seen.send(told).await;
+    }
+}
+
+/// The server's lines held back until the host's line is done.
+#[derive(Default)]
+struct Held {
+    lines: Vec<Seen>,
+    bytes: usize,
+}
+
+impl Held {
+    fn hold(&mut self, told: Seen) {
+        if let Seen::Line { line, .. } = &told {
+            self.bytes += size(line);
+        }
+        self.lines.push(told);
+    }
+
+    fn take(&mut self) -> Vec<Seen> {
+        self.bytes = 0;
+        std::mem::take(&mut self.lines)
+    }
+}
+
+/// Tells the watch of a chunk of stderr, once it fits; false once the watch is gone.
+async fn stderr(seen: &mpsc::Sender<Seen>, in_hand: &mut InHand, chunk: &Chunk) -> bool {
+    let Some(budget) = in_hand.stderr(&chunk.bytes).await else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&chunk.bytes).into_owned();
+    let told = Seen::Stderr {
+        text,
+        at: chunk.at,
+        budget: Some(budget),
+    };
+    seen.send(told).await.is_ok()
+}
+
+/// One side's framing: its framer and its share of [`IN_HAND`].
+struct Framing {
+    framer: LineFramer,
+    in_hand: InHand,
+}
+
+impl Framing {
+    fn new() -> Self {
+        Self {
+            framer: LineFramer::new(DEFAULT_MAX_FRAME_BYTES),
+            in_hand: InHand::new(),
+        }
+    }
+
+    /// Whether a line of this side is halfway through.
+    fn unfinished(&self) -> bool {
+        self.in_hand.partial > 0
+    }
+
+    /// The lines one chunk completes (once it fits in the side's budget), each with its share
+    /// of the budget; an empty chunk (the pipe ended) gives the unfinished line as it is.
+    /// `None` once the budget is gone.
+    async fn lines(&mut self, from: Side, chunk: &Chunk) -> Option<Vec<Seen>> {
+        let told = |line, budget| Seen::Line {
+            from,
+            line,
+            at: chunk.at,
+            budget,
+        };
+        if chunk.bytes.is_empty() {
+            self.in_hand.partial = 0;
+            return Some(match self.framer.finish() {
+                Some(line) => {
+                    let budget = self.in_hand.line(&line);
+                    vec![told(line, budget)]
+                }
+                None => Vec::new(),
+            });
+        }
+        if !self.in_hand.reading(&chunk.bytes).await {
+            return None;
+        }
+        let lines = self
+            .framer
+            .push(&chunk.bytes)
+            .into_iter()
+            .map(|line| {
+                let budget = self.in_hand.line(&line);
+                told(line, budget)
+            })
+            .collect();
+        self.in_hand.framed();
+        Some(lines)
+    }
 }
 
 /// A pipe's share of [`IN_HAND`]: what the line being framed holds (its bytes so far, up to
