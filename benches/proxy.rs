@@ -434,7 +434,8 @@ fn vm_hwm(pid: u32) -> Option<u64> {
 /// and stdout through the reactor, the child's through tokio's), each chunk written on as it
 /// is read, nothing else.
 fn relay() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // One thread, as a stdio proxy's pipes run.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");

@@ -256,7 +256,15 @@ fn watch_thread(
 ) -> Option<(tokio::runtime::Handle, std::thread::JoinHandle<()>)> {
     let (runtime_tx, runtime_rx) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
-        if let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() {
+        // Behind the pipes for the CPU too (on Linux a thread's niceness is its own): on a
+        // busy machine the bytes a host waits for go first, and the watch catches up in
+        // between; its budgets bound how far behind it may fall.
+        let _ = rustix::process::nice(19);
+        // Time: the framing lets chunks gather for a tick.
+        if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+        {
             let _ = runtime_tx.send(runtime.handle().clone());
             runtime.block_on(observe::watch(seen, sink));
         }

@@ -43,7 +43,12 @@ pub fn host_out() -> HostOut {
 fn piped(fd: BorrowedFd) -> Option<File> {
     let file = File::from(fd.try_clone_to_owned().ok()?);
     let kind = file.metadata().ok()?.file_type();
-    (kind.is_fifo() || kind.is_socket()).then_some(file)
+    if !(kind.is_fifo() || kind.is_socket()) {
+        return None;
+    }
+    // The reactor reads until the pipe would block: it must never block instead.
+    rustix::io::ioctl_fionbio(&file, true).ok()?;
+    Some(file)
 }
 
 impl AsyncRead for HostIn {

@@ -7,7 +7,8 @@
 //! watch's thread.
 
 use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -75,30 +76,30 @@ pub async fn run(
     else {
         return Err(NotStarted(format!("{program}: no pipes")));
     };
-    let (chunks, queue) = mpsc::unbounded_channel();
+    let gathered = Arc::new(Gathered::default());
     // Framed where it is watched, off the thread that passes bytes on.
-    let framing = watch.spawn(frame(queue, seen.clone()));
+    let framing = watch.spawn(frame(Arc::clone(&gathered), seen.clone()));
     let queued = Arc::new(Semaphore::new(QUEUED));
     let to_server = tokio::spawn(pipe(
         host_pipes::host_in(),
         child_in,
         Some(Side::Host),
-        Queue::new(&chunks, &queued),
+        Queue::new(&gathered, &queued),
     ));
     let errors = tokio::spawn(pipe(
         child_err,
         tokio::io::stderr(),
         None,
-        Queue::new(&chunks, &queued),
+        Queue::new(&gathered, &queued),
     ));
     // The server's stdout ending means it is done: the host sees our stdout end with it.
     let output = pipe(
         child_out,
         host_pipes::host_out(),
         Some(Side::Server),
-        Queue::new(&chunks, &queued),
+        Queue::new(&gathered, &queued),
     );
-    drop(chunks);
+    drop(gathered);
     tokio::pin!(output);
     tokio::select! {
         () = &mut output => {}
@@ -137,30 +138,61 @@ pub async fn run(
     Ok(code)
 }
 
+/// How long the framing lets chunks gather before it takes them: while traffic flows it wakes
+/// once a tick, not once a chunk (a wake is a switch of threads, dearer than the framing).
+const TICK: std::time::Duration = std::time::Duration::from_micros(250);
+
+/// The one queue of all pipes, in the order they read.
+#[derive(Default)]
+struct Gathered {
+    chunks: std::sync::Mutex<std::collections::VecDeque<Chunk>>,
+    /// Told of each chunk: wakes the framing only when it waits for one.
+    ready: tokio::sync::Notify,
+    /// Pipes still queueing.
+    pipes: std::sync::atomic::AtomicUsize,
+}
+
+impl Gathered {
+    fn take(&self) -> std::collections::VecDeque<Chunk> {
+        std::mem::take(&mut *self.chunks.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+}
+
 /// Where a pipe queues what it reads: the one queue of all pipes, and the bytes it may hold.
 struct Queue {
-    chunks: mpsc::UnboundedSender<Chunk>,
+    gathered: Arc<Gathered>,
     queued: Arc<Semaphore>,
 }
 
 impl Queue {
-    fn new(chunks: &mpsc::UnboundedSender<Chunk>, queued: &Arc<Semaphore>) -> Self {
+    fn new(gathered: &Arc<Gathered>, queued: &Arc<Semaphore>) -> Self {
+        gathered.pipes.fetch_add(1, Ordering::AcqRel);
         Self {
-            chunks: chunks.clone(),
+            gathered: Arc::clone(gathered),
             queued: Arc::clone(queued),
         }
     }
 
-    /// Queues a chunk, once its bytes fit; false once the framing is gone.
-    async fn push(&self, side: Option<Side>, bytes: Bytes) -> bool {
+    /// Queues a chunk, once its bytes fit.
+    async fn push(&self, side: Option<Side>, bytes: Bytes) {
         let wanted = u32::try_from(bytes.len().min(QUEUED)).unwrap_or(u32::MAX);
         // No wait, no hand-over to the scheduler, while the framing keeps up.
         let permit = match Arc::clone(&self.queued).try_acquire_many_owned(wanted) {
             Ok(permit) => Some(permit),
-            Err(TryAcquireError::NoPermits) => Arc::clone(&self.queued)
-                .acquire_many_owned(wanted)
-                .await
-                .ok(),
+            Err(TryAcquireError::NoPermits) => {
+                self.gathered.ready.notify_one();
+                Arc::clone(&self.queued)
+                    .acquire_many_owned(wanted)
+                    .await
+                    .ok()
+            }
             Err(TryAcquireError::Closed) => None,
         };
         let chunk = Chunk {
@@ -169,7 +201,19 @@ impl Queue {
             at: now(),
             _queued: permit,
         };
-        self.chunks.send(chunk).is_ok()
+        self.gathered
+            .chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(chunk);
+        self.gathered.ready.notify_one();
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.gathered.pipes.fetch_sub(1, Ordering::AcqRel);
+        self.gathered.ready.notify_one();
     }
 }
 
@@ -183,7 +227,7 @@ async fn pipe(
     queue: Queue,
 ) {
     let mut buffer = BytesMut::with_capacity(CHUNK);
-    let (mut open, mut watching) = (true, true);
+    let mut open = true;
     loop {
         if buffer.capacity() < CHUNK / 4 {
             // Reads share one allocation until it is used up: none per frame.
@@ -194,17 +238,13 @@ async fn pipe(
             Ok(_) => {}
         }
         let chunk = buffer.split().freeze();
-        if watching {
-            watching = queue.push(side, chunk.clone()).await;
-        }
+        queue.push(side, chunk.clone()).await;
         if open && (to.write_all(&chunk).await.is_err() || to.flush().await.is_err()) {
             // The reader is gone; what the writer still says is watched, not lost.
             open = false;
         }
     }
-    if watching {
-        queue.push(side, Bytes::new()).await;
-    }
+    queue.push(side, Bytes::new()).await;
     let _ = to.shutdown().await;
 }
 
@@ -217,46 +257,76 @@ const HELD: usize = 1024 * 1024;
 /// comes while the host is halfway through writing one (a server that answers a request before
 /// it has read all of it) is told after the host's line: the recording keeps a request before
 /// its answer. Ends when every pipe has.
-async fn frame(mut queue: mpsc::UnboundedReceiver<Chunk>, seen: mpsc::Sender<Seen>) {
+async fn frame(gathered: Arc<Gathered>, seen: mpsc::Sender<Seen>) {
     let mut host = Framing::new();
     let mut server = Framing::new();
     let mut errors = InHand::new();
     let mut held = Held::default();
     let mut watching = true;
-    while let Some(chunk) = queue.recv().await {
-        // A watch that is gone is not waited for: the queue is drained, nothing held.
-        if !watching {
-            continue;
-        }
-        let Some(from) = chunk.side else {
-            watching = chunk.bytes.is_empty() || stderr(&seen, &mut errors, &chunk).await;
-            continue;
-        };
-        let framing = match from {
-            Side::Host => &mut host,
-            Side::Server => &mut server,
-        };
-        let Some(lines) = framing.lines(from, &chunk).await else {
-            watching = false;
-            continue;
-        };
-        let host_unfinished = host.unfinished() && !(from == Side::Host && chunk.bytes.is_empty());
-        for told in lines {
-            if from == Side::Server && host_unfinished && held.bytes < HELD {
-                held.hold(told);
-            } else {
-                watching &= seen.send(told).await.is_ok();
+    loop {
+        let batch = gathered.take();
+        if batch.is_empty() {
+            // Every pipe is done once none queues and nothing is left.
+            if gathered.pipes.load(Ordering::Acquire) == 0 && gathered.is_empty() {
+                break;
             }
+            gathered.ready.notified().await;
+            continue;
         }
-        if !host_unfinished {
-            for told in held.take() {
-                watching &= seen.send(told).await.is_ok();
+        for chunk in batch {
+            // A watch that is gone is not waited for: the queue is drained, nothing held.
+            if !watching {
+                continue;
             }
+            watching = frame_one(
+                &seen,
+                chunk,
+                (&mut host, &mut server),
+                &mut errors,
+                &mut held,
+            )
+            .await;
         }
+        tokio::time::sleep(TICK).await;
     }
     for told in held.take() {
         let _ = seen.send(told).await;
     }
+}
+
+/// Frames one chunk for the watch; false once the watch is gone.
+async fn frame_one(
+    seen: &mpsc::Sender<Seen>,
+    chunk: Chunk,
+    (host, server): (&mut Framing, &mut Framing),
+    errors: &mut InHand,
+    held: &mut Held,
+) -> bool {
+    let Some(from) = chunk.side else {
+        return chunk.bytes.is_empty() || stderr(seen, errors, &chunk).await;
+    };
+    let framing = match from {
+        Side::Host => &mut *host,
+        Side::Server => &mut *server,
+    };
+    let Some(lines) = framing.lines(from, &chunk).await else {
+        return false;
+    };
+    let host_unfinished = host.unfinished() && !(from == Side::Host && chunk.bytes.is_empty());
+    let mut watching = true;
+    for told in lines {
+        if from == Side::Server && host_unfinished && held.bytes < HELD {
+            held.hold(told);
+        } else {
+            watching &= seen.send(told).await.is_ok();
+        }
+    }
+    if !host_unfinished {
+        for told in held.take() {
+            watching &= seen.send(told).await.is_ok();
+        }
+    }
+    watching
 }
 
 /// The server's lines held back until the host's line is done.
