@@ -169,6 +169,9 @@ pub enum Command {
         /// Print JSON instead of text (before or after `show NAME`).
         #[arg(long, global = true)]
         json: bool,
+        /// A host file (TOML) whose profiles come first, as under `capture` and `calibrate`.
+        #[arg(long, global = true, value_name = "FILE")]
+        host_file: Option<String>,
     },
     /// Run a real host (a CLI such as Claude Code, or a library such as the `OpenAI` Agents SDK)
     /// once against a mock model and the server (stdio, or --url): the tool definition and
@@ -181,9 +184,10 @@ pub enum Command {
         server: ServerArgs,
     },
     /// Run the capture matrix (every answer class of the demo server in both styles, schema
-    /// breaks, structured content, mixed blocks, an unknown tool) through a real host: a table
-    /// of the cases its profile predicts and those it does not. Exit 1 with --check on any
-    /// difference.
+    /// breaks, structured content, mixed blocks, an unknown tool, and its host cases: a
+    /// throwing tool, image, audio, an embedded resource, long texts, a crash) through a real
+    /// host: a table of the cases its profile predicts and those it does not. Exit 1 with
+    /// --check on any difference.
     Calibrate(CalibrateArgs),
     /// Sit between a real host and its server: frames pass unchanged both ways, each one
     /// watched as the TUI watches a session (findings, what the host's model sees), recorded
@@ -229,6 +233,11 @@ pub enum Command {
         /// With --auth: each access token is good for this many requests (to show refreshing).
         #[arg(long, value_name = "N", requires = "auth")]
         token_uses: Option<u32>,
+        /// Also list the tools whose results hosts handle most differently (a throwing tool,
+        /// long texts, an image, audio, an embedded resource, structured content without an
+        /// output schema, a crash): what `calibrate` measures a host with.
+        #[arg(long)]
+        host_cases: bool,
     },
 }
 

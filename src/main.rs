@@ -367,9 +367,13 @@ async fn dispatch(cli: Cli) -> u8 {
         Some(Command::Auth {
             command: sightline::cli::AuthCommand::Logout { token_cache, url },
         }) => headless::logout(&token_cache, url.as_deref()),
-        Some(Command::Hosts { show, json }) => {
+        Some(Command::Hosts {
+            show,
+            json,
+            host_file,
+        }) => {
             let name = show.map(|HostsCommand::Show { name }| name);
-            headless::hosts(name.as_deref(), json)
+            headless::hosts(name.as_deref(), json, host_file.as_deref())
         }
         Some(Command::Capture { capture, server }) => headless::capture(&server, &capture).await,
         Some(Command::Calibrate(args)) => {
@@ -387,12 +391,17 @@ async fn dispatch(cli: Cli) -> u8 {
             http,
             auth,
             token_uses,
+            host_cases,
         }) => {
+            let mut demo = sightline::demo_server::DemoServer::new(style);
+            if host_cases {
+                demo = demo.with_host_cases();
+            }
             let served = match http {
                 Some(address) => {
-                    sightline::demo_server::http::run_http(style, address, auth, token_uses).await
+                    sightline::demo_server::http::run_http(demo, address, auth, token_uses).await
                 }
-                None => sightline::demo_server::run_stdio(style).await,
+                None => sightline::demo_server::run_stdio(demo).await,
             };
             match served {
                 Ok(()) => exit::SUCCESS,

@@ -365,6 +365,20 @@ fn hosts_lists_every_profile_and_shows_one_to_copy() {
         .unwrap();
     let listed = String::from_utf8(output.stdout).unwrap();
     assert!(listed.contains("my-chat (yours)"), "{listed}");
+    // The same file named with --host-file is listed, and `show` finds its profile.
+    let file_arg = config.join("sightline/hosts.toml");
+    let file_arg = file_arg.to_str().unwrap();
+    let listed = String::from_utf8(sightline(&["hosts", "--host-file", file_arg]).stdout).unwrap();
+    assert!(listed.contains("my-chat (yours)"), "{listed}");
+    let shown = sightline(&["hosts", "show", "my-chat", "--host-file", file_arg]);
+    assert!(
+        String::from_utf8(shown.stdout)
+            .unwrap()
+            .contains("[hosts.my-chat]")
+    );
+    let missing = sightline(&["hosts", "--host-file", "/no/such/hosts.toml"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read '/no/such/hosts.toml'"));
     std::fs::remove_dir_all(&config).unwrap();
     let shown: Value =
         serde_json::from_slice(&sightline(&["hosts", "show", "codex", "--json"]).stdout).unwrap();

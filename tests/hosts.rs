@@ -606,3 +606,71 @@ fn the_readme_table_is_what_the_hosts_sent() {
         changed.join("\n")
     );
 }
+
+/// `calibrate --write` from a host file that has only its run table (a host sightline knows
+/// nothing of: the Agents SDK under another name) writes a whole host file whose profile
+/// predicts what the table says it does, and `--check` with that file finds the same.
+#[test]
+fn calibrate_writes_a_host_file_that_its_check_confirms() {
+    require_hosts();
+    let dir = std::env::temp_dir().join(format!("sightline-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let built_in = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("hosts/openai-agents.toml"),
+    )
+    .unwrap();
+    let run = &built_in[built_in.find("\n[run.openai-agents]").unwrap()..];
+    let table = dir.join("mine.toml");
+    std::fs::write(&table, run.replace("[run.openai-agents", "[run.mine")).unwrap();
+    let written = dir.join("written.toml");
+    let sightline = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let wrote = sightline(&[
+        "calibrate",
+        "mine",
+        "--host-file",
+        table.to_str().unwrap(),
+        "--write",
+        written.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&wrote.stdout).into_owned();
+    // No profile yet: every case is "no prediction", and what the model read is shown.
+    assert!(said.contains("0 of 22 cases match"), "{said}");
+    let predicted: usize = said
+        .split("its profile predicting ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count in:\n{said}"));
+    // What it could not fit (the SDK's own check of a missing argument, its words for a
+    // server that died) is named; the rest, 19 cases, it must keep predicting.
+    assert!(predicted >= 19, "{said}");
+    let file = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        file.contains("[hosts.mine]") && file.contains("[run.mine]"),
+        "{file}"
+    );
+    let checked = sightline(&[
+        "calibrate",
+        "mine",
+        "--host-file",
+        written.to_str().unwrap(),
+        "--check",
+        "--json",
+    ]);
+    let checked: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    let matched = checked["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| case["matches"] == true)
+        .count();
+    assert_eq!(matched, predicted, "{checked:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

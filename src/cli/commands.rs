@@ -73,8 +73,9 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub check: bool,
     /// Write the profile that predicts the host to FILE: the error texts as it sent them
-    /// (templates around the server's words), structured content, blocks and argument checks
-    /// fitted to the captures.
+    /// (templates around the server's words), structured content, blocks, argument checks, a
+    /// crashed server's words and the cut of long texts fitted to the captures (where it cuts
+    /// measured to the byte with more captures).
     #[arg(long, value_name = "FILE")]
     pub write: Option<String>,
     /// The host file to run the host from (see `capture --host-file`).

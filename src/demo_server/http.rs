@@ -23,8 +23,7 @@ use tokio::task::AbortHandle;
 
 use super::subscriptions::{self, DEPARTURES, Peer};
 use super::{
-    DemoServer, Handled, NAME, Style, listen_stream, slow_search, today, unix_seconds,
-    until_next_tick,
+    DemoServer, Handled, NAME, listen_stream, slow_search, today, unix_seconds, until_next_tick,
 };
 use crate::http_listener::{self, Body, plain};
 use crate::mcp::era::META_PROTOCOL_VERSION;
@@ -53,7 +52,7 @@ struct Shared {
 /// Serves until the process ends; prints the endpoint's URL on stdout first. With `auth`, the
 /// endpoint wants an OAuth token, and the authorization server that issues it is here too.
 pub async fn run_http(
-    style: Style,
+    server: DemoServer,
     address: SocketAddr,
     auth: bool,
     token_uses: Option<u32>,
@@ -67,7 +66,7 @@ pub async fn run_http(
     }
     let shared = Shared {
         auth: auth.then(|| super::auth::Auth::new(&url, token_uses)),
-        server: DemoServer::new(style),
+        server,
         sessions: Arc::new(AtomicU64::new(0)),
         running: Arc::default(),
         asking: Arc::default(),
@@ -209,6 +208,10 @@ async fn carry_out(
             // Closing the stream is the client's cancel: the task ends with its reader.
             tokio::spawn(listen_stream(id, uris, tx));
             event_stream(rx)
+        }
+        Handled::Exit { status, why } => {
+            eprintln!("{why}");
+            std::process::exit(status)
         }
         Handled::Nothing => empty(StatusCode::ACCEPTED),
     }

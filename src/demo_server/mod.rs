@@ -5,6 +5,7 @@
 pub mod auth;
 mod completion;
 mod connection;
+pub mod host_cases;
 pub mod http;
 mod logging;
 mod prompts;
@@ -82,6 +83,9 @@ pub enum Handled {
     /// A 2026-07-28 `subscriptions/listen`: acknowledge, then tell of each change to `uris`
     /// on this request's stream until the client cancels it.
     Listen { id: Id, uris: Vec<String> },
+    /// Exit with this status without answering, after saying `why` on stderr (a host case's
+    /// crash).
+    Exit { status: i32, why: &'static str },
     /// Nothing to do (notifications, stray responses).
     Nothing,
 }
@@ -90,6 +94,8 @@ pub enum Handled {
 #[derive(Debug, Clone)]
 pub struct DemoServer {
     style: Style,
+    /// The host cases' tools are listed too (`--host-cases`).
+    host_cases: bool,
     tasks: Arc<Mutex<HashMap<String, DemoTask>>>,
 }
 
@@ -100,7 +106,17 @@ impl DemoServer {
     pub fn new(style: Style) -> Self {
         Self {
             style,
+            host_cases: false,
             tasks: Arc::default(),
+        }
+    }
+
+    /// The same server with the host cases' tools after its own.
+    #[must_use]
+    pub fn with_host_cases(self) -> Self {
+        Self {
+            host_cases: true,
+            ..self
         }
     }
 
@@ -157,7 +173,7 @@ impl DemoServer {
             "server/discover" if modern => Ok(Self::discover()),
             "server/discover" => Err(missing_meta()),
             "ping" if !modern => Ok(json!({})),
-            "tools/list" => Ok(Self::tools_list(modern)),
+            "tools/list" => Ok(self.tools_list(modern)),
             "resources/list" => Ok(resources::list(modern)),
             "resources/templates/list" => Ok(resources::templates(modern)),
             "resources/read" => resources::read(&params, modern),
@@ -251,8 +267,11 @@ impl DemoServer {
         })
     }
 
-    fn tools_list(modern: bool) -> Value {
+    fn tools_list(&self, modern: bool) -> Value {
         let mut tools = tools::definitions();
+        if self.host_cases {
+            tools.extend(host_cases::definitions());
+        }
         if modern {
             json!({"ttlMs": 60_000, "cacheScope": "public", "tools": tools})
         } else {
@@ -288,6 +307,16 @@ impl DemoServer {
             Ok(call) => call,
             Err(error) => return Handled::Send(self.respond(id, Err(error), modern)),
         };
+        if self.host_cases
+            && let Some(outcome) = host_cases::call(&name, &arguments)
+        {
+            return match outcome {
+                host_cases::CaseOutcome::Result(result) => {
+                    Handled::Send(self.respond(id, Ok(result), modern))
+                }
+                host_cases::CaseOutcome::Exit { status, why } => Handled::Exit { status, why },
+            };
+        }
         if !tools::is_known(&name) {
             return Handled::Send(self.respond(
                 id,

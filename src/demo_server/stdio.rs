@@ -12,14 +12,12 @@ use tokio::task::AbortHandle;
 use super::questions::Asking;
 use super::subscriptions::{self, DEPARTURES, Peer};
 use super::{
-    DemoServer, Handled, NAME, Style, listen_stream, slow_search, today, unix_seconds,
-    until_next_tick,
+    DemoServer, Handled, NAME, listen_stream, slow_search, today, unix_seconds, until_next_tick,
 };
 use crate::mcp::jsonrpc::{self, Id, Message};
 
 /// Serves the demo server on stdin/stdout until stdin closes.
-pub async fn run_stdio(style: Style) -> std::io::Result<()> {
-    let server = DemoServer::new(style);
+pub async fn run_stdio(server: DemoServer) -> std::io::Result<()> {
     let (out_tx, mut out_rx) = mpsc::channel::<Message>(256);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -43,6 +41,7 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
         running: HashMap::new(),
         asking: Asking::default(),
         peer,
+        exit: None,
     };
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
@@ -59,8 +58,16 @@ pub async fn run_stdio(style: Style) -> std::io::Result<()> {
     for task in connection.running.values() {
         task.abort();
     }
+    let exit = connection.exit.take();
     drop(connection);
-    writer.await.map_err(std::io::Error::other)?
+    let written = writer.await.map_err(std::io::Error::other)?;
+    // What a crashing server does, once every earlier answer is out: no answer, a word on
+    // stderr, a status.
+    if let Some((status, why)) = exit {
+        eprintln!("{why}");
+        std::process::exit(status);
+    }
+    written
 }
 
 /// One client on stdio: what runs for it, the questions it was asked, what it subscribed to.
@@ -70,6 +77,8 @@ struct Connection {
     running: HashMap<Id, AbortHandle>,
     asking: Asking,
     peer: Arc<Mutex<Peer>>,
+    /// A host case asked the server to exit.
+    exit: Option<(i32, &'static str)>,
 }
 
 impl Connection {
@@ -144,6 +153,10 @@ impl Connection {
             } => {
                 let question = self.asking.ask(id, name, arguments, ask);
                 return self.out.send(question).await.is_ok();
+            }
+            Handled::Exit { status, why } => {
+                self.exit = Some((status, why));
+                return false;
             }
             Handled::Nothing => {}
         }

@@ -2,6 +2,7 @@
 //! host, a table of what matched its profile case by case, and (`--write`) the profile that
 //! predicts it: the error texts inferred around the server's words, the rest fitted (`fit`).
 
+mod cuts;
 mod fit;
 
 use std::collections::BTreeMap;
@@ -16,13 +17,17 @@ use crate::cli::CalibrateArgs;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::sanitize;
 
-/// One case: its name, the demo's style, the tool and the arguments the mock model sends.
+/// One case: its name, the server (the demo's style, or its host cases), the tool and the
+/// arguments the mock model sends.
 pub struct Case {
     pub name: &'static str,
     pub style: &'static str,
     pub tool: &'static str,
     pub args: &'static str,
 }
+
+/// The style that names `demo-server --host-cases` instead of a demo style.
+const HOST_CASES: &str = "host-cases";
 
 const fn case(
     name: &'static str,
@@ -39,7 +44,9 @@ const fn case(
 }
 
 /// The demo server's cases: every answer class in both styles, schema breaks, a business
-/// error, structured content, mixed blocks and an unknown tool.
+/// error, structured content, mixed blocks and an unknown tool; then its host cases: a
+/// throwing tool, structured content without an output schema, an image, audio, an embedded
+/// resource, long texts and a server that exits mid-call.
 pub const CASES: &[Case] = &[
     case(
         PROTOCOL_ERROR,
@@ -114,7 +121,29 @@ pub const CASES: &[Case] = &[
         r#"{"bookingRef":"SL-1A2B3C"}"#,
     ),
     case(UNKNOWN_TOOL, "sep1303", "no_such_tool", "{}"),
+    case("throwing tool", HOST_CASES, "throws", "{}"),
+    case(
+        "structured content without an output schema",
+        HOST_CASES,
+        "flight_unschemed",
+        r#"{"flightNumber":"LH123"}"#,
+    ),
+    case("text and image", HOST_CASES, "picture", "{}"),
+    case("audio", HOST_CASES, "sound", "{}"),
+    case("embedded text resource", HOST_CASES, "document", "{}"),
+    case(LONG_TEXTS[0], HOST_CASES, "long_text", r#"{"size":40000}"#),
+    case(LONG_TEXTS[1], HOST_CASES, "long_text", r#"{"size":80000}"#),
+    case(LONG_TEXTS[2], HOST_CASES, "long_text", r#"{"size":400000}"#),
+    case(SERVER_EXITS, HOST_CASES, "crash", "{}"),
 ];
+
+/// The long-text cases, shortest first.
+const LONG_TEXTS: [&str; 3] = [
+    "long text (40 KB)",
+    "long text (80 KB)",
+    "very long text (400 KB)",
+];
+const SERVER_EXITS: &str = "server exits during the call";
 
 const PROTOCOL_ERROR: &str = "protocol error (-32602, a past date)";
 const TOOL_ERROR: &str = "tool error (SEP-1303, a past date)";
@@ -159,12 +188,22 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
         .filter(|(_, got)| !matches!(got, Ok(got) if got["matches"] == true))
         .count();
     let mut written = None;
+    let mut cut_measured = None;
     if let Some(file) = &args.write {
         let answered: Vec<&Value> = captured
             .iter()
             .filter_map(|(_, got)| got.as_ref().ok())
             .collect();
-        let profile = fit::fitted(inferred(base_profile(args), &captured), &answered);
+        let fitted = fit::fitted(inferred(base_profile(args), &captured), &answered, None);
+        // Where the host cuts a long text is measured, not guessed from three sizes.
+        let (threshold, more) = measured_threshold(&me, args, &fitted, &answered);
+        let answered: Vec<&Value> = answered.into_iter().chain(&more).collect();
+        let profile = if threshold.is_some() {
+            fit::fitted(cuts::uncut(&fitted), &answered, threshold)
+        } else {
+            fitted
+        };
+        cut_measured = threshold.map(|threshold| (threshold, more.len()));
         // A whole host file: the profile, and the run table the captures ran.
         let run = super::capture::run_table(&args.host, args.host_file.as_deref());
         let text = format!("{}\n{}", hosts::to_file(&profile), run.unwrap_or_default());
@@ -193,7 +232,17 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
             .collect();
         print_json(&json!({"host": args.host, "cases": cases, "differing": differing}));
     } else {
-        emit(|out| write_table(out, args, &captured, differing, written.as_ref()));
+        emit(|out| {
+            write_table(out, args, &captured, differing, written.as_ref())?;
+            if let Some((threshold, captures)) = cut_measured {
+                writeln!(
+                    out,
+                    "it passes a text of {threshold} bytes whole and cuts one byte more \
+                     (measured with {captures} more captures of long_text)"
+                )?;
+            }
+            Ok(())
+        });
     }
     if args.check && differing > 0 {
         exit::TOOL_ERROR
@@ -268,7 +317,8 @@ fn write_table(
             out,
             "wrote {file}: a host file, its profile predicting {} of {} cases as this host \
              answered them (the error texts around the server's words, then structured \
-             content, blocks and argument checks fitted to the captures), and its run table; \
+             content, blocks, argument checks, failures and cuts fitted to the captures), and \
+             its run table; \
              check it with `sightline calibrate {} --host-file {file} --check`",
             CASES.len() - missed.len(),
             CASES.len(),
@@ -318,10 +368,96 @@ fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// The largest long text the host passes whole, when the captures show it cuts one: sizes
+/// between the largest seen whole (or 1 KiB) and the smallest seen cut are captured,
+/// `PARALLEL` a round, until they are one byte apart. Also the captures it took.
+fn measured_threshold(
+    me: &std::path::Path,
+    args: &CalibrateArgs,
+    profile: &HostProfile,
+    captured: &[&Value],
+) -> (Option<usize>, Vec<Value>) {
+    let whole = cuts::uncut(profile);
+    // A profile that does not predict a short text whole cannot tell a cut one.
+    let short_predicted = captured.iter().any(|got| {
+        let blocks = fit::answer_blocks(got);
+        matches!(blocks.as_slice(), [block] if block["type"] == "text")
+            && cuts::long_text(got).is_none()
+            && fit::predicts(&whole, got)
+    });
+    if !short_predicted {
+        return (None, Vec::new());
+    }
+    let (mut passes, mut cut) = (1024, usize::MAX);
+    for got in captured {
+        if let Some(text) = cuts::long_text(got) {
+            if fit::predicts(&whole, got) {
+                passes = passes.max(text.len());
+            } else {
+                cut = cut.min(text.len());
+            }
+        }
+    }
+    let mut more = Vec::new();
+    if cut == usize::MAX || cut <= passes {
+        return (None, more);
+    }
+    while cut - passes > 1 {
+        let sizes: Vec<usize> = (1..=PARALLEL)
+            .map(|k| passes + (cut - passes) * k / (PARALLEL + 1))
+            .filter(|size| *size > passes && *size < cut)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if std::io::stderr().is_terminal() {
+            eprintln!(
+                "sightline calibrate: the host cuts between {passes} and {cut} bytes: trying {sizes:?}"
+            );
+        }
+        let got: Vec<(usize, Result<Value, String>)> = std::thread::scope(|scope| {
+            let runs: Vec<_> = sizes
+                .iter()
+                .map(|size| {
+                    let arguments = json!({"size": size}).to_string();
+                    scope.spawn(move || {
+                        let got = run_capture(me, args, HOST_CASES, "long_text", &arguments);
+                        (*size, got)
+                    })
+                })
+                .collect();
+            runs.into_iter().filter_map(|run| run.join().ok()).collect()
+        });
+        for (size, got) in got {
+            // A size that failed to run leaves the cut unmeasured.
+            let Ok(got) = got else {
+                return (None, more);
+            };
+            if fit::predicts(&whole, &got) {
+                passes = passes.max(size);
+            } else {
+                cut = cut.min(size);
+            }
+            more.push(got);
+        }
+    }
+    (Some(passes), more)
+}
+
 /// One case's `capture --json`.
 fn run_case(me: &std::path::Path, case: &Case, args: &CalibrateArgs) -> Result<Value, String> {
+    run_capture(me, args, case.style, case.tool, case.args)
+}
+
+/// `capture --json` of `tool` called with `arguments` on the demo in `style`, or its host cases.
+fn run_capture(
+    me: &std::path::Path,
+    args: &CalibrateArgs,
+    style: &str,
+    tool: &str,
+    arguments: &str,
+) -> Result<Value, String> {
     let mut command = std::process::Command::new(me);
-    command.args(["capture", &args.host, case.tool, case.args, "--json"]);
+    command.args(["capture", &args.host, tool, arguments, "--json"]);
     if let Some(file) = &args.host_file {
         command.args(["--host-file", file.as_str()]);
     }
@@ -336,7 +472,14 @@ fn run_case(me: &std::path::Path, case: &Case, args: &CalibrateArgs) -> Result<V
         }
     }
     command.args(["--deadline", &args.deadline.to_string()]);
-    command.args(["--demo", case.style]);
+    if style == HOST_CASES {
+        command
+            .arg("--")
+            .arg(me)
+            .args(["demo-server", "--host-cases"]);
+    } else {
+        command.args(["--demo", style]);
+    }
     let output = command
         .stdin(std::process::Stdio::null())
         .output()

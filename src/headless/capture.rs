@@ -23,7 +23,7 @@ use crate::transport::Target;
 pub use host::version_in;
 use host::{Host, Setup};
 use model::{ModelRequest, Plan, ToolResult};
-pub use report::predicted;
+pub use report::{Replayed, predicted};
 
 /// What a capture found, before it is printed.
 struct Captured {
@@ -52,11 +52,12 @@ struct Captured {
     unready: bool,
 }
 
-/// The version of host `name` installed here (where `capture` would find it), or why none is.
-pub fn installed_version(name: &str) -> Result<String, String> {
+/// The version of host `name` installed here (where `capture` would find it, `host_file`
+/// first), or why none is.
+pub fn installed_version(name: &str, host_file: Option<&str>) -> Result<String, String> {
     let args = CaptureArgs {
         host: name.to_owned(),
-        host_file: None,
+        host_file: host_file.map(str::to_owned),
         tool: String::new(),
         args: "{}".to_owned(),
         json: false,

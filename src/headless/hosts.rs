@@ -8,8 +8,12 @@ use crate::model_view::hosts::{self, HostProfile};
 use crate::sanitize;
 
 /// `sightline hosts`: every profile with its source; `hosts show NAME`: one, as a file.
-pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
-    let user = match config::user_host_profiles() {
+/// `host_file`'s profiles come first, as the user's own.
+pub fn hosts(show: Option<&str>, as_json: bool, host_file: Option<&str>) -> u8 {
+    let user = match from_file(host_file).and_then(|mut first| {
+        first.extend(config::user_host_profiles()?);
+        Ok(first)
+    }) {
         Ok(user) => user,
         Err(message) => {
             eprintln!("sightline: {message}");
@@ -49,7 +53,7 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
         print_json(&list);
         return exit::SUCCESS;
     }
-    let installed = installed_here(&all);
+    let installed = installed_here(&all, host_file);
     emit(|out| {
         for profile in &all {
             let name = sanitize::text(&profile.name);
@@ -86,8 +90,21 @@ pub fn hosts(show: Option<&str>, as_json: bool) -> u8 {
     exit::SUCCESS
 }
 
+/// The profiles of `--host-file`, if given.
+fn from_file(host_file: Option<&str>) -> Result<Vec<HostProfile>, String> {
+    let Some(file) = host_file else {
+        return Ok(Vec::new());
+    };
+    let text =
+        std::fs::read_to_string(file).map_err(|error| format!("cannot read '{file}': {error}"))?;
+    hosts::parse(&text, file).map_err(|error| error.to_string())
+}
+
 /// The calibrated hosts' versions here, probed at once (each runs the host).
-fn installed_here(all: &[HostProfile]) -> Vec<(String, Result<String, String>)> {
+fn installed_here(
+    all: &[HostProfile],
+    host_file: Option<&str>,
+) -> Vec<(String, Result<String, String>)> {
     std::thread::scope(|scope| {
         let probes: Vec<_> = all
             .iter()
@@ -100,7 +117,7 @@ fn installed_here(all: &[HostProfile]) -> Vec<(String, Result<String, String>)> 
             .map(|profile| {
                 let name = profile.name.clone();
                 scope.spawn(move || {
-                    let version = super::capture::installed_version(&name);
+                    let version = super::capture::installed_version(&name, host_file);
                     (name, version)
                 })
             })

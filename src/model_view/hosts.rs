@@ -179,7 +179,8 @@ pub struct Limit {
     #[serde(default = "default_marker")]
     pub marker: String,
     /// For `head-and-tail`: bytes kept from the start (the rest of `bytes` from the end).
-    /// Absent: half.
+    /// Absent: half. For `head`: the bytes kept of a longer text, when fewer than `bytes`
+    /// (opencode passes 51,200 bytes whole and keeps 51,199 of more).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<usize>,
     /// What the host writes before the text it kept, when it cuts it.

@@ -430,7 +430,11 @@ impl<'a> ModelView<'a> {
             };
             self.truncation = Truncation::for_limit(total, lines, limit);
             if let Some(truncation) = &self.truncation {
-                self.notes.push(truncation.describe(limit.bytes));
+                let kept = match limit.keep {
+                    Keep::Head => limit.head.unwrap_or(limit.bytes).min(limit.bytes),
+                    _ => limit.bytes,
+                };
+                self.notes.push(truncation.describe(kept));
             }
         }
         if let Some(persist) = host.persist.as_ref().filter(|_| self.truncation.is_none()) {

@@ -55,7 +55,7 @@ impl Truncation {
             return None;
         }
         let (head, tail) = match limit.keep {
-            Keep::Head => (limit.bytes, 0),
+            Keep::Head => (limit.head.unwrap_or(limit.bytes).min(limit.bytes), 0),
             Keep::Tail => (0, limit.bytes),
             Keep::HeadAndTail => {
                 let head = limit.head.unwrap_or(limit.bytes / 2).min(limit.bytes);

@@ -9,7 +9,12 @@ use crate::model_view::hosts::{Action, ArgumentCheck, Checks, HostProfile, Struc
 
 /// Whether `profile` predicts what the host sent in one capture (`capture --json`).
 pub fn predicts(profile: &HostProfile, got: &Value) -> bool {
-    let Some(prediction) = capture::predicted(got, profile) else {
+    capture::Replayed::of(got).is_some_and(|replayed| predicts_replayed(profile, got, &replayed))
+}
+
+/// `predicts`, with the capture's exchange judged already.
+fn predicts_replayed(profile: &HostProfile, got: &Value, replayed: &capture::Replayed) -> bool {
+    let Some(prediction) = replayed.predicted(profile) else {
         return false;
     };
     prediction.server_called == (got["server_called"] == true)
@@ -23,20 +28,43 @@ pub fn predicts(profile: &HostProfile, got: &Value) -> bool {
 type Candidates = fn(&HostProfile, &[&Value]) -> Vec<HostProfile>;
 
 /// `profile` with each fitted setting at the value that predicts the most of `captured`; on a
-/// tie the profile keeps what it had.
-pub fn fitted(mut profile: HostProfile, captured: &[&Value]) -> HostProfile {
-    let score =
-        |profile: &HostProfile| captured.iter().filter(|got| predicts(profile, got)).count();
+/// tie the profile keeps what it had. `threshold` is the largest text the host was measured
+/// to pass whole, if it cuts.
+pub fn fitted(
+    mut profile: HostProfile,
+    captured: &[&Value],
+    threshold: Option<usize>,
+) -> HostProfile {
+    // Each capture judged once: hundreds of profiles are tried on them.
+    let replayed: Vec<(&Value, capture::Replayed)> = captured
+        .iter()
+        .filter_map(|got| Some((*got, capture::Replayed::of(got)?)))
+        .collect();
+    let score = |profile: &HostProfile| {
+        replayed
+            .iter()
+            .filter(|(got, replayed)| predicts_replayed(profile, got, replayed))
+            .count()
+    };
     let mut best = score(&profile);
-    let dimensions: [Candidates; 4] = [tool_error, structured, blocks, checks];
-    for dimension in dimensions {
-        for candidate in dimension(&profile, captured) {
+    let mut keep = |candidates: Vec<HostProfile>, profile: &mut HostProfile| {
+        for candidate in candidates {
             let scored = score(&candidate);
             if scored > best {
-                (best, profile) = (scored, candidate);
+                (best, *profile) = (scored, candidate);
             }
         }
+    };
+    let dimensions: [Candidates; 7] = [
+        tool_error, failure, wrapped, structured, blocks, media, checks,
+    ];
+    for dimension in dimensions {
+        keep(dimension(&profile, captured), &mut profile);
     }
+    keep(
+        super::cuts::candidates(&profile, captured, threshold),
+        &mut profile,
+    );
     profile
 }
 
@@ -100,6 +128,87 @@ fn structured(profile: &HostProfile, _: &[&Value]) -> Vec<HostProfile> {
     .collect()
 }
 
+/// The host's words when the server never answered (it exited mid-call): each such capture's
+/// text.
+fn failure(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    captured
+        .iter()
+        .filter(|got| got["server_called"] == true && answer(got).is_none())
+        .filter_map(|got| Some((got["text"].as_str()?, got["tool"].as_str()?)))
+        .flat_map(|(text, tool)| {
+            let keyed = if tool.is_empty() {
+                text.to_owned()
+            } else {
+                text.replace(tool, "{tool}")
+            };
+            [text.to_owned(), keyed]
+        })
+        .map(|text| HostProfile {
+            failure_text: text,
+            ..profile.clone()
+        })
+        .collect()
+}
+
+/// The host's words around a text (or an embedded text resource) it passes: each capture of
+/// a result of one such block, its text written as `{text}` in what the host sent.
+fn wrapped(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    let mut candidates = Vec::new();
+    for got in captured {
+        let blocks = answer_blocks(got);
+        let [block] = blocks.as_slice() else {
+            continue;
+        };
+        let (kind, said) = match block["type"].as_str() {
+            Some("text") => ("text", block["text"].as_str()),
+            Some("resource") => ("resource", block["resource"]["text"].as_str()),
+            _ => continue,
+        };
+        let (Some(said), Some(read)) = (said, got["text"].as_str()) else {
+            continue;
+        };
+        if said.is_empty() || read == said || read.matches(said).count() != 1 {
+            continue;
+        }
+        let mut candidate = profile.clone();
+        match kind {
+            "text" => candidate.blocks.text = Action::Placeholder,
+            _ => candidate.blocks.resource = Action::Placeholder,
+        }
+        candidate
+            .blocks
+            .placeholders
+            .insert(kind.to_owned(), read.replacen(said, "{text}", 1));
+        candidates.push(candidate);
+    }
+    candidates
+}
+
+/// What audio and an embedded resource become, each on its own (the matrix has each alone):
+/// passed, as JSON, dropped, unwrapped (a resource's text alone) or the host's words.
+fn media(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    let mut candidates = Vec::new();
+    for kind in ["audio", "resource"] {
+        let mut options = block_options(profile, captured, kind);
+        // Before the host's words: an embedded text that reads as itself is unwrapped.
+        if kind == "resource" {
+            options.insert(3, (Action::Unwrap, None));
+        }
+        for (action, words) in options {
+            let mut candidate = profile.clone();
+            match kind {
+                "audio" => candidate.blocks.audio = action,
+                _ => candidate.blocks.resource = action,
+            }
+            if let Some(words) = words {
+                candidate.blocks.placeholders.insert(kind.to_owned(), words);
+            }
+            candidates.push(candidate);
+        }
+    }
+    candidates
+}
+
 /// What an image and a resource link become, together (a capture holding both matches only
 /// when both are right): each passed, as JSON, dropped, or replaced by the host's words, read
 /// off each capture whose server answer had such a block.
@@ -140,6 +249,8 @@ fn block_options(
     let mut dropped = profile.clone();
     dropped.blocks.image = Action::Drop;
     dropped.blocks.resource_link = Action::Drop;
+    dropped.blocks.audio = Action::Drop;
+    dropped.blocks.resource = Action::Drop;
     for got in captured {
         let Some(block) = answer_blocks(got).into_iter().find(|b| b["type"] == kind) else {
             continue;
@@ -157,6 +268,8 @@ fn block_options(
 
 /// A line of the host's with the block's string fields as `{key}`s, longest value first.
 fn in_block_keys(line: &str, block: &Value) -> String {
+    // An embedded resource's keys are its `resource`'s.
+    let block = block.get("resource").unwrap_or(block);
     let mut fields: Vec<(&String, &str)> = block
         .as_object()
         .into_iter()
@@ -257,7 +370,7 @@ fn has_tool(got: &Value) -> bool {
 }
 
 /// The content blocks of the server's answer to the call, from a capture's exchange.
-fn answer_blocks(got: &Value) -> Vec<Value> {
+pub(super) fn answer_blocks(got: &Value) -> Vec<Value> {
     got["exchange"]
         .as_array()
         .into_iter()
@@ -267,8 +380,32 @@ fn answer_blocks(got: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// The server's answer to the call (a result or an error), if it sent one.
+fn answer(got: &Value) -> Option<Value> {
+    let frames: Vec<(u64, Value)> = got["exchange"]
+        .as_array()?
+        .iter()
+        .filter_map(|frame| {
+            let session = frame["session"].as_u64().unwrap_or(0);
+            Some((
+                session,
+                serde_json::from_str(frame["frame"].as_str()?).ok()?,
+            ))
+        })
+        .collect();
+    let (session, call) = frames
+        .iter()
+        .find(|(_, frame)| frame["method"] == "tools/call")?;
+    frames
+        .iter()
+        .find(|(at, frame)| {
+            at == session && frame.get("method").is_none() && frame["id"] == call["id"]
+        })
+        .map(|(_, frame)| frame.clone())
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use serde_json::json;
@@ -278,13 +415,22 @@ mod tests {
 
     /// A capture of `tool` called with `arguments` on a server listing `book_flight`: the host
     /// read `text`, after the server answered `reply` (none: the host never called it).
-    fn capture(tool: &str, arguments: &Value, reply: Option<Value>, text: &str) -> Value {
+    pub(in crate::headless::calibrate) fn capture(
+        tool: &str,
+        arguments: &Value,
+        reply: Option<Value>,
+        text: &str,
+    ) -> Value {
         let schema = json!({"type": "object", "properties": {"date": {"type": "string", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"}}, "required": ["date"]});
+        let mut tools = vec![json!({"name": "book_flight", "inputSchema": schema})];
+        if tool != "book_flight" {
+            tools.push(json!({"name": tool, "inputSchema": {"type": "object"}}));
+        }
         let mut frames = vec![
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}),
             json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}),
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "book_flight", "inputSchema": schema}]}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
         ];
         let called = reply.is_some();
         if let Some(reply) = reply {
@@ -315,7 +461,7 @@ mod tests {
         let reply = json!({"result": {"content": [{"type": "text", "text": "date in the past"}], "isError": true}});
         let said = r#"Tool 'book_flight' failed with {"date":"12/12/2024"}: date in the past"#;
         let got = capture("book_flight", &arguments, Some(reply), said);
-        let fit = fitted(hosts::spec().clone(), &[&got]);
+        let fit = fitted(hosts::spec().clone(), &[&got], None);
         assert_eq!(
             fit.tool_error_text.as_deref(),
             Some("Tool '{tool}' failed with {arguments}: {text}")
@@ -334,7 +480,7 @@ mod tests {
         let said = capture::predicted(&got, &target).unwrap().text;
         assert!(said.starts_with("Invalid input for "), "{said}");
         got["text"] = json!(said);
-        let fit = fitted(hosts::spec().clone(), &[&got]);
+        let fit = fitted(hosts::spec().clone(), &[&got], None);
         let checks = fit.checks.as_ref().unwrap();
         assert_eq!(checks.arguments, ArgumentCheck::Schema);
         assert_eq!(checks.validator, Validator::Ajv);
@@ -350,7 +496,7 @@ mod tests {
             Some(json!({"result": {"content": [{"type": "text", "text": "booked"}]}})),
             "booked",
         );
-        let plain = super::fitted(hosts::spec().clone(), &[&answered]);
+        let plain = super::fitted(hosts::spec().clone(), &[&answered], None);
         assert_eq!(plain.checks, hosts::spec().checks);
     }
 
@@ -369,7 +515,7 @@ mod tests {
             Some(reply),
             said,
         );
-        let fit = fitted(hosts::spec().clone(), &[&got]);
+        let fit = fitted(hosts::spec().clone(), &[&got], None);
         // Both at once: neither alone makes the capture's text.
         assert_eq!(fit.blocks.image, Action::Drop);
         assert_eq!(fit.blocks.resource_link, Action::Placeholder);

@@ -70,29 +70,51 @@ pub fn predict(captured: &Captured) -> Option<Prediction> {
 /// What `profile` predicts for a capture `capture --json` printed: its exchange judged again,
 /// without running the host (`calibrate` tries profiles on it).
 pub fn predicted(got: &Value, profile: &hosts::HostProfile) -> Option<Prediction> {
-    let mut sessions: Vec<Vec<LoggedFrame>> = Vec::new();
-    for frame in got["exchange"].as_array()? {
-        let session = frame["session"]
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(0);
-        if sessions.len() <= session {
-            sessions.resize_with(session + 1, Vec::new);
+    Replayed::of(got)?.predicted(profile)
+}
+
+/// A capture `capture --json` printed, its exchange judged once, for many profiles to be tried
+/// on.
+pub struct Replayed {
+    judged: super::recorded::Judged,
+    tool: String,
+    arguments: Value,
+}
+
+impl Replayed {
+    pub fn of(got: &Value) -> Option<Replayed> {
+        let mut sessions: Vec<Vec<LoggedFrame>> = Vec::new();
+        for frame in got["exchange"].as_array()? {
+            let session = frame["session"]
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0);
+            if sessions.len() <= session {
+                sessions.resize_with(session + 1, Vec::new);
+            }
+            sessions[session].push(LoggedFrame {
+                dir: frame["dir"].as_str()?.to_owned(),
+                ms: frame["ms"].as_u64().unwrap_or(0),
+                frame: frame["frame"].as_str()?.to_owned(),
+            });
         }
-        sessions[session].push(LoggedFrame {
-            dir: frame["dir"].as_str()?.to_owned(),
-            ms: frame["ms"].as_u64().unwrap_or(0),
-            frame: frame["frame"].as_str()?.to_owned(),
-        });
+        Some(Replayed {
+            judged: super::recorded::judged(&sessions),
+            tool: got["tool"].as_str()?.to_owned(),
+            arguments: got["arguments"].clone(),
+        })
     }
-    let judged = super::recorded::judged(&sessions);
-    prediction(
-        profile,
-        judged.exchange.as_ref(),
-        &judged.version,
-        judged.catalog.as_deref(),
-        (got["tool"].as_str()?, &got["arguments"]),
-    )
+
+    /// What `profile` predicts for it.
+    pub fn predicted(&self, profile: &hosts::HostProfile) -> Option<Prediction> {
+        prediction(
+            profile,
+            self.judged.exchange.as_ref(),
+            &self.judged.version,
+            self.judged.catalog.as_deref(),
+            (&self.tool, &self.arguments),
+        )
+    }
 }
 
 fn prediction(
