@@ -149,24 +149,36 @@ impl<W: io::Write> JsonWriter<W> {
     }
 
     fn write_text(&mut self, text: &str) -> io::Result<()> {
+        let bytes = text.as_bytes();
         let mut clean = 0;
-        for (at, c) in text.char_indices() {
+        let mut at = 0;
+        loop {
+            // Printable ASCII, newline and tab are safe: runs of them are skipped a byte at a
+            // time, without decoding a character (a 50 MiB frame is mostly such a run).
+            at += bytes[at..]
+                .iter()
+                .position(|&byte| !matches!(byte, b' '..=b'~' | b'\n' | b'\t'))
+                .unwrap_or(bytes.len() - at);
+            let Some(c) = text[at..].chars().next() else {
+                break;
+            };
             // A raw CR is whitespace between tokens (inside a string it is escaped): a space
             // keeps the value and cannot send the cursor back over the line, whoever reads it.
             if c == '\r' {
-                self.inner.write_all(&text.as_bytes()[clean..at])?;
+                self.inner.write_all(&bytes[clean..at])?;
                 self.inner.write_all(b" ")?;
                 clean = at + 1;
             } else if is_unsafe_in_json(c) {
-                self.inner.write_all(&text.as_bytes()[clean..at])?;
+                self.inner.write_all(&bytes[clean..at])?;
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     write!(self.inner, "\\u{unit:04x}")?;
                 }
                 clean = at + c.len_utf8();
             }
+            at += c.len_utf8();
         }
-        self.inner.write_all(&text.as_bytes()[clean..])
+        self.inner.write_all(&bytes[clean..])
     }
 }
 

@@ -541,3 +541,68 @@ while True:
     assert!(call.to_string().contains("early"), "{call:#}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server that sends more than the framing's budget (two 40 MiB lines) while the host is
+/// halfway through its request: the lines held back for the request's sake are told as they
+/// are once the budget runs short, instead of the framing waiting for the host's rest, queued
+/// behind them (this hung a run of `cargo bench --bench proxy`).
+#[test]
+fn answers_beyond_the_framing_budget_while_the_host_is_halfway_through_a_line_do_not_hang() {
+    let dir = temp_dir("budget");
+    let record = dir.join("budget.jsonl").to_string_lossy().into_owned();
+    let eager = r#"
+import sys
+seen = b""
+while not seen.endswith(b'"id":1,'):
+    byte = sys.stdin.buffer.read(1)
+    if not byte:
+        sys.exit(1)
+    seen += byte
+for n in (1, 2):
+    sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % n)
+    sys.stdout.buffer.write(b"x" * (40 << 20))
+    sys.stdout.buffer.write(b'"}]}}\n')
+    sys.stdout.flush()
+sys.stdin.buffer.read()
+"#;
+    let mut child = Command::new(sightline())
+        .args(["proxy", "--record", &record, "--", "python3", "-c", eager])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    write!(stdin, r#"{{"jsonrpc":"2.0","id":1,"#).unwrap();
+    stdin.flush().unwrap();
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    // A hang is a failure, not a test that never ends.
+    let watchdog = std::thread::spawn(move || {
+        if finished
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .is_err()
+        {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        }
+    });
+    for id in [1, 2] {
+        let mut answer = Vec::new();
+        stdout.read_until(b'\n', &mut answer).unwrap();
+        assert!(
+            answer.len() > 40 << 20
+                && answer.starts_with(format!(r#"{{"jsonrpc":"2.0","id":{id},"#).as_bytes()),
+            "answer {id}: {} bytes (the proxy hung and was killed?)",
+            answer.len()
+        );
+    }
+    writeln!(stdin, r#""method":"ping"}}"#).unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(recorded.matches(r#""type":"received""#).count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

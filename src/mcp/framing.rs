@@ -45,7 +45,7 @@ impl LineFramer {
     pub fn push(&mut self, mut bytes: &[u8]) -> Vec<Line> {
         let mut lines = Vec::new();
         while !bytes.is_empty() {
-            let newline = bytes.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', bytes);
             let (chunk, rest) = match newline {
                 Some(at) => (&bytes[..at], Some(&bytes[at + 1..])),
                 None => (bytes, None),

@@ -249,7 +249,8 @@ async fn pipe(
 }
 
 /// Bytes of the server's lines held back at most while the host is halfway through a line:
-/// beyond them the watch hears them as they are (it must never hold the pipes up).
+/// beyond them the watch hears them as they are (it must never hold the pipes up), as it does
+/// when the server's next chunk would wait for the budget they hold.
 const HELD: usize = 1024 * 1024;
 
 /// Frames what the pipes read, in the order they queued it, for the watch: each side's lines,
@@ -309,13 +310,22 @@ async fn frame_one(
         Side::Host => &mut *host,
         Side::Server => &mut *server,
     };
+    // Held lines keep the server's budget: told now, as they are, rather than have this chunk
+    // wait for budget only the host's next chunk, queued behind it, would free.
+    if from == Side::Server && !framing.fits_now(&chunk.bytes) {
+        for told in held.take() {
+            if seen.send(told).await.is_err() {
+                return false;
+            }
+        }
+    }
     let Some(lines) = framing.lines(from, &chunk).await else {
         return false;
     };
     let host_unfinished = host.unfinished() && !(from == Side::Host && chunk.bytes.is_empty());
     let mut watching = true;
     for told in lines {
-        if from == Side::Server && host_unfinished && held.bytes < HELD {
+        if from == Side::Server && host_unfinished && held.fits(&told) {
             held.hold(told);
         } else {
             watching &= seen.send(told).await.is_ok();
@@ -337,6 +347,14 @@ struct Held {
 }
 
 impl Held {
+    /// Whether `told` can be held within [`HELD`] (a larger line is told as it is).
+    fn fits(&self, told: &Seen) -> bool {
+        match told {
+            Seen::Line { line, .. } => self.bytes + size(line) <= HELD,
+            _ => true,
+        }
+    }
+
     fn hold(&mut self, told: Seen) {
         if let Seen::Line { line, .. } = &told {
             self.bytes += size(line);
@@ -376,6 +394,12 @@ impl Framing {
             framer: LineFramer::new(DEFAULT_MAX_FRAME_BYTES),
             in_hand: InHand::new(),
         }
+    }
+
+    /// Whether `chunk` can be framed without waiting for the watch to give budget back.
+    fn fits_now(&self, chunk: &[u8]) -> bool {
+        let wanted = chunk.len().min(IN_HAND - self.in_hand.held());
+        self.in_hand.budget.available_permits() >= wanted
     }
 
     /// Whether a line of this side is halfway through.
