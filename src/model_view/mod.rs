@@ -35,7 +35,7 @@ pub use host_checks::stopped_by_host;
 use hosts::{HostProfile, Keep, Shape, Structured};
 pub use json::ModelViewJson;
 use truncation::{Bounded, LineCount, write_blocks};
-pub use truncation::{Joined, Truncation};
+pub use truncation::{Joined, Truncation, thousands};
 
 /// The rule of the spec that decided whether the server's answer reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

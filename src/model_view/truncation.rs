@@ -279,7 +279,7 @@ impl Write for LineCount {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::fit::answer_blocks;
 use crate::headless::capture;
 use crate::model_view::hosts::{HostProfile, Keep, Limit, Persist, PersistOf};
+use crate::model_view::thousands;
 
 /// A text shorter than this is never taken for a cut one (the host's own words may be longer).
 const LONG: usize = 4096;
@@ -329,18 +330,6 @@ fn keyed(text: &str, values: &[(&'static str, String)]) -> String {
         .fold(text.to_owned(), |text, (key, value)| {
             text.replace(value.as_str(), &format!("{{{key}}}"))
         })
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// The longest common start of `a` and `b`, in bytes, on a character boundary.
