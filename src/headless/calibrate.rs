@@ -3,6 +3,8 @@
 //! predicts it: the error texts inferred around the server's words, the rest fitted (`fit`).
 
 mod cuts;
+#[cfg(test)]
+mod cuts_tests;
 mod fit;
 
 use std::collections::BTreeMap;
@@ -380,7 +382,7 @@ fn measured_threshold(
     let whole = cuts::uncut(profile);
     // A profile that does not predict a short text whole cannot tell a cut one.
     let short_predicted = captured.iter().any(|got| {
-        let blocks = fit::answer_blocks(got);
+        let blocks = super::capture::answer_blocks(got);
         matches!(blocks.as_slice(), [block] if block["type"] == "text")
             && cuts::long_text(got).is_none()
             && fit::predicts(&whole, got)

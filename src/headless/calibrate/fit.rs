@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::headless::capture;
+use crate::headless::capture::{self, answer_blocks};
 use crate::model_view::hosts::{Action, ArgumentCheck, Checks, HostProfile, Structured, Validator};
 
 /// Whether `profile` predicts what the host sent in one capture (`capture --json`).
@@ -367,17 +367,6 @@ fn has_tool(got: &Value) -> bool {
         .filter_map(|frame| frame.get("result")?.get("tools")?.as_array().cloned())
         .flatten()
         .any(|listed| listed["name"] == tool)
-}
-
-/// The content blocks of the server's answer to the call, from a capture's exchange.
-pub(super) fn answer_blocks(got: &Value) -> Vec<Value> {
-    got["exchange"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
-        .find_map(|frame| frame.get("result")?.get("content")?.as_array().cloned())
-        .unwrap_or_default()
 }
 
 /// The server's answer to the call (a result or an error), if it sent one.

@@ -371,3 +371,14 @@ fn write_text(
         Ok(())
     }
 }
+
+/// The content blocks of the server's answer to the call, from a capture's exchange.
+pub fn answer_blocks(got: &Value) -> Vec<Value> {
+    got["exchange"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+        .find_map(|frame| frame.get("result")?.get("content")?.as_array().cloned())
+        .unwrap_or_default()
+}
