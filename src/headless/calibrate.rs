@@ -96,7 +96,10 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
                 Err(error) => json!({"case": case.name, "matches": false, "error": error}),
             })
             .collect();
-        print_json(&json!({"host": args.host, "cases": cases, "differing": differing}));
+        // With --write, where the host cuts a long text, as the table says it.
+        let cut =
+            cut_measured.map(|(passes, captures)| json!({"passes": passes, "captures": captures}));
+        print_json(&json!({"host": args.host, "cases": cases, "differing": differing, "cut": cut}));
     } else {
         emit(|out| {
             write_table(out, args, &captured, differing, written.as_ref())?;
