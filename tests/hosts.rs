@@ -674,3 +674,50 @@ fn calibrate_writes_a_host_file_that_its_check_confirms() {
     assert_eq!(matched, predicted, "{checked:#}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A host that matches its built-in profile gets that profile back from `--write`, both of
+/// Claude Code's cuts (the saved preview above 50,000 bytes, the notice above 100,001) kept.
+#[test]
+fn calibrate_writes_back_a_profile_the_host_matches() {
+    require_hosts();
+    let written = std::env::temp_dir().join(format!(
+        "sightline-calibrate-cc-{}.toml",
+        std::process::id()
+    ));
+    let sightline = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let wrote = sightline(&[
+        "calibrate",
+        "claude-code",
+        "--write",
+        written.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&wrote.stdout).into_owned();
+    assert!(said.contains("22 of 22 cases match the profile"), "{said}");
+    assert!(said.contains("its profile predicting 22 of 22"), "{said}");
+    let file = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        file.contains("[hosts.claude-code.persist]") && file.contains("bytes = 100001"),
+        "{file}"
+    );
+    let checked = sightline(&[
+        "calibrate",
+        "claude-code",
+        "--host-file",
+        written.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    let _ = std::fs::remove_file(&written);
+}

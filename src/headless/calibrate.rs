@@ -56,20 +56,8 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
     let mut written = None;
     let mut cut_measured = None;
     if let Some(file) = &args.write {
-        let answered: Vec<&Value> = captured
-            .iter()
-            .filter_map(|(_, got)| got.as_ref().ok())
-            .collect();
-        let fitted = fit::fitted(inferred(base_profile(args), &captured), &answered, None);
-        // Where the host cuts a long text is measured, not guessed from three sizes.
-        let (threshold, more) = measured_threshold(&me, args, &fitted, &answered);
-        let answered: Vec<&Value> = answered.into_iter().chain(&more).collect();
-        let profile = if threshold.is_some() {
-            fit::fitted(cuts::uncut(&fitted), &answered, threshold)
-        } else {
-            fitted
-        };
-        cut_measured = threshold.map(|threshold| (threshold, more.len()));
+        let (profile, kept, cut) = fitted_profile(&me, args, &captured);
+        cut_measured = cut;
         // A whole host file: the profile, and the run table the captures ran.
         let run = super::capture::run_table(&args.host, args.host_file.as_deref());
         let text = format!("{}\n{}", hosts::to_file(&profile), run.unwrap_or_default());
@@ -82,7 +70,7 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
             .filter(|(_, got)| !matches!(got, Ok(got) if fit::predicts(&profile, got)))
             .map(|(case, _)| case.name)
             .collect();
-        written = Some((file, missed));
+        written = Some(Written { file, missed, kept });
     }
     if args.json {
         let cases: Vec<Value> = captured
@@ -120,13 +108,64 @@ pub fn calibrate(args: &CalibrateArgs) -> u8 {
     }
 }
 
+/// What `--write` wrote: where, the cases its profile does not predict, and whether it is the
+/// profile calibrate started from.
+struct Written<'a> {
+    file: &'a str,
+    missed: Vec<&'static str>,
+    kept: bool,
+}
+
+/// The profile `--write` writes: the base (the host file's, the built-in one or `spec`) with
+/// its error texts inferred and the rest fitted to the captures, its cut fitted to more
+/// captures where the host cuts; whether it is the base as it was (no fitted one predicted
+/// more); and where the host cuts, with how many captures more that took.
+fn fitted_profile(
+    me: &std::path::Path,
+    args: &CalibrateArgs,
+    captured: &[(&Case, Result<Value, String>)],
+) -> (HostProfile, bool, Option<(usize, usize)>) {
+    let answered: Vec<&Value> = captured
+        .iter()
+        .filter_map(|(_, got)| got.as_ref().ok())
+        .collect();
+    let base = base_profile(args);
+    let fitted = fit::fitted(inferred(base.clone(), captured), &answered, None);
+    // Where the host cuts a long text is measured, not guessed from three sizes.
+    let (threshold, more) = measured_threshold(me, args, &fitted, &answered);
+    let answered: Vec<&Value> = answered.into_iter().chain(&more).collect();
+    let profile = if threshold.is_some() {
+        // Refitted from the cuts the profile has (a host with two, such as Claude Code's
+        // saved preview and its limit, keeps both) and from none; the better one.
+        let from_cuts = fit::fitted(fitted.clone(), &answered, threshold);
+        let from_whole = fit::fitted(cuts::uncut(&fitted), &answered, threshold);
+        if fit::score(&from_whole, &answered) > fit::score(&from_cuts, &answered) {
+            from_whole
+        } else {
+            from_cuts
+        }
+    } else {
+        fitted
+    };
+    // Never worse than the profile calibrate started from: a host that matches its
+    // profile gets that profile back, with today's version and date.
+    let base = described(base, captured);
+    let kept = fit::score(&base, &answered) >= fit::score(&profile, &answered);
+    let profile = if kept { base } else { profile };
+    (
+        profile,
+        kept,
+        threshold.map(|threshold| (threshold, more.len())),
+    )
+}
+
 /// The table: the host and its version, each case and its first difference, the count.
 fn write_table(
     out: &mut dyn std::io::Write,
     args: &CalibrateArgs,
     captured: &[(&Case, Result<Value, String>)],
     differing: usize,
-    written: Option<&(&String, Vec<&str>)>,
+    written: Option<&Written>,
 ) -> std::io::Result<()> {
     let version = captured
         .iter()
@@ -181,13 +220,18 @@ fn write_table(
         CASES.len() - differing,
         CASES.len()
     )?;
-    if let Some((file, missed)) = written {
+    if let Some(Written { file, missed, kept }) = written {
+        let how = if *kept {
+            "the profile calibrate started from, its version and date today's: no fitted one \
+             predicted more"
+        } else {
+            "the error texts around the server's words, then structured content, blocks, \
+             argument checks, failures and cuts fitted to the captures"
+        };
         writeln!(
             out,
             "wrote {file}: a host file, its profile predicting {} of {} cases as this host \
-             answered them (the error texts around the server's words, then structured \
-             content, blocks, argument checks, failures and cuts fitted to the captures), and \
-             its run table; \
+             answered them ({how}), and its run table; \
              check it with `sightline calibrate {} --host-file {file} --check`",
             CASES.len() - missed.len(),
             CASES.len(),
@@ -248,11 +292,8 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
         if let Some(shape) = shape_of(&first["tool_result"]) {
             base.shape = shape;
         }
-        if let Some(version) = first["host_version"].as_str() {
-            let title = first["host_title"].as_str().unwrap_or(&base.name);
-            base.description = format!("{title} {version}, calibrated by sightline calibrate");
-        }
     }
+    base = described(base, captured);
     if let Some(got) = got(PROTOCOL_ERROR) {
         let error = server_error(got);
         match (got["text"].as_str(), error) {
@@ -312,12 +353,22 @@ pub fn inferred(mut base: HostProfile, captured: &[(&Case, Result<Value, String>
             }
         }
     }
-    if let Some(version) = captured
+    base
+}
+
+/// `base` said to be calibrated on the captured host's version, today.
+fn described(mut base: HostProfile, captured: &[(&Case, Result<Value, String>)]) -> HostProfile {
+    let Some(first) = captured
         .iter()
-        .find_map(|(_, got)| got.as_ref().ok()?["host_version"].as_str())
-    {
-        base.source = Some(calibrated_source(&base, version));
-    }
+        .filter_map(|(_, got)| got.as_ref().ok())
+        .find(|got| got["host_version"].is_string())
+    else {
+        return base;
+    };
+    let version = first["host_version"].as_str().unwrap_or_default();
+    let title = first["host_title"].as_str().unwrap_or(&base.name);
+    base.description = format!("{title} {version}, calibrated by sightline calibrate");
+    base.source = Some(calibrated_source(&base, version));
     base
 }
 
@@ -360,7 +411,13 @@ fn shape_of(message: &Value) -> Option<hosts::Shape> {
 /// becomes `{host_tools}` (in the server's order, by their own names: `{tools}`).
 fn unknown_tool_template(text: &str, tools: &[String]) -> (String, Option<String>) {
     let called = text
-        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ',' | '.'))
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '\'' | '"' | '`' | ',' | '.' | '<' | '>' | '(' | ')' | '[' | ']'
+                )
+        })
         .find(|word| word.contains("no_such_tool"));
     let tool_name = called.map(|word| word.replace("no_such_tool", "{tool}"));
     let mut template = text.to_owned();
@@ -500,5 +557,21 @@ mod tests {
             profile.failure_text,
             "An error occurred while running the tool. Please try again."
         );
+    }
+
+    #[test]
+    fn the_called_name_is_read_out_of_the_host_s_markup() {
+        let tools = ["book_flight".to_owned(), "echo".to_owned()];
+        let claude = "<tool_use_error>Error: No such tool available: mcp__srv__no_such_tool</tool_use_error>";
+        let (text, tool_name) = unknown_tool_template(claude, &tools);
+        assert_eq!(
+            text,
+            "<tool_use_error>Error: No such tool available: mcp__srv__{tool}</tool_use_error>"
+        );
+        assert_eq!(tool_name.as_deref(), Some("mcp__srv__{tool}"));
+        let listed = "Tool 'srv-no_such_tool' not found (srv-book_flight, srv-echo).";
+        let (text, tool_name) = unknown_tool_template(listed, &tools);
+        assert_eq!(text, "Tool 'srv-{tool}' not found ({host_tools}).");
+        assert_eq!(tool_name.as_deref(), Some("srv-{tool}"));
     }
 }

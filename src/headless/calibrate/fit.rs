@@ -24,6 +24,11 @@ fn predicts_replayed(profile: &HostProfile, got: &Value, replayed: &capture::Rep
             .is_none_or(|flag| flag == prediction.is_error)
 }
 
+/// How many of `captured` the profile predicts.
+pub fn score(profile: &HostProfile, captured: &[&Value]) -> usize {
+    captured.iter().filter(|got| predicts(profile, got)).count()
+}
+
 /// The profiles to try for one setting: the profile with that setting changed, value by value.
 type Candidates = fn(&HostProfile, &[&Value]) -> Vec<HostProfile>;
 
