@@ -190,24 +190,19 @@ fn wrapped(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
 }
 
 /// What audio and an embedded resource become, each on its own (the matrix has each alone):
-/// passed, as JSON, dropped, unwrapped (a resource's text alone) or the host's words.
+/// passed (with a caption or not), as JSON, dropped, unwrapped (a resource's text alone) or
+/// the host's words.
 fn media(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
     let mut candidates = Vec::new();
     for kind in ["audio", "resource"] {
         let mut options = block_options(profile, captured, kind);
         // Before the host's words: an embedded text that reads as itself is unwrapped.
         if kind == "resource" {
-            options.insert(3, (Action::Unwrap, None));
+            options.insert(3, BlockOption::plain(Action::Unwrap));
         }
-        for (action, words) in options {
+        for option in options {
             let mut candidate = profile.clone();
-            match kind {
-                "audio" => candidate.blocks.audio = action,
-                _ => candidate.blocks.resource = action,
-            }
-            if let Some(words) = words {
-                candidate.blocks.placeholders.insert(kind.to_owned(), words);
-            }
+            option.apply(&mut candidate, kind);
             candidates.push(candidate);
         }
     }
@@ -215,40 +210,65 @@ fn media(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
 }
 
 /// What an image and a resource link become, together (a capture holding both matches only
-/// when both are right): each passed, as JSON, dropped, or replaced by the host's words, read
-/// off each capture whose server answer had such a block.
+/// when both are right): each passed (with a caption or not), as JSON, dropped, or replaced by
+/// the host's words, read off each capture whose server answer had such a block.
 fn blocks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
     let images = block_options(profile, captured, "image");
     let links = block_options(profile, captured, "resource_link");
     let mut candidates = Vec::new();
-    for (image, image_words) in &images {
-        for (link, link_words) in &links {
+    for image in &images {
+        for link in &links {
             let mut candidate = profile.clone();
-            candidate.blocks.image = *image;
-            candidate.blocks.resource_link = *link;
-            for (kind, words) in [("image", image_words), ("resource_link", link_words)] {
-                if let Some(words) = words {
-                    candidate
-                        .blocks
-                        .placeholders
-                        .insert(kind.to_owned(), words.clone());
-                }
-            }
+            image.apply(&mut candidate, "image");
+            link.apply(&mut candidate, "resource_link");
             candidates.push(candidate);
         }
     }
     candidates
 }
 
-/// What a `kind` block may become: an action, and a placeholder's words.
-fn block_options(
-    profile: &HostProfile,
-    captured: &[&Value],
-    kind: &str,
-) -> Vec<(Action, Option<String>)> {
-    let mut options: Vec<(Action, Option<String>)> = [Action::Pass, Action::Json, Action::Drop]
+/// One thing a block may become: an action, with a placeholder's words or a caption's.
+#[derive(Clone)]
+struct BlockOption {
+    action: Action,
+    placeholder: Option<String>,
+    caption: Option<String>,
+}
+
+impl BlockOption {
+    fn plain(action: Action) -> Self {
+        Self {
+            action,
+            placeholder: None,
+            caption: None,
+        }
+    }
+
+    /// `profile` with a `kind` block becoming this.
+    fn apply(&self, profile: &mut HostProfile, kind: &str) {
+        let blocks = &mut profile.blocks;
+        match kind {
+            "image" => blocks.image = self.action,
+            "resource_link" => blocks.resource_link = self.action,
+            "audio" => blocks.audio = self.action,
+            _ => blocks.resource = self.action,
+        }
+        if let Some(words) = &self.placeholder {
+            blocks.placeholders.insert(kind.to_owned(), words.clone());
+        }
+        match &self.caption {
+            Some(words) => blocks.captions.insert(kind.to_owned(), words.clone()),
+            None => blocks.captions.remove(kind),
+        };
+    }
+}
+
+/// What a `kind` block may become: passed, as JSON, dropped, or for each line of the host's
+/// own a capture with such a block shows, that line as its placeholder or as its caption.
+fn block_options(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<BlockOption> {
+    let mut options: Vec<BlockOption> = [Action::Pass, Action::Json, Action::Drop]
         .into_iter()
-        .map(|action| (action, None))
+        .map(BlockOption::plain)
         .collect();
     // With every block but the text dropped, the host's other lines are its words for them.
     let mut dropped = profile.clone();
@@ -265,7 +285,19 @@ fn block_options(
         };
         let text = got["text"].as_str().unwrap_or_default();
         for line in text.lines().filter(|line| !without.text.contains(line)) {
-            options.push((Action::Placeholder, Some(in_block_keys(line, &block))));
+            let words = in_block_keys(line, &block);
+            let caption = match got["tool"].as_str().filter(|tool| !tool.is_empty()) {
+                Some(tool) => words.replace(tool, "{tool}"),
+                None => words.clone(),
+            };
+            options.push(BlockOption {
+                placeholder: Some(words),
+                ..BlockOption::plain(Action::Placeholder)
+            });
+            options.push(BlockOption {
+                caption: Some(caption),
+                ..BlockOption::plain(Action::Pass)
+            });
         }
     }
     options
@@ -519,6 +551,31 @@ pub(super) mod tests {
                 .get("resource_link")
                 .map(String::as_str),
             Some("Link: {name} ({uri})")
+        );
+        assert!(predicts(&fit, &got));
+    }
+
+    #[test]
+    fn a_caption_before_a_block_the_host_passes_is_fitted_with_the_tool_as_a_key() {
+        // Gemini CLI's captions, said by its built-in profile, fitted back from a profile
+        // without them.
+        let gemini = hosts::resolve("gemini-cli", &[]).unwrap();
+        let reply = json!({"result": {"content": [
+            {"type": "text", "text": "your pass"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+        ]}});
+        let mut got = capture("host_picture", &json!({}), Some(reply), "");
+        let said = capture::predicted(&got, &gemini).unwrap().text;
+        assert!(said.contains("[Tool 'host_picture' provided"), "{said}");
+        got["text"] = json!(said);
+        let mut uncaptioned = gemini.clone();
+        uncaptioned.blocks.captions.clear();
+        assert!(!predicts(&uncaptioned, &got));
+        let fit = fitted(uncaptioned, &[&got], None);
+        assert_eq!(fit.blocks.image, Action::Pass);
+        assert_eq!(
+            fit.blocks.captions.get("image"),
+            gemini.blocks.captions.get("image")
         );
         assert!(predicts(&fit, &got));
     }
