@@ -6,6 +6,8 @@ mod cuts;
 #[cfg(test)]
 mod cuts_tests;
 mod fit;
+#[cfg(test)]
+mod fit_tests;
 mod matrix;
 
 use serde_json::{Value, json};
@@ -130,7 +132,17 @@ fn fitted_profile(
         .filter_map(|(_, got)| got.as_ref().ok())
         .collect();
     let base = base_profile(args);
-    let fitted = fit::fitted(inferred(base.clone(), captured), &answered, None);
+    let mut fitted = fit::fitted(inferred(base.clone(), captured), &answered, None);
+    // Lines the host writes before everything of a call (Codex's "Wall time"), once, outside
+    // each text: the texts inferred without them.
+    if let Some(prefix) = common_call_prefix(captured) {
+        let mut prefixed = inferred(base.clone(), &without_prefix(captured, &prefix));
+        prefixed.call_prefix = Some(prefix);
+        let prefixed = fit::fitted(prefixed, &answered, None);
+        if fit::score(&prefixed, &answered) > fit::score(&fitted, &answered) {
+            fitted = prefixed;
+        }
+    }
     // Where the host cuts a long text is measured, not guessed from three sizes.
     let (threshold, more) = measured_threshold(me, args, &fitted, &answered);
     let answered: Vec<&Value> = answered.into_iter().chain(&more).collect();
@@ -157,6 +169,51 @@ fn fitted_profile(
         kept,
         threshold.map(|threshold| (threshold, more.len())),
     )
+}
+
+/// The lines every capture of a call the server was sent starts with (three captures at
+/// least), without the newline after them.
+fn common_call_prefix(captured: &[(&Case, Result<Value, String>)]) -> Option<String> {
+    let texts: Vec<&str> = captured
+        .iter()
+        .filter_map(|(_, got)| got.as_ref().ok())
+        .filter(|got| got["server_called"] == true)
+        .filter_map(|got| got["text"].as_str())
+        .collect();
+    let (first, rest) = texts.split_first()?;
+    if rest.len() < 2 {
+        return None;
+    }
+    let shared = rest.iter().fold(first.len(), |shared, text| {
+        let same = first.bytes().zip(text.bytes()).take_while(|(a, b)| a == b);
+        shared.min(same.count())
+    });
+    let end = first.as_bytes()[..shared]
+        .iter()
+        .rposition(|&b| b == b'\n')?;
+    Some(first[..end].to_owned()).filter(|prefix| !prefix.is_empty())
+}
+
+/// The captures with `prefix` and its newline taken off the text of each call the server was
+/// sent.
+fn without_prefix<'a>(
+    captured: &[(&'a Case, Result<Value, String>)],
+    prefix: &str,
+) -> Vec<(&'a Case, Result<Value, String>)> {
+    let lead = format!("{prefix}\n");
+    captured
+        .iter()
+        .map(|(case, got)| {
+            let mut got = got.clone();
+            if let Ok(got) = &mut got
+                && got["server_called"] == true
+                && let Some(rest) = got["text"].as_str().and_then(|t| t.strip_prefix(&lead))
+            {
+                got["text"] = Value::String(rest.to_owned());
+            }
+            (*case, got)
+        })
+        .collect()
 }
 
 /// The table: the host and its version, each case and its first difference, the count.
@@ -573,5 +630,41 @@ mod tests {
         let (text, tool_name) = unknown_tool_template(listed, &tools);
         assert_eq!(text, "Tool 'srv-{tool}' not found ({host_tools}).");
         assert_eq!(tool_name.as_deref(), Some("srv-{tool}"));
+    }
+
+    #[test]
+    fn lines_every_called_capture_starts_with_are_the_call_prefix() {
+        let texts = [
+            "Wall time: <seconds> seconds\nOutput:\nbooked",
+            "Wall time: <seconds> seconds\nOutput:\nWall of text",
+            "Wall time: <seconds> seconds\nOutput:\ndate in the past",
+        ];
+        let mut captured: Vec<(&Case, Result<Value, String>)> = texts
+            .iter()
+            .zip(CASES.iter())
+            .map(|(text, case)| (case, Ok(json!({"server_called": true, "text": text}))))
+            .collect();
+        // The host's own answer, the server never called, has no prefix.
+        captured.push((
+            &CASES[3],
+            Ok(json!({"server_called": false, "text": "no such tool"})),
+        ));
+        let prefix = common_call_prefix(&captured);
+        // Shared up to "Wall", but only whole lines are a prefix.
+        assert_eq!(
+            prefix.as_deref(),
+            Some("Wall time: <seconds> seconds\nOutput:")
+        );
+        let stripped = without_prefix(&captured, prefix.as_deref().unwrap());
+        let texts: Vec<&str> = stripped
+            .iter()
+            .map(|(_, got)| got.as_ref().unwrap()["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            ["booked", "Wall of text", "date in the past", "no such tool"]
+        );
+        // Two captures are no evidence of a prefix.
+        assert_eq!(common_call_prefix(&captured[..2]), None);
     }
 }

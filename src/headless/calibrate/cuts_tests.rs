@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use super::cuts::uncut;
-use super::fit::{self, tests::capture};
+use super::fit;
+use super::fit_tests::capture;
 use crate::demo_server::host_cases;
 use crate::headless::capture::predicted;
 use crate::model_view::hosts::{self, HostProfile};

@@ -5,7 +5,9 @@
 use serde_json::Value;
 
 use crate::headless::capture::{self, answer_blocks};
-use crate::model_view::hosts::{Action, ArgumentCheck, Checks, HostProfile, Structured, Validator};
+use crate::model_view::hosts::{
+    Abort, Action, ArgumentCheck, Checks, HostProfile, Structured, Validator,
+};
 
 /// Whether `profile` predicts what the host sent in one capture (`capture --json`).
 pub fn predicts(profile: &HostProfile, got: &Value) -> bool {
@@ -60,8 +62,8 @@ pub fn fitted(
             }
         }
     };
-    let dimensions: [Candidates; 7] = [
-        tool_error, failure, wrapped, structured, blocks, media, checks,
+    let dimensions: [Candidates; 8] = [
+        tool_error, failure, wrapped, structured, blocks, audio, resource, checks,
     ];
     for dimension in dimensions {
         keep(dimension(&profile, captured), &mut profile);
@@ -71,6 +73,15 @@ pub fn fitted(
         &mut profile,
     );
     profile
+}
+
+/// `text` without the profile's `call_prefix` and the newline after it, where it starts so.
+fn without_call_prefix<'a>(profile: &HostProfile, text: &'a str) -> &'a str {
+    profile
+        .call_prefix
+        .as_deref()
+        .and_then(|prefix| text.strip_prefix(prefix)?.strip_prefix('\n'))
+        .unwrap_or(text)
 }
 
 /// The keys a tool error's text can hold, each between two marks no text has.
@@ -134,25 +145,32 @@ fn structured(profile: &HostProfile, _: &[&Value]) -> Vec<HostProfile> {
 }
 
 /// The host's words when the server never answered (it exited mid-call): each such capture's
-/// text.
+/// text, with the tool's name as `{tool}` or not; where the model read nothing, the run ends.
 fn failure(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
-    captured
+    let died: Vec<&&Value> = captured
         .iter()
         .filter(|got| got["server_called"] == true && answer(got).is_none())
+        .collect();
+    let mut candidates: Vec<HostProfile> = died
+        .iter()
         .filter_map(|got| Some((got["text"].as_str()?, got["tool"].as_str()?)))
-        .flat_map(|(text, tool)| {
-            let keyed = if tool.is_empty() {
-                text.to_owned()
-            } else {
-                text.replace(tool, "{tool}")
-            };
-            [text.to_owned(), keyed]
-        })
+        // The host's lines before every call are the profile's already.
+        .map(|(text, tool)| (without_call_prefix(profile, text), tool))
+        .flat_map(|(text, tool)| [text.to_owned(), with_tool_key(text, tool)])
         .map(|text| HostProfile {
             failure_text: text,
             ..profile.clone()
         })
-        .collect()
+        .collect();
+    // A host whose run ends when its server does: the model reads nothing.
+    if died.iter().any(|got| got["text"].is_null())
+        && !profile.aborts_run_on.contains(&Abort::NoReply)
+    {
+        let mut ends = profile.clone();
+        ends.aborts_run_on.push(Abort::NoReply);
+        candidates.push(ends);
+    }
+    candidates
 }
 
 /// The host's words around a text (or an embedded text resource) it passes: each capture of
@@ -189,24 +207,44 @@ fn wrapped(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
     candidates
 }
 
-/// What audio and an embedded resource become, each on its own (the matrix has each alone):
-/// passed (with a caption or not), as JSON, dropped, unwrapped (a resource's text alone) or
-/// the host's words.
-fn media(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
-    let mut candidates = Vec::new();
-    for kind in ["audio", "resource"] {
-        let mut options = block_options(profile, captured, kind);
-        // Before the host's words: an embedded text that reads as itself is unwrapped.
-        if kind == "resource" {
-            options.insert(3, BlockOption::plain(Action::Unwrap));
-        }
-        for option in options {
+/// What audio becomes: passed (with a caption or not), as JSON, dropped, failed on, or the
+/// host's words.
+fn audio(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    alone(profile, captured, "audio", Vec::new())
+}
+
+/// What an embedded resource becomes: as audio, or unwrapped (its text alone).
+fn resource(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
+    alone(
+        profile,
+        captured,
+        "resource",
+        vec![BlockOption::plain(Action::Unwrap)],
+    )
+}
+
+/// A `kind` the matrix has alone in an answer, fitted on its own: each of its options, then
+/// `more` (tried before the host's words).
+fn alone(
+    profile: &HostProfile,
+    captured: &[&Value],
+    kind: &str,
+    more: Vec<BlockOption>,
+) -> Vec<HostProfile> {
+    let mut options = block_options(profile, captured, kind);
+    let plain = options
+        .iter()
+        .take_while(|o| o.placeholder.is_none() && o.caption.is_none());
+    let at = plain.count();
+    options.splice(at..at, more);
+    options
+        .into_iter()
+        .map(|option| {
             let mut candidate = profile.clone();
             option.apply(&mut candidate, kind);
-            candidates.push(candidate);
-        }
-    }
-    candidates
+            candidate
+        })
+        .collect()
 }
 
 /// What an image and a resource link become, together (a capture holding both matches only
@@ -233,6 +271,10 @@ struct BlockOption {
     action: Action,
     placeholder: Option<String>,
     caption: Option<String>,
+    /// A block the host fails on ends the run (`aborts_run_on` host-error).
+    ends_run: bool,
+    /// The caption in the block's place, the placeholder after every other block.
+    placeholder_last: bool,
 }
 
 impl BlockOption {
@@ -241,6 +283,8 @@ impl BlockOption {
             action,
             placeholder: None,
             caption: None,
+            ends_run: false,
+            placeholder_last: false,
         }
     }
 
@@ -260,16 +304,27 @@ impl BlockOption {
             Some(words) => blocks.captions.insert(kind.to_owned(), words.clone()),
             None => blocks.captions.remove(kind),
         };
+        if self.placeholder_last {
+            blocks.placeholders_last = true;
+        }
+        if self.ends_run && !profile.aborts_run_on.contains(&Abort::HostError) {
+            profile.aborts_run_on.push(Abort::HostError);
+        }
     }
 }
 
-/// What a `kind` block may become: passed, as JSON, dropped, or for each line of the host's
-/// own a capture with such a block shows, that line as its placeholder or as its caption.
+/// What a `kind` block may become: passed, as JSON, dropped, failed on (the run ending with
+/// it or not), or for each line of the host's own a capture with such a block shows, that
+/// line as its placeholder or as its caption.
 fn block_options(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<BlockOption> {
-    let mut options: Vec<BlockOption> = [Action::Pass, Action::Json, Action::Drop]
+    let mut options: Vec<BlockOption> = [Action::Pass, Action::Json, Action::Drop, Action::Throw]
         .into_iter()
         .map(BlockOption::plain)
         .collect();
+    options.push(BlockOption {
+        ends_run: true,
+        ..BlockOption::plain(Action::Throw)
+    });
     // With every block but the text dropped, the host's other lines are its words for them.
     let mut dropped = profile.clone();
     dropped.blocks.image = Action::Drop;
@@ -284,23 +339,42 @@ fn block_options(profile: &HostProfile, captured: &[&Value], kind: &str) -> Vec<
             continue;
         };
         let text = got["text"].as_str().unwrap_or_default();
-        for line in text.lines().filter(|line| !without.text.contains(line)) {
+        let tool = got["tool"].as_str().unwrap_or_default();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| !without.text.contains(line))
+            .collect();
+        for (at, line) in lines.iter().enumerate() {
             let words = in_block_keys(line, &block);
-            let caption = match got["tool"].as_str().filter(|tool| !tool.is_empty()) {
-                Some(tool) => words.replace(tool, "{tool}"),
-                None => words.clone(),
-            };
             options.push(BlockOption {
-                placeholder: Some(words),
+                placeholder: Some(words.clone()),
                 ..BlockOption::plain(Action::Placeholder)
             });
             options.push(BlockOption {
-                caption: Some(caption),
+                caption: Some(with_tool_key(&words, tool)),
                 ..BlockOption::plain(Action::Pass)
             });
+            // A caption in its place and the placeholder after all else (Qwen Code's image).
+            for later in &lines[at + 1..] {
+                options.push(BlockOption {
+                    placeholder: Some(in_block_keys(later, &block)),
+                    caption: Some(with_tool_key(&words, tool)),
+                    placeholder_last: true,
+                    ..BlockOption::plain(Action::Placeholder)
+                });
+            }
         }
     }
     options
+}
+
+/// `words` with the tool's name as `{tool}`.
+fn with_tool_key(words: &str, tool: &str) -> String {
+    if tool.is_empty() {
+        words.to_owned()
+    } else {
+        words.replace(tool, "{tool}")
+    }
 }
 
 /// A line of the host's with the block's string fields as `{key}`s, longest value first.
@@ -342,6 +416,7 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
         .filter(|got| got["server_called"] == false && has_tool(got))
         .collect();
     let mut candidates = Vec::new();
+    let mut own = Vec::new();
     for arguments in [ArgumentCheck::Required, ArgumentCheck::Schema] {
         for validator in [Validator::Sightline, Validator::Ajv] {
             for (data_var, coerce_types) in ["data", "params", "args", "arguments", "input"]
@@ -366,6 +441,17 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
                     let Some(error) = capture::predicted(got, &candidate) else {
                         continue;
                     };
+                    // A host that says a sentence of its own, not the validator's words: tried
+                    // after every check whose words it holds.
+                    if !said.is_empty() && !said.contains(&error.text) {
+                        own.push(HostProfile {
+                            checks: Some(Checks {
+                                invalid_arguments_text: said.to_owned(),
+                                ..checks.clone()
+                            }),
+                            ..profile.clone()
+                        });
+                    }
                     if !error.text.is_empty() && said != error.text && said.contains(&error.text) {
                         let tool = got["tool"].as_str().unwrap_or_default();
                         let around = said.replacen(&error.text, "\u{0}", 1);
@@ -389,6 +475,7 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
             }
         }
     }
+    candidates.extend(own);
     candidates
 }
 
@@ -428,155 +515,4 @@ fn answer(got: &Value) -> Option<Value> {
             at == session && frame.get("method").is_none() && frame["id"] == call["id"]
         })
         .map(|(_, frame)| frame.clone())
-}
-
-#[cfg(test)]
-pub(super) mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use serde_json::json;
-
-    use super::*;
-    use crate::model_view::hosts;
-
-    /// A capture of `tool` called with `arguments` on a server listing `book_flight`: the host
-    /// read `text`, after the server answered `reply` (none: the host never called it).
-    pub(in crate::headless::calibrate) fn capture(
-        tool: &str,
-        arguments: &Value,
-        reply: Option<Value>,
-        text: &str,
-    ) -> Value {
-        let schema = json!({"type": "object", "properties": {"date": {"type": "string", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"}}, "required": ["date"]});
-        let mut tools = vec![json!({"name": "book_flight", "inputSchema": schema})];
-        if tool != "book_flight" {
-            tools.push(json!({"name": tool, "inputSchema": {"type": "object"}}));
-        }
-        let mut frames = vec![
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}),
-            json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}),
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
-        ];
-        let called = reply.is_some();
-        if let Some(reply) = reply {
-            frames.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}));
-            let mut reply = reply;
-            reply["jsonrpc"] = json!("2.0");
-            reply["id"] = json!(2);
-            frames.push(reply);
-        }
-        let exchange: Vec<Value> = frames
-            .iter()
-            .enumerate()
-            .map(|(at, frame)| {
-                let dir = if frame.get("method").is_some() {
-                    "send"
-                } else {
-                    "recv"
-                };
-                json!({"session": 0, "dir": dir, "ms": at, "frame": frame.to_string()})
-            })
-            .collect();
-        json!({"tool": tool, "arguments": arguments, "exchange": exchange, "server_called": called, "text": text, "error_flag": null})
-    }
-
-    #[test]
-    fn a_tool_error_s_words_become_a_template_of_the_keys_the_model_view_fills() {
-        let arguments = json!({"date": "12/12/2024"});
-        let reply = json!({"result": {"content": [{"type": "text", "text": "date in the past"}], "isError": true}});
-        let said = r#"Tool 'book_flight' failed with {"date":"12/12/2024"}: date in the past"#;
-        let got = capture("book_flight", &arguments, Some(reply), said);
-        let fit = fitted(hosts::spec().clone(), &[&got], None);
-        assert_eq!(
-            fit.tool_error_text.as_deref(),
-            Some("Tool '{tool}' failed with {arguments}: {text}")
-        );
-        assert!(predicts(&fit, &got));
-    }
-
-    #[test]
-    fn a_host_that_refuses_arguments_itself_gets_the_check_and_the_words_that_predict_it() {
-        // What a host checking the schema with Ajv (its arguments named `params`) would say,
-        // behind words of its own: the built-in Qwen Code profile's check, reworded.
-        let mut target = hosts::resolve("qwen-code", &[]).unwrap();
-        target.checks.as_mut().unwrap().invalid_arguments_text =
-            "Invalid input for {tool}: {error}".to_owned();
-        let mut got = capture("book_flight", &json!({"date": "2099-12-12"}), None, "");
-        let said = capture::predicted(&got, &target).unwrap().text;
-        assert!(said.starts_with("Invalid input for "), "{said}");
-        got["text"] = json!(said);
-        let fit = fitted(hosts::spec().clone(), &[&got], None);
-        let checks = fit.checks.as_ref().unwrap();
-        assert_eq!(checks.arguments, ArgumentCheck::Schema);
-        assert_eq!(checks.validator, Validator::Ajv);
-        assert_eq!(checks.data_var, "params");
-        assert_eq!(
-            checks.invalid_arguments_text,
-            "Invalid input for {tool}: {error}"
-        );
-        // The server answered a call it was sent: no check is fitted to that.
-        let answered = capture(
-            "book_flight",
-            &json!({"date": "12/12/2099"}),
-            Some(json!({"result": {"content": [{"type": "text", "text": "booked"}]}})),
-            "booked",
-        );
-        let plain = super::fitted(hosts::spec().clone(), &[&answered], None);
-        assert_eq!(plain.checks, hosts::spec().checks);
-    }
-
-    #[test]
-    fn blocks_the_host_drops_or_replaces_are_fitted_together_its_words_with_the_block_s_fields_as_keys()
-     {
-        let reply = json!({"result": {"content": [
-            {"type": "text", "text": "your pass"},
-            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-            {"type": "resource_link", "uri": "file:///pass.pdf", "name": "pass.pdf"},
-        ]}});
-        let said = "your pass\nLink: pass.pdf (file:///pass.pdf)";
-        let got = capture(
-            "book_flight",
-            &json!({"date": "12/12/2099"}),
-            Some(reply),
-            said,
-        );
-        let fit = fitted(hosts::spec().clone(), &[&got], None);
-        // Both at once: neither alone makes the capture's text.
-        assert_eq!(fit.blocks.image, Action::Drop);
-        assert_eq!(fit.blocks.resource_link, Action::Placeholder);
-        assert_eq!(
-            fit.blocks
-                .placeholders
-                .get("resource_link")
-                .map(String::as_str),
-            Some("Link: {name} ({uri})")
-        );
-        assert!(predicts(&fit, &got));
-    }
-
-    #[test]
-    fn a_caption_before_a_block_the_host_passes_is_fitted_with_the_tool_as_a_key() {
-        // Gemini CLI's captions, said by its built-in profile, fitted back from a profile
-        // without them.
-        let gemini = hosts::resolve("gemini-cli", &[]).unwrap();
-        let reply = json!({"result": {"content": [
-            {"type": "text", "text": "your pass"},
-            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-        ]}});
-        let mut got = capture("host_picture", &json!({}), Some(reply), "");
-        let said = capture::predicted(&got, &gemini).unwrap().text;
-        assert!(said.contains("[Tool 'host_picture' provided"), "{said}");
-        got["text"] = json!(said);
-        let mut uncaptioned = gemini.clone();
-        uncaptioned.blocks.captions.clear();
-        assert!(!predicts(&uncaptioned, &got));
-        let fit = fitted(uncaptioned, &[&got], None);
-        assert_eq!(fit.blocks.image, Action::Pass);
-        assert_eq!(
-            fit.blocks.captions.get("image"),
-            gemini.blocks.captions.get("image")
-        );
-        assert!(predicts(&fit, &got));
-    }
 }
