@@ -77,27 +77,30 @@ pub async fn run(
         return Err(NotStarted(format!("{program}: no pipes")));
     };
     let gathered = Arc::new(Gathered::default());
+    let queued = Arc::new(Semaphore::new(QUEUED));
+    // Every pipe's queue is counted before the framing starts: a framing that ran first would
+    // find no pipe and nothing queued, take that for the end, and leave the pipes waiting for
+    // budget only it gives back (the proxy hung, now and then, before its first frame).
+    let (host_queue, errors_queue, server_queue) = (
+        Queue::new(&gathered, &queued),
+        Queue::new(&gathered, &queued),
+        Queue::new(&gathered, &queued),
+    );
     // Framed where it is watched, off the thread that passes bytes on.
     let framing = watch.spawn(frame(Arc::clone(&gathered), seen.clone()));
-    let queued = Arc::new(Semaphore::new(QUEUED));
     let to_server = tokio::spawn(pipe(
         host_pipes::host_in(),
         child_in,
         Some(Side::Host),
-        Queue::new(&gathered, &queued),
+        host_queue,
     ));
-    let errors = tokio::spawn(pipe(
-        child_err,
-        tokio::io::stderr(),
-        None,
-        Queue::new(&gathered, &queued),
-    ));
+    let errors = tokio::spawn(pipe(child_err, tokio::io::stderr(), None, errors_queue));
     // The server's stdout ending means it is done: the host sees our stdout end with it.
     let output = pipe(
         child_out,
         host_pipes::host_out(),
         Some(Side::Server),
-        Queue::new(&gathered, &queued),
+        server_queue,
     );
     drop(gathered);
     tokio::pin!(output);
