@@ -607,6 +607,16 @@ fn the_readme_table_is_what_the_hosts_sent() {
     );
 }
 
+/// `sightline ARGS` from the checkout, stdin closed, run to its end.
+fn sightline(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// `calibrate --write` from a host file that has only its run table (a host sightline knows
 /// nothing of: the Agents SDK under another name) writes a whole host file whose profile
 /// predicts what the table says it does, and `--check` with that file finds the same.
@@ -623,14 +633,6 @@ fn calibrate_writes_a_host_file_that_its_check_confirms() {
     let table = dir.join("mine.toml");
     std::fs::write(&table, run.replace("[run.openai-agents", "[run.mine")).unwrap();
     let written = dir.join("written.toml");
-    let sightline = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_sightline"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
     let wrote = sightline(&[
         "calibrate",
         "mine",
@@ -684,14 +686,6 @@ fn calibrate_writes_back_a_profile_the_host_matches() {
         "sightline-calibrate-cc-{}.toml",
         std::process::id()
     ));
-    let sightline = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_sightline"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
     let wrote = sightline(&[
         "calibrate",
         "claude-code",
