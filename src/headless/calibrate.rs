@@ -498,11 +498,7 @@ fn unknown_tool_template(text: &str, tools: &[String]) -> (String, Option<String
 
 /// The names the server listed, in its order, from a capture's exchange.
 fn server_tools(got: &Value) -> Vec<String> {
-    got["exchange"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+    super::capture::exchange_frames(got)
         .find_map(|frame| {
             let tools = frame.get("result")?.get("tools")?.as_array()?.clone();
             Some(

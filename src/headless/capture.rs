@@ -23,7 +23,7 @@ use crate::transport::Target;
 pub use host::version_in;
 use host::{Host, Setup};
 use model::{ModelRequest, Plan, ToolResult};
-pub use report::{Replayed, answer_blocks, predicted};
+pub use report::{Replayed, answer_blocks, exchange_frames, predicted};
 
 /// What a capture found, before it is printed.
 struct Captured {

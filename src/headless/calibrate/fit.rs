@@ -483,11 +483,7 @@ fn checks(profile: &HostProfile, captured: &[&Value]) -> Vec<HostProfile> {
 /// every host, checked or not).
 fn has_tool(got: &Value) -> bool {
     let tool = got["tool"].as_str().unwrap_or_default();
-    got["exchange"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+    capture::exchange_frames(got)
         .filter_map(|frame| frame.get("result")?.get("tools")?.as_array().cloned())
         .flatten()
         .any(|listed| listed["name"] == tool)

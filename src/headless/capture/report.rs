@@ -372,13 +372,18 @@ fn write_text(
     }
 }
 
-/// The content blocks of the server's answer to the call, from a capture's exchange.
-pub fn answer_blocks(got: &Value) -> Vec<Value> {
+/// The frames of a capture's exchange (`capture --json`), parsed, in order.
+pub fn exchange_frames(got: &Value) -> impl Iterator<Item = Value> + '_ {
     got["exchange"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|frame| serde_json::from_str::<Value>(frame["frame"].as_str()?).ok())
+}
+
+/// The content blocks of the server's answer to the call, from a capture's exchange.
+pub fn answer_blocks(got: &Value) -> Vec<Value> {
+    exchange_frames(got)
         .find_map(|frame| frame.get("result")?.get("content")?.as_array().cloned())
         .unwrap_or_default()
 }
