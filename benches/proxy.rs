@@ -452,6 +452,8 @@ fn relay() {
             child.stdin.take().expect("stdin"),
             child.stdout.take().expect("stdout"),
         );
+        // Widened as the proxy widens it, read as much at once: the same floor.
+        let _ = rustix::pipe::fcntl_setpipe_size(&child_out, 1 << 20);
         let mut host_in = sightline::proxy::host_pipes::host_in();
         let mut host_out = sightline::proxy::host_pipes::host_out();
         let up = tokio::spawn(async move {
@@ -462,7 +464,7 @@ fn relay() {
                 }
             }
         });
-        let mut buffer = vec![0u8; 64 * 1024];
+        let mut buffer = vec![0u8; 256 * 1024];
         while let Ok(read @ 1..) = child_out.read(&mut buffer).await {
             if host_out.write_all(&buffer[..read]).await.is_err() {
                 break;

@@ -108,6 +108,11 @@ impl LineFramer {
         line
     }
 
+    /// Bytes of the line not yet ended (skipped ones included): what the next newline ends.
+    pub fn pending(&self) -> usize {
+        self.skipping.unwrap_or(self.buffer.len())
+    }
+
     pub fn limit(&self) -> usize {
         self.max
     }
@@ -178,6 +183,21 @@ mod tests {
         );
         let lines = framer.push(b"gh\nok\n");
         assert_eq!(lines, vec![Line::Oversized { len: 17 }, complete("ok")]);
+    }
+
+    #[test]
+    fn pending_counts_the_bytes_the_next_newline_ends() {
+        let mut framer = LineFramer::new(8);
+        framer.push(b"ab\ncd");
+        assert_eq!(framer.pending(), 2);
+        framer.push(b"efghijk");
+        assert_eq!(
+            framer.pending(),
+            9,
+            "an oversized line's skipped bytes count"
+        );
+        framer.push(b"\n");
+        assert_eq!(framer.pending(), 0);
     }
 
     #[test]

@@ -22,8 +22,17 @@ use crate::mcp::Timestamp;
 use crate::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, Line, LineFramer};
 use crate::transport::now;
 
-/// How much one read takes at most.
-const CHUNK: usize = 64 * 1024;
+/// How much one read takes at most: a large answer comes in a few large reads, not many small
+/// ones (each read is a hand-over between processes).
+const CHUNK: usize = 256 * 1024;
+
+/// The size the server's stdout pipe is widened to (Linux's default ceiling for any process),
+/// so that one read can take a [`CHUNK`] the server wrote; 64 KiB when the kernel refuses.
+const SERVER_PIPE: usize = 1024 * 1024;
+
+/// Buffers one pipe reads into, at most, before it allocates afresh: enough for the chunks the
+/// framing has not finished with while it keeps up.
+const BUFFERS: usize = 8;
 
 /// Bytes of frames the framing may have in hand at once, at most: the line it is framing and
 /// the lines the watch has not finished with, per side. One frame of the largest size fits; a
@@ -76,6 +85,8 @@ pub async fn run(
     else {
         return Err(NotStarted(format!("{program}: no pipes")));
     };
+    // A failure leaves the pipe as it was: slower for a large answer, nothing else.
+    let _ = rustix::pipe::fcntl_setpipe_size(&child_out, SERVER_PIPE);
     let gathered = Arc::new(Gathered::default());
     let queued = Arc::new(Semaphore::new(QUEUED));
     // Every pipe's queue is counted before the framing starts: a framing that ran first would
@@ -229,18 +240,14 @@ async fn pipe(
     side: Option<Side>,
     queue: Queue,
 ) {
-    let mut buffer = BytesMut::with_capacity(CHUNK);
+    let mut buffers = Buffers::default();
     let mut open = true;
     loop {
-        if buffer.capacity() < CHUNK / 4 {
-            // Reads share one allocation until it is used up: none per frame.
-            buffer.reserve(CHUNK);
-        }
-        match from.read_buf(&mut buffer).await {
+        match from.read_buf(buffers.for_a_read()).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let chunk = buffer.split().freeze();
+        let chunk = buffers.take();
         queue.push(side, chunk.clone()).await;
         if open && (to.write_all(&chunk).await.is_err() || to.flush().await.is_err()) {
             // The reader is gone; what the writer still says is watched, not lost.
@@ -249,6 +256,49 @@ async fn pipe(
     }
     queue.push(side, Bytes::new()).await;
     let _ = to.shutdown().await;
+}
+
+/// What one pipe reads into: a few buffers taken in turn, each read into again once the framing
+/// is done with every chunk of it, so a stream of reads touches memory that is already the
+/// process's (a fresh page costs a fault and a zeroing, dearer than the copy into it). Reads share
+/// a buffer until it is used up: no allocation per frame.
+#[derive(Default)]
+struct Buffers {
+    ring: Vec<BytesMut>,
+    at: usize,
+}
+
+impl Buffers {
+    /// A buffer with room for a read of at least a quarter [`CHUNK`].
+    fn for_a_read(&mut self) -> &mut BytesMut {
+        let full = self
+            .ring
+            .get(self.at)
+            .is_none_or(|buffer| buffer.capacity() < CHUNK / 4);
+        if full {
+            let turns = self.ring.len();
+            let free = (1..=turns)
+                .map(|step| (self.at + step) % turns)
+                .find(|&at| self.ring[at].try_reclaim(CHUNK));
+            match free {
+                Some(at) => self.at = at,
+                None if turns < BUFFERS => {
+                    self.ring.push(BytesMut::with_capacity(CHUNK));
+                    self.at = turns;
+                }
+                // All still framed: a fresh one (the framing gives the old ones back as it goes).
+                None => self.ring[self.at] = BytesMut::with_capacity(CHUNK),
+            }
+        }
+        &mut self.ring[self.at]
+    }
+
+    /// What the last read put in the current buffer.
+    fn take(&mut self) -> Bytes {
+        self.ring
+            .get_mut(self.at)
+            .map_or_else(Bytes::new, |buffer| buffer.split().freeze())
+    }
 }
 
 /// Bytes of the server's lines held back at most while the host is halfway through a line:
@@ -442,6 +492,7 @@ impl Framing {
                 told(line, budget)
             })
             .collect();
+        self.in_hand.partial = self.framer.pending();
         self.in_hand.framed();
         Some(lines)
     }
@@ -483,10 +534,6 @@ impl InHand {
                 None => self.framing = Some(permit),
             }
         }
-        self.partial = match memchr::memrchr(b'\n', chunk) {
-            Some(at) => chunk.len() - at - 1,
-            None => self.partial + chunk.len(),
-        };
         true
     }
 
@@ -529,5 +576,47 @@ fn size(line: &Line) -> usize {
         Line::Text(text) => text.len(),
         Line::Bytes(bytes) => bytes.len(),
         Line::Oversized { .. } => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(buffers: &mut Buffers, bytes: usize) -> Bytes {
+        buffers.for_a_read().extend_from_slice(&vec![b'x'; bytes]);
+        buffers.take()
+    }
+
+    #[test]
+    fn a_buffer_the_framing_is_done_with_is_read_into_again() {
+        let mut buffers = Buffers::default();
+        let first = read(&mut buffers, CHUNK);
+        let at = first.as_ptr();
+        drop(first);
+        let second = read(&mut buffers, CHUNK);
+        assert_eq!(second.as_ptr(), at, "the same memory, not a new allocation");
+        assert_eq!(buffers.ring.len(), 1);
+    }
+
+    #[test]
+    fn chunks_still_framed_keep_their_memory_and_reads_go_elsewhere() {
+        let mut buffers = Buffers::default();
+        let held: Vec<Bytes> = (0..BUFFERS + 2)
+            .map(|_| read(&mut buffers, CHUNK))
+            .collect();
+        assert_eq!(buffers.ring.len(), BUFFERS, "bounded, however far behind");
+        let mut starts: Vec<_> = held.iter().map(|chunk| chunk.as_ptr()).collect();
+        starts.dedup();
+        assert_eq!(starts.len(), held.len(), "no chunk was overwritten");
+        assert!(held.iter().all(|chunk| chunk.iter().all(|&b| b == b'x')));
+    }
+
+    #[test]
+    fn small_reads_share_a_buffer() {
+        let mut buffers = Buffers::default();
+        let chunks: Vec<Bytes> = (0..10).map(|_| read(&mut buffers, 100)).collect();
+        assert_eq!(buffers.ring.len(), 1);
+        assert_eq!(chunks[1].as_ptr(), chunks[0].as_ptr().wrapping_add(100));
     }
 }
