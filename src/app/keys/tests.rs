@@ -455,3 +455,32 @@ fn the_readme_example_is_a_keys_file_without_a_mistake() {
         Some(Command::SendRequest)
     );
 }
+
+/// Every binding of a keymap, a line each: section, key, command, the help's label and text.
+fn listed(keys: &Keymap) -> String {
+    keys.bindings()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {} {} | {} | {}\n",
+                b.scope.section(),
+                super::names::name(b.code, b.modifiers),
+                b.command.name(),
+                b.keys,
+                b.help
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_keys_file_written_for_an_earlier_main_binds_what_it_bound_then() {
+    // Every command by its name, loaded on the main of 2026-12-03 and listed as it bound them.
+    let keys = rebound(include_str!(
+        "../../../tests/fixtures/keys/main-2026-12-03.toml"
+    ));
+    assert_eq!(
+        listed(&keys),
+        include_str!("../../../tests/fixtures/keys/main-2026-12-03.bindings")
+    );
+}
