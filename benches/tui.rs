@@ -3,6 +3,7 @@
 //! result arrived.
 //! Run: `cargo bench --bench tui`.
 
+use sightline::app::action::Move;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -188,7 +189,7 @@ fn huge_result(c: &mut Criterion) {
                     &mut state,
                     Action::Session(SessionEvent::CallFinished(Box::new(finished))),
                 );
-                update(&mut state, Action::Command(Command::SelectPrev));
+                update(&mut state, Action::Command(Command::Move(Move::SelectPrev)));
                 terminal
                     .draw(|frame| sightline::ui::render(frame, &state, &theme))
                     .expect("a TestBackend draws");

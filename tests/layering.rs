@@ -456,3 +456,56 @@ fn the_check_catches_what_main_had_and_ignores_comments() {
     assert!(found[0].starts_with("1: crate::transport"));
     assert!(found[2].starts_with("4: Instant"));
 }
+
+/// The code map of `ARCHITECTURE.md`: each module heading and the modules its "May import:"
+/// line names.
+fn code_map() -> Vec<(String, BTreeSet<String>)> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("ARCHITECTURE.md at the root");
+    let map = doc.split("## Code map").nth(1).expect("a code map section");
+    let mut modules = Vec::new();
+    for section in map.split("### `").skip(1) {
+        let name = section.split('`').next().unwrap_or_default().to_owned();
+        let imports = section
+            .lines()
+            .find_map(|line| line.strip_prefix("May import:"))
+            .unwrap_or_else(|| panic!("ARCHITECTURE.md: `{name}` has no \"May import:\" line"));
+        let named = imports
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect();
+        modules.push((name, named));
+    }
+    modules
+}
+
+#[test]
+fn the_architecture_doc_maps_every_module_with_the_imports_the_table_allows() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub mod "))
+        .map(|rest| rest.trim_end_matches(';').to_owned())
+        .collect();
+    let map = code_map();
+    let named: BTreeSet<String> = map.iter().map(|(name, _)| name.clone()).collect();
+    assert_eq!(
+        named, declared,
+        "the code map names every top-level module, and only those"
+    );
+    for (name, imports) in &map {
+        let allowed: BTreeSet<String> = ALLOWED
+            .iter()
+            .find(|(module, _)| module == name)
+            .map(|(_, to)| to.iter().map(|&m| m.to_owned()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            imports, &allowed,
+            "ARCHITECTURE.md: what `{name}` may import"
+        );
+    }
+}

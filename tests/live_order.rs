@@ -5,6 +5,7 @@
 
 mod common;
 
+use sightline::app::action::{Lens, Move, Output};
 use std::time::Duration;
 
 use serde_json::json;
@@ -186,12 +187,12 @@ async fn the_live_order_flags_the_reply_row_and_links_it_to_its_call() {
     assert!(flagged_row.contains("-32602"), "{flagged_row}");
 
     // Selecting the flagged reply row shows its own call, not the latest.
-    update(state, Action::Command(Command::FocusNext));
-    update(state, Action::Command(Command::FocusNext));
+    update(state, Action::Command(Command::Move(Move::FocusNext)));
+    update(state, Action::Command(Command::Move(Move::FocusNext)));
     let (row, ..) = rows[0];
     let up = state.log.lines.len() - 1 - row;
     for _ in 0..up {
-        update(state, Action::Command(Command::SelectPrev));
+        update(state, Action::Command(Command::Move(Move::SelectPrev)));
     }
     assert_eq!(state.log.selected, Some(row));
     let current = state.current_call().unwrap();
@@ -247,7 +248,7 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         update(&mut session.state, Action::Session(event));
     }
     let state = &mut session.state;
-    let effects = update(state, Action::Command(Command::SaveCall));
+    let effects = update(state, Action::Command(Command::Output(Output::SaveCall)));
     let [sightline::app::Effect::Save { path, text }] = &effects[..] else {
         panic!("{effects:?}");
     };
@@ -282,9 +283,12 @@ async fn a_saved_call_replays_and_serves_its_answers_again() {
         "{answer}"
     );
     // J: the same call as pretty JSON, with the model's side under the current host.
-    let effects = update(state, Action::Command(Command::CycleHost));
+    let effects = update(state, Action::Command(Command::Lens(Lens::Host)));
     assert!(effects.is_empty());
-    let effects = update(state, Action::Command(Command::SaveCallJson));
+    let effects = update(
+        state,
+        Action::Command(Command::Output(Output::SaveCallJson)),
+    );
     let [
         sightline::app::Effect::Save {
             path: json_path,
@@ -346,7 +350,7 @@ async fn the_whole_log_saved_reloads_with_every_frame_and_call() {
         update(&mut session.state, Action::Session(event));
     }
     let state = &mut session.state;
-    let effects = update(state, Action::Command(Command::SaveLog));
+    let effects = update(state, Action::Command(Command::Output(Output::SaveLog)));
     let [sightline::app::Effect::Save { path, text }] = &effects[..] else {
         panic!("{effects:?}");
     };
@@ -534,12 +538,16 @@ async fn a_replay_holds_only_the_big_frames_it_shows() {
     assert_eq!(notices, 3, "the three big log notifications are stored");
 
     let mut reads = 0;
-    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+    for command in [
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::SelectFirst),
+    ] {
         stored.both(command);
     }
     for _ in 0..stored.replayed.state.log.lines.len() {
         let before = stored.replayed.state.read_back.clone();
-        stored.both(Command::SelectNext);
+        stored.both(Command::Move(Move::SelectNext));
         let after = &stored.replayed.state.read_back;
         reads += usize::from(before.call != after.call) + usize::from(before.frame != after.frame);
         assert!(after.failed.is_none());
@@ -563,11 +571,15 @@ async fn a_replay_holds_only_the_big_frames_it_shows() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_replayed_call_read_back_copies_and_exports_as_live() {
     let mut stored = stored_replay("export").await;
-    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+    for command in [
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::SelectFirst),
+    ] {
         stored.both(command);
     }
     while stored.live.state.current_call_index() != Some(0) {
-        stored.both(Command::SelectNext);
+        stored.both(Command::Move(Move::SelectNext));
     }
     assert_eq!(
         stored
@@ -580,17 +592,17 @@ async fn a_replayed_call_read_back_copies_and_exports_as_live() {
         Some(0)
     );
     for command in [
-        Command::CycleHost,
-        Command::CopyResponse,
-        Command::CopyModelView,
-        Command::SaveCall,
-        Command::SaveCallJson,
+        Command::Lens(Lens::Host),
+        Command::Output(Output::CopyResponse),
+        Command::Output(Output::CopyModelView),
+        Command::Output(Output::SaveCall),
+        Command::Output(Output::SaveCallJson),
     ] {
         let (live, replayed) = stored.both(command);
         assert_eq!(replayed, live, "{command:?}");
         assert_eq!(panes(&stored.replayed.state), panes(&stored.live.state));
     }
-    let (_, effects) = stored.both(Command::SaveLog);
+    let (_, effects) = stored.both(Command::Output(Output::SaveLog));
     let [sightline::app::Effect::CopyFile { from, .. }] = &effects[..] else {
         panic!("{effects:?}");
     };
@@ -602,11 +614,15 @@ async fn a_replayed_call_read_back_copies_and_exports_as_live() {
 async fn a_transcript_changed_under_its_replay_is_said() {
     let mut stored = stored_replay("changed").await;
     std::fs::write(&stored.transcript.path, "{}\n".repeat(100_000)).unwrap();
-    for command in [Command::FocusNext, Command::FocusNext, Command::SelectFirst] {
+    for command in [
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::FocusNext),
+        Command::Move(Move::SelectFirst),
+    ] {
         stored.both(command);
     }
     while stored.live.state.current_call_index() != Some(0) {
-        stored.both(Command::SelectNext);
+        stored.both(Command::Move(Move::SelectNext));
     }
     let state = &stored.replayed.state;
     let status = &state.status.as_ref().unwrap().text;

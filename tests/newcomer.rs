@@ -166,7 +166,9 @@ fn a_call_saved_with_j_replays_judged_as_the_live_session_judged_it() {
     }
     let effects = sightline::app::update(
         &mut session.state,
-        sightline::app::Action::Command(sightline::app::action::Command::SaveCallJson),
+        sightline::app::Action::Command(sightline::app::action::Command::Output(
+            sightline::app::action::Output::SaveCallJson,
+        )),
     );
     let [sightline::app::Effect::Save { path, text }] = &effects[..] else {
         panic!("{effects:?}");

@@ -6,6 +6,7 @@ mod common;
 use common::{PAST, PAST_AS_32602, STRUCTURED, Session, screen};
 use ratatui::backend::Backend;
 use serde_json::json;
+use sightline::app::action::{Edit, Lens, Move, Output, Question, ToServer, View};
 use sightline::app::state::Focus;
 use sightline::app::{Command, Keymap};
 use sightline::client::LogEvent;
@@ -43,7 +44,7 @@ fn startup_with_tools_listed() {
 fn the_editor_with_a_skeleton() {
     snapshot("editor", |s| {
         demo(s);
-        s.command(Command::OpenEditor);
+        s.command(Command::Edit(Edit::OpenEditor));
         assert_eq!(s.state.focus, Focus::Editor);
     });
 }
@@ -52,7 +53,7 @@ fn the_editor_with_a_skeleton() {
 fn the_editor_puts_the_terminal_cursor_on_the_first_value() {
     snapshot("editor_cursor", |s| {
         demo(s);
-        s.command(Command::OpenEditor);
+        s.command(Command::Edit(Edit::OpenEditor));
         let mut backend = common::backend(&s.state, &Theme::fallback());
         // The first required value is departureDate's: the cursor waits inside its quotes.
         let cursor = backend.get_cursor_position().unwrap();
@@ -81,12 +82,12 @@ fn the_status_line_shows_a_message_and_the_pending_call() {
             &json!({"departureDate": "12/12/2024"}),
             PAST_AS_32602,
         );
-        s.command(Command::CopyResponse);
+        s.command(Command::Output(Output::CopyResponse));
         s.state.pending_calls = 1;
     });
     let mut session = Session::new(80, 24);
     legacy_demo(&mut session);
-    session.command(Command::Reconnect);
+    session.command(Command::ToServer(ToServer::Reconnect));
     let drawn = screen(&session.state, &Theme::fallback());
     let status = drawn.lines().last().unwrap_or_default().to_owned();
     assert!(status.contains("reconnecting…"), "{status}");
@@ -115,7 +116,7 @@ fn long_lines_in_detail_wrap_or_end_in_an_ellipsis() {
     snapshot("detail_cut", |s| {
         legacy_demo(s);
         s.call(3, "book_flight", &json!({"departureDate": "x"}), &reply);
-        s.command(Command::ToggleWrap);
+        s.command(Command::View(View::Wrap));
     });
 }
 
@@ -123,7 +124,8 @@ fn long_lines_in_detail_wrap_or_end_in_an_ellipsis() {
 fn the_help_scrolled_to_its_end() {
     snapshot("help_end", |s| {
         demo(s);
-        s.command(Command::ToggleHelp).command(Command::SelectLast);
+        s.command(Command::Help)
+            .command(Command::Move(Move::SelectLast));
     });
 }
 
@@ -137,9 +139,9 @@ fn a_server_of_32_tools_with_long_descriptions() {
         demo(s);
         s.tools(&tools);
         for _ in 0..20 {
-            s.command(Command::SelectNext);
+            s.command(Command::Move(Move::SelectNext));
         }
-        s.command(Command::SelectPrev);
+        s.command(Command::Move(Move::SelectPrev));
     });
 }
 
@@ -179,7 +181,7 @@ fn a_protocol_error_with_the_may_rule_on() {
             &json!({"departureDate": "12/12/2024"}),
             PAST_AS_32602,
         );
-        s.command(Command::ToggleForwarding);
+        s.command(Command::Lens(Lens::Forwarding));
     });
 }
 
@@ -202,7 +204,8 @@ fn success_with_structured_content_per_host_profile() {
             &json!({"flightNumber": "LH123"}),
             STRUCTURED,
         );
-        s.command(Command::CycleHost).command(Command::CycleHost);
+        s.command(Command::Lens(Lens::Host))
+            .command(Command::Lens(Lens::Host));
     });
 }
 
@@ -246,7 +249,7 @@ fn the_real_host_beside_the_prediction() {
             PAST_AS_32602,
         );
         s.host("claude-code");
-        s.command(Command::CaptureOnHost);
+        s.command(Command::ToServer(ToServer::CaptureOnHost));
         if !result.is_null() {
             let call = s.state.model.as_ref().unwrap().call;
             sightline::app::update(
@@ -320,7 +323,7 @@ fn a_pending_call_shows_its_progress() {
 fn the_help_overlay() {
     snapshot("help", |s| {
         demo(s);
-        s.command(Command::ToggleHelp);
+        s.command(Command::Help);
     });
 }
 
@@ -334,7 +337,8 @@ fn the_help_lists_the_keys_of_a_keys_file_and_the_status_line_its_mistakes() {
         s.state.settings.keys = keys;
         s.state.show_warnings(&warnings);
         // The end of the help: the rebound rows of both modes.
-        s.command(Command::ToggleHelp).command(Command::SelectLast);
+        s.command(Command::Help)
+            .command(Command::Move(Move::SelectLast));
     });
 }
 
@@ -344,9 +348,9 @@ fn the_stderr_console() {
         demo(s);
         s.log(LogEvent::Stderr("INFO  booking service warmed up".into()));
         s.received(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"db","data":"slow query: 812 ms"}}"#, "");
-        s.command(Command::FocusNext)
-            .command(Command::FocusNext)
-            .command(Command::ToggleConsole);
+        s.command(Command::Move(Move::FocusNext))
+            .command(Command::Move(Move::FocusNext))
+            .command(Command::View(View::Console));
     });
 }
 
@@ -390,9 +394,10 @@ fn selecting_an_earlier_entry_shows_its_call() {
             &json!({"departureDate": "12/12/2099"}),
             r#""result":{"content":[{"type":"text","text":"Booked."}]}"#,
         );
-        s.command(Command::FocusNext).command(Command::FocusNext);
+        s.command(Command::Move(Move::FocusNext))
+            .command(Command::Move(Move::FocusNext));
         for _ in 0..3 {
-            s.command(Command::SelectPrev);
+            s.command(Command::Move(Move::SelectPrev));
         }
     });
 }
@@ -461,7 +466,7 @@ fn tiny_terminals_draw_without_panicking() {
     for (width, height) in [(1, 1), (10, 3), (20, 5), (40, 10), (300, 100)] {
         let mut session = Session::new(width, height);
         every_class(&mut session);
-        session.command(Command::ToggleHelp);
+        session.command(Command::Help);
         let drawn = screen(&session.state, &Theme::fallback());
         assert!(!drawn.is_empty(), "{width}x{height}");
     }
@@ -502,10 +507,12 @@ fn http_details_and_a_rejected_tool() {
             body: None,
         };
         s.call_over_http(3, "execute_sql", &json!({}), PAST, http);
-        s.command(Command::FocusNext).command(Command::FocusNext);
+        s.command(Command::Move(Move::FocusNext))
+            .command(Command::Move(Move::FocusNext));
         assert_eq!(s.state.focus, Focus::Log);
         // From the newest row (the answer) up to the HTTP row.
-        s.command(Command::SelectLast).command(Command::SelectPrev);
+        s.command(Command::Move(Move::SelectLast))
+            .command(Command::Move(Move::SelectPrev));
         let detail = s.state.log.detail.join("\n");
         assert!(
             detail.starts_with("⇄ HTTP POST"),
@@ -584,7 +591,7 @@ fn the_question_panel_says_what_breaks_the_schema() {
                 json!({"action": "decline"}),
             )),
         });
-        s.command(sightline::app::Command::Accept);
+        s.command(sightline::app::Command::Question(Question::Accept));
     });
 }
 
@@ -626,16 +633,18 @@ fn the_audit_of_a_tool() {
     };
     snapshot("audit_plan", |s| {
         feed(s, &setup);
-        s.command(Command::Audit);
+        s.command(Command::ToServer(ToServer::Audit));
     });
     snapshot("audit_running", |s| {
         feed(s, &setup);
-        s.command(Command::Audit).command(Command::OpenEditor);
+        s.command(Command::ToServer(ToServer::Audit))
+            .command(Command::Edit(Edit::OpenEditor));
         feed(s, &calls[..calls.len() / 2]);
     });
     snapshot("audit_table", |s| {
         feed(s, &setup);
-        s.command(Command::Audit).command(Command::OpenEditor);
+        s.command(Command::ToServer(ToServer::Audit))
+            .command(Command::Edit(Edit::OpenEditor));
         feed(s, &calls);
         let audit = s.state.audit.as_ref().expect("the table stays");
         assert_eq!(audit.phase, sightline::app::audit_panel::Phase::Done);
@@ -646,14 +655,16 @@ fn the_audit_of_a_tool() {
     });
     snapshot("audit_row_opened", |s| {
         feed(s, &setup);
-        s.command(Command::Audit).command(Command::OpenEditor);
+        s.command(Command::ToServer(ToServer::Audit))
+            .command(Command::Edit(Edit::OpenEditor));
         feed(s, &calls);
-        s.command(Command::SelectFirst).command(Command::SelectNext);
+        s.command(Command::Move(Move::SelectFirst))
+            .command(Command::Move(Move::SelectNext));
         let call = s.state.audit.as_ref().unwrap().rows[1]
             .as_ref()
             .unwrap()
             .call;
-        s.command(Command::OpenEditor);
+        s.command(Command::Edit(Edit::OpenEditor));
         assert!(s.state.audit.is_none());
         let line = &s.state.log.lines[s.state.log.selected.unwrap()];
         assert_eq!(line.exchange, Some(call), "the row's own exchange");
@@ -740,7 +751,7 @@ fn any_tool_name_or_description_keeps_every_row_its_width() {
             session.event(SessionEvent::ToolsListed(std::sync::Arc::new(
                 vec![sightline::mcp::messages::Tool::from_value(&tool)].into(),
             )));
-            session.command(Command::OpenEditor);
+            session.command(Command::Edit(Edit::OpenEditor));
             let backend = common::backend(&session.state, &Theme::fallback());
             let buffer = backend.buffer();
             for y in 0..height {
@@ -804,10 +815,10 @@ fn an_oauth_flow_reads_in_the_log_as_its_notes_always_did() {
         for session in [&mut typed, &mut noted] {
             // The URL's row, whose whole text Detail shows.
             session
-                .command(Command::FocusNext)
-                .command(Command::FocusNext)
-                .command(Command::SelectLast)
-                .command(Command::SelectPrev);
+                .command(Command::Move(Move::FocusNext))
+                .command(Command::Move(Move::FocusNext))
+                .command(Command::Move(Move::SelectLast))
+                .command(Command::Move(Move::SelectPrev));
         }
         assert!(typed.state.log.detail.join("").contains(&url));
         assert_eq!(typed.state.log.detail, noted.state.log.detail);

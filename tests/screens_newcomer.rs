@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Session, screen};
+use sightline::app::action::Output;
 use sightline::app::{Action, update};
 use sightline::theme::Theme;
 
@@ -44,7 +45,9 @@ fn a_call_saved_with_j_opens_as_its_transcript() {
     let mut live = replayed(120, 40, &fixture);
     let effects = update(
         &mut live.state,
-        Action::Command(sightline::app::action::Command::SaveCallJson),
+        Action::Command(sightline::app::action::Command::Output(
+            Output::SaveCallJson,
+        )),
     );
     let [sightline::app::Effect::Save { text, .. }] = &effects[..] else {
         panic!("{effects:?}");

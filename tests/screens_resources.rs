@@ -9,6 +9,7 @@ mod common;
 use common::{Session, screen};
 use serde_json::json;
 use sightline::app::Command;
+use sightline::app::action::{Edit, Move, Shelves, ToServer};
 use sightline::app::state::Focus;
 use sightline::mcp::era::Era;
 use sightline::theme::Theme;
@@ -39,7 +40,7 @@ fn timetable(s: &mut Session) {
 #[test]
 fn the_resources_shelf() {
     snapshot("resources", |s| {
-        s.catalog().command(Command::ShowResources);
+        s.catalog().command(Command::Shelves(Shelves::Resources));
     });
 }
 
@@ -47,8 +48,8 @@ fn the_resources_shelf() {
 fn a_text_resource_read() {
     snapshot("resources_text", |s| {
         s.catalog()
-            .command(Command::ShowResources)
-            .command(Command::OpenEditor);
+            .command(Command::Shelves(Shelves::Resources))
+            .command(Command::Edit(Edit::OpenEditor));
         timetable(s);
     });
 }
@@ -57,9 +58,9 @@ fn a_text_resource_read() {
 fn a_blob_resource_read() {
     snapshot("resources_blob", |s| {
         s.catalog()
-            .command(Command::ShowResources)
-            .command(Command::SelectNext)
-            .command(Command::OpenEditor);
+            .command(Command::Shelves(Shelves::Resources))
+            .command(Command::Move(Move::SelectNext))
+            .command(Command::Edit(Edit::OpenEditor));
         s.answer(
             6,
             "resources/read",
@@ -74,9 +75,9 @@ fn a_blob_resource_read() {
 fn the_template_form() {
     snapshot("resources_template", |s| {
         s.catalog()
-            .command(Command::ShowResources)
-            .command(Command::SelectLast)
-            .command(Command::OpenEditor);
+            .command(Command::Shelves(Shelves::Resources))
+            .command(Command::Move(Move::SelectLast))
+            .command(Command::Edit(Edit::OpenEditor));
         assert_eq!(s.state.focus, Focus::Editor);
     });
 }
@@ -84,7 +85,7 @@ fn the_template_form() {
 #[test]
 fn the_prompts_shelf() {
     snapshot("prompts", |s| {
-        s.catalog().command(Command::ShowPrompts);
+        s.catalog().command(Command::Shelves(Shelves::Prompts));
     });
 }
 
@@ -92,9 +93,9 @@ fn the_prompts_shelf() {
 fn a_prompts_messages() {
     snapshot("prompts_messages", |s| {
         s.catalog()
-            .command(Command::ShowPrompts)
-            .command(Command::OpenEditor)
-            .command(Command::SendRequest);
+            .command(Command::Shelves(Shelves::Prompts))
+            .command(Command::Edit(Edit::OpenEditor))
+            .command(Command::ToServer(ToServer::Request));
         s.answer(
             7,
             "prompts/get",
@@ -114,8 +115,8 @@ fn a_prompts_messages() {
 fn completion_suggestions_in_the_prompt_form() {
     snapshot("prompts_completion", |s| {
         s.catalog()
-            .command(Command::ShowPrompts)
-            .command(Command::OpenEditor);
+            .command(Command::Shelves(Shelves::Prompts))
+            .command(Command::Edit(Edit::OpenEditor));
         // Typed in the live order: the key, then the completion request it leads to answered.
         let key = crossterm::event::KeyEvent::new(
             crossterm::event::KeyCode::Char('L'),
@@ -138,8 +139,8 @@ fn completion_suggestions_in_the_prompt_form() {
 fn a_subscribed_resource_that_was_updated() {
     snapshot("resources_updated", |s| {
         s.catalog()
-            .command(Command::ShowResources)
-            .command(Command::ToggleSubscription);
+            .command(Command::Shelves(Shelves::Resources))
+            .command(Command::Shelves(Shelves::Subscription));
         s.answer(
             6,
             "resources/subscribe",
@@ -156,8 +157,8 @@ fn a_subscribed_resource_that_was_updated() {
 fn a_listen_stream_before_and_after_its_acknowledgement() {
     let listening = |s: &mut Session| {
         s.catalog_in(Era::Modern, "2026-07-28")
-            .command(Command::ShowResources)
-            .command(Command::ToggleSubscription);
+            .command(Command::Shelves(Shelves::Resources))
+            .command(Command::Shelves(Shelves::Subscription));
         s.sent(r#"{"jsonrpc":"2.0","id":6,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]}}}"#);
     };
     snapshot("resources_listening", listening);
@@ -170,7 +171,9 @@ fn a_listen_stream_before_and_after_its_acknowledgement() {
 #[test]
 fn a_hostile_servers_names_and_contents_are_drawn_safe() {
     let mut session = Session::new(120, 40);
-    session.catalog().command(Command::ShowResources);
+    session
+        .catalog()
+        .command(Command::Shelves(Shelves::Resources));
     // The shelf was listed once: a list_changed lists it again, now with hostile text.
     session.notified(r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#);
     session.answer(
@@ -181,7 +184,7 @@ fn a_hostile_servers_names_and_contents_are_drawn_safe() {
             {"uri": "evil://\u{1b}[2Jx", "name": "\u{1b}]52;c;aGk=\u{7}clip", "description": "\u{202e}reversed"},
         ]}}),
     );
-    session.command(Command::OpenEditor);
+    session.command(Command::Edit(Edit::OpenEditor));
     session.answer(
         11,
         "resources/read",

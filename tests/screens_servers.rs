@@ -9,6 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
+use sightline::app::action::{Edit, Move, Servers, ToServer};
 use sightline::app::state::{AppState, Settings};
 use sightline::app::workspace::{self, Server, Workspace};
 use sightline::app::{Action, Command};
@@ -93,8 +94,14 @@ fn the_server_bar_with_three_servers_in_different_states() {
 fn the_server_bar_keeps_the_failed_server_readable_when_it_is_shown() {
     let (width, height) = (80, 24);
     let mut workspace = three(width, height);
-    workspace::update(&mut workspace, Action::Command(Command::NextServer));
-    workspace::update(&mut workspace, Action::Command(Command::NextServer));
+    workspace::update(
+        &mut workspace,
+        Action::Command(Command::Servers(Servers::Next)),
+    );
+    workspace::update(
+        &mut workspace,
+        Action::Command(Command::Servers(Servers::Next)),
+    );
     let screen = draw(&workspace, width, height);
     let bar = screen.lines().next().unwrap();
     assert!(bar.contains("3 python failed: cannot start"), "{bar}");
@@ -103,10 +110,13 @@ fn the_server_bar_keeps_the_failed_server_readable_when_it_is_shown() {
 
 /// `book_flight` with a past date in the shown server's editor, and `B`.
 fn compare(workspace: &mut Workspace) {
-    workspace::update(workspace, Action::Command(Command::OpenEditor));
+    workspace::update(workspace, Action::Command(Command::Edit(Edit::OpenEditor)));
     let editor = &mut workspace.servers[0].state.editor;
     editor.textarea = tui_textarea::TextArea::new(vec![r#"{"departureDate":"12/12/2024"}"#.into()]);
-    workspace::update(workspace, Action::Command(Command::SideBySide));
+    workspace::update(
+        workspace,
+        Action::Command(Command::ToServer(ToServer::SideBySide)),
+    );
 }
 
 /// Server `index` answers the comparison's call with `reply`, in the live order.
@@ -157,7 +167,10 @@ fn the_sep1303_pair_side_by_side() {
 fn the_sep1303_pair_scrolled_to_the_end_at_80x24() {
     let (width, height) = (80, 24);
     let mut workspace = sep1303_pair(width, height);
-    workspace::update(&mut workspace, Action::Command(Command::SelectLast));
+    workspace::update(
+        &mut workspace,
+        Action::Command(Command::Move(Move::SelectLast)),
+    );
     let screen = draw(&workspace, width, height);
     assert!(screen.contains("↑ 14 above"), "{screen}");
     assert!(!screen.contains("more ┘"), "nothing left below:\n{screen}");

@@ -60,241 +60,304 @@ pub enum Mouse {
     ScrolledDown { column: u16, row: u16 },
 }
 
-/// User intents, bound to keys by the keymap. `keys.toml` names them in snake case
-/// (`send_request`, `copy_model_view`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Declares a group of commands: each variant with its `keys.toml` name and its words in the
+/// help, in one place, so a new command is named and described where it is declared.
+macro_rules! group {
+    ($(#[$meta:meta])* $group:ident {
+        $($(#[$doc:meta])* $variant:ident = $name:literal, $help:literal;)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $group {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $group {
+            /// Every command of the group, in the order declared.
+            pub const ALL: &'static [$group] = &[$($group::$variant,)*];
+
+            /// Its name in `keys.toml`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($group::$variant => $name,)*
+                }
+            }
+
+            /// What it does, in a few words.
+            pub fn help(self) -> &'static str {
+                match self {
+                    $($group::$variant => $help,)*
+                }
+            }
+        }
+    };
+}
+
+/// User intents, bound to keys by the keymap: the few every screen knows, and groups that each
+/// handler takes or lets pass as a whole. `keys.toml` names each command flat, in snake case
+/// (`send_request`, `copy_model_view`, `show_server_2`), as it always has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Command {
     /// Leave sightline.
     Quit,
-    /// Send the answer the question panel shows.
-    Accept,
-    /// Declare the tasks extension, or stop declaring it.
-    ToggleTasks,
-    /// Whether tools with an invalid `x-mcp-header` may be called.
-    ToggleInvalidHeaders,
-    /// Decline the server's question.
-    Decline,
-    /// Move the focus to the next pane.
-    FocusNext,
-    /// Move the focus to the previous pane.
-    FocusPrev,
-    /// Select the next row of the focused pane.
-    SelectNext,
-    /// Select the previous row of the focused pane.
-    SelectPrev,
-    /// Move a page down.
-    PageDown,
-    /// Move a page up.
-    PageUp,
-    /// Select the first row.
-    SelectFirst,
-    /// Select the last row (and follow new entries).
-    SelectLast,
-    /// Open the editor for the selected tool.
-    OpenEditor,
-    /// Leave the editor, or close the help.
-    Back,
-    /// Send the request in the editor.
-    SendRequest,
     /// Show or hide the key help.
-    ToggleHelp,
-    /// Show or hide the selected tool's input schema.
-    ToggleSchema,
-    /// Show the server console (stderr, log notifications) instead of the exchange log.
-    ToggleConsole,
-    /// Turn client-side argument validation on or off.
-    ToggleValidation,
-    /// Turn the MAY rule (forward protocol errors to the model) on or off.
-    ToggleForwarding,
-    /// Use the next host profile.
-    CycleHost,
-    /// Copy the selected exchange's request.
-    CopyRequest,
-    /// Copy the selected exchange's response.
-    CopyResponse,
-    /// Copy what the model sees.
-    CopyModelView,
-    /// Copy the equivalent `sightline call …` command line.
-    CopyCommandLine,
-    /// Re-run the selected call through the real host of the current profile.
-    CaptureOnHost,
-    /// Save the selected call as a transcript.
-    SaveCall,
-    /// Save the selected call as pretty JSON, with what the model sees.
-    SaveCallJson,
-    /// Save the whole log as a transcript.
-    SaveLog,
-    /// Audit the selected tool (SEP-1303 cases), after showing the plan.
-    Audit,
-    /// Restart the server and connect again.
-    Reconnect,
-    /// Cancel the pending call.
-    CancelCall,
-    /// In the editor: select the next placeholder value.
-    NextPlaceholder,
-    /// In the editor: select the previous placeholder value.
-    PrevPlaceholder,
-    /// Wrap Detail and the model view, or not.
-    ToggleWrap,
-    /// Scroll Detail or the model view left (when not wrapped).
-    ScrollLeft,
-    /// Scroll Detail or the model view right (when not wrapped).
-    ScrollRight,
-    /// Show the next server, when several are open.
-    NextServer,
-    /// Show the previous server, when several are open.
-    PrevServer,
-    /// Send the editor's request to every connected server and compare their answers (again
-    /// when the comparison is open; reopened when the request is the last one compared).
-    SideBySide,
-    /// Show server 1 (of several open).
-    #[serde(rename = "show_server_1")]
-    ShowServer1,
-    /// Show server 2 (of several open).
-    #[serde(rename = "show_server_2")]
-    ShowServer2,
-    /// Show server 3 (of several open).
-    #[serde(rename = "show_server_3")]
-    ShowServer3,
-    /// Show server 4 (of several open).
-    #[serde(rename = "show_server_4")]
-    ShowServer4,
-    /// Show server 5 (of several open).
-    #[serde(rename = "show_server_5")]
-    ShowServer5,
-    /// Show server 6 (of several open).
-    #[serde(rename = "show_server_6")]
-    ShowServer6,
-    /// Show server 7 (of several open).
-    #[serde(rename = "show_server_7")]
-    ShowServer7,
-    /// Show server 8 (of several open).
-    #[serde(rename = "show_server_8")]
-    ShowServer8,
-    /// Show server 9 (of several open).
-    #[serde(rename = "show_server_9")]
-    ShowServer9,
-    /// Open the free-form request composer (any method, params as typed).
-    OpenComposer,
-    /// Send `ping` and show its round trip.
-    Ping,
-    /// Send `logging/setLevel` with the next level.
-    SetLogLevel,
-    /// Show the server's name, era, transport, instructions and capabilities.
-    ShowServerInfo,
-    /// Show the tools in the left column.
-    ShowTools,
-    /// Show the resources and resource templates in the left column.
-    ShowResources,
-    /// Show the prompts in the left column.
-    ShowPrompts,
-    /// Save the contents Detail shows (a read, an embedded resource) to a file.
-    SaveContents,
-    /// Subscribe to the selected resource's updates, or unsubscribe.
-    ToggleSubscription,
-    /// In a prompt or template form: take the first completion suggestion.
-    AcceptCompletion,
-    /// Open the next resource the current call's result links to or embeds.
-    OpenLink,
+    Help,
+    /// Leave the editor, close an overlay, or cancel the question.
+    Back,
+    Move(Move),
+    View(View),
+    Edit(Edit),
+    ToServer(ToServer),
+    Lens(Lens),
+    Output(Output),
+    Shelves(Shelves),
+    Question(Question),
+    Servers(Servers),
 }
 
-impl Command {
-    /// What the command does, in a few words: the help's text for a key that `keys.toml` binds
-    /// where the built-in table has no row of its own to reuse.
-    // Each by name, so that a new command must say what it does.
-    #[deny(clippy::wildcard_enum_match_arm)]
-    pub fn help(self) -> &'static str {
+group! {
+    /// Moving the focus, the selection or the scroll.
+    Move {
+        /// Move the focus to the next pane.
+        FocusNext = "focus_next", "next pane";
+        /// Move the focus to the previous pane.
+        FocusPrev = "focus_prev", "previous pane";
+        SelectNext = "select_next", "next row";
+        SelectPrev = "select_prev", "previous row";
+        PageDown = "page_down", "page down";
+        PageUp = "page_up", "page up";
+        SelectFirst = "select_first", "first row";
+        /// Select the last row (and follow new entries).
+        SelectLast = "select_last", "last row; follow new entries";
+        /// Scroll Detail or the model view left (when not wrapped).
+        ScrollLeft = "scroll_left", "scroll Detail / the model view left (wrap off)";
+        ScrollRight = "scroll_right", "scroll Detail / the model view right (wrap off)";
+    }
+}
+
+group! {
+    /// What the panes show of the selection.
+    View {
+        /// The selected tool's input schema, in full.
+        Schema = "toggle_schema", "the selected tool's description and schema, in full";
+        /// The server console (stderr, log notifications) instead of the exchange log.
+        Console = "toggle_console", "server console (stderr, log messages)";
+        /// Wrap Detail and the model view, or not.
+        Wrap = "toggle_wrap", "wrap Detail and the model view on / off";
+    }
+}
+
+group! {
+    /// Writing a request: the tool's editor, the free-form composer.
+    Edit {
+        OpenEditor = "open_editor", "edit the request of the selected tool";
+        /// Open the free-form request composer (any method, params as typed).
+        OpenComposer = "open_composer", "compose any request: method, then params as JSON";
+        /// In the editor: select the next placeholder value.
+        NextPlaceholder = "next_placeholder", "next value";
+        PrevPlaceholder = "prev_placeholder", "previous value";
+        /// In a prompt or template form: take the first completion suggestion.
+        AcceptCompletion = "accept_completion", "take the first completion suggestion";
+    }
+}
+
+group! {
+    /// What goes to the server (or, for a capture, through a real host).
+    ToServer {
+        /// Send the request in the editor.
+        Request = "send_request", "send the request";
+        /// Cancel the pending call.
+        Cancel = "cancel_call", "cancel the pending call";
+        /// Send the editor's request to every connected server and compare their answers (again
+        /// when the comparison is open; reopened when the request is the last one compared).
+        SideBySide = "side_by_side", "send the request to every server, answers side by side";
+        Ping = "ping", "ping the server (its round trip)";
+        /// Send `logging/setLevel` with the next level.
+        SetLogLevel = "set_log_level", "logging/setLevel: the next level (debug, info, …)";
+        Reconnect = "reconnect", "restart the server and reconnect";
+        /// Audit the selected tool (SEP-1303 cases), after showing the plan.
+        Audit = "audit", "audit the selected tool: invalid calls, and what the model could read";
+        /// Re-run the selected call through the real host of the current profile.
+        CaptureOnHost = "capture_on_host", "re-run the call through the real host of this profile";
+    }
+}
+
+group! {
+    /// How every call is judged, or what every session declares: one lens for all servers, so
+    /// that their answers compare.
+    Lens {
+        /// Client-side argument validation on or off.
+        Validation = "toggle_validation", "client-side validation on / off";
+        /// The MAY rule (forward protocol errors to the model) on or off.
+        Forwarding = "toggle_forwarding", "MAY rule: forward protocol errors on / off";
+        /// The next host profile.
+        Host = "cycle_host", "next host profile";
+        /// Declare the tasks extension, or stop declaring it.
+        Tasks = "toggle_tasks", "tasks extension on / off (2026-07-28)";
+        /// Whether tools with an invalid `x-mcp-header` may be called.
+        InvalidHeaders = "toggle_invalid_headers", "call tools with an invalid x-mcp-header: on / off";
+    }
+}
+
+group! {
+    /// Taking things out: the clipboard, files.
+    Output {
+        CopyRequest = "copy_request", "copy the request (OSC 52)";
+        CopyResponse = "copy_response", "copy the response";
+        CopyModelView = "copy_model_view", "copy what the model sees";
+        /// Copy the equivalent `sightline call …` command line.
+        CopyCommandLine = "copy_command_line", "copy the `sightline call` command line";
+        SaveCall = "save_call", "save the selected call as a transcript (for replay)";
+        SaveCallJson = "save_call_json", "save the selected call as JSON, with what the model sees";
+        SaveLog = "save_log", "save the whole log as a transcript";
+        /// Save the contents Detail shows (a read, an embedded resource) to a file.
+        SaveContents = "save_contents", "save the read contents to a file (bytes for a blob)";
+    }
+}
+
+group! {
+    /// What the left column shows, and what a shelf's row leads to.
+    Shelves {
+        Tools = "show_tools", "left column: the tools";
+        Resources = "show_resources", "left column: the resources and templates";
+        Prompts = "show_prompts", "left column: the prompts";
+        /// The server's name, era, transport, instructions and capabilities.
+        ServerInfo = "show_server_info", "the server: era, transport, instructions, capabilities";
+        /// Open the next resource the current call's result links to or embeds.
+        OpenLink = "open_link", "open the next resource the call's result links to or embeds";
+        /// Subscribe to the selected resource's updates, or unsubscribe.
+        Subscription = "toggle_subscription", "subscribe to the selected resource / unsubscribe";
+    }
+}
+
+group! {
+    /// Answering the server's question (elicitation, sampling, roots).
+    Question {
+        /// Send the answer the question panel shows.
+        Accept = "accept", "accept: send the answer as shown";
+        Decline = "decline", "decline the server's question";
+    }
+}
+
+/// Which of several open servers is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Servers {
+    Next,
+    Prev,
+    /// The server at this index, from 0 (`show_server_1` is 0); nine have keys.
+    Show(u8),
+}
+
+/// The `show_server_N` names, by index.
+const SHOW_SERVER: [&str; 9] = [
+    "show_server_1",
+    "show_server_2",
+    "show_server_3",
+    "show_server_4",
+    "show_server_5",
+    "show_server_6",
+    "show_server_7",
+    "show_server_8",
+    "show_server_9",
+];
+
+/// The `show_server_N` help, by index.
+const SHOW_SERVER_HELP: [&str; 9] = [
+    "show server 1 (several open)",
+    "show server 2 (several open)",
+    "show server 3 (several open)",
+    "show server 4 (several open)",
+    "show server 5 (several open)",
+    "show server 6 (several open)",
+    "show server 7 (several open)",
+    "show server 8 (several open)",
+    "show server 9 (several open)",
+];
+
+impl Servers {
+    /// Every server command a key can name.
+    pub fn all() -> impl Iterator<Item = Servers> {
+        [Servers::Next, Servers::Prev]
+            .into_iter()
+            .chain((0..9).map(Servers::Show))
+    }
+
+    pub fn name(self) -> &'static str {
         match self {
-            Command::Quit => "quit",
-            Command::Accept => "accept: send the answer as shown",
-            Command::Decline => "decline the server's question",
-            Command::ToggleTasks => "tasks extension on / off (2026-07-28)",
-            Command::ToggleInvalidHeaders => "call tools with an invalid x-mcp-header: on / off",
-            Command::FocusNext => "next pane",
-            Command::FocusPrev => "previous pane",
-            Command::SelectNext => "next row",
-            Command::SelectPrev => "previous row",
-            Command::PageDown => "page down",
-            Command::PageUp => "page up",
-            Command::SelectFirst => "first row",
-            Command::SelectLast => "last row; follow new entries",
-            Command::OpenEditor => "edit the request of the selected tool",
-            Command::Back => "back",
-            Command::SendRequest => "send the request",
-            Command::ToggleHelp => "this help",
-            Command::ToggleSchema => "the selected tool's description and schema, in full",
-            Command::ToggleConsole => "server console (stderr, log messages)",
-            Command::ToggleValidation => "client-side validation on / off",
-            Command::ToggleForwarding => "MAY rule: forward protocol errors on / off",
-            Command::CycleHost => "next host profile",
-            Command::CopyRequest => "copy the request (OSC 52)",
-            Command::CopyResponse => "copy the response",
-            Command::CopyModelView => "copy what the model sees",
-            Command::CopyCommandLine => "copy the `sightline call` command line",
-            Command::CaptureOnHost => "re-run the call through the real host of this profile",
-            Command::SaveCall => "save the selected call as a transcript (for replay)",
-            Command::SaveCallJson => "save the selected call as JSON, with what the model sees",
-            Command::SaveLog => "save the whole log as a transcript",
-            Command::Audit => {
-                "audit the selected tool: invalid calls, and what the model could read"
-            }
-            Command::Reconnect => "restart the server and reconnect",
-            Command::CancelCall => "cancel the pending call",
-            Command::NextPlaceholder => "next value",
-            Command::PrevPlaceholder => "previous value",
-            Command::ToggleWrap => "wrap Detail and the model view on / off",
-            Command::ScrollLeft => "scroll Detail / the model view left (wrap off)",
-            Command::ScrollRight => "scroll Detail / the model view right (wrap off)",
-            Command::NextServer => "next server (several open)",
-            Command::PrevServer => "previous server (several open)",
-            Command::SideBySide => "send the request to every server, answers side by side",
-            Command::ShowServer1 => "show server 1 (several open)",
-            Command::ShowServer2 => "show server 2 (several open)",
-            Command::ShowServer3 => "show server 3 (several open)",
-            Command::ShowServer4 => "show server 4 (several open)",
-            Command::ShowServer5 => "show server 5 (several open)",
-            Command::ShowServer6 => "show server 6 (several open)",
-            Command::ShowServer7 => "show server 7 (several open)",
-            Command::ShowServer8 => "show server 8 (several open)",
-            Command::ShowServer9 => "show server 9 (several open)",
-            Command::OpenComposer => "compose any request: method, then params as JSON",
-            Command::Ping => "ping the server (its round trip)",
-            Command::SetLogLevel => "logging/setLevel: the next level (debug, info, …)",
-            Command::ShowServerInfo => "the server: era, transport, instructions, capabilities",
-            Command::ShowTools => "left column: the tools",
-            Command::ShowResources => "left column: the resources and templates",
-            Command::ShowPrompts => "left column: the prompts",
-            Command::SaveContents => "save the read contents to a file (bytes for a blob)",
-            Command::ToggleSubscription => "subscribe to the selected resource / unsubscribe",
-            Command::AcceptCompletion => "take the first completion suggestion",
-            Command::OpenLink => "open the next resource the call's result links to or embeds",
+            Servers::Next => "next_server",
+            Servers::Prev => "prev_server",
+            Servers::Show(index) => SHOW_SERVER.get(usize::from(index)).copied().unwrap_or(""),
         }
     }
 
-    /// The server a `ShowServerN` command shows, from 0.
-    pub fn server_index(self) -> Option<usize> {
-        const SHOW: [Command; 9] = [
-            Command::ShowServer1,
-            Command::ShowServer2,
-            Command::ShowServer3,
-            Command::ShowServer4,
-            Command::ShowServer5,
-            Command::ShowServer6,
-            Command::ShowServer7,
-            Command::ShowServer8,
-            Command::ShowServer9,
-        ];
-        SHOW.iter().position(|&show| show == self)
+    pub fn help(self) -> &'static str {
+        match self {
+            Servers::Next => "next server (several open)",
+            Servers::Prev => "previous server (several open)",
+            Servers::Show(index) => SHOW_SERVER_HELP
+                .get(usize::from(index))
+                .copied()
+                .unwrap_or(""),
+        }
+    }
+}
+
+impl Command {
+    /// Every command a key can name, group by group.
+    pub fn all() -> impl Iterator<Item = Command> {
+        [Command::Quit, Command::Help, Command::Back]
+            .into_iter()
+            .chain(Move::ALL.iter().copied().map(Command::Move))
+            .chain(View::ALL.iter().copied().map(Command::View))
+            .chain(Edit::ALL.iter().copied().map(Command::Edit))
+            .chain(ToServer::ALL.iter().copied().map(Command::ToServer))
+            .chain(Lens::ALL.iter().copied().map(Command::Lens))
+            .chain(Output::ALL.iter().copied().map(Command::Output))
+            .chain(Shelves::ALL.iter().copied().map(Command::Shelves))
+            .chain(Question::ALL.iter().copied().map(Command::Question))
+            .chain(Servers::all().map(Command::Servers))
+    }
+
+    /// The command `keys.toml` names `name`.
+    pub fn named(name: &str) -> Option<Command> {
+        Command::all().find(|command| command.name() == name)
     }
 
     /// The command's name in `keys.toml`.
-    pub fn name(self) -> String {
-        // A unit variant serialises to its name; nothing else can come out.
-        toml::Value::try_from(self)
-            .ok()
-            .and_then(|value| value.as_str().map(str::to_owned))
-            .unwrap_or_else(|| format!("{self:?}"))
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::Quit => "quit",
+            Command::Help => "toggle_help",
+            Command::Back => "back",
+            Command::Move(command) => command.name(),
+            Command::View(command) => command.name(),
+            Command::Edit(command) => command.name(),
+            Command::ToServer(command) => command.name(),
+            Command::Lens(command) => command.name(),
+            Command::Output(command) => command.name(),
+            Command::Shelves(command) => command.name(),
+            Command::Question(command) => command.name(),
+            Command::Servers(command) => command.name(),
+        }
+    }
+
+    /// What the command does, in a few words: the help's text for a key that `keys.toml` binds
+    /// where the built-in table has no row of its own to reuse.
+    pub fn help(self) -> &'static str {
+        match self {
+            Command::Quit => "quit",
+            Command::Help => "this help",
+            Command::Back => "back",
+            Command::Move(command) => command.help(),
+            Command::View(command) => command.help(),
+            Command::Edit(command) => command.help(),
+            Command::ToServer(command) => command.help(),
+            Command::Lens(command) => command.help(),
+            Command::Output(command) => command.help(),
+            Command::Shelves(command) => command.help(),
+            Command::Question(command) => command.help(),
+            Command::Servers(command) => command.help(),
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use super::model_pane::call_context;
 use super::navigation::open_call;
 use super::state::AppState;
 use super::status::{complain, inform};
+use crate::app::action::{Edit, Move, Question, ToServer};
 
 /// A finished call that was the running audit's case: its verdict, and the next case sent.
 pub(super) fn audited(state: &mut AppState, index: usize) -> Vec<Effect> {
@@ -95,11 +96,13 @@ pub(super) fn audit_command(
         return Vec::new();
     };
     match command {
-        Command::SelectNext => audit.select(1),
-        Command::SelectPrev => audit.select(-1),
-        Command::SelectFirst | Command::PageUp => audit.selected = 0,
-        Command::SelectLast | Command::PageDown => audit.select(isize::MAX),
-        Command::OpenEditor | Command::SendRequest | Command::Accept => match audit.phase {
+        Command::Move(Move::SelectNext) => audit.select(1),
+        Command::Move(Move::SelectPrev) => audit.select(-1),
+        Command::Move(Move::SelectFirst | Move::PageUp) => audit.selected = 0,
+        Command::Move(Move::SelectLast | Move::PageDown) => audit.select(isize::MAX),
+        Command::Edit(Edit::OpenEditor)
+        | Command::ToServer(ToServer::Request)
+        | Command::Question(Question::Accept) => match audit.phase {
             Phase::Confirm => {
                 let Some(first) = audit.plan.cases.first().cloned() else {
                     return Vec::new();
@@ -129,57 +132,17 @@ pub(super) fn audit_command(
                 state.audit = None;
             }
         }
-        Command::Quit | Command::ToggleHelp => return to_panes(state, command),
+        Command::Quit | Command::Help => return to_panes(state, command),
         // The panel covers the panes: their commands wait for it to close.
-        Command::Decline
-        | Command::FocusNext
-        | Command::FocusPrev
-        | Command::NextPlaceholder
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::OpenComposer
-        | Command::Ping
-        | Command::SetLogLevel
-        | Command::ShowServerInfo
-        | Command::Reconnect
-        | Command::CancelCall => {}
+        Command::Question(_)
+        | Command::Move(_)
+        | Command::Edit(_)
+        | Command::Servers(_)
+        | Command::ToServer(_)
+        | Command::View(_)
+        | Command::Lens(_)
+        | Command::Shelves(_)
+        | Command::Output(_) => {}
     }
     Vec::new()
 }

@@ -4,6 +4,7 @@
 //! out as a call, judged like any (also for a tool the server did not list). Also `ping` (`p`)
 //! and `logging/setLevel` (`l`), refused where 2026-07-28 removed them.
 
+use crate::app::action::{Edit, ToServer};
 use serde_json::Value;
 use tui_textarea::CursorMove;
 
@@ -100,69 +101,23 @@ pub fn open(state: &mut AppState) {
 #[deny(clippy::wildcard_enum_match_arm)]
 pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<Effect> {
     match command {
-        Command::SendRequest => return send(state),
-        Command::Back | Command::OpenComposer => {
+        Command::ToServer(ToServer::Request) => return send(state),
+        Command::Back | Command::Edit(Edit::OpenComposer) => {
             state.composer.problem = None;
             state.composer.open = false;
         }
-        Command::Quit | Command::ToggleHelp | Command::CancelCall => {
+        Command::Quit | Command::Help | Command::ToServer(ToServer::Cancel) => {
             return to_panes(state, command);
         }
-        Command::Accept
-        | Command::Decline
-        | Command::FocusNext
-        | Command::FocusPrev
-        | Command::SelectNext
-        | Command::SelectPrev
-        | Command::PageDown
-        | Command::PageUp
-        | Command::SelectFirst
-        | Command::SelectLast
-        | Command::OpenEditor
-        | Command::NextPlaceholder
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::Reconnect
-        | Command::Ping
-        | Command::SetLogLevel
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9
-        | Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink
-        | Command::ShowServerInfo => {}
+        Command::Question(_)
+        | Command::Move(_)
+        | Command::Edit(_)
+        | Command::View(_)
+        | Command::Lens(_)
+        | Command::Output(_)
+        | Command::ToServer(_)
+        | Command::Servers(_)
+        | Command::Shelves(_) => {}
     }
     Vec::new()
 }
@@ -221,8 +176,8 @@ fn modern(state: &AppState) -> bool {
 /// `:`, `p` and `l` from the panes.
 pub fn start(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
-        Command::Ping => ping(state),
-        Command::SetLogLevel => set_level(state),
+        Command::ToServer(ToServer::Ping) => ping(state),
+        Command::ToServer(ToServer::SetLogLevel) => set_level(state),
         _ => {
             open(state);
             Vec::new()

@@ -1,5 +1,6 @@
 //! The modal commands: while open, the help or the server's question take the keys.
 
+use crate::app::action::{Move, Question, ToServer};
 use serde_json::Value;
 
 use super::action::{Command, Effect, SessionCommand};
@@ -23,68 +24,29 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
         .saturating_sub(2)
         .max(1) as usize;
     match command {
-        Command::Back | Command::ToggleHelp => state.show_help = false,
-        Command::SelectNext => state.help_scroll = (state.help_scroll + 1).min(last),
-        Command::SelectPrev => state.help_scroll = state.help_scroll.saturating_sub(1),
-        Command::PageDown => state.help_scroll = (state.help_scroll + page).min(last),
-        Command::PageUp => state.help_scroll = state.help_scroll.saturating_sub(page),
-        Command::SelectFirst => state.help_scroll = 0,
-        Command::SelectLast => state.help_scroll = last,
-        Command::Quit | Command::SendRequest | Command::CancelCall => {
+        Command::Back | Command::Help => state.show_help = false,
+        Command::Move(step) => match step {
+            Move::SelectNext => state.help_scroll = (state.help_scroll + 1).min(last),
+            Move::SelectPrev => state.help_scroll = state.help_scroll.saturating_sub(1),
+            Move::PageDown => state.help_scroll = (state.help_scroll + page).min(last),
+            Move::PageUp => state.help_scroll = state.help_scroll.saturating_sub(page),
+            Move::SelectFirst => state.help_scroll = 0,
+            Move::SelectLast => state.help_scroll = last,
+            Move::FocusNext | Move::FocusPrev | Move::ScrollLeft | Move::ScrollRight => {}
+        },
+        Command::Quit | Command::ToServer(ToServer::Request | ToServer::Cancel) => {
             state.show_help = false;
             return to_panes(state, command);
         }
         // The panes' commands wait for the help to close.
-        Command::Accept
-        | Command::Decline
-        | Command::FocusNext
-        | Command::FocusPrev
-        | Command::OpenEditor
-        | Command::NextPlaceholder
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::OpenComposer
-        | Command::Ping
-        | Command::SetLogLevel
-        | Command::ShowServerInfo
-        | Command::Reconnect => {}
+        Command::ToServer(_)
+        | Command::View(_)
+        | Command::Edit(_)
+        | Command::Lens(_)
+        | Command::Output(_)
+        | Command::Shelves(_)
+        | Command::Question(_)
+        | Command::Servers(_) => {}
     }
     Vec::new()
 }
@@ -107,15 +69,17 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
         return Vec::new();
     };
     let answer = match command {
-        Command::SelectNext => {
+        Command::Move(Move::SelectNext) => {
             panel.key(PanelKey::Down);
             return Vec::new();
         }
-        Command::SelectPrev => {
+        Command::Move(Move::SelectPrev) => {
             panel.key(PanelKey::Up);
             return Vec::new();
         }
-        Command::Accept | Command::SendRequest if panel.holds_back() => {
+        Command::Question(Question::Accept) | Command::ToServer(ToServer::Request)
+            if panel.holds_back() =>
+        {
             // Said once, beside the fields and here; the same key again sends it as it is,
             // since what a server does with a bad answer is worth seeing too.
             panel.warned = true;
@@ -127,68 +91,26 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
             );
             return Vec::new();
         }
-        Command::Accept | Command::SendRequest => panel.accept(),
-        Command::Decline => panel.decline(),
+        Command::Question(Question::Accept) | Command::ToServer(ToServer::Request) => {
+            panel.accept()
+        }
+        Command::Question(Question::Decline) => panel.decline(),
         Command::Back => panel.cancel(),
-        Command::CancelCall => {
+        Command::ToServer(ToServer::Cancel) => {
             let mut effects = answer_panel(state, AskPanel::cancel);
             effects.extend(to_panes(state, command));
             return effects;
         }
-        Command::Quit | Command::ToggleHelp => return to_panes(state, command),
+        Command::Quit | Command::Help => return to_panes(state, command),
         // The question must be answered first: the panes' commands wait.
-        Command::FocusNext
-        | Command::FocusPrev
-        | Command::PageDown
-        | Command::PageUp
-        | Command::SelectFirst
-        | Command::SelectLast
-        | Command::OpenEditor
-        | Command::NextPlaceholder
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::OpenComposer
-        | Command::Ping
-        | Command::SetLogLevel
-        | Command::ShowServerInfo
-        | Command::Reconnect => return Vec::new(),
+        Command::Move(_)
+        | Command::ToServer(_)
+        | Command::View(_)
+        | Command::Edit(_)
+        | Command::Lens(_)
+        | Command::Output(_)
+        | Command::Shelves(_)
+        | Command::Servers(_) => return Vec::new(),
     };
     let number = panel.number;
     let anyway = match (&answer, panel.problems.len()) {

@@ -6,6 +6,7 @@ use super::action::{Command, Effect};
 use super::modals::Panes;
 pub use super::panels::ServerInfoView;
 use super::state::{AppState, Link, Raw};
+use crate::app::action::{Move, Shelves, ToServer};
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Message, Reply};
 use crate::sanitize;
@@ -107,65 +108,25 @@ pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<E
     };
     let last = view.lines.len().saturating_sub(1);
     match command {
-        Command::Back | Command::ShowServerInfo => state.server_info = None,
-        Command::SelectNext => view.scroll = (view.scroll + 1).min(last),
-        Command::SelectPrev => view.scroll = view.scroll.saturating_sub(1),
-        Command::PageDown => view.scroll = (view.scroll + 10).min(last),
-        Command::PageUp => view.scroll = view.scroll.saturating_sub(10),
-        Command::SelectFirst => view.scroll = 0,
-        Command::SelectLast => view.scroll = last,
-        Command::Quit | Command::ToggleHelp | Command::CancelCall | Command::SendRequest => {
+        Command::Back | Command::Shelves(Shelves::ServerInfo) => state.server_info = None,
+        Command::Move(Move::SelectNext) => view.scroll = (view.scroll + 1).min(last),
+        Command::Move(Move::SelectPrev) => view.scroll = view.scroll.saturating_sub(1),
+        Command::Move(Move::PageDown) => view.scroll = (view.scroll + 10).min(last),
+        Command::Move(Move::PageUp) => view.scroll = view.scroll.saturating_sub(10),
+        Command::Move(Move::SelectFirst) => view.scroll = 0,
+        Command::Move(Move::SelectLast) => view.scroll = last,
+        Command::Quit | Command::Help | Command::ToServer(ToServer::Cancel | ToServer::Request) => {
             return to_panes(state, command);
         }
-        Command::Accept
-        | Command::Decline
-        | Command::FocusNext
-        | Command::FocusPrev
-        | Command::OpenEditor
-        | Command::NextPlaceholder
-        | Command::PrevPlaceholder
-        | Command::ToggleSchema
-        | Command::ToggleConsole
-        | Command::ToggleWrap
-        | Command::ScrollLeft
-        | Command::ScrollRight
-        | Command::ToggleValidation
-        | Command::ToggleForwarding
-        | Command::ToggleInvalidHeaders
-        | Command::ToggleTasks
-        | Command::CycleHost
-        | Command::CopyRequest
-        | Command::CopyResponse
-        | Command::CopyModelView
-        | Command::CopyCommandLine
-        | Command::CaptureOnHost
-        | Command::SaveCall
-        | Command::SaveCallJson
-        | Command::SaveLog
-        | Command::Audit
-        | Command::Reconnect
-        | Command::OpenComposer
-        | Command::Ping
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9
-        | Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink
-        | Command::SetLogLevel => {}
+        Command::Question(_)
+        | Command::Move(_)
+        | Command::Edit(_)
+        | Command::View(_)
+        | Command::Lens(_)
+        | Command::Output(_)
+        | Command::ToServer(_)
+        | Command::Servers(_)
+        | Command::Shelves(_) => {}
     }
     Vec::new()
 }

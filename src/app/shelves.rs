@@ -6,6 +6,7 @@ use super::action::{Command, Effect};
 use super::catalog::{declares, move_selection};
 use super::catalog_state::Shelf;
 use super::state::{AppState, Focus};
+use crate::app::action::{Edit, Move, Output, Shelves, ToServer};
 
 /// Shows `shelf` in the left column.
 pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
@@ -25,13 +26,13 @@ pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
 /// The catalog's own commands (`update` routes only these here).
 pub(super) fn command(state: &mut AppState, command: Command) -> Vec<Effect> {
     match command {
-        Command::ShowTools => show_shelf(state, Shelf::Tools),
-        Command::ShowResources => show_shelf(state, Shelf::Resources),
-        Command::ShowPrompts => show_shelf(state, Shelf::Prompts),
-        Command::SaveContents => super::resources::save_contents(state),
-        Command::ToggleSubscription => super::subscriptions::toggle_subscription(state),
-        Command::AcceptCompletion => super::completion::accept(state),
-        Command::OpenLink => super::resources::open_link(state),
+        Command::Shelves(Shelves::Tools) => show_shelf(state, Shelf::Tools),
+        Command::Shelves(Shelves::Resources) => show_shelf(state, Shelf::Resources),
+        Command::Shelves(Shelves::Prompts) => show_shelf(state, Shelf::Prompts),
+        Command::Output(Output::SaveContents) => super::resources::save_contents(state),
+        Command::Shelves(Shelves::Subscription) => super::subscriptions::toggle_subscription(state),
+        Command::Edit(Edit::AcceptCompletion) => super::completion::accept(state),
+        Command::Shelves(Shelves::OpenLink) => super::resources::open_link(state),
         _ => Vec::new(),
     }
 }
@@ -43,35 +44,40 @@ pub(super) fn intercept(state: &mut AppState, command: Command) -> Option<Vec<Ef
     let on_shelf =
         matches!(state.focus, Focus::Tools | Focus::Editor) && state.catalog.shelf != Shelf::Tools;
     match command {
-        Command::OpenEditor if on_shelf && state.focus == Focus::Tools => {
+        Command::Edit(Edit::OpenEditor) if on_shelf && state.focus == Focus::Tools => {
             Some(match state.catalog.shelf {
                 Shelf::Resources => super::resources::open(state),
                 Shelf::Prompts => super::prompts::open(state),
                 Shelf::Tools => Vec::new(),
             })
         }
-        Command::OpenEditor if on_shelf && super::forms::form_in_editor(state).is_none() => {
+        Command::Edit(Edit::OpenEditor)
+            if on_shelf && super::forms::form_in_editor(state).is_none() =>
+        {
             // The editor holds a tool's draft while a shelf shows: Enter opens the shelf's row.
             state.focus = Focus::Tools;
             intercept(state, command)
         }
-        Command::SendRequest => super::forms::send_form(state),
-        Command::SelectNext => move_selection(state, 1, false).then(Vec::new),
-        Command::SelectPrev => move_selection(state, 1, true).then(Vec::new),
-        Command::PageDown => {
+        Command::ToServer(ToServer::Request) => super::forms::send_form(state),
+        Command::Move(Move::SelectNext) => move_selection(state, 1, false).then(Vec::new),
+        Command::Move(Move::SelectPrev) => move_selection(state, 1, true).then(Vec::new),
+        Command::Move(Move::PageDown) => {
             let page = super::navigation::page(state);
             move_selection(state, page, false).then(Vec::new)
         }
-        Command::PageUp => {
+        Command::Move(Move::PageUp) => {
             let page = super::navigation::page(state);
             move_selection(state, page, true).then(Vec::new)
         }
-        Command::SelectFirst => move_selection(state, usize::MAX, true).then(Vec::new),
-        Command::SelectLast => move_selection(state, usize::MAX, false).then(Vec::new),
-        Command::NextPlaceholder | Command::PrevPlaceholder
+        Command::Move(Move::SelectFirst) => move_selection(state, usize::MAX, true).then(Vec::new),
+        Command::Move(Move::SelectLast) => move_selection(state, usize::MAX, false).then(Vec::new),
+        Command::Edit(Edit::NextPlaceholder | Edit::PrevPlaceholder)
             if super::forms::form_in_editor(state).is_some() =>
         {
-            super::editor::jump_to_placeholder(state, command == Command::PrevPlaceholder);
+            super::editor::jump_to_placeholder(
+                state,
+                command == Command::Edit(Edit::PrevPlaceholder),
+            );
             Some(super::completion::typed(state))
         }
         _ => None,

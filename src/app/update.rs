@@ -22,6 +22,7 @@ use super::toggles::{
     toggle_validation, toggle_wrap,
 };
 use crate::analysis::analyze;
+use crate::app::action::{Edit, Lens, Move, Output, Shelves, ToServer, View};
 use crate::sanitize;
 
 pub use super::navigation::keep_in_view;
@@ -116,11 +117,9 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     let sends = matches!(
         command,
-        Command::SendRequest
-            | Command::Reconnect
-            | Command::CancelCall
-            | Command::ToggleTasks
-            | Command::Audit
+        Command::ToServer(
+            ToServer::Request | ToServer::Reconnect | ToServer::Cancel | ToServer::Audit
+        ) | Command::Lens(Lens::Tasks)
     );
     if sends && state.replay.is_some() {
         // Short: the status line already says REPLAY, and 80 columns must hold it.
@@ -139,41 +138,20 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     effects
 }
 
-// Every command is decided here, by name: a new one must be, too (no catch-all arm). So it
-// grows with the commands, one line each.
+// Every command is decided here, group by group, and each group's handler decides each of its
+// commands by name: a new one must be, too (no catch-all arm).
 #[deny(clippy::wildcard_enum_match_arm)]
-#[allow(clippy::too_many_lines)]
 pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effect> {
     if let Some(effects) = super::shelves::intercept(state, command) {
         return effects;
     }
     match command {
-        // Only the question panel answers; elsewhere these keys mean nothing. The workspace
-        // around the servers takes the server commands before any server sees them.
-        Command::Accept
-        | Command::Decline
-        | Command::NextServer
-        | Command::PrevServer
-        | Command::SideBySide
-        | Command::ShowServer1
-        | Command::ShowServer2
-        | Command::ShowServer3
-        | Command::ShowServer4
-        | Command::ShowServer5
-        | Command::ShowServer6
-        | Command::ShowServer7
-        | Command::ShowServer8
-        | Command::ShowServer9 => {}
-        Command::Quit => return vec![Effect::Quit],
-        Command::FocusNext => cycle_focus(state, 1),
-        Command::FocusPrev => cycle_focus(state, Focus::ORDER.len() - 1),
-        Command::SelectNext => move_selection(state, 1, false),
-        Command::SelectPrev => move_selection(state, 1, true),
-        Command::PageDown => move_selection(state, page(state), false),
-        Command::PageUp => move_selection(state, page(state), true),
-        Command::SelectFirst => move_selection(state, usize::MAX, true),
-        Command::SelectLast => select_last(state),
-        Command::OpenEditor => open(state),
+        Command::Quit => vec![Effect::Quit],
+        Command::Help => {
+            state.show_help = true;
+            state.help_scroll = 0;
+            Vec::new()
+        }
         Command::Back => {
             if state.editing {
                 state.editing = false;
@@ -184,58 +162,77 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             } else if state.focus == Focus::Editor {
                 state.focus = Focus::Tools;
             }
+            Vec::new()
         }
-        Command::NextPlaceholder => jump_to_placeholder(state, false),
-        Command::PrevPlaceholder => jump_to_placeholder(state, true),
-        Command::SendRequest => return send(state),
-        Command::ToggleHelp => {
-            state.show_help = true;
-            state.help_scroll = 0;
+        Command::Move(step) => {
+            on_move(state, step);
+            Vec::new()
         }
-        Command::ToggleSchema => {
+        Command::View(view) => {
+            on_view(state, view);
+            Vec::new()
+        }
+        Command::Edit(edit) => on_edit(state, edit),
+        Command::ToServer(to) => on_to_server(state, to),
+        Command::Lens(lens) => on_lens(state, lens),
+        Command::Output(output) => on_output(state, output),
+        Command::Shelves(Shelves::ServerInfo) => {
+            super::server_info::open(state);
+            Vec::new()
+        }
+        Command::Shelves(shelf) => super::shelves::command(state, Command::Shelves(shelf)),
+        // Only the question panel answers; elsewhere these keys mean nothing. The workspace
+        // around the servers takes the server commands before any server sees them.
+        Command::Question(_) | Command::Servers(_) => Vec::new(),
+    }
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_move(state: &mut AppState, step: Move) {
+    match step {
+        Move::FocusNext => cycle_focus(state, 1),
+        Move::FocusPrev => cycle_focus(state, Focus::ORDER.len() - 1),
+        Move::SelectNext => move_selection(state, 1, false),
+        Move::SelectPrev => move_selection(state, 1, true),
+        Move::PageDown => move_selection(state, page(state), false),
+        Move::PageUp => move_selection(state, page(state), true),
+        Move::SelectFirst => move_selection(state, usize::MAX, true),
+        Move::SelectLast => select_last(state),
+        Move::ScrollLeft => scroll_sideways(state, true),
+        Move::ScrollRight => scroll_sideways(state, false),
+    }
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_view(state: &mut AppState, view: View) {
+    match view {
+        View::Schema => {
             state.tools.show_schema = !state.tools.show_schema;
             state.tools.about_scroll = 0;
         }
-        Command::ToggleConsole => state.log.show_console = !state.log.show_console,
-        Command::ToggleTasks => return toggle_tasks(state),
-        Command::ToggleWrap => toggle_wrap(state),
-        Command::ScrollLeft => scroll_sideways(state, true),
-        Command::ScrollRight => scroll_sideways(state, false),
-        Command::ToggleValidation => toggle_validation(state),
-        Command::ToggleForwarding => toggle_forwarding(state),
-        Command::ToggleInvalidHeaders => toggle_invalid_headers(state),
-        Command::CycleHost => cycle_host(state),
-        Command::CopyRequest => {
-            return copy(
-                state,
-                |call| Some(call.exchange.request.raw.to_string()),
-                "request",
-            );
-        }
-        Command::CopyResponse => {
-            return copy(
-                state,
-                |call| call.exchange.response().map(|frame| frame.raw.to_string()),
-                "response",
-            );
-        }
-        Command::CopyModelView => {
-            // The shown view is clipped; the copy is built whole, only when asked for.
-            let text = state
-                .current_call_index()
-                .and_then(|index| state.whole_call(index))
-                .map(|call| analyze(&call.exchange, &call_context(state)).view.text());
-            return copy_text(state, text, "model view");
-        }
-        Command::CopyCommandLine => {
-            let line = command_line(state);
-            return copy_text(state, line, "command line");
-        }
-        Command::SaveLog => return save(state, Saving::Log),
-        Command::SaveCall => return save(state, Saving::Call),
-        Command::SaveCallJson => return save(state, Saving::CallJson),
-        Command::Audit => start_audit(state),
-        Command::CaptureOnHost => match super::capture::start(state) {
+        View::Console => state.log.show_console = !state.log.show_console,
+        View::Wrap => toggle_wrap(state),
+    }
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_edit(state: &mut AppState, edit: Edit) -> Vec<Effect> {
+    match edit {
+        Edit::OpenEditor => open(state),
+        Edit::NextPlaceholder => jump_to_placeholder(state, false),
+        Edit::PrevPlaceholder => jump_to_placeholder(state, true),
+        Edit::OpenComposer => return super::composer::start(state, Command::Edit(edit)),
+        Edit::AcceptCompletion => return super::shelves::command(state, Command::Edit(edit)),
+    }
+    Vec::new()
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_to_server(state: &mut AppState, to: ToServer) -> Vec<Effect> {
+    match to {
+        ToServer::Request => return send(state),
+        ToServer::Audit => start_audit(state),
+        ToServer::CaptureOnHost => match super::capture::start(state) {
             Ok(effect) => {
                 refresh_model(state);
                 inform(
@@ -246,7 +243,7 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             }
             Err(why) => complain(state, why),
         },
-        Command::Reconnect => {
+        ToServer::Reconnect => {
             inform(state, "reconnecting…".into());
             // One restart at a time: a press while the last one has not begun is that one.
             if state.reconnect_asked.is_some() {
@@ -255,24 +252,62 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
             state.reconnect_asked = Some(state.ticks);
             return vec![Effect::Session(SessionCommand::Reconnect)];
         }
-        Command::OpenComposer | Command::Ping | Command::SetLogLevel => {
-            return super::composer::start(state, command);
+        ToServer::Ping | ToServer::SetLogLevel => {
+            return super::composer::start(state, Command::ToServer(to));
         }
-        Command::ShowServerInfo => super::server_info::open(state),
-        Command::ShowTools
-        | Command::ShowResources
-        | Command::ShowPrompts
-        | Command::SaveContents
-        | Command::ToggleSubscription
-        | Command::AcceptCompletion
-        | Command::OpenLink => return super::shelves::command(state, command),
-        Command::CancelCall => {
+        ToServer::Cancel => {
             if state.pending_calls == 0 {
                 inform(state, "no call is pending".into());
                 return Vec::new();
             }
             return vec![Effect::Session(SessionCommand::CancelCall)];
         }
+        // The workspace around the servers takes it before any server sees it.
+        ToServer::SideBySide => {}
     }
     Vec::new()
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_lens(state: &mut AppState, lens: Lens) -> Vec<Effect> {
+    match lens {
+        Lens::Tasks => return toggle_tasks(state),
+        Lens::Validation => toggle_validation(state),
+        Lens::Forwarding => toggle_forwarding(state),
+        Lens::InvalidHeaders => toggle_invalid_headers(state),
+        Lens::Host => cycle_host(state),
+    }
+    Vec::new()
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_output(state: &mut AppState, output: Output) -> Vec<Effect> {
+    match output {
+        Output::CopyRequest => copy(
+            state,
+            |call| Some(call.exchange.request.raw.to_string()),
+            "request",
+        ),
+        Output::CopyResponse => copy(
+            state,
+            |call| call.exchange.response().map(|frame| frame.raw.to_string()),
+            "response",
+        ),
+        Output::CopyModelView => {
+            // The shown view is clipped; the copy is built whole, only when asked for.
+            let text = state
+                .current_call_index()
+                .and_then(|index| state.whole_call(index))
+                .map(|call| analyze(&call.exchange, &call_context(state)).view.text());
+            copy_text(state, text, "model view")
+        }
+        Output::CopyCommandLine => {
+            let line = command_line(state);
+            copy_text(state, line, "command line")
+        }
+        Output::SaveLog => save(state, Saving::Log),
+        Output::SaveCall => save(state, Saving::Call),
+        Output::SaveCallJson => save(state, Saving::CallJson),
+        Output::SaveContents => super::shelves::command(state, Command::Output(output)),
+    }
 }

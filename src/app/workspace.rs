@@ -6,6 +6,7 @@ mod comparison;
 
 pub use comparison::{Answer, Column, Comparison, Sent};
 
+use crate::app::action::{Move, Servers, ToServer};
 use ratatui::layout::Rect;
 
 use super::action::{Action, Command, Effect, Mouse, SessionCommand};
@@ -41,14 +42,7 @@ pub struct Workspace {
 /// The commands that change how every call is judged, or what every session declares: a lens
 /// the user looks through, the same for all servers so that their answers compare.
 fn is_lens(command: Command) -> bool {
-    matches!(
-        command,
-        Command::ToggleValidation
-            | Command::ToggleForwarding
-            | Command::CycleHost
-            | Command::ToggleTasks
-            | Command::ToggleInvalidHeaders
-    )
+    matches!(command, Command::Lens(_))
 }
 
 impl Workspace {
@@ -207,36 +201,30 @@ fn to_server(workspace: &mut Workspace, index: usize, action: Action) -> Vec<Tag
 
 fn on_command(workspace: &mut Workspace, command: Command) -> Vec<Tagged> {
     match command {
-        Command::NextServer | Command::PrevServer => {
+        Command::Servers(pick) => {
             let count = workspace.servers.len();
-            let to = if command == Command::NextServer {
-                (workspace.selected + 1) % count
-            } else {
-                (workspace.selected + count - 1) % count
+            let to = match pick {
+                Servers::Next => (workspace.selected + 1) % count,
+                Servers::Prev => (workspace.selected + count - 1) % count,
+                Servers::Show(index) => usize::from(index),
             };
             switch(workspace, to);
             return Vec::new();
         }
-        _ if command.server_index().is_some() => {
-            if let Some(to) = command.server_index() {
-                switch(workspace, to);
-            }
-            return Vec::new();
-        }
-        Command::SideBySide => return comparison::side_by_side(workspace),
+        Command::ToServer(ToServer::SideBySide) => return comparison::side_by_side(workspace),
         Command::Back if workspace.comparing => {
             workspace.comparing = false;
             return Vec::new();
         }
         Command::Quit => return vec![(workspace.selected, Effect::Quit)],
-        Command::SelectNext
-        | Command::SelectPrev
-        | Command::PageDown
-        | Command::PageUp
-        | Command::SelectFirst
-        | Command::SelectLast
-            if workspace.comparing =>
-        {
+        Command::Move(
+            Move::SelectNext
+            | Move::SelectPrev
+            | Move::PageDown
+            | Move::PageUp
+            | Move::SelectFirst
+            | Move::SelectLast,
+        ) if workspace.comparing => {
             columns::scroll(workspace, command);
             return Vec::new();
         }

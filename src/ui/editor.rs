@@ -1,5 +1,6 @@
 //! The request editor pane: the text being edited, the keys that work, problems and hints.
 
+use crate::app::action::{Edit, Lens, ToServer};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::Line;
@@ -122,90 +123,48 @@ impl EditorPane<'_> {
             let keys: Vec<String> = self
                 .keys
                 .help_rows(Scope::Global)
-                .filter(|b| b.command == Command::SendRequest)
+                .filter(|b| b.command == Command::ToServer(ToServer::Request))
                 .chain(self.keys.help_rows(Scope::Editing))
                 .map(|binding| match binding.command {
-                    Command::ToggleValidation => {
+                    Command::Lens(Lens::Validation) => {
                         format!(
                             "{} validation ({})",
                             binding.keys,
                             onoff(self.settings.validation)
                         )
                     }
-                    Command::ToggleForwarding => {
+                    Command::Lens(Lens::Forwarding) => {
                         format!(
                             "{} MAY ({})",
                             binding.keys,
                             onoff(self.settings.forwards_protocol_errors())
                         )
                     }
-                    Command::CycleHost => format!("{} host", binding.keys),
-                    Command::SendRequest => format!("{} send", binding.keys),
+                    Command::Lens(Lens::Host) => format!("{} host", binding.keys),
+                    Command::ToServer(ToServer::Request) => format!("{} send", binding.keys),
                     Command::Back => format!("{} stop editing", binding.keys),
-                    Command::NextPlaceholder => format!("{} next value", binding.keys),
+                    Command::Edit(Edit::NextPlaceholder) => format!("{} next value", binding.keys),
                     // Shift-Tab goes without saying beside Tab; the help lists it.
                     // Only forms complete: a tool's arguments have nothing to take.
-                    Command::AcceptCompletion if self.completing => {
+                    Command::Edit(Edit::AcceptCompletion) if self.completing => {
                         format!("{} completion", binding.keys)
                     }
                     // Shown in the help and by the server bar, which only several servers have:
                     // the footer stays the same for one.
-                    Command::PrevPlaceholder
-                    | Command::AcceptCompletion
-                    | Command::SideBySide
-                    | Command::NextServer
-                    | Command::PrevServer
-                    | Command::ShowServer1
-                    | Command::ShowServer2
-                    | Command::ShowServer3
-                    | Command::ShowServer4
-                    | Command::ShowServer5
-                    | Command::ShowServer6
-                    | Command::ShowServer7
-                    | Command::ShowServer8
-                    | Command::ShowServer9 => String::new(),
+                    Command::Edit(Edit::PrevPlaceholder | Edit::AcceptCompletion)
+                    | Command::ToServer(ToServer::SideBySide)
+                    | Command::Servers(_) => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
-                    | Command::Accept
-                    | Command::Decline
-                    | Command::FocusNext
-                    | Command::FocusPrev
-                    | Command::SelectNext
-                    | Command::SelectPrev
-                    | Command::PageDown
-                    | Command::PageUp
-                    | Command::SelectFirst
-                    | Command::SelectLast
-                    | Command::OpenEditor
-                    | Command::ToggleHelp
-                    | Command::ToggleSchema
-                    | Command::ToggleConsole
-                    | Command::ToggleWrap
-                    | Command::ScrollLeft
-                    | Command::ScrollRight
-                    | Command::ToggleInvalidHeaders
-                    | Command::ToggleTasks
-                    | Command::CopyRequest
-                    | Command::CopyResponse
-                    | Command::CopyModelView
-                    | Command::CopyCommandLine
-                    | Command::CaptureOnHost
-                    | Command::SaveCall
-                    | Command::SaveCallJson
-                    | Command::SaveLog
-                    | Command::Audit
-                    | Command::Reconnect
-                    | Command::OpenComposer
-                    | Command::Ping
-                    | Command::SetLogLevel
-                    | Command::ShowServerInfo
-                    | Command::CancelCall
-                    | Command::ShowTools
-                    | Command::ShowResources
-                    | Command::ShowPrompts
-                    | Command::SaveContents
-                    | Command::ToggleSubscription
-                    | Command::OpenLink => format!("{} {}", binding.keys, binding.help),
+                    | Command::Help
+                    | Command::Question(_)
+                    | Command::Move(_)
+                    | Command::View(_)
+                    | Command::Edit(_)
+                    | Command::ToServer(_)
+                    | Command::Lens(_)
+                    | Command::Output(_)
+                    | Command::Shelves(_) => format!("{} {}", binding.keys, binding.help),
                 })
                 .filter(|text| !text.is_empty())
                 .collect();

@@ -1,5 +1,6 @@
 //! The side-by-side screen: the last request sent to every server, one column each with the answer's class (colour and word), code, message, findings and what the model sees under the shared host; pending and unsent columns say so.
 
+use crate::app::action::{Lens, Move, ToServer};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -53,8 +54,8 @@ impl Widget for SideBySide<'_> {
         let scrolls = if columns.iter().any(|(.., past)| *past > 0) {
             format!(
                 " · {}/{} scroll",
-                key(Command::SelectNext),
-                key(Command::SelectPrev)
+                key(Command::Move(Move::SelectNext)),
+                key(Command::Move(Move::SelectPrev))
             )
         } else {
             String::new()
@@ -62,9 +63,9 @@ impl Widget for SideBySide<'_> {
         let footer = format!(
             " {} closes · {} sends again · {} host · {} MAY{scrolls} ",
             key(Command::Back),
-            key(Command::SideBySide),
-            key(Command::CycleHost),
-            key(Command::ToggleForwarding)
+            key(Command::ToServer(ToServer::SideBySide)),
+            key(Command::Lens(Lens::Host)),
+            key(Command::Lens(Lens::Forwarding))
         );
         Clear.render(area, buf);
         let outer = Block::new()

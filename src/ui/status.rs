@@ -1,5 +1,6 @@
 //! The status line: segments that give way by priority as the width shrinks.
 
+use crate::app::action::{Question, ToServer};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -86,10 +87,10 @@ impl StatusBar<'_> {
             ),
             Mode::Answering => format!(
                 " THE SERVER ASKS {}",
-                hint(Command::Accept, "accept").unwrap_or_default()
+                hint(Command::Question(Question::Accept), "accept").unwrap_or_default()
             ),
             Mode::Browsing => {
-                key(Command::ToggleHelp).map_or_else(String::new, |key| format!(" {key} help "))
+                key(Command::Help).map_or_else(String::new, |key| format!(" {key} help "))
             }
         }
     }
@@ -134,7 +135,7 @@ impl StatusBar<'_> {
         }
         let cancel = self
             .keys
-            .key_for(Command::CancelCall, self.mode)
+            .key_for(Command::ToServer(ToServer::Cancel), self.mode)
             .map_or_else(String::new, |key| format!(" ({key} cancels)"));
         let Some(call) = self.pending else {
             let plural = if pending_calls == 1 { "" } else { "s" };

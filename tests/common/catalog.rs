@@ -5,6 +5,7 @@
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses part of it
 
 use serde_json::{Value, json};
+use sightline::app::action::Shelves;
 use sightline::client::{Connection, LogEvent};
 use sightline::mcp::Timestamp;
 use sightline::mcp::era::Era;
@@ -68,7 +69,7 @@ impl Session {
             http_session: None,
         })));
         // Each shelf is listed when first shown, as a user would show it.
-        self.command(sightline::app::Command::ShowResources);
+        self.command(sightline::app::Command::Shelves(Shelves::Resources));
         self.answer(
             3,
             "resources/list",
@@ -81,9 +82,9 @@ impl Session {
             &json!({}),
             &json!({"result": templates()}),
         );
-        self.command(sightline::app::Command::ShowPrompts);
+        self.command(sightline::app::Command::Shelves(Shelves::Prompts));
         self.answer(5, "prompts/list", &json!({}), &json!({"result": prompts()}));
-        self.command(sightline::app::Command::ShowTools)
+        self.command(sightline::app::Command::Shelves(Shelves::Tools))
     }
 
     /// Request `id` of `method` answered with `reply` (`{"result": …}` or `{"error": …}`).

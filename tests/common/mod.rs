@@ -11,6 +11,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
+use sightline::app::action::Lens;
 use sightline::app::state::Settings;
 use sightline::app::{Action, AppState, Command, update};
 use sightline::client::{Connection, LogEntry, LogEvent, Role};
@@ -65,7 +66,7 @@ impl Session {
             if self.state.settings.host().name == name {
                 return self;
             }
-            self.command(Command::CycleHost);
+            self.command(Command::Lens(Lens::Host));
         }
         panic!("no host profile '{name}'");
     }

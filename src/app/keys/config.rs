@@ -5,8 +5,6 @@
 use std::collections::HashSet;
 
 use crossterm::event::{KeyCode, KeyModifiers};
-use serde::Deserialize;
-use serde::de::IntoDeserializer;
 
 use super::{Binding, Keymap, SCOPES, Scope, names, same};
 use crate::app::action::Command;
@@ -135,9 +133,7 @@ fn section_bindings(
         let ignored = |why: String| {
             format!("{file}: [{section}] {name}: {why}; ignored, its built-in keys stay")
         };
-        let parsed: Result<Command, serde::de::value::Error> =
-            Command::deserialize(name.as_str().into_deserializer());
-        let Ok(command) = parsed else {
+        let Some(command) = Command::named(name) else {
             let hint = closest(keymap, name).map_or_else(
                 || "the names are listed in the README".to_owned(),
                 |near| format!("did you mean '{near}'?"),
@@ -262,7 +258,11 @@ fn sections() -> String {
 
 /// The command name nearest to `name`, when it is near enough to be a typo.
 fn closest(keymap: &Keymap, name: &str) -> Option<String> {
-    let mut names: Vec<String> = keymap.bindings.iter().map(|b| b.command.name()).collect();
+    let mut names: Vec<String> = keymap
+        .bindings
+        .iter()
+        .map(|b| b.command.name().to_owned())
+        .collect();
     names.sort();
     names.dedup();
     names

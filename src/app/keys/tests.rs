@@ -1,5 +1,6 @@
 //! The built-in bindings: what keys mean in each mode, and that the help lists them all.
 
+use crate::app::action::{Edit, Lens, Move, Output, Servers, ToServer};
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::{Keymap, Mode, SCOPES, Scope};
@@ -35,16 +36,25 @@ fn letters_are_commands_only_outside_the_editor() {
     }
     for (chord, command) in [
         (key(KeyCode::Char('c'), CTRL), Command::Quit),
-        (key(KeyCode::Char('s'), CTRL), Command::SendRequest),
+        (
+            key(KeyCode::Char('s'), CTRL),
+            Command::ToServer(ToServer::Request),
+        ),
         (key(KeyCode::Esc, NONE), Command::Back),
-        (key(KeyCode::Tab, NONE), Command::NextPlaceholder),
-        (key(KeyCode::Char('v'), ALT), Command::ToggleValidation),
+        (
+            key(KeyCode::Tab, NONE),
+            Command::Edit(Edit::NextPlaceholder),
+        ),
+        (
+            key(KeyCode::Char('v'), ALT),
+            Command::Lens(Lens::Validation),
+        ),
     ] {
         assert_eq!(command_for(chord, Mode::Editing), Some(command));
     }
     assert_eq!(
         command_for(key(KeyCode::Tab, NONE), Mode::Browsing),
-        Some(Command::FocusNext)
+        Some(Command::Move(Move::FocusNext))
     );
 }
 
@@ -56,7 +66,7 @@ fn the_help_takes_only_its_own_keys() {
     );
     assert_eq!(
         command_for(key(KeyCode::Down, NONE), Mode::Help),
-        Some(Command::SelectNext)
+        Some(Command::Move(Move::SelectNext))
     );
     assert_eq!(command_for(key(KeyCode::Char('v'), NONE), Mode::Help), None);
     assert_eq!(
@@ -69,15 +79,15 @@ fn the_help_takes_only_its_own_keys() {
 fn shifted_letters_match_with_or_without_the_shift_flag() {
     assert_eq!(
         command_for(key(KeyCode::Char('Y'), SHIFT), Mode::Browsing),
-        Some(Command::CopyResponse)
+        Some(Command::Output(Output::CopyResponse))
     );
     assert_eq!(
         command_for(key(KeyCode::Char('Y'), NONE), Mode::Browsing),
-        Some(Command::CopyResponse)
+        Some(Command::Output(Output::CopyResponse))
     );
     assert_eq!(
         command_for(key(KeyCode::Char('?'), SHIFT), Mode::Browsing),
-        Some(Command::ToggleHelp)
+        Some(Command::Help)
     );
 }
 
@@ -91,25 +101,29 @@ fn every_command_is_reachable_and_listed() {
         .map(|b| b.command)
         .collect();
     let bound: HashSet<Command> = keys.bindings().iter().map(|b| b.command).collect();
+    let every: HashSet<Command> = Command::all().collect();
+    assert_eq!(bound, every, "every command has a built-in key");
     // These are listed on the row of their pair (PgDn / PgUp, ← / →, ] / [, 1 … 9).
-    let mut unlisted: Vec<_> = bound
-        .difference(&listed)
-        .map(|c| format!("{c:?}"))
-        .collect();
-    unlisted.sort();
-    let mut expected = vec!["PageUp", "PrevServer", "ScrollRight"];
-    expected.extend([
-        "ShowServer2",
-        "ShowServer3",
-        "ShowServer4",
-        "ShowServer5",
-        "ShowServer6",
-        "ShowServer7",
-        "ShowServer8",
-        "ShowServer9",
-    ]);
+    let mut unlisted: Vec<_> = bound.difference(&listed).map(|c| c.name()).collect();
+    unlisted.sort_unstable();
+    let mut expected = vec!["page_up", "prev_server", "scroll_right"];
+    expected.extend((2..=9).map(|n| Command::Servers(Servers::Show(n - 1)).name()));
     expected.sort_unstable();
     assert_eq!(unlisted, expected);
+}
+
+#[test]
+fn every_command_has_one_name_and_is_found_by_it() {
+    let names: Vec<&str> = Command::all().map(Command::name).collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "{names:?}");
+    for command in Command::all() {
+        assert_eq!(Command::named(command.name()), Some(command));
+        assert!(!command.help().is_empty(), "{}", command.name());
+    }
+    assert_eq!(Command::named("show_server_10"), None);
 }
 
 /// The keymap `text` makes, which must have come without a warning.
@@ -144,12 +158,12 @@ fn a_keys_file_rebinds_commands_per_mode_and_leaves_the_rest_built_in() {
     );
     assert_eq!(
         command(KeyCode::Char('n'), CTRL, Mode::Browsing),
-        Some(Command::SelectNext)
+        Some(Command::Move(Move::SelectNext))
     );
     assert_eq!(command(KeyCode::Char('j'), NONE, Mode::Browsing), None);
     assert_eq!(
         command(KeyCode::F(5), NONE, Mode::Editing),
-        Some(Command::SendRequest)
+        Some(Command::ToServer(ToServer::Request))
     );
     assert_eq!(
         command(KeyCode::BackTab, SHIFT, Mode::Help),
@@ -158,11 +172,11 @@ fn a_keys_file_rebinds_commands_per_mode_and_leaves_the_rest_built_in() {
     // Everything else is as built in.
     assert_eq!(
         command(KeyCode::Char('s'), CTRL, Mode::Editing),
-        Some(Command::SendRequest)
+        Some(Command::ToServer(ToServer::Request))
     );
     assert_eq!(
         command(KeyCode::Char('?'), NONE, Mode::Browsing),
-        Some(Command::ToggleHelp)
+        Some(Command::Help)
     );
     assert_eq!(
         command(KeyCode::Char('q'), NONE, Mode::Help),
@@ -175,14 +189,14 @@ fn a_keys_file_rebinds_commands_per_mode_and_leaves_the_rest_built_in() {
         Some(("Q".to_owned(), "quit"))
     );
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::SelectNext),
+        help_row(&keys, Scope::Browsing, Command::Move(Move::SelectNext)),
         Some((
             "↓ / Ctrl-N".to_owned(),
             "next row (Tools: its draft shows in Request)"
         ))
     );
     assert_eq!(
-        help_row(&keys, Scope::Editing, Command::SendRequest),
+        help_row(&keys, Scope::Editing, Command::ToServer(ToServer::Request)),
         Some(("F5".to_owned(), "send the request"))
     );
     assert_eq!(
@@ -190,8 +204,12 @@ fn a_keys_file_rebinds_commands_per_mode_and_leaves_the_rest_built_in() {
         Some(("Esc / Shift-Tab".to_owned(), "close"))
     );
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::SelectPrev),
-        help_row(&Keymap::default(), Scope::Browsing, Command::SelectPrev),
+        help_row(&keys, Scope::Browsing, Command::Move(Move::SelectPrev)),
+        help_row(
+            &Keymap::default(),
+            Scope::Browsing,
+            Command::Move(Move::SelectPrev)
+        ),
         "rows of commands left alone stay as they were"
     );
 }
@@ -276,7 +294,7 @@ fn a_bad_entry_is_left_out_and_the_good_ones_beside_it_apply() {
     );
     assert_eq!(
         keys.command(KeyCode::Char('r'), NONE, Mode::Browsing),
-        Some(Command::Reconnect),
+        Some(Command::ToServer(ToServer::Reconnect)),
         "reconnect keeps r"
     );
 }
@@ -290,26 +308,26 @@ fn a_key_taken_from_another_command_is_that_commands_no_more_and_both_rows_say_s
     );
     assert_eq!(
         keys.command(KeyCode::Down, NONE, Mode::Browsing),
-        Some(Command::SelectNext)
+        Some(Command::Move(Move::SelectNext))
     );
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::SelectNext).map(|(keys, _)| keys),
+        help_row(&keys, Scope::Browsing, Command::Move(Move::SelectNext)).map(|(keys, _)| keys),
         Some("↓".to_owned()),
         "its label no longer names j"
     );
     // PgDn and PgUp shared a row: each now has its own, in the command's own words.
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::PageDown),
+        help_row(&keys, Scope::Browsing, Command::Move(Move::PageDown)),
         Some(("PgDn".to_owned(), "page down"))
     );
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::PageUp),
+        help_row(&keys, Scope::Browsing, Command::Move(Move::PageUp)),
         Some(("u".to_owned(), "page up"))
     );
     // In the help, j still scrolls: the rebinding was for browsing only.
     assert_eq!(
         keys.command(KeyCode::Char('j'), NONE, Mode::Help),
-        Some(Command::SelectNext)
+        Some(Command::Move(Move::SelectNext))
     );
 }
 
@@ -317,11 +335,11 @@ fn a_key_taken_from_another_command_is_that_commands_no_more_and_both_rows_say_s
 fn a_rebinding_in_the_editor_rewrites_the_browsing_row_that_named_it() {
     let keys = rebound("[editing]\ntoggle_validation = \"alt-x\"\n");
     assert_eq!(
-        help_row(&keys, Scope::Browsing, Command::ToggleValidation),
+        help_row(&keys, Scope::Browsing, Command::Lens(Lens::Validation)),
         Some(("v".to_owned(), "client-side validation on / off"))
     );
     assert_eq!(
-        help_row(&keys, Scope::Editing, Command::ToggleValidation),
+        help_row(&keys, Scope::Editing, Command::Lens(Lens::Validation)),
         Some(("Alt-x".to_owned(), "validation on / off"))
     );
     assert_eq!(
@@ -336,18 +354,21 @@ fn a_mode_can_give_a_global_key_its_own_meaning_and_an_empty_list_unbinds() {
     let keys = rebound("[browsing]\nsave_log = \"ctrl-s\"\ncancel_call = []\n");
     assert_eq!(
         keys.command(KeyCode::Char('s'), CTRL, Mode::Browsing),
-        Some(Command::SaveLog)
+        Some(Command::Output(Output::SaveLog))
     );
     assert_eq!(
         keys.command(KeyCode::Char('s'), CTRL, Mode::Editing),
-        Some(Command::SendRequest),
+        Some(Command::ToServer(ToServer::Request)),
         "elsewhere Ctrl-S still sends"
     );
     assert_eq!(keys.command(KeyCode::Char('x'), NONE, Mode::Browsing), None);
-    assert_eq!(help_row(&keys, Scope::Browsing, Command::CancelCall), None);
+    assert_eq!(
+        help_row(&keys, Scope::Browsing, Command::ToServer(ToServer::Cancel)),
+        None
+    );
     assert_eq!(
         keys.command(KeyCode::Char('k'), CTRL, Mode::Browsing),
-        Some(Command::CancelCall),
+        Some(Command::ToServer(ToServer::Cancel)),
         "the global Ctrl-K is untouched"
     );
 }
@@ -429,7 +450,7 @@ fn the_readme_names_every_command_a_keys_file_can_bind() {
     let mut missing: Vec<String> = keys
         .bindings()
         .iter()
-        .map(|b| b.command.name())
+        .map(|b| b.command.name().to_owned())
         .filter(|name| !section.contains(&format!("`{name}`")))
         .collect();
     missing.dedup();
@@ -448,29 +469,30 @@ fn the_readme_example_is_a_keys_file_without_a_mistake() {
     let keys = rebound(example);
     assert_eq!(
         keys.command(KeyCode::Char('s'), CTRL, Mode::Browsing),
-        Some(Command::SaveLog)
+        Some(Command::Output(Output::SaveLog))
     );
     assert_eq!(
         keys.command(KeyCode::F(5), NONE, Mode::Editing),
-        Some(Command::SendRequest)
+        Some(Command::ToServer(ToServer::Request))
     );
 }
 
 /// Every binding of a keymap, a line each: section, key, command, the help's label and text.
 fn listed(keys: &Keymap) -> String {
-    keys.bindings()
-        .iter()
-        .map(|b| {
-            format!(
-                "{} {} {} | {} | {}\n",
-                b.scope.section(),
-                super::names::name(b.code, b.modifiers),
-                b.command.name(),
-                b.keys,
-                b.help
-            )
-        })
-        .collect()
+    use std::fmt::Write as _;
+    let mut listed = String::new();
+    for b in keys.bindings() {
+        let _ = writeln!(
+            listed,
+            "{} {} {} | {} | {}",
+            b.scope.section(),
+            super::names::name(b.code, b.modifiers),
+            b.command.name(),
+            b.keys,
+            b.help
+        );
+    }
+    listed
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Finished calls, the log, the console, the model pane and the host profiles.
 
 use super::*;
+use crate::app::action::{Lens, Move, Output, ToServer};
 
 #[test]
 fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
@@ -19,7 +20,7 @@ fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
         (view.forwarded, view.verdict.as_str()),
         (false, "not forwarded (MAY, off)")
     );
-    command(&mut state, Command::ToggleForwarding);
+    command(&mut state, Command::Lens(Lens::Forwarding));
     assert!(
         state.model.as_ref().unwrap().forwarded,
         "the MAY toggle recomputes the view"
@@ -37,16 +38,16 @@ fn cycling_the_host_profile_recomputes_the_view() {
         call("get_flight_status", json!({})).result(structured),
     );
     assert_eq!(state.model.as_ref().unwrap().host, "spec");
-    command(&mut state, Command::CycleHost);
-    command(&mut state, Command::CycleHost);
+    command(&mut state, Command::Lens(Lens::Host));
+    command(&mut state, Command::Lens(Lens::Host));
     assert_eq!(state.model.as_ref().unwrap().host, "structured-first");
     assert_eq!(state.model.as_ref().unwrap().text, r#"{"a":1}"#);
     let others = crate::model_view::hosts::builtins().len() - 3;
     for _ in 0..others {
-        command(&mut state, Command::CycleHost);
+        command(&mut state, Command::Lens(Lens::Host));
         assert_ne!(state.model.as_ref().unwrap().host, "spec");
     }
-    command(&mut state, Command::CycleHost);
+    command(&mut state, Command::Lens(Lens::Host));
     assert_eq!(state.model.as_ref().unwrap().host, "spec", "cycles around");
 }
 
@@ -61,7 +62,7 @@ fn a_user_profile_named_with_escapes_is_shown_inert() {
     state.settings.hosts = crate::model_view::hosts::all(&user);
     finish(&mut state, call("book_flight", json!({})).tool_error("no"));
     while state.settings.host().name != "\u{1b}[2Jevil" {
-        command(&mut state, Command::CycleHost);
+        command(&mut state, Command::Lens(Lens::Host));
     }
     let status = &state.status.as_ref().unwrap().text;
     assert!(
@@ -83,12 +84,12 @@ fn selecting_an_older_line_shows_its_call_and_end_follows_again() {
         call("book_flight", json!({})).tool_error("second"),
     );
     state.focus = Focus::Log;
-    command(&mut state, Command::SelectPrev);
-    command(&mut state, Command::SelectPrev);
+    command(&mut state, Command::Move(Move::SelectPrev));
+    command(&mut state, Command::Move(Move::SelectPrev));
     assert_eq!(state.log.selected, Some(1));
     assert!(state.model.as_ref().unwrap().text.contains("first"));
     assert!(state.log.detail.iter().any(|l| l.contains("first")));
-    command(&mut state, Command::SelectLast);
+    command(&mut state, Command::Move(Move::SelectLast));
     assert_eq!(state.log.selected, None);
     assert!(state.model.as_ref().unwrap().text.contains("second"));
 }
@@ -96,7 +97,7 @@ fn selecting_an_older_line_shows_its_call_and_end_follows_again() {
 #[test]
 fn copy_commands_produce_clipboard_effects_or_say_why_not() {
     let mut state = state();
-    assert!(command(&mut state, Command::CopyRequest).is_empty());
+    assert!(command(&mut state, Command::Output(Output::CopyRequest)).is_empty());
     finish(
         &mut state,
         call("book_flight", json!({"departureDate": "12/12/2024"})).tool_error("Invalid"),
@@ -105,17 +106,20 @@ fn copy_commands_produce_clipboard_effects_or_say_why_not() {
         [Effect::Copy(text)] => text.clone(),
         other => panic!("{other:?}"),
     };
-    let request = copied(command(&mut state, Command::CopyRequest));
+    let request = copied(command(&mut state, Command::Output(Output::CopyRequest)));
     assert!(request.contains("\"method\": \"tools/call\""));
     assert_eq!(
-        copied(command(&mut state, Command::CopyModelView)),
+        copied(command(&mut state, Command::Output(Output::CopyModelView))),
         "Invalid"
     );
     set_editor(
         &mut state,
         "{\"departureDate\": \"12/12/2024\", \"note\": \"it's\"}",
     );
-    let line = copied(command(&mut state, Command::CopyCommandLine));
+    let line = copied(command(
+        &mut state,
+        Command::Output(Output::CopyCommandLine),
+    ));
     assert_eq!(
         line,
         r#"sightline call book_flight '{"departureDate":"12/12/2024","note":"it'\''s"}' --demo legacy"#
@@ -123,12 +127,15 @@ fn copy_commands_produce_clipboard_effects_or_say_why_not() {
     // With the call's row selected, the line repeats that call, not the editor's draft.
     state.editing = false;
     state.focus = Focus::Log;
-    command(&mut state, Command::SelectFirst);
+    command(&mut state, Command::Move(Move::SelectFirst));
     assert_eq!(
         state.log.lines[state.log.selected.unwrap()].exchange,
         Some(0)
     );
-    let line = copied(command(&mut state, Command::CopyCommandLine));
+    let line = copied(command(
+        &mut state,
+        Command::Output(Output::CopyCommandLine),
+    ));
     assert_eq!(
         line,
         r#"sightline call book_flight '{"departureDate":"12/12/2024"}' --demo legacy"#
@@ -267,11 +274,11 @@ fn the_model_pane_and_the_detail_scroll_separately() {
         call("book_flight", json!({})).tool_error("line 1\nline 2\nline 3"),
     );
     state.focus = Focus::Model;
-    command(&mut state, Command::SelectNext);
-    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::Move(Move::SelectNext));
+    command(&mut state, Command::Move(Move::SelectNext));
     assert_eq!((state.model_scroll, state.log.detail_scroll), (2, 0));
     state.focus = Focus::Detail;
-    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::Move(Move::SelectNext));
     assert_eq!((state.model_scroll, state.log.detail_scroll), (2, 1));
     finish(&mut state, call("book_flight", json!({})).tool_error("new"));
     assert_eq!(state.model_scroll, 0, "a new call starts at the top");
@@ -321,7 +328,7 @@ fn presses_of_r_before_the_restart_begins_are_one_restart() {
     let mut state = state();
     let sent: usize = (0..40)
         .map(|_| {
-            command(&mut state, Command::Reconnect)
+            command(&mut state, Command::ToServer(ToServer::Reconnect))
                 .iter()
                 .filter(|effect| matches!(effect, Effect::Session(SessionCommand::Reconnect)))
                 .count()
@@ -346,7 +353,7 @@ fn presses_of_r_before_the_restart_begins_are_one_restart() {
     ] {
         session(&mut state, event);
         assert_eq!(
-            command(&mut state, Command::Reconnect),
+            command(&mut state, Command::ToServer(ToServer::Reconnect)),
             [Effect::Session(SessionCommand::Reconnect)],
             "{why}"
         );
@@ -410,9 +417,9 @@ fn a_late_reply_row_belongs_to_its_call() {
         },
     );
     state.focus = Focus::Log;
-    command(&mut state, Command::SelectLast);
-    command(&mut state, Command::SelectPrev);
-    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::Move(Move::SelectLast));
+    command(&mut state, Command::Move(Move::SelectPrev));
+    command(&mut state, Command::Move(Move::SelectNext));
     assert_eq!(state.log.lines.last().unwrap().exchange, Some(0));
     assert_eq!(state.model.as_ref().map(|model| model.call), Some(0));
 }

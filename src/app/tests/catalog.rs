@@ -4,6 +4,7 @@
 
 #![allow(clippy::needless_pass_by_value)] // the helpers read best taking `json!(…)` directly
 
+use crate::app::action::{Edit, Move, Output, Shelves, ToServer};
 use serde_json::{Value, json};
 
 use super::*;
@@ -58,7 +59,7 @@ fn listed() -> AppState {
         Era::Legacy,
         json!({"resources": {"subscribe": true}, "prompts": {}, "completions": {}}),
     );
-    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::Shelves(Shelves::Resources));
     answer_with(
         &mut state,
         "resources/list",
@@ -72,7 +73,7 @@ fn listed() -> AppState {
         "resources/templates/list",
         json!({"resourceTemplates": [{"uriTemplate": "flights://{number}", "name": "flight"}]}),
     );
-    command(&mut state, Command::ShowPrompts);
+    command(&mut state, Command::Shelves(Shelves::Prompts));
     answer_with(
         &mut state,
         "prompts/list",
@@ -80,7 +81,7 @@ fn listed() -> AppState {
             {"name": "date"}, {"name": "destination", "required": true}
         ]}]}),
     );
-    command(&mut state, Command::ShowTools);
+    command(&mut state, Command::Shelves(Shelves::Tools));
     state
 }
 
@@ -98,19 +99,19 @@ fn a_shelf_is_listed_when_first_shown_if_its_capability_is_declared() {
     // Not on connect: a tools/call keeps the id it always had.
     assert!(effects.is_empty());
     assert_eq!(
-        methods(&command(&mut state, Command::ShowResources)),
+        methods(&command(&mut state, Command::Shelves(Shelves::Resources))),
         ["resources/list", "resources/templates/list"]
     );
     assert_eq!(
-        methods(&command(&mut state, Command::ShowPrompts)),
+        methods(&command(&mut state, Command::Shelves(Shelves::Prompts))),
         ["prompts/list"]
     );
     assert!(
-        command(&mut state, Command::ShowResources).is_empty(),
+        command(&mut state, Command::Shelves(Shelves::Resources)).is_empty(),
         "once"
     );
     let (mut state, _) = connected(Era::Legacy, json!({"tools": {}}));
-    assert!(command(&mut state, Command::ShowPrompts).is_empty());
+    assert!(command(&mut state, Command::Shelves(Shelves::Prompts)).is_empty());
     assert!(
         state
             .catalog
@@ -125,7 +126,7 @@ fn a_shelf_is_listed_when_first_shown_if_its_capability_is_declared() {
 #[test]
 fn every_page_is_followed_and_a_repeated_cursor_stops_the_listing() {
     let (mut state, _) = connected(Era::Legacy, json!({"resources": {}}));
-    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::Shelves(Shelves::Resources));
     let next = answer_with(
         &mut state,
         "resources/list",
@@ -177,7 +178,7 @@ fn a_list_changed_notification_lists_again_and_drops_the_old_listing() {
     };
     // Never shown: listed when it is, not now.
     assert!(changed(&mut state).is_empty());
-    command(&mut state, Command::ShowPrompts);
+    command(&mut state, Command::Shelves(Shelves::Prompts));
     assert_eq!(methods(&changed(&mut state)), ["prompts/list"]);
     // The first listing's answer is of the old generation: dropped, not shown.
     answer_with(
@@ -197,9 +198,9 @@ fn a_list_changed_notification_lists_again_and_drops_the_old_listing() {
 #[test]
 fn enter_on_a_resource_reads_it_and_detail_shows_text_or_a_blob_to_save() {
     let mut state = listed();
-    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::Shelves(Shelves::Resources));
     assert_eq!(state.catalog.shelf, Shelf::Resources);
-    let effects = command(&mut state, Command::OpenEditor);
+    let effects = command(&mut state, Command::Edit(Edit::OpenEditor));
     assert_eq!(
         requests(&effects),
         [(
@@ -218,8 +219,8 @@ fn enter_on_a_resource_reads_it_and_detail_shows_text_or_a_blob_to_save() {
         "sanitised: {text}"
     );
 
-    command(&mut state, Command::SelectNext);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Move(Move::SelectNext));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     answer_with(
         &mut state,
         "resources/read",
@@ -231,7 +232,7 @@ fn enter_on_a_resource_reads_it_and_detail_shows_text_or_a_blob_to_save() {
         view_text(&state)
     );
     assert_eq!(
-        command(&mut state, Command::SaveContents),
+        command(&mut state, Command::Output(Output::SaveContents)),
         [Effect::SaveBytes {
             path: "sightline-logo.png".into(),
             bytes: vec![0, 1, 2]
@@ -242,8 +243,8 @@ fn enter_on_a_resource_reads_it_and_detail_shows_text_or_a_blob_to_save() {
 #[test]
 fn a_refused_read_shows_the_servers_error_verbatim() {
     let mut state = listed();
-    command(&mut state, Command::ShowResources);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Shelves(Shelves::Resources));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     answer(
         &mut state,
         request("resources/read").error_with_data(
@@ -263,9 +264,9 @@ fn a_refused_read_shows_the_servers_error_verbatim() {
 #[test]
 fn a_template_form_expands_its_variables_and_reads_the_uri() {
     let mut state = listed();
-    command(&mut state, Command::ShowResources);
-    command(&mut state, Command::SelectLast);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Shelves(Shelves::Resources));
+    command(&mut state, Command::Move(Move::SelectLast));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     assert_eq!(state.editor.text(), "{\n  \"number\": \"\"\n}");
     assert!(state.editing);
     type_text(&mut state, "LH 1");
@@ -282,8 +283,8 @@ fn a_template_form_expands_its_variables_and_reads_the_uri() {
 #[test]
 fn a_prompt_form_puts_required_arguments_first_and_gets_the_prompt() {
     let mut state = listed();
-    command(&mut state, Command::ShowPrompts);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Shelves(Shelves::Prompts));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     assert_eq!(
         state.editor.text(),
         "{\n  \"destination\": \"\",\n  \"date\": \"\"\n}"
@@ -296,7 +297,7 @@ fn a_prompt_form_puts_required_arguments_first_and_gets_the_prompt() {
             .any(|hint| hint.starts_with("destination · required"))
     );
     type_text(&mut state, "Lisbon");
-    let effects = command(&mut state, Command::SendRequest);
+    let effects = command(&mut state, Command::ToServer(ToServer::Request));
     // An empty optional argument is left out; the required one is sent as typed.
     assert_eq!(
         requests(&effects),
@@ -320,7 +321,7 @@ fn a_prompt_form_puts_required_arguments_first_and_gets_the_prompt() {
     );
     // Back to the tools: the tool's own draft, the form's kept for later.
     command(&mut state, Command::Back);
-    command(&mut state, Command::ShowTools);
+    command(&mut state, Command::Shelves(Shelves::Tools));
     assert_eq!(
         state.editor.tool, None,
         "no tool is listed: nothing to send as one"
@@ -331,8 +332,8 @@ fn a_prompt_form_puts_required_arguments_first_and_gets_the_prompt() {
 #[test]
 fn a_subscription_is_marked_and_an_update_notes_its_time() {
     let mut state = listed();
-    command(&mut state, Command::ShowResources);
-    let effects = command(&mut state, Command::ToggleSubscription);
+    command(&mut state, Command::Shelves(Shelves::Resources));
+    let effects = command(&mut state, Command::Shelves(Shelves::Subscription));
     assert_eq!(
         requests(&effects),
         [(
@@ -356,7 +357,7 @@ fn a_subscription_is_marked_and_an_update_notes_its_time() {
         state.catalog.resources.updated.get("demo://timetable"),
         Some(&Timestamp(1))
     );
-    let effects = command(&mut state, Command::ToggleSubscription);
+    let effects = command(&mut state, Command::Shelves(Shelves::Subscription));
     assert_eq!(methods(&effects), ["resources/unsubscribe"]);
 }
 
@@ -375,7 +376,7 @@ fn heard(state: &mut AppState, line: &str) {
 /// Connected in 2026-07-28 with one resource listed, on the Resources shelf.
 fn modern_listed() -> AppState {
     let (mut state, _) = connected(Era::Modern, json!({"resources": {"subscribe": true}}));
-    command(&mut state, Command::ShowResources);
+    command(&mut state, Command::Shelves(Shelves::Resources));
     answer_with(
         &mut state,
         "resources/list",
@@ -387,7 +388,7 @@ fn modern_listed() -> AppState {
 /// `S` in 2026-07-28, then what the live session logs next: the listen request going out (as
 /// request 2, the id the acknowledgements below name).
 fn subscribe(state: &mut AppState) -> Vec<Effect> {
-    let effects = command(state, Command::ToggleSubscription);
+    let effects = command(state, Command::Shelves(Shelves::Subscription));
     let sent = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["demo://timetable"]}}}"#;
     log(state, LogEvent::Sent(parse(sent).unwrap()));
     effects
@@ -446,7 +447,7 @@ fn the_modern_era_subscribes_with_a_listen_stream_and_unsubscribes_by_closing_it
             .updated
             .contains_key("demo://timetable")
     );
-    let effects = command(&mut state, Command::ToggleSubscription);
+    let effects = command(&mut state, Command::Shelves(Shelves::Subscription));
     assert_eq!(
         listens(&effects),
         [&SessionCommand::StopListening {
@@ -509,15 +510,15 @@ fn a_listen_the_server_refuses_or_acknowledges_without_the_uri_is_said() {
         status(&state)
     );
     // Subscribing again opens a new stream.
-    let effects = command(&mut state, Command::ToggleSubscription);
+    let effects = command(&mut state, Command::Shelves(Shelves::Subscription));
     assert_eq!(listens(&effects).len(), 1);
 }
 
 #[test]
 fn completion_asks_once_at_a_time_and_the_latest_text_wins() {
     let mut state = listed();
-    command(&mut state, Command::ShowPrompts);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Shelves(Shelves::Prompts));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     let first = press(&mut state, KeyCode::Char('L'), KeyModifiers::NONE);
     assert_eq!(
         requests(&first),
@@ -563,7 +564,7 @@ fn tool_arguments_ask_for_no_completion() {
         &mut state,
         SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())),
     );
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     assert!(press(&mut state, KeyCode::Char('1'), KeyModifiers::NONE).is_empty());
 }
 
@@ -577,7 +578,7 @@ fn o_reads_a_link_of_the_result_and_shows_an_embedded_resource_at_once() {
     ]}));
     finish(&mut state, exchange);
     state.focus = Focus::Detail;
-    let effects = command(&mut state, Command::OpenLink);
+    let effects = command(&mut state, Command::Shelves(Shelves::OpenLink));
     assert_eq!(
         requests(&effects),
         [(
@@ -585,7 +586,7 @@ fn o_reads_a_link_of_the_result_and_shows_an_embedded_resource_at_once() {
             Some(json!({"uri": "demo://a"}))
         )]
     );
-    assert!(command(&mut state, Command::OpenLink).is_empty());
+    assert!(command(&mut state, Command::Shelves(Shelves::OpenLink)).is_empty());
     assert!(
         view_text(&state).contains("inside"),
         "{}",

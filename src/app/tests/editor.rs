@@ -1,6 +1,7 @@
 //! The request editor and sending: keys into the editor, what is sent and what is refused.
 
 use super::*;
+use crate::app::action::{Edit, Lens, Move, ToServer};
 
 #[test]
 fn start_focuses_the_tools_with_the_first_tool_selected_and_its_skeleton_loaded() {
@@ -17,8 +18,8 @@ fn start_focuses_the_tools_with_the_first_tool_selected_and_its_skeleton_loaded(
 #[test]
 fn enter_on_a_tool_opens_the_editor_with_that_tools_skeleton_and_esc_leaves() {
     let mut state = state();
-    command(&mut state, Command::SelectNext);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Move(Move::SelectNext));
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     assert_eq!(state.focus, Focus::Editor);
     assert_eq!(state.editor.tool.as_deref(), Some("get_flight_status"));
     assert!(state.editor.text().contains("flightNumber"));
@@ -117,7 +118,7 @@ fn keys_type_into_the_editor_only_when_it_has_the_focus() {
     let before = state.editor.text();
     type_text(&mut state, "x");
     assert_eq!(state.editor.text(), before);
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     type_text(&mut state, "x");
     assert_ne!(state.editor.text(), before);
 }
@@ -126,7 +127,7 @@ fn keys_type_into_the_editor_only_when_it_has_the_focus() {
 fn send_sends_exactly_what_was_typed_even_when_it_is_not_an_object() {
     let mut state = state();
     set_editor(&mut state, "\"12/12/2024\"");
-    let effects = command(&mut state, Command::SendRequest);
+    let effects = command(&mut state, Command::ToServer(ToServer::Request));
     assert_eq!(
         effects,
         [Effect::Session(SessionCommand::Call {
@@ -141,7 +142,7 @@ fn send_sends_exactly_what_was_typed_even_when_it_is_not_an_object() {
 fn invalid_json_is_never_replaced_by_earlier_arguments() {
     let mut state = state();
     set_editor(&mut state, "{\"departureDate\": 12/12}");
-    let effects = command(&mut state, Command::SendRequest);
+    let effects = command(&mut state, Command::ToServer(ToServer::Request));
     assert!(effects.is_empty());
     assert!(
         state.editor.problems[0].contains("line 1 column 21"),
@@ -155,7 +156,7 @@ fn invalid_json_is_never_replaced_by_earlier_arguments() {
 #[test]
 fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
     let mut state = state();
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     set_editor(&mut state, "{\"departureDate\": 5}");
     type_text(&mut state, " ");
     assert!(
@@ -163,7 +164,7 @@ fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
         "off: send exactly what I typed"
     );
     command(&mut state, Command::Back);
-    command(&mut state, Command::ToggleValidation);
+    command(&mut state, Command::Lens(Lens::Validation));
     assert!(
         state
             .editor
@@ -173,7 +174,7 @@ fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
         "{:?}",
         state.editor.problems
     );
-    let effects = command(&mut state, Command::SendRequest);
+    let effects = command(&mut state, Command::ToServer(ToServer::Request));
     assert_eq!(effects.len(), 1, "the user can still send anyway");
     assert!(
         state
@@ -187,7 +188,7 @@ fn validation_is_off_by_default_and_when_on_shows_errors_but_still_sends() {
 fn nothing_is_sent_while_disconnected() {
     let mut state = state();
     session(&mut state, SessionEvent::Disconnected);
-    assert!(command(&mut state, Command::SendRequest).is_empty());
+    assert!(command(&mut state, Command::ToServer(ToServer::Request)).is_empty());
     assert_eq!(state.link, Link::Disconnected);
 }
 
@@ -196,10 +197,10 @@ fn a_replay_sends_nothing_whatever_the_key() {
     let mut state = state();
     state.replay = Some("s.jsonl".into());
     for key in [
-        Command::SendRequest,
-        Command::Reconnect,
-        Command::CancelCall,
-        Command::ToggleTasks,
+        Command::ToServer(ToServer::Request),
+        Command::ToServer(ToServer::Reconnect),
+        Command::ToServer(ToServer::Cancel),
+        Command::Lens(Lens::Tasks),
     ] {
         assert!(command(&mut state, key).is_empty(), "{key:?}");
         assert_eq!(
@@ -213,10 +214,10 @@ fn a_replay_sends_nothing_whatever_the_key() {
 #[test]
 fn cancel_reaches_the_session_only_when_a_call_is_pending() {
     let mut state = state();
-    assert!(command(&mut state, Command::CancelCall).is_empty());
-    command(&mut state, Command::SendRequest);
+    assert!(command(&mut state, Command::ToServer(ToServer::Cancel)).is_empty());
+    command(&mut state, Command::ToServer(ToServer::Request));
     assert_eq!(
-        command(&mut state, Command::CancelCall),
+        command(&mut state, Command::ToServer(ToServer::Cancel)),
         [Effect::Session(SessionCommand::CancelCall)]
     );
 }
@@ -225,8 +226,11 @@ fn cancel_reaches_the_session_only_when_a_call_is_pending() {
 fn one_call_at_a_time() {
     let mut state = state();
     set_editor(&mut state, "{}");
-    assert_eq!(command(&mut state, Command::SendRequest).len(), 1);
-    assert!(command(&mut state, Command::SendRequest).is_empty());
+    assert_eq!(
+        command(&mut state, Command::ToServer(ToServer::Request)).len(),
+        1
+    );
+    assert!(command(&mut state, Command::ToServer(ToServer::Request)).is_empty());
     assert!(status(&state).contains("still pending"));
 }
 
@@ -238,7 +242,7 @@ fn a_hostile_schema_reaches_the_editor_escaped() {
         &mut state,
         SessionEvent::ToolsListed(std::sync::Arc::new(vec![Tool::from_value(&raw)].into())),
     );
-    command(&mut state, Command::OpenEditor);
+    command(&mut state, Command::Edit(Edit::OpenEditor));
     let text = state.editor.text();
     assert!(text.contains("\\u009b2J\\u202ex"), "{text}");
     assert!(!text.contains('\u{9b}') && !text.contains('\u{202e}'));
@@ -262,7 +266,7 @@ fn t_declares_the_tasks_extension_from_now_on() {
     );
     assert!(state.settings.tasks);
     assert_eq!(
-        command(&mut state, Command::ToggleTasks),
+        command(&mut state, Command::Lens(Lens::Tasks)),
         [Effect::Session(SessionCommand::SetTasks(false))]
     );
 }

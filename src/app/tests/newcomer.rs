@@ -1,6 +1,7 @@
 //! Transitions a newcomer tripped on: `r` on a server that never started, a replayed call's request, the log's file name, counts of one.
 
 use super::*;
+use crate::app::action::{Move, Output};
 
 fn connecting() -> SessionEvent {
     SessionEvent::Connecting {
@@ -65,7 +66,7 @@ fn l_names_the_log_file_by_the_utc_time_it_reaches_to_the_millisecond() {
             }),
         );
     }
-    let effects = command(&mut state, Command::SaveLog);
+    let effects = command(&mut state, Command::Output(Output::SaveLog));
     let [Effect::Save { path, .. }] = &effects[..] else {
         panic!("{effects:?}");
     };
@@ -95,10 +96,10 @@ fn a_replayed_call_puts_its_recorded_arguments_in_the_request_pane() {
     assert!(text.contains(r#""reason": "ill""#), "{text}");
     // Another tool, highlighted by the user, shows its own draft; the call's come back with it.
     let others = state.tools.selected;
-    command(&mut state, Command::SelectPrev);
+    command(&mut state, Command::Move(Move::SelectPrev));
     assert_ne!(state.tools.selected, others);
     assert!(!state.editor.text().contains("BK-1"));
-    command(&mut state, Command::SelectNext);
+    command(&mut state, Command::Move(Move::SelectNext));
     assert!(state.editor.text().contains("BK-1"));
 }
 

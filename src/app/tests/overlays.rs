@@ -1,25 +1,26 @@
 //! The overlays: help, the server's question and the audit panel.
 
 use super::*;
+use crate::app::action::{Edit, Move, ToServer};
 
 #[test]
 fn the_help_is_modal_and_quit_always_quits() {
     let mut state = state();
-    command(&mut state, Command::ToggleHelp);
+    command(&mut state, Command::Help);
     assert!(state.show_help);
     assert!(
-        command(&mut state, Command::Reconnect).is_empty(),
+        command(&mut state, Command::ToServer(ToServer::Reconnect)).is_empty(),
         "other commands wait for the help to close"
     );
     assert!(state.show_help, "only Esc or ? closes it");
-    command(&mut state, Command::SelectLast);
+    command(&mut state, Command::Move(Move::SelectLast));
     assert!(
         state.help_scroll > 0,
         "the help scrolls to its end at 120x40"
     );
     press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
     assert!(!state.show_help);
-    command(&mut state, Command::ToggleHelp);
+    command(&mut state, Command::Help);
     assert_eq!(command(&mut state, Command::Quit), [Effect::Quit]);
 }
 
@@ -81,7 +82,7 @@ fn cancelling_the_call_dismisses_the_question_first() {
             )),
         },
     );
-    let effects = command(&mut state, Command::CancelCall);
+    let effects = command(&mut state, Command::ToServer(ToServer::Cancel));
     assert_eq!(
         effects[0],
         Effect::Session(SessionCommand::Answer {
@@ -98,13 +99,13 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
     assert!(press(&mut state, KeyCode::Char('A'), KeyModifiers::SHIFT).is_empty());
     let cases = state.audit.as_ref().unwrap().plan.cases.clone();
     assert_eq!(cases.len(), 6);
-    let (tool, arguments) = sent_call(&command(&mut state, Command::OpenEditor));
+    let (tool, arguments) = sent_call(&command(&mut state, Command::Edit(Edit::OpenEditor)));
     assert_eq!(
         (tool.as_str(), &arguments),
         (cases[0].tool.as_str(), &cases[0].arguments)
     );
     assert!(
-        command(&mut state, Command::SendRequest).is_empty(),
+        command(&mut state, Command::ToServer(ToServer::Request)).is_empty(),
         "one at a time"
     );
     // A call that is not the case (another client's, say) is not judged as it.
@@ -149,13 +150,13 @@ fn the_audit_sends_its_cases_one_at_a_time_and_judges_only_its_own_calls() {
 fn the_audit_waits_for_a_pending_call_and_a_replay_never_starts_one() {
     let mut state = state();
     set_editor(&mut state, "{}");
-    command(&mut state, Command::SendRequest);
-    command(&mut state, Command::Audit);
+    command(&mut state, Command::ToServer(ToServer::Request));
+    command(&mut state, Command::ToServer(ToServer::Audit));
     assert!(state.audit.is_none());
     assert!(status(&state).contains("still pending"));
     let mut replay = self::state();
     replay.replay = Some("s.jsonl".into());
-    command(&mut replay, Command::Audit);
+    command(&mut replay, Command::ToServer(ToServer::Audit));
     assert!(replay.audit.is_none());
     assert_eq!(
         replay.status.as_ref().unwrap().text,
@@ -237,7 +238,7 @@ fn a_click_behind_a_question_changes_nothing_and_a_click_closes_the_help() {
     );
     assert!(state.asking.is_some());
     state.asking = None;
-    command(&mut state, Command::ToggleHelp);
+    command(&mut state, Command::Help);
     update(&mut state, on_third_tool.clone());
     assert!(!state.show_help, "a click closes the help");
     assert_eq!(state.tools.selected, 0, "that click does nothing else");

@@ -1,5 +1,6 @@
 //! The side-by-side columns, pure: each column's lines with their tone, where the columns are drawn and how far they scroll, so that drawing them and scrolling them agree.
 
+use crate::app::action::Move;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
@@ -186,12 +187,12 @@ pub fn most_scroll(workspace: &Workspace, comparison: &Comparison) -> usize {
 /// selection's moves); never past the longest column's last row.
 pub(super) fn scroll(workspace: &mut Workspace, command: Command) {
     scroll_to(workspace, |at, page, most| match command {
-        Command::SelectNext => at + 1,
-        Command::SelectPrev => at.saturating_sub(1),
-        Command::PageDown => at + page,
-        Command::PageUp => at.saturating_sub(page),
-        Command::SelectFirst => 0,
-        Command::SelectLast => most,
+        Command::Move(Move::SelectNext) => at + 1,
+        Command::Move(Move::SelectPrev) => at.saturating_sub(1),
+        Command::Move(Move::PageDown) => at + page,
+        Command::Move(Move::PageUp) => at.saturating_sub(page),
+        Command::Move(Move::SelectFirst) => 0,
+        Command::Move(Move::SelectLast) => most,
         _ => at,
     });
 }

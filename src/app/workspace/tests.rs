@@ -1,5 +1,6 @@
 //! The workspace's routing: each server's events to its own state, effects tagged with their server, switching keeps each screen, restarting and comparing.
 
+use crate::app::action::{Edit, Lens, Move, Servers, ToServer};
 use ratatui::layout::Rect;
 use serde_json::json;
 
@@ -89,15 +90,15 @@ fn effects_are_tagged_with_the_server_shown_and_r_restarts_only_it() {
     let mut servers = workspace(&["a", "b"]);
     connect(&mut servers, 0, "first");
     connect(&mut servers, 1, "second");
-    command(&mut servers, Command::NextServer);
+    command(&mut servers, Command::Servers(Servers::Next));
     assert_eq!(servers.selected, 1);
-    let effects = command(&mut servers, Command::Reconnect);
+    let effects = command(&mut servers, Command::ToServer(ToServer::Reconnect));
     assert_eq!(
         effects,
         [(1, Effect::Session(SessionCommand::Reconnect))],
         "only the shown server restarts"
     );
-    let effects = command(&mut servers, Command::SendRequest);
+    let effects = command(&mut servers, Command::ToServer(ToServer::Request));
     assert!(
         matches!(
             effects.as_slice(),
@@ -114,9 +115,9 @@ fn switching_servers_keeps_each_ones_selection_and_draft() {
     let mut servers = workspace(&["a", "b"]);
     connect(&mut servers, 0, "first");
     connect(&mut servers, 1, "second");
-    command(&mut servers, Command::SelectNext);
-    command(&mut servers, Command::SelectNext);
-    command(&mut servers, Command::OpenEditor);
+    command(&mut servers, Command::Move(Move::SelectNext));
+    command(&mut servers, Command::Move(Move::SelectNext));
+    command(&mut servers, Command::Edit(Edit::OpenEditor));
     update(
         &mut servers,
         Action::EditorInput(tui_textarea::Input {
@@ -127,10 +128,10 @@ fn switching_servers_keeps_each_ones_selection_and_draft() {
     let draft = servers.servers[0].state.editor.text();
     assert!(draft.contains('Z'), "{draft}");
     command(&mut servers, Command::Back);
-    command(&mut servers, Command::NextServer);
+    command(&mut servers, Command::Servers(Servers::Next));
     assert_eq!(servers.shown().tools.selected, 0, "b has its own selection");
     assert!(!servers.shown().editor.text().contains('Z'));
-    command(&mut servers, Command::PrevServer);
+    command(&mut servers, Command::Servers(Servers::Prev));
     assert_eq!(servers.shown().tools.selected, 2);
     assert_eq!(servers.shown().editor.text(), draft);
 }
@@ -140,9 +141,9 @@ fn the_host_is_one_lens_for_every_server() {
     let mut servers = workspace(&["a", "b"]);
     connect(&mut servers, 0, "first");
     connect(&mut servers, 1, "second");
-    command(&mut servers, Command::CycleHost);
-    command(&mut servers, Command::ToggleForwarding);
-    let effects = command(&mut servers, Command::ToggleTasks);
+    command(&mut servers, Command::Lens(Lens::Host));
+    command(&mut servers, Command::Lens(Lens::Forwarding));
+    let effects = command(&mut servers, Command::Lens(Lens::Tasks));
     assert_eq!(
         servers.servers[0].state.settings,
         servers.servers[1].state.settings
@@ -174,8 +175,8 @@ fn side_by_side_sends_to_every_connected_server_and_fills_in_as_answers_come() {
     );
     connect(&mut servers, 3, "other");
     servers.servers[3].state.tools.tools = std::sync::Arc::new(Vec::new());
-    command(&mut servers, Command::OpenEditor);
-    let effects = command(&mut servers, Command::SideBySide);
+    command(&mut servers, Command::Edit(Edit::OpenEditor));
+    let effects = command(&mut servers, Command::ToServer(ToServer::SideBySide));
     let called: Vec<usize> = effects.iter().map(|(index, _)| *index).collect();
     assert_eq!(called, [0, 1, 3], "the failed server gets nothing");
     assert!(effects.iter().all(|(_, effect)| matches!(
@@ -211,7 +212,7 @@ fn side_by_side_sends_to_every_connected_server_and_fills_in_as_answers_come() {
     assert_eq!((sep1303.class, sep1303.forwarded), (Class::ToolError, true));
     assert_eq!(comparison.pending(), 1, "slow has not answered");
 
-    command(&mut servers, Command::ToggleForwarding);
+    command(&mut servers, Command::Lens(Lens::Forwarding));
     let legacy = servers.comparison.clone().unwrap().columns[0]
         .answer
         .clone();
@@ -220,7 +221,7 @@ fn side_by_side_sends_to_every_connected_server_and_fills_in_as_answers_come() {
     command(&mut servers, Command::Back);
     assert!(!servers.comparing);
     assert!(
-        command(&mut servers, Command::SideBySide).is_empty(),
+        command(&mut servers, Command::ToServer(ToServer::SideBySide)).is_empty(),
         "the same request reopens the last comparison, sending nothing"
     );
     assert!(servers.comparing);
@@ -232,7 +233,7 @@ fn one_server_is_the_tui_as_it_was() {
     let mut one = Workspace::one(state);
     assert!(!one.has_bar());
     assert_eq!(one.shown().label, None);
-    command(&mut one, Command::NextServer);
+    command(&mut one, Command::Servers(Servers::Next));
     assert_eq!(one.selected, 0);
     update(
         &mut one,
@@ -341,7 +342,7 @@ fn a_click_on_a_servers_entry_in_the_bar_shows_that_server() {
 #[test]
 fn a_panel_on_the_shown_server_keeps_a_click_on_the_bar() {
     let mut servers = workspace(&["alpha", "beta"]);
-    command(&mut servers, Command::ToggleHelp);
+    command(&mut servers, Command::Help);
     let beta = super::bar::bar_entries(&servers, 120)[1].columns.clone();
     click(&mut servers, beta.start + 1, 0);
     // The help takes the click (and closes); the next one shows the server.
@@ -356,8 +357,8 @@ fn compared(rows: usize) -> Workspace {
     let mut servers = workspace(&["short", "long"]);
     connect(&mut servers, 0, "demo");
     connect(&mut servers, 1, "demo");
-    command(&mut servers, Command::OpenEditor);
-    command(&mut servers, Command::SideBySide);
+    command(&mut servers, Command::Edit(Edit::OpenEditor));
+    command(&mut servers, Command::ToServer(ToServer::SideBySide));
     let arguments = json!({"departureDate": "12/12/2024"});
     answer(
         &mut servers,
@@ -384,25 +385,25 @@ fn the_comparison_scrolls_to_the_longest_columns_last_row_and_no_further() {
     let most = super::columns::most_scroll(&servers, &comparison);
     // 80 lines of text and a few more in a column of 40 − 4 rows.
     assert!(most > 40, "{most}");
-    command(&mut servers, Command::SelectNext);
-    command(&mut servers, Command::SelectNext);
+    command(&mut servers, Command::Move(Move::SelectNext));
+    command(&mut servers, Command::Move(Move::SelectNext));
     assert_eq!(scroll(&servers), 2);
-    command(&mut servers, Command::SelectPrev);
+    command(&mut servers, Command::Move(Move::SelectPrev));
     assert_eq!(scroll(&servers), 1);
-    command(&mut servers, Command::PageDown);
+    command(&mut servers, Command::Move(Move::PageDown));
     assert!(scroll(&servers) > 20, "a page is most of a column");
-    command(&mut servers, Command::SelectLast);
+    command(&mut servers, Command::Move(Move::SelectLast));
     assert_eq!(scroll(&servers), most);
-    command(&mut servers, Command::SelectNext);
-    command(&mut servers, Command::PageDown);
+    command(&mut servers, Command::Move(Move::SelectNext));
+    command(&mut servers, Command::Move(Move::PageDown));
     assert_eq!(scroll(&servers), most, "never past the last row");
-    command(&mut servers, Command::SelectPrev);
+    command(&mut servers, Command::Move(Move::SelectPrev));
     assert_eq!(
         scroll(&servers),
         most - 1,
         "one key back from the end moves at once"
     );
-    command(&mut servers, Command::SelectFirst);
+    command(&mut servers, Command::Move(Move::SelectFirst));
     assert_eq!(scroll(&servers), 0);
     update(
         &mut servers,
@@ -421,7 +422,7 @@ fn a_comparison_that_fits_does_not_scroll() {
     let mut servers = compared(3);
     let comparison = servers.comparison.clone().unwrap();
     assert_eq!(super::columns::most_scroll(&servers, &comparison), 0);
-    command(&mut servers, Command::SelectNext);
-    command(&mut servers, Command::PageDown);
+    command(&mut servers, Command::Move(Move::SelectNext));
+    command(&mut servers, Command::Move(Move::PageDown));
     assert_eq!(scroll(&servers), 0);
 }
