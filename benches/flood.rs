@@ -3,6 +3,9 @@
 //! handshake, then answers `tools/list` (`FLOOD_KIND=stderr`: as many 2-byte stderr lines). The live session and the app take every event as the
 //! TUI does (batches of events, frames paced by the runtime's `Redraw`); printed: how long after connecting the tools
 //! are listed, how many entries the log keeps, and the peak memory against the bytes received.
+//! The events reach the app as the runtime takes them, each batch whole with its server's index
+//! (`FLOOD_VIA=task`: through a task that takes each batch apart and re-sends its events one by
+//! one, tagged, as the runtime did before, for comparison).
 
 use std::time::{Duration, Instant};
 
@@ -11,9 +14,9 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use sightline::app::state::Settings;
 use sightline::app::{Action, AppState, update};
-use sightline::client::{ClientOptions, LogEntry, LogEvent, SessionEvent};
 use sightline::live_session::{self, SessionCommand};
 use sightline::mcp::era::EraChoice;
+use sightline::runner::{LogEntry, LogEvent, SessionEvent, SessionOptions};
 use sightline::runtime::Redraw;
 use sightline::stream;
 use sightline::theme::Theme;
@@ -21,6 +24,51 @@ use sightline::transport::{StdioCommand, Target};
 
 /// Events applied before a frame is drawn, as in the runtime.
 const BATCH: usize = 4096;
+
+/// Where the app takes its events from.
+enum Events {
+    /// The session stream itself, batches whole (as the runtime takes them).
+    Merged(stream::EventReceiver),
+    /// Events one by one, re-sent by a task in between (as the runtime took them before).
+    Tagged(tokio::sync::mpsc::Receiver<(usize, SessionEvent)>),
+}
+
+impl Events {
+    fn new(events: stream::EventReceiver, via_task: bool) -> Self {
+        if via_task {
+            Events::Tagged(tagged(events))
+        } else {
+            Events::Merged(events)
+        }
+    }
+
+    async fn recv(&mut self) -> Option<SessionEvent> {
+        match self {
+            Events::Merged(events) => events.recv_from().await.map(|(_, event)| event),
+            Events::Tagged(events) => events.recv().await.map(|(_, event)| event),
+        }
+    }
+
+    fn try_recv(&mut self) -> Option<SessionEvent> {
+        match self {
+            Events::Merged(events) => events.try_recv_from().map(|(_, event)| event),
+            Events::Tagged(events) => events.try_recv().ok().map(|(_, event)| event),
+        }
+    }
+}
+
+/// The task the runtime had between a session and the app: each event re-sent, tagged.
+fn tagged(mut events: stream::EventReceiver) -> tokio::sync::mpsc::Receiver<(usize, SessionEvent)> {
+    let (merged, receiver) = tokio::sync::mpsc::channel(stream::CAPACITY * 64);
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if merged.send((0, event)).await.is_err() {
+                return;
+            }
+        }
+    });
+    receiver
+}
 
 /// This process's resident and peak resident memory, in bytes.
 fn memory() -> (u64, u64) {
@@ -56,6 +104,7 @@ fn main() {
         .unwrap_or(1_000_000);
     let kind = std::env::var("FLOOD_KIND").unwrap_or_else(|_| "notifications".into());
     let stderr = kind == "stderr";
+    let via_task = std::env::var("FLOOD_VIA").is_ok_and(|via| via == "task");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -78,14 +127,15 @@ fn main() {
         .into(),
         cwd: None,
     });
-    let options = ClientOptions {
+    let options = SessionOptions {
         era: EraChoice::Legacy,
         timeout: Duration::from_secs(120),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
     let (listed_after, bytes) = runtime.block_on(async {
-        let (sink, mut events) = stream::channel();
-        let commands = live_session::spawn(Ok(target), options, sink);
+        let (mut sinks, events) = stream::merged(1);
+        let commands = live_session::spawn(Ok(target), options, sinks.remove(0));
+        let mut events = Events::new(events, via_task);
         let mut connected = None;
         let mut seen_list = false;
         let mut redraw = Redraw::new(tokio::time::Instant::now());

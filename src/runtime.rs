@@ -104,23 +104,21 @@ pub async fn run(
     recorder: Option<Recorder>,
 ) -> io::Result<Ended> {
     let opened = server.opened();
-    let (merged_tx, mut merged) = mpsc::channel::<(usize, SessionEvent)>(stream::CAPACITY * 64);
+    // One stream for every server: each batch a session hands over reaches the loop whole.
+    let (sinks, mut events) = stream::merged(opened.len());
     let mut commands = Vec::new();
     let mut names = Vec::new();
     let mut args = Vec::new();
-    for (index, (name, one)) in opened.into_iter().enumerate() {
-        let (mut sink, events) = stream::channel();
+    for ((name, one), mut sink) in opened.into_iter().zip(sinks) {
         if let Some(recorder) = &recorder {
             sink = sink.with_tap(recorder.tap());
         }
         let target = one.target().map_err(|error| error.to_string());
         let session = live_session::spawn(target, one.client_options(), sink);
         commands.push(session);
-        tokio::spawn(tag(index, events, merged_tx.clone()));
         names.push(name);
         args.push(one.to_args());
     }
-    drop(merged_tx);
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {
         Ok(size) => {
@@ -137,7 +135,7 @@ pub async fn run(
                 workspace,
                 theme,
                 &commands,
-                &mut merged,
+                &mut events,
                 None,
             )
             .await
@@ -150,19 +148,10 @@ pub async fn run(
         let _ = session.send(SessionCommand::Shutdown).await;
     }
     let _ = tokio::time::timeout(SHUTDOWN_WAIT, async {
-        while merged.recv().await.is_some() {}
+        while events.recv().await.is_some() {}
     })
     .await;
     result
-}
-
-/// Passes one session's events on, tagged with its server's index, until it ends.
-async fn tag(index: usize, mut events: EventReceiver, merged: mpsc::Sender<(usize, SessionEvent)>) {
-    while let Some(event) = events.recv().await {
-        if merged.send((index, event)).await.is_err() {
-            return;
-        }
-    }
 }
 
 /// The TUI on a transcript: its events, in their order, through the same `update` as a live
@@ -176,9 +165,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
     warnings: &[String],
     live: bool,
 ) -> io::Result<Ended> {
-    let (sink, events) = stream::channel();
-    let (merged_tx, mut merged) = mpsc::channel::<(usize, SessionEvent)>(stream::CAPACITY * 64);
-    tokio::spawn(tag(0, events, merged_tx));
+    let (sink, mut events) = stream::channel();
     let file = path.to_owned();
     let places = Arc::new(Mutex::new(Places::default()));
     let noted = Arc::clone(&places);
@@ -209,7 +196,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
                 Workspace::one(state),
                 theme,
                 &commands,
-                &mut merged,
+                &mut events,
                 Some(&stored),
             )
             .await
@@ -303,7 +290,7 @@ async fn event_loop(
     mut workspace: Workspace,
     theme: &Theme,
     commands: &[mpsc::Sender<SessionCommand>],
-    events: &mut mpsc::Receiver<(usize, SessionEvent)>,
+    events: &mut EventReceiver,
     replayed: Option<&Transcript>,
 ) -> io::Result<Ended> {
     let mut input = crossterm::event::EventStream::new();
@@ -347,7 +334,7 @@ async fn event_loop(
                 Some(Err(error)) => return Err(error),
                 None => return Ok(Ended::Quit),
             },
-            Some((server, event)) = events.recv() => (Some(server), Action::Session(event)),
+            Some((server, event)) = events.recv_from() => (Some(server), Action::Session(event)),
             Some((server, action)) = finished.recv() => (Some(server), action),
             _ = terminate.recv() => return Ok(Ended::Signal(signal_number::TERM)),
             _ = hangup.recv() => return Ok(Ended::Signal(signal_number::HUP)),
@@ -359,7 +346,7 @@ async fn event_loop(
             None => workspace::update(&mut workspace, action),
         };
         for _ in 0..BATCH {
-            let Ok((server, event)) = events.try_recv() else {
+            let Some((server, event)) = events.try_recv_from() else {
                 break;
             };
             effects.extend(workspace::update_for(

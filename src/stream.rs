@@ -1,7 +1,9 @@
 //! The session stream: every [`SessionEvent`] of a client, in the order it happened, on one
 //! bounded channel (a slow consumer slows the client, never grows memory), plus taps that see
 //! each event first, synchronously (the `-v` log, a recorder, tests). Events travel in batches
-//! (all that one read of the server's output brought), so a flood costs one hand-over per read.
+//! (all that one read of the server's output brought), so a flood costs one hand-over per read;
+//! several sessions can share one stream ([`merged`]), each batch arriving whole with the index
+//! of the session it came from.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -11,8 +13,11 @@ use tokio::sync::mpsc;
 
 use crate::mcp::log::{LogEntry, SessionEvent};
 
-/// Batches in flight between the client and its consumer, at most.
+/// Batches in flight between the client and its consumer, at most (per session).
 pub const CAPACITY: usize = 16;
+
+/// One session's events, in order, with the index of the session they came from.
+type Batch = (usize, Vec<SessionEvent>);
 
 /// An observer of every event, called in order before the event is sent on.
 pub type Tap = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
@@ -20,7 +25,9 @@ pub type Tap = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 /// The sending side of a session stream. Clones share the channel and the taps.
 #[derive(Clone, Default)]
 pub struct EventSink {
-    channel: Option<mpsc::Sender<Vec<SessionEvent>>>,
+    channel: Option<mpsc::Sender<Batch>>,
+    /// The index its batches carry.
+    session: usize,
     taps: Vec<Tap>,
 }
 
@@ -28,6 +35,7 @@ impl fmt::Debug for EventSink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventSink")
             .field("channel", &self.channel.is_some())
+            .field("session", &self.session)
             .field("taps", &self.taps.len())
             .finish()
     }
@@ -35,22 +43,37 @@ impl fmt::Debug for EventSink {
 
 /// A stream whose events a consumer receives in order.
 pub fn channel() -> (EventSink, EventReceiver) {
-    let (sender, receiver) = mpsc::channel(CAPACITY);
-    let sink = EventSink {
-        channel: Some(sender),
-        taps: Vec::new(),
-    };
+    let (mut sinks, receiver) = merged(1);
+    let sink = sinks.pop().unwrap_or_default();
+    (sink, receiver)
+}
+
+/// One stream for `sessions` sessions: a sink for each, and one consumer that receives each
+/// session's events in its order, every batch whole with the session's index (no task in
+/// between to take batches apart and tag them).
+pub fn merged(sessions: usize) -> (Vec<EventSink>, EventReceiver) {
+    let (sender, receiver) = mpsc::channel(CAPACITY * sessions.max(1));
+    let sinks = (0..sessions)
+        .map(|session| EventSink {
+            channel: Some(sender.clone()),
+            session,
+            taps: Vec::new(),
+        })
+        .collect();
     let receiver = EventReceiver {
         channel: receiver,
+        from: 0,
         ready: VecDeque::new(),
     };
-    (sink, receiver)
+    (sinks, receiver)
 }
 
 /// The consuming end of a session stream: one event at a time, in order.
 #[derive(Debug)]
 pub struct EventReceiver {
-    channel: mpsc::Receiver<Vec<SessionEvent>>,
+    channel: mpsc::Receiver<Batch>,
+    /// The session the batch being read came from.
+    from: usize,
     /// The rest of the batch being read.
     ready: VecDeque<SessionEvent>,
 }
@@ -58,18 +81,34 @@ pub struct EventReceiver {
 impl EventReceiver {
     /// The next event; `None` once every sink is gone and every event was read.
     pub async fn recv(&mut self) -> Option<SessionEvent> {
-        while self.ready.is_empty() {
-            self.ready = self.channel.recv().await?.into();
-        }
-        self.ready.pop_front()
+        Some(self.recv_from().await?.1)
     }
 
     /// The next event if one is ready now.
     pub fn try_recv(&mut self) -> Option<SessionEvent> {
+        Some(self.try_recv_from()?.1)
+    }
+
+    /// The next event and the index of the session it came from. Cancel-safe: a batch taken is
+    /// kept before anything else can happen.
+    pub async fn recv_from(&mut self) -> Option<(usize, SessionEvent)> {
         while self.ready.is_empty() {
-            self.ready = self.channel.try_recv().ok()?.into();
+            (self.from, self.ready) = self
+                .channel
+                .recv()
+                .await
+                .map(|(from, batch)| (from, batch.into()))?;
         }
-        self.ready.pop_front()
+        Some((self.from, self.ready.pop_front()?))
+    }
+
+    /// The next event and its session's index, if one is ready now.
+    pub fn try_recv_from(&mut self) -> Option<(usize, SessionEvent)> {
+        while self.ready.is_empty() {
+            let (from, batch) = self.channel.try_recv().ok()?;
+            (self.from, self.ready) = (from, batch.into());
+        }
+        Some((self.from, self.ready.pop_front()?))
     }
 }
 
@@ -126,7 +165,7 @@ impl EventSink {
             }
         }
         if let Some(permit) = permit {
-            permit.send(events);
+            permit.send((self.session, events));
         }
     }
 }
@@ -235,6 +274,37 @@ mod tests {
         assert_eq!(
             seen.events().last(),
             Some(&SessionEvent::ToolsFailed("kept".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn merged_sessions_arrive_each_in_its_order_with_its_index() {
+        let (sinks, mut receiver) = merged(2);
+        let [first, second] = &sinks[..] else {
+            panic!("two sinks")
+        };
+        first
+            .emit_all(vec![
+                SessionEvent::ToolsFailed("a1".into()),
+                SessionEvent::ToolsFailed("a2".into()),
+            ])
+            .await;
+        second.emit(SessionEvent::ToolsFailed("b1".into())).await;
+        first.emit(SessionEvent::ToolsFailed("a3".into())).await;
+        drop(sinks);
+        let mut seen = Vec::new();
+        while let Some((from, event)) = receiver.recv_from().await {
+            seen.push((from, event));
+        }
+        let failed = |from, text: &str| (from, SessionEvent::ToolsFailed(text.into()));
+        assert_eq!(
+            seen,
+            [
+                failed(0, "a1"),
+                failed(0, "a2"),
+                failed(1, "b1"),
+                failed(0, "a3")
+            ]
         );
     }
 
