@@ -220,13 +220,15 @@ fn convert_block<'a>(source: &'a str, rules: &Blocks) -> Result<Option<Block<'a>
                 )),
             },
             JsonStyle::AiSdk => Block::Text {
-                text: Cow::Owned(super::ai_sdk_json::dump(
+                text: Cow::Owned(super::key_order::dump(
                     &serde_json::from_str(source).unwrap_or_default(),
+                    &super::key_order::AI_SDK,
                 )),
             },
             JsonStyle::Rmcp => Block::Text {
-                text: Cow::Owned(super::rmcp_json::dump(
+                text: Cow::Owned(super::key_order::dump(
                     &serde_json::from_str(source).unwrap_or_default(),
+                    &super::key_order::RMCP,
                 )),
             },
         },

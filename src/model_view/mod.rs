@@ -3,7 +3,6 @@
 //! from the reply, never copied), the rule of the spec that decided it, and the payload a host
 //! would build.
 
-mod ai_sdk_json;
 mod block;
 pub mod clients;
 mod convert;
@@ -11,11 +10,11 @@ mod gemini;
 mod host_checks;
 pub mod hosts;
 mod json;
+mod key_order;
 pub mod measured;
 pub mod output_check;
 mod payload;
 mod python_dump;
-mod rmcp_json;
 mod truncation;
 mod validators;
 
