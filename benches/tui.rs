@@ -13,7 +13,6 @@ use ratatui::layout::Rect;
 use serde_json::json;
 use sightline::app::state::Settings;
 use sightline::app::{Action, AppState, Command, update};
-use sightline::client::{LogEntry, LogEvent, Role};
 use sightline::mcp::Timestamp;
 use sightline::mcp::framing::{DEFAULT_MAX_FRAME_BYTES, LineFramer, decode};
 use sightline::mcp::jsonrpc::{Frame, Id, parse};
@@ -21,6 +20,7 @@ use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::Tool;
 use sightline::mcp::session::{Correlation, Session};
 use sightline::recording::Recorder;
+use sightline::runner::{LogEntry, LogEvent, Role};
 use sightline::theme::Theme;
 use sightline::transcript::Redactor;
 

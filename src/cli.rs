@@ -4,12 +4,12 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::client::ClientOptions;
 use crate::demo_server::Style;
 use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
 use crate::mcp::input::{Answers, Elicit};
 use crate::recording::Recorder;
+use crate::runner::SessionOptions;
 use crate::server_config;
 use crate::transcript::Redactor;
 use crate::transport::http::OAuthClient;
@@ -528,8 +528,8 @@ impl ServerArgs {
         args
     }
 
-    pub fn client_options(&self) -> ClientOptions {
-        ClientOptions {
+    pub fn client_options(&self) -> SessionOptions {
+        SessionOptions {
             answers: Answers {
                 elicit: self.elicit.clone().unwrap_or_default(),
                 sample: self.sample.clone(),

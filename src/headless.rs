@@ -62,12 +62,12 @@ mod tests {
 
     use super::*;
     use crate::classify::fixtures::{call, catalog};
-    use crate::client::Connection;
     use crate::mcp::era::Era;
     use crate::mcp::messages::ServerInfo;
     use crate::mcp::session::Exchange;
     use crate::model_view::hosts::{self, HostProfile};
     use crate::present::limits::MODEL_TEXT_BYTES;
+    use crate::runner::Connection;
 
     fn report_text(exchange: &Exchange, host: &HostProfile) -> String {
         let connection = Connection {

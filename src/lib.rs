@@ -7,7 +7,7 @@
 //! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
 //! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
 //! - [`time`]: dates and timestamps as text (the UTC calendar, `dd/mm/yyyy`, RFC 3339). Pure.
-//! - [`client`]: the session driver over a transport: negotiation, requests, the log.
+//! - [`runner`]: the runner of a session: the sans-I/O driver over a transport, its outputs carried out in order.
 //! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
 //!   `hosts`, `diff`, `auth`), one module each.
 //! - [`transcript`]: the transcript format, pure: each session event as a JSON line and back,
@@ -24,7 +24,6 @@ pub mod app;
 pub mod audit;
 pub mod classify;
 pub mod cli;
-pub mod client;
 pub mod config;
 pub mod demo_server;
 pub mod diff;
@@ -39,6 +38,7 @@ pub mod present;
 pub mod proxy;
 pub mod recording;
 pub mod replay_server;
+pub mod runner;
 pub mod runtime;
 pub mod sanitize;
 pub mod schema;

@@ -5,7 +5,9 @@
 use tokio::sync::mpsc;
 
 pub use crate::app::action::SessionCommand;
-use crate::client::{self, Client, ClientOptions, Command, Done, SessionEvent, Stage, Wake};
+use crate::runner::{
+    self, Command, Done, SessionEvent, SessionOptions, SessionRunner, Stage, Wake,
+};
 use crate::stream::EventSink;
 use crate::transport::Target;
 
@@ -14,7 +16,7 @@ use crate::transport::Target;
 /// `SessionCommand::Answer`.
 pub fn spawn(
     target: Result<Target, String>,
-    mut options: ClientOptions,
+    mut options: SessionOptions,
     sink: EventSink,
 ) -> mpsc::Sender<SessionCommand> {
     let (commands_tx, commands) = mpsc::channel(16);
@@ -32,13 +34,13 @@ enum Ending {
 
 async fn run(
     target: Result<Target, String>,
-    mut options: ClientOptions,
+    mut options: SessionOptions,
     sink: EventSink,
     mut commands: mpsc::Receiver<SessionCommand>,
 ) {
     loop {
         let opened = match &target {
-            Ok(target) => client::open(target, options.clone(), sink.clone())
+            Ok(target) => runner::open(target, options.clone(), sink.clone())
                 .await
                 .ok(),
             Err(reason) => {
@@ -69,7 +71,7 @@ async fn run(
 /// Waits for a reason to connect again: `true` to try the server again, `false` to end.
 async fn wait_for_reconnect(
     commands: &mut mpsc::Receiver<SessionCommand>,
-    options: &mut ClientOptions,
+    options: &mut SessionOptions,
 ) -> bool {
     while let Some(command) = commands.recv().await {
         match command {
@@ -91,9 +93,9 @@ async fn wait_for_reconnect(
 /// Connects, lists the tools, and serves the app's commands; `None` when connecting failed
 /// (said on the stream), else how the connection ended. The server is shut down either way.
 async fn serve(
-    client: &mut Client,
+    client: &mut SessionRunner,
     commands: &mut mpsc::Receiver<SessionCommand>,
-    options: &mut ClientOptions,
+    options: &mut SessionOptions,
 ) -> Option<Ending> {
     client.start(Command::Connect);
     let ending = loop {

@@ -18,7 +18,7 @@ use crate::mcp::verdict::Finished;
 use crate::stream::EventSink;
 use crate::transport::{self, Target, Transport, TransportEvent, now};
 
-pub use crate::driver::{ClientError, ClientOptions, Command, Done};
+pub use crate::driver::{Command, Done, SessionError, SessionOptions};
 pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, Stage};
 
 /// Transport events handed to the driver together, at most: lines read together are logged
@@ -34,9 +34,9 @@ const FLUSH_BATCH: usize = 512;
 /// a failure too (`ConnectFailed`, with the stage that failed).
 pub async fn connect(
     target: &Target,
-    options: ClientOptions,
+    options: SessionOptions,
     sink: EventSink,
-) -> Result<Client, ClientError> {
+) -> Result<SessionRunner, SessionError> {
     let mut client = open(target, options, sink).await?;
     if let Err(error) = client.negotiate().await {
         client.emit(error.as_event()).await;
@@ -49,17 +49,17 @@ pub async fn connect(
 /// Reaches `target` (`Connecting` first on the stream); nothing is sent yet.
 pub async fn open(
     target: &Target,
-    options: ClientOptions,
+    options: SessionOptions,
     sink: EventSink,
-) -> Result<Client, ClientError> {
+) -> Result<SessionRunner, SessionError> {
     sink.emit(SessionEvent::Connecting {
         transport: target.describe(),
     })
     .await;
     match transport::open(target, options.max_frame_bytes) {
-        Ok(transport) => Ok(Client::new(transport, options, sink)),
+        Ok(transport) => Ok(SessionRunner::new(transport, options, sink)),
         Err(error) => {
-            let error = ClientError::Transport(error);
+            let error = SessionError::Transport(error);
             sink.emit(error.as_event()).await;
             Err(error)
         }
@@ -81,7 +81,7 @@ pub enum Wake<C> {
 
 /// A session with one server: the driver, run against a transport.
 #[derive(Debug)]
-pub struct Client {
+pub struct SessionRunner {
     transport: Transport,
     /// Whether the transport's event channel may still bring something.
     open: bool,
@@ -95,15 +95,15 @@ pub struct Client {
     started: Instant,
     done: VecDeque<Done>,
     /// Ends of held-open requests that came while a command was awaited (see
-    /// [`Client::take_listened`]).
+    /// [`SessionRunner::take_listened`]).
     listened: VecDeque<(String, Box<Exchange>)>,
     gone: bool,
 }
 
-impl Client {
-    /// Wraps a transport; start with [`Client::negotiate`] (or [`Command::Connect`]).
+impl SessionRunner {
+    /// Wraps a transport; start with [`SessionRunner::negotiate`] (or [`Command::Connect`]).
     /// Everything that happens from now on is emitted on `sink`.
-    pub fn new(transport: Transport, options: ClientOptions, sink: EventSink) -> Self {
+    pub fn new(transport: Transport, options: SessionOptions, sink: EventSink) -> Self {
         let wire = Wire {
             http: transport.is_http(),
         };
@@ -267,7 +267,7 @@ impl Client {
     }
 
     /// Establishes the era and protocol version as `--era` asks.
-    pub async fn negotiate(&mut self) -> Result<&Connection, ClientError> {
+    pub async fn negotiate(&mut self) -> Result<&Connection, SessionError> {
         match self.perform(Command::Connect).await {
             Done::Connected(Ok(_)) => self
                 .driver
@@ -280,7 +280,7 @@ impl Client {
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.
     /// The list (or why there is none) is emitted too.
-    pub async fn list_tools(&mut self) -> Result<Arc<Catalog>, ClientError> {
+    pub async fn list_tools(&mut self) -> Result<Arc<Catalog>, SessionError> {
         match self.perform(Command::ListTools).await {
             Done::Tools(listed) => listed,
             other => Err(unexpected(&other)),
@@ -302,7 +302,7 @@ impl Client {
         self.call(name, arguments).await.exchange
     }
 
-    /// [`Client::call_tool`], with the judgement the session made of the call.
+    /// [`SessionRunner::call_tool`], with the judgement the session made of the call.
     pub async fn call(&mut self, name: &str, arguments: Value) -> Finished {
         let command = Command::Call {
             tool: name.to_owned(),
@@ -314,7 +314,7 @@ impl Client {
         }
     }
 
-    /// Like [`Client::call_tool`], ended early (and cancelled) when `cancel` fires.
+    /// Like [`SessionRunner::call_tool`], ended early (and cancelled) when `cancel` fires.
     pub async fn call_tool_cancellable(
         &mut self,
         name: &str,
@@ -404,15 +404,15 @@ fn exchange_of(done: Done) -> Exchange {
     }
 }
 
-fn unread(method: &str) -> ClientError {
-    ClientError::UnexpectedResult {
+fn unread(method: &str) -> SessionError {
+    SessionError::UnexpectedResult {
         method: method.into(),
         reason: "no answer".into(),
     }
 }
 
-fn unexpected(done: &Done) -> ClientError {
-    ClientError::UnexpectedResult {
+fn unexpected(done: &Done) -> SessionError {
+    SessionError::UnexpectedResult {
         method: "session".into(),
         reason: format!("the session ended with {done:?}"),
     }

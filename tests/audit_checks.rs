@@ -15,11 +15,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use sightline::analysis::{self, CallContext};
-use sightline::client::{self, ClientOptions, SessionEvent};
 use sightline::mcp::catalog::Catalog;
 use sightline::mcp::session::Exchange;
 use sightline::model_view::hosts::{HostProfile, OutputCheck, resolve};
 use sightline::model_view::output_check::client_refusal;
+use sightline::runner::{self, SessionEvent, SessionOptions};
 use sightline::stream::EventSink;
 use sightline::transport::{StdioCommand, Target};
 
@@ -41,11 +41,11 @@ async fn session(args: &[&str]) -> (Catalog, Vec<(String, Exchange)>, Vec<Sessio
     let seen = Arc::clone(&events);
     let sink =
         EventSink::taps_only().with_tap(move |event| seen.lock().unwrap().push(event.clone()));
-    let options = ClientOptions {
+    let options = SessionOptions {
         timeout: Duration::from_secs(20),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
-    let mut client = client::connect(&target, options, sink).await.unwrap();
+    let mut client = runner::connect(&target, options, sink).await.unwrap();
     let tools = Catalog::clone(&client.list_tools().await.unwrap());
     let mut calls = Vec::new();
     for tool in &tools {
@@ -281,7 +281,7 @@ async fn text_on_stdout_before_and_between_messages_is_a_server_finding() {
         .iter()
         .filter_map(|event| match event {
             SessionEvent::Logged(entry) => match &entry.event {
-                sightline::client::LogEvent::Invalid(line) => Some(line.raw.to_string()),
+                sightline::runner::LogEvent::Invalid(line) => Some(line.raw.to_string()),
                 _ => None,
             },
             _ => None,

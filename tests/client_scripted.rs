@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline::classify::{Class, classify};
-use sightline::client::{Client, ClientError, ClientOptions, LogEvent, Role, Stage};
 use sightline::mcp::era::{Era, EraChoice};
+use sightline::runner::{LogEvent, Role, SessionError, SessionOptions, SessionRunner, Stage};
 use sightline::stream::{Collector, EventSink};
 use sightline::transport::stdio::connect_io;
 use tokio::io::{
@@ -66,22 +66,22 @@ impl Peer {
     }
 }
 
-fn options(era: EraChoice) -> ClientOptions {
-    ClientOptions {
+fn options(era: EraChoice) -> SessionOptions {
+    SessionOptions {
         era,
         timeout: Duration::from_secs(10),
         probe_timeout: Duration::from_millis(300),
         max_frame_bytes: 1 << 20,
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     }
 }
 
-fn pair_with(options: ClientOptions, max_frame_bytes: usize) -> (Client, Peer) {
+fn pair_with(options: SessionOptions, max_frame_bytes: usize) -> (SessionRunner, Peer) {
     let (client_end, peer_end) = tokio::io::duplex(1 << 16);
     let (reader, writer) = tokio::io::split(client_end);
     let log = Collector::default();
     let sink = EventSink::taps_only().with_tap(log.tap());
-    let client = Client::new(connect_io(reader, writer, max_frame_bytes), options, sink);
+    let client = SessionRunner::new(connect_io(reader, writer, max_frame_bytes), options, sink);
     let (peer_reader, peer_writer) = tokio::io::split(peer_end);
     (
         client,
@@ -93,11 +93,11 @@ fn pair_with(options: ClientOptions, max_frame_bytes: usize) -> (Client, Peer) {
     )
 }
 
-fn pair(era: EraChoice) -> (Client, Peer) {
+fn pair(era: EraChoice) -> (SessionRunner, Peer) {
     pair_with(options(era), 1 << 20)
 }
 
-fn negotiate(mut client: Client) -> JoinHandle<(Client, Result<Era, String>)> {
+fn negotiate(mut client: SessionRunner) -> JoinHandle<(SessionRunner, Result<Era, String>)> {
     tokio::spawn(async move {
         let result = client
             .negotiate()
@@ -327,7 +327,7 @@ async fn modern_refuses_a_legacy_server_clearly() {
     );
 }
 
-async fn legacy_session() -> (Client, Peer) {
+async fn legacy_session() -> (SessionRunner, Peer) {
     let (client, mut peer) = pair(EraChoice::Legacy);
     let task = negotiate(client);
     peer.handshake("2025-11-25").await;
@@ -633,10 +633,10 @@ async fn a_peer_that_closes_mid_call_ends_it_as_a_transport_failure() {
 
 #[test]
 fn client_errors_have_a_class_and_a_stage() {
-    let error = ClientError::NoSharedVersion { supported: vec![] };
+    let error = SessionError::NoSharedVersion { supported: vec![] };
     assert_eq!(error.outcome().class, Class::ProtocolError);
     assert_eq!(error.stage(), Stage::Discover);
-    let error = ClientError::UnsupportedVersion {
+    let error = SessionError::UnsupportedVersion {
         offered: "a".into(),
         answered: "b".into(),
     };

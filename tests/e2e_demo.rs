@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline::classify::{Class, classify};
-use sightline::client::{Client, ClientOptions, LogEvent};
 use sightline::mcp::era::EraChoice;
+use sightline::runner::{LogEvent, SessionOptions, SessionRunner};
 use sightline::stream::{Collector, EventSink};
 use sightline::transport::{StdioCommand, stdio};
 
@@ -718,15 +718,15 @@ fn demo(style: &str) -> StdioCommand {
 #[tokio::test]
 async fn the_demo_server_stops_a_cancelled_search_and_reports_progress() {
     for era in [EraChoice::Legacy, EraChoice::Modern] {
-        let options = ClientOptions {
+        let options = SessionOptions {
             era,
             timeout: Duration::from_millis(1500),
-            ..ClientOptions::default()
+            ..SessionOptions::default()
         };
         let collected = Collector::default();
         let sink = EventSink::taps_only().with_tap(collected.tap());
         let transport = stdio::spawn(&demo("sep1303"), 1 << 20).unwrap();
-        let mut client = Client::new(transport, options, sink);
+        let mut client = SessionRunner::new(transport, options, sink);
         client.negotiate().await.unwrap();
         let exchange = client
             .call_tool("slow_search", json!({"seconds": 30}))

@@ -10,8 +10,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use sightline::client::{self, ClientOptions, LogEvent, Role};
 use sightline::mcp::era::EraChoice;
+use sightline::runner::{self, LogEvent, Role, SessionOptions};
 use sightline::stream::{Collector, EventSink};
 use sightline::transport::{StdioCommand, Target};
 
@@ -27,14 +27,14 @@ async fn a_reply_waiting_unread_when_the_call_goes_out_is_a_reply_to_no_request(
         env: HashMap::from([("PREDICT_DELAY".into(), "0.05".into())]),
         cwd: None,
     };
-    let options = ClientOptions {
+    let options = SessionOptions {
         era: EraChoice::Legacy,
         timeout: Duration::from_secs(10),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
     let log = Collector::default();
     let sink = EventSink::taps_only().with_tap(log.tap());
-    let mut client = client::connect(&Target::Stdio(command), options, sink)
+    let mut client = runner::connect(&Target::Stdio(command), options, sink)
         .await
         .unwrap();
     client.list_tools().await.unwrap();

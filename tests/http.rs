@@ -10,9 +10,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline::client::{self, Client, ClientOptions};
 use sightline::mcp::era::EraChoice;
 use sightline::mcp::log::{LogEvent, SessionEvent};
+use sightline::runner::{self, SessionOptions, SessionRunner};
 use sightline::transport::{HttpTarget, Target};
 use std::sync::{Arc, Mutex};
 
@@ -484,7 +484,7 @@ async fn a_modern_cancellation_closes_the_stream() {
 }
 
 /// A client over HTTP in `era`, and what its log records: `note: …` and `sent: <frame>` lines.
-async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String>>>) {
+async fn http_client(url: &str, era: EraChoice) -> (SessionRunner, Arc<Mutex<Vec<String>>>) {
     let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = Arc::clone(&log);
     let sink = sightline::stream::EventSink::taps_only().with_tap(move |event| {
@@ -504,12 +504,12 @@ async fn http_client(url: &str, era: EraChoice) -> (Client, Arc<Mutex<Vec<String
         token_cache: None,
         client_metadata_url: None,
     });
-    let options = ClientOptions {
+    let options = SessionOptions {
         era,
         timeout: Duration::from_secs(20),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
-    (client::connect(&target, options, sink).await.unwrap(), log)
+    (runner::connect(&target, options, sink).await.unwrap(), log)
 }
 
 /// The value of header `name` in an `http` member's header list.

@@ -273,8 +273,8 @@ fn a_task_is_polled_to_its_end_and_classified_by_what_it_carries() {
 
 #[tokio::test]
 async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
-    use sightline::client::{Client, ClientOptions};
     use sightline::mcp::era::EraChoice;
+    use sightline::runner::{SessionOptions, SessionRunner};
     use sightline::stream::{Collector, EventSink};
     use sightline::transport::{StdioCommand, stdio};
 
@@ -284,14 +284,14 @@ async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
         env: std::collections::HashMap::default(),
         cwd: None,
     };
-    let options = ClientOptions {
+    let options = SessionOptions {
         era: EraChoice::Modern,
         tasks: true,
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
     let collected = Collector::default();
     let sink = EventSink::taps_only().with_tap(collected.tap());
-    let mut client = Client::new(stdio::spawn(&command, 1 << 20).unwrap(), options, sink);
+    let mut client = SessionRunner::new(stdio::spawn(&command, 1 << 20).unwrap(), options, sink);
     client.negotiate().await.unwrap();
     let (cancel, cancelled) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
@@ -313,7 +313,7 @@ async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
         outcome.detail
     );
     let sent_cancel = collected.log().iter().any(|entry| {
-        matches!(&entry.event, sightline::client::LogEvent::Sent(frame) if frame.message.method() == Some("tasks/cancel"))
+        matches!(&entry.event, sightline::runner::LogEvent::Sent(frame) if frame.message.method() == Some("tasks/cancel"))
     });
     assert!(sent_cancel, "tasks/cancel went out");
 }

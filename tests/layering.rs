@@ -48,7 +48,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("transport", &["mcp"]),
     ("server_config", &["transport"]),
     // The async runner of the driver, over a transport.
-    ("client", &["driver", "mcp", "classify", "transport", "stream"]),
+    ("runner", &["driver", "mcp", "classify", "transport", "stream"]),
     // Transcripts on disk: read back, and written as a session happens.
     ("recording", &["mcp", "model_view", "analysis", "sanitize", "time", "transcript", "transport"]),
     // The servers sightline runs itself, on one HTTP listener.
@@ -59,11 +59,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The entry points, and the terminal they restore.
     ("terminal", &[]),
     ("diff", &["mcp", "model_view", "analysis", "sanitize", "transcript", "recording"]),
-    ("cli", &["mcp", "driver", "transport", "server_config", "client", "demo_server", "transcript", "recording"]),
+    ("cli", &["mcp", "driver", "transport", "server_config", "runner", "demo_server", "transcript", "recording"]),
     // Between a real host and its server: the pipes, the pure watch, the socket `attach` finds.
     ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "http_listener", "cli", "recording"]),
-    ("live_session", &["mcp", "driver", "app", "client", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "client", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
+    ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
     ("runtime", &["mcp", "app", "input", "ui", "theme", "stream", "cli", "live_session", "terminal", "recording"]),
 ];
 
@@ -100,7 +100,7 @@ const FORBIDDEN: &[&str] = &[
     "SystemTime",
     "Instant",
     "crate::transport",
-    "crate::client",
+    "crate::runner",
     "crate::stream",
     "crate::live_session",
     "crate::runtime",

@@ -12,11 +12,11 @@ use serde_json::json;
 use sightline::app::state::LineKind;
 use sightline::app::{Action, Command, update};
 use sightline::classify::Class;
-use sightline::client::{ClientOptions, LogEvent, SessionEvent};
 use sightline::live_session::{self, SessionCommand};
 use sightline::mcp::era::EraChoice;
 use sightline::mcp::jsonrpc::{Id, Message};
 use sightline::recording::{Places, Recorder};
+use sightline::runner::{LogEvent, SessionEvent, SessionOptions};
 use sightline::stream;
 use sightline::theme::Theme;
 use sightline::transcript::Redactor;
@@ -53,10 +53,10 @@ async fn capture_from(
     calls: &[serde_json::Value],
     transcript: Option<&std::path::Path>,
 ) -> Vec<SessionEvent> {
-    let options = ClientOptions {
+    let options = SessionOptions {
         era,
         timeout: Duration::from_secs(10),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
     let (mut sink, mut events) = stream::channel();
     if let Some(path) = transcript {
@@ -652,10 +652,10 @@ async fn tasks_switched_on_during_a_pending_call_apply_to_its_next_request() {
         env: std::collections::HashMap::default(),
         cwd: None,
     });
-    let options = ClientOptions {
+    let options = SessionOptions {
         era: EraChoice::Modern,
         timeout: Duration::from_secs(10),
-        ..ClientOptions::default()
+        ..SessionOptions::default()
     };
     let (sink, mut events) = stream::channel();
     let commands = live_session::spawn(Ok(target), options, sink);

@@ -9,9 +9,9 @@ use serde_json::json;
 use sightline::app::action::{Edit, Lens, Move, Output, Question, ToServer, View};
 use sightline::app::state::Focus;
 use sightline::app::{Command, Keymap};
-use sightline::client::LogEvent;
 use sightline::mcp::era::Era;
 use sightline::mcp::log::SessionEvent;
+use sightline::runner::LogEvent;
 use sightline::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];
@@ -313,7 +313,7 @@ fn a_pending_call_shows_its_progress() {
                     tick / 2
                 ))
                 .unwrap(),
-                role: sightline::client::Role::Notification,
+                role: sightline::runner::Role::Notification,
             });
         }
     });

@@ -8,13 +8,13 @@ use common::Session;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use sightline::app::update;
-use sightline::client::Connection;
 use sightline::mcp::Timestamp;
 use sightline::mcp::era::Era;
 use sightline::mcp::jsonrpc::{Id, parse};
 use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::ServerInfo;
 use sightline::mcp::session::{End, Exchange};
+use sightline::runner::Connection;
 use sightline::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];

@@ -13,9 +13,9 @@ use sightline::app::action::{Edit, Move, Servers, ToServer};
 use sightline::app::state::{AppState, Settings};
 use sightline::app::workspace::{self, Server, Workspace};
 use sightline::app::{Action, Command};
-use sightline::client::Stage;
 use sightline::mcp::era::Era;
 use sightline::mcp::log::SessionEvent;
+use sightline::runner::Stage;
 use sightline::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(120, 40), (80, 24)];

@@ -13,7 +13,7 @@ use crate::mcp::wire::TransportError;
 
 /// Client settings.
 #[derive(Debug, Clone)]
-pub struct ClientOptions {
+pub struct SessionOptions {
     pub era: EraChoice,
     /// Per-request timeout.
     pub timeout: Duration,
@@ -32,7 +32,7 @@ pub struct ClientOptions {
     pub max_frame_bytes: usize,
 }
 
-impl Default for ClientOptions {
+impl Default for SessionOptions {
     fn default() -> Self {
         Self {
             era: EraChoice::Auto,
@@ -49,7 +49,7 @@ impl Default for ClientOptions {
 
 /// Why the client could not do what was asked.
 #[derive(Debug, thiserror::Error)]
-pub enum ClientError {
+pub enum SessionError {
     #[error(transparent)]
     Transport(#[from] TransportError),
     #[error("{} failed: {}", .0.method, classify(.0).detail)]
@@ -89,32 +89,32 @@ pub enum ClientError {
     UnexpectedResult { method: String, reason: String },
 }
 
-impl ClientError {
+impl SessionError {
     /// The step of the session that failed.
     pub fn stage(&self) -> Stage {
         match self {
-            ClientError::Transport(_) => Stage::Spawn,
-            ClientError::Exchange(exchange) => Stage::of_method(&exchange.method),
-            ClientError::UnexpectedResult { method, .. } => Stage::of_method(method),
-            ClientError::UnsupportedVersion { .. } => Stage::Initialize,
-            ClientError::NoSharedVersion { .. }
-            | ClientError::VersionRefused { .. }
-            | ClientError::ModernError { .. }
-            | ClientError::NotModern { .. } => Stage::Discover,
+            SessionError::Transport(_) => Stage::Spawn,
+            SessionError::Exchange(exchange) => Stage::of_method(&exchange.method),
+            SessionError::UnexpectedResult { method, .. } => Stage::of_method(method),
+            SessionError::UnsupportedVersion { .. } => Stage::Initialize,
+            SessionError::NoSharedVersion { .. }
+            | SessionError::VersionRefused { .. }
+            | SessionError::ModernError { .. }
+            | SessionError::NotModern { .. } => Stage::Discover,
         }
     }
 
     /// The failed exchange, when a reply (or its absence) is what failed.
     pub fn exchange(&self) -> Option<&Exchange> {
         match self {
-            ClientError::Exchange(exchange)
-            | ClientError::ModernError { exchange, .. }
-            | ClientError::NotModern { exchange, .. } => Some(exchange),
-            ClientError::Transport(_)
-            | ClientError::UnsupportedVersion { .. }
-            | ClientError::NoSharedVersion { .. }
-            | ClientError::VersionRefused { .. }
-            | ClientError::UnexpectedResult { .. } => None,
+            SessionError::Exchange(exchange)
+            | SessionError::ModernError { exchange, .. }
+            | SessionError::NotModern { exchange, .. } => Some(exchange),
+            SessionError::Transport(_)
+            | SessionError::UnsupportedVersion { .. }
+            | SessionError::NoSharedVersion { .. }
+            | SessionError::VersionRefused { .. }
+            | SessionError::UnexpectedResult { .. } => None,
         }
     }
 
@@ -128,7 +128,7 @@ impl ClientError {
             detail: detail.clone(),
         };
         match self {
-            ClientError::Exchange(exchange) => match classify(exchange) {
+            SessionError::Exchange(exchange) => match classify(exchange) {
                 Outcome {
                     class: Class::ProtocolError,
                     code,
@@ -140,14 +140,16 @@ impl ClientError {
                     detail,
                 },
             },
-            ClientError::ModernError { error, .. } | ClientError::NotModern { error, .. } => {
+            SessionError::ModernError { error, .. } | SessionError::NotModern { error, .. } => {
                 protocol(Some(error.code))
             }
-            ClientError::NoSharedVersion { .. } => protocol(None),
-            ClientError::VersionRefused { .. } => protocol(Some(era::UNSUPPORTED_PROTOCOL_VERSION)),
-            ClientError::Transport(_)
-            | ClientError::UnsupportedVersion { .. }
-            | ClientError::UnexpectedResult { .. } => Outcome {
+            SessionError::NoSharedVersion { .. } => protocol(None),
+            SessionError::VersionRefused { .. } => {
+                protocol(Some(era::UNSUPPORTED_PROTOCOL_VERSION))
+            }
+            SessionError::Transport(_)
+            | SessionError::UnsupportedVersion { .. }
+            | SessionError::UnexpectedResult { .. } => Outcome {
                 class: Class::TransportFailure,
                 code: None,
                 detail,

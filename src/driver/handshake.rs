@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::json;
 
-use super::ClientError;
+use super::SessionError;
 use super::requests::{Core, Spec};
 use crate::mcp::era::{self, Era};
 use crate::mcp::json::Json;
@@ -33,14 +33,14 @@ impl Core {
 
     /// The connection an `initialize` answer makes, `notifications/initialized` sent; or why
     /// not.
-    pub fn read_initialize(&mut self, exchange: Exchange) -> Result<Connection, ClientError> {
+    pub fn read_initialize(&mut self, exchange: Exchange) -> Result<Connection, SessionError> {
         let result = expect_result(exchange)?;
         let answered = result
             .get("protocolVersion")
             .and_then(|version| version.as_str().map(Cow::into_owned))
             .unwrap_or_default();
         if !era::supports_legacy(&answered) {
-            return Err(ClientError::UnsupportedVersion {
+            return Err(SessionError::UnsupportedVersion {
                 offered: era::LEGACY_OFFER.into(),
                 answered,
             });
@@ -56,9 +56,9 @@ impl Core {
     }
 }
 
-pub(crate) fn expect_result(exchange: Exchange) -> Result<Json, ClientError> {
+pub(crate) fn expect_result(exchange: Exchange) -> Result<Json, SessionError> {
     match exchange.reply() {
         Some(Reply::Result(result)) => Ok(result.clone()),
-        _ => Err(ClientError::Exchange(Box::new(exchange))),
+        _ => Err(SessionError::Exchange(Box::new(exchange))),
     }
 }

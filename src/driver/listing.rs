@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::requests::Core;
-use super::{ClientError, Done, Event, StepOf};
+use super::{Done, Event, SessionError, StepOf};
 use crate::classify::classify;
 use crate::classify::findings::{Direction, Finding, FrameRef, Severity};
 use crate::mcp::catalog::Catalog;
@@ -63,14 +63,14 @@ impl Listing {
 
     fn page(mut self, core: &mut Core, exchange: &Exchange) -> Paged {
         let unexpected = |reason: String| {
-            Paged::Failed(ClientError::UnexpectedResult {
+            Paged::Failed(SessionError::UnexpectedResult {
                 method: "tools/list".into(),
                 reason,
             })
         };
         // Read from the reply in place: a copy of a large listing costs as much as it.
         let Some(Reply::Result(result)) = exchange.reply() else {
-            return Paged::Failed(ClientError::Exchange(Box::new(exchange.clone())));
+            return Paged::Failed(SessionError::Exchange(Box::new(exchange.clone())));
         };
         let Some(page) = tools_page(result) else {
             return unexpected("no `tools` array".into());
@@ -120,7 +120,7 @@ impl Listing {
 enum Paged {
     More(Listing),
     Listed(Catalog),
-    Failed(ClientError),
+    Failed(SessionError),
 }
 
 /// 2026-07-28 over HTTP: a tool whose `x-mcp-header` breaks the constraints is one a

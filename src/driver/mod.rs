@@ -1,7 +1,7 @@
 //! The session driver, sans I/O: transport events, commands and fired timers in; lines to send,
 //! session events, timers to set and finished commands out. Every decision of a session (the
 //! era, retries, re-issues, task polling, input rounds, deadlines) is made here, without a
-//! runtime; `client` runs it against a real transport.
+//! runtime; `runner` runs it against a real transport.
 
 mod asking;
 mod call;
@@ -32,7 +32,7 @@ use crate::mcp::log::{Connection, SessionEvent};
 use crate::mcp::session::Exchange;
 use crate::mcp::wire::{Outgoing, TransportEvent};
 
-pub use error::{ClientError, ClientOptions};
+pub use error::{SessionError, SessionOptions};
 
 use call::Call;
 use listing::{HeaderCheck, Listing};
@@ -110,8 +110,8 @@ pub enum Command {
 /// How a command ended.
 #[derive(Debug)]
 pub enum Done {
-    Connected(Result<Box<Connection>, ClientError>),
-    Tools(Result<Arc<Catalog>, ClientError>),
+    Connected(Result<Box<Connection>, SessionError>),
+    Tools(Result<Arc<Catalog>, SessionError>),
     Called(Box<crate::mcp::verdict::Finished>),
     Requested(Box<Exchange>),
     /// The request held open as `key` ended.
@@ -193,7 +193,7 @@ pub struct Driver {
 }
 
 impl Driver {
-    pub fn new(options: ClientOptions, wire: Wire) -> Self {
+    pub fn new(options: SessionOptions, wire: Wire) -> Self {
         Self {
             core: Core::new(options, wire),
             job: None,

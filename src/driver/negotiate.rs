@@ -3,7 +3,7 @@
 //! server whose answer came late.
 
 use super::requests::{Core, Spec};
-use super::{ClientError, Done, Event, StepOf};
+use super::{Done, Event, SessionError, StepOf};
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
@@ -118,7 +118,7 @@ fn discovered(
                 ),
             );
         }
-        _ => return failed(ClientError::Exchange(Box::new(exchange))),
+        _ => return failed(SessionError::Exchange(Box::new(exchange))),
     };
     let result = match &reply {
         Reply::Result(result) => Some(result.clone()),
@@ -135,11 +135,11 @@ fn discovered(
             ));
             Negotiation::discover(core, shared, true, probe)
         }
-        DiscoverVerdict::Retry { version } => failed(ClientError::VersionRefused { version }),
+        DiscoverVerdict::Retry { version } => failed(SessionError::VersionRefused { version }),
         DiscoverVerdict::NoSharedVersion { supported } => {
-            failed(ClientError::NoSharedVersion { supported })
+            failed(SessionError::NoSharedVersion { supported })
         }
-        DiscoverVerdict::ModernError(error) => failed(ClientError::ModernError {
+        DiscoverVerdict::ModernError(error) => failed(SessionError::ModernError {
             error,
             exchange: Box::new(exchange),
         }),
@@ -150,7 +150,7 @@ fn discovered(
                 error.code, error.message
             ),
         ),
-        DiscoverVerdict::Legacy { error } => failed(ClientError::NotModern {
+        DiscoverVerdict::Legacy { error } => failed(SessionError::NotModern {
             error,
             exchange: Box::new(exchange),
         }),
@@ -198,7 +198,7 @@ fn fall_back(core: &mut Core, why: &str) -> StepOf<Negotiation> {
 
 /// The fallback after a probe timeout was refused. A modern server that was merely slow to
 /// start answers the probe late and refuses `initialize`; its late answer then decides.
-fn late_modern(core: &mut Core, error: ClientError) -> StepOf<Negotiation> {
+fn late_modern(core: &mut Core, error: SessionError) -> StepOf<Negotiation> {
     let Some(result) = core.late_discover.take() else {
         return failed(error);
     };
@@ -222,7 +222,7 @@ fn connected(core: &mut Core, connection: Connection) -> StepOf<Negotiation> {
     StepOf::Done(Some(Done::Connected(Ok(Box::new(connection)))))
 }
 
-fn failed(error: ClientError) -> StepOf<Negotiation> {
+fn failed(error: SessionError) -> StepOf<Negotiation> {
     StepOf::Done(Some(Done::Connected(Err(error))))
 }
 

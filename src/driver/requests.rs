@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::questions::Questions;
-use super::{ClientOptions, Now, Output, TimerId, Wire};
+use super::{Now, Output, SessionOptions, TimerId, Wire};
 use crate::mcp::Timestamp;
 use crate::mcp::era;
 use crate::mcp::input::{self, Answer, InputRequest, Round};
@@ -98,7 +98,7 @@ pub(crate) struct ServerEnd {
 #[derive(Debug)]
 pub(crate) struct Core {
     pub now: Now,
-    pub options: ClientOptions,
+    pub options: SessionOptions,
     pub(super) wire: Wire,
     pub(super) session: Session,
     pub connection: Option<Connection>,
@@ -138,7 +138,7 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub fn new(options: ClientOptions, wire: Wire) -> Self {
+    pub fn new(options: SessionOptions, wire: Wire) -> Self {
         Self {
             now: Now::default(),
             options,

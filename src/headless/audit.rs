@@ -12,10 +12,10 @@ use crate::audit::plan::{self, Case, Plan};
 use crate::audit::report::DEFAULT_FAIL_ON;
 use crate::audit::{Baseline, CaseResult, Report, Verdict};
 use crate::cli::{AuditArgs, OutputArgs, RecordArgs, ServerArgs};
-use crate::client::{Client, ClientError, Connection};
 use crate::config;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::recording::Recorder;
+use crate::runner::{Connection, SessionError, SessionRunner};
 use crate::sanitize;
 
 /// Longest `arguments` the plan prints whole.
@@ -214,7 +214,7 @@ fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
 /// a tool whose `taskSupport` is `required`, and a 2026-07-28 audit declares the tasks extension
 /// (whose servers say only when called which tools need it). Either way the task is followed to
 /// its end and the case judged on what it ended with.
-fn follow_tasks(client: &mut Client) {
+fn follow_tasks(client: &mut SessionRunner) {
     if client
         .connection()
         .is_some_and(|connection| connection.era == crate::mcp::era::Era::Modern)
@@ -237,10 +237,10 @@ impl Run<'_> {
     /// Runs `cases` over `jobs` connections (`client` and new ones), judged; in the plan's order.
     async fn cases(
         &self,
-        client: Client,
+        client: SessionRunner,
         cases: &[Case],
         jobs: usize,
-    ) -> Result<Vec<Ran>, ClientError> {
+    ) -> Result<Vec<Ran>, SessionError> {
         let buckets = buckets(cases, jobs);
         let mut first = Some(client);
         let runs = buckets
@@ -260,9 +260,9 @@ impl Run<'_> {
     /// One connection's cases, one at a time (a new connection when `client` is `None`).
     async fn bucket(
         &self,
-        client: Option<Client>,
+        client: Option<SessionRunner>,
         bucket: &[Case],
-    ) -> Result<Vec<Ran>, ClientError> {
+    ) -> Result<Vec<Ran>, SessionError> {
         let mut client = match client {
             Some(client) => client,
             None => connect(self.server, self.verbose, &StageTracker::default(), None).await?,

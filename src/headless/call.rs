@@ -14,7 +14,6 @@ use super::output::{
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::analysis::{CallAnalysis, CallContext, analyze, analyze_judged};
 use crate::cli::{CallArgs, OutputArgs, RecordArgs, ServerArgs};
-use crate::client::{ClientError, Connection};
 use crate::config;
 use crate::mcp::catalog::Catalog;
 use crate::mcp::session::Exchange;
@@ -23,6 +22,7 @@ use crate::model_view::hosts::{self, HostProfile};
 use crate::present::call::{CallDocument, CallJson};
 use crate::present::side_by_side::Row;
 use crate::recording::Recorder;
+use crate::runner::{Connection, SessionError};
 use crate::sanitize;
 
 mod several;
@@ -121,7 +121,7 @@ struct Said {
 impl Said {
     /// A call never sent: connecting failed. Its object (`--json`) or its failure as text.
     fn failed(
-        error: &ClientError,
+        error: &SessionError,
         as_json: bool,
         stage: &StageTracker,
         show_secrets: bool,
@@ -272,7 +272,7 @@ fn host_profile(call: &CallArgs) -> Result<HostProfile, String> {
 }
 
 /// A call that never happened: connecting failed.
-fn failed_json(error: &ClientError, show_secrets: bool) -> CallJson<'_> {
+fn failed_json(error: &SessionError, show_secrets: bool) -> CallJson<'_> {
     let exchange = error.exchange();
     CallJson {
         server: Value::Null,

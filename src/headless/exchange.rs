@@ -14,11 +14,11 @@ use super::output::{outcome_json, print_json, report_failure, server_json, serve
 use super::run::{StageTracker, connect_tapped, guarded, prepared, recording_ended};
 use crate::classify::{Class, Outcome, classify};
 use crate::cli::{PlainArgs, RecordArgs};
-use crate::client::{Client, ClientError, Connection, Stage};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
 use crate::present::call::CallDocument;
+use crate::runner::{Connection, SessionError, SessionRunner, Stage};
 use crate::sanitize;
 
 /// Pages of one listing, at most: a server whose list never ends is stopped.
@@ -73,7 +73,7 @@ impl<'a> RequestJson<'a> {
 
     /// A run that failed before its request (or whose listing failed).
     pub fn failed(
-        error: &'a ClientError,
+        error: &'a SessionError,
         connection: Option<&Connection>,
         show_secrets: bool,
     ) -> Self {
@@ -114,7 +114,7 @@ pub(super) async fn with_client<F, J>(
     body: F,
 ) -> u8
 where
-    F: AsyncFnOnce(&mut Client, &StageTracker) -> u8,
+    F: AsyncFnOnce(&mut SessionRunner, &StageTracker) -> u8,
     J: Serialize,
 {
     with_tapped_client(common, record, command, None, stopped, body).await
@@ -130,7 +130,7 @@ pub(super) async fn with_tapped_client<F, J>(
     body: F,
 ) -> u8
 where
-    F: AsyncFnOnce(&mut Client, &StageTracker) -> u8,
+    F: AsyncFnOnce(&mut SessionRunner, &StageTracker) -> u8,
     J: Serialize,
 {
     let recorder = match prepared(&common.server, record, command) {
@@ -177,14 +177,14 @@ pub(super) struct Listed {
 /// `nextCursor` as the era says: 2026-07-28 takes an empty string for a cursor, earlier
 /// versions for the end. A failed page fails the listing, with its exchange.
 pub(super) async fn list_all(
-    client: &mut Client,
+    client: &mut SessionRunner,
     method: &str,
     key: &str,
-) -> Result<Listed, ClientError> {
+) -> Result<Listed, SessionError> {
     let modern = client
         .connection()
         .is_some_and(|c| c.era == crate::mcp::era::Era::Modern);
-    let unreadable = |reason: String| ClientError::UnexpectedResult {
+    let unreadable = |reason: String| SessionError::UnexpectedResult {
         method: method.to_owned(),
         reason,
     };
@@ -194,7 +194,7 @@ pub(super) async fn list_all(
     for pages in 1..=MAX_PAGES {
         let exchange = client.request(method, params.take()).await;
         let Some(Reply::Result(result)) = exchange.reply() else {
-            return Err(ClientError::Exchange(Box::new(exchange)));
+            return Err(SessionError::Exchange(Box::new(exchange)));
         };
         let result = result.clone();
         let page = result.get(key);

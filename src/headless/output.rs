@@ -10,11 +10,11 @@ use serde_json::Value;
 use super::exit;
 use crate::classify::Class;
 use crate::classify::findings::Finding;
-use crate::client::ClientError;
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::present::call::{findings_lines, stderr_tail_lines};
 pub(super) use crate::present::call::{outcome_json, server_json, server_line};
 use crate::present::{self, limits::Pretty};
+use crate::runner::SessionError;
 use crate::sanitize;
 
 pub(super) fn exit_code(class: Class) -> u8 {
@@ -53,7 +53,7 @@ pub(super) fn read_arguments(args: &str) -> Result<Value, String> {
 /// A run that failed before (or instead of) its answer: the error on stderr, or the command's
 /// one JSON object on stdout; the exit code of its class.
 pub(super) fn report_failure<J: Serialize>(
-    error: &ClientError,
+    error: &SessionError,
     as_json: bool,
     json: impl FnOnce() -> J,
 ) -> u8 {
@@ -67,7 +67,7 @@ pub(super) fn report_failure<J: Serialize>(
 
 /// A run that failed before its answer, as text: the error, then the server's last stderr
 /// when it exited.
-pub(super) fn failure_text(error: &ClientError) -> String {
+pub(super) fn failure_text(error: &SessionError) -> String {
     let mut text = format!("sightline: {}\n", sanitize::text(&error.to_string()));
     if let Some(Exchange {
         end: End::Failed(Failure::ServerExited { stderr_tail, .. }),

@@ -15,11 +15,11 @@ use super::output::{
 use super::resources::capability_note;
 use crate::classify::{Class, Outcome};
 use crate::cli::{PlainArgs, PromptArgs, RecordArgs};
-use crate::client::{Client, Stage};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
 use crate::present::call::CallDocument;
 use crate::present::{prompts as words, resources as resource_words};
+use crate::runner::{SessionRunner, Stage};
 use crate::sanitize;
 
 /// The shape of `prompts --json`.
@@ -43,7 +43,7 @@ pub async fn prompts(args: &PlainArgs, record: &RecordArgs) -> u8 {
     .await
 }
 
-async fn list(client: &mut Client, args: &PlainArgs) -> u8 {
+async fn list(client: &mut SessionRunner, args: &PlainArgs) -> u8 {
     let listed = list_all(client, "prompts/list", "prompts").await;
     let connection = client.connection().cloned();
     let listed = match listed {

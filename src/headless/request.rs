@@ -5,10 +5,10 @@
 use super::exchange::{RequestJson, exchange_text, judged, refuse, with_client};
 use super::output::{emit, print_json, read_arguments};
 use crate::cli::{PlainArgs, RecordArgs, RequestArgs};
-use crate::client::Client;
 use crate::mcp::era::Era;
 use crate::mcp::session::Exchange;
 use crate::present::call::CallDocument;
+use crate::runner::SessionRunner;
 
 /// `sightline request METHOD [PARAMS_JSON]`.
 pub async fn request(args: &RequestArgs, record: &RecordArgs) -> u8 {
@@ -62,7 +62,7 @@ pub async fn ping(args: &PlainArgs, record: &RecordArgs) -> u8 {
 
 /// The exchange as `call` reports one (no model view, no findings): text or the JSON object;
 /// the exit code of its class.
-fn report(client: &Client, common: &PlainArgs, exchange: &Exchange, rtt: Option<f64>) -> u8 {
+fn report(client: &SessionRunner, common: &PlainArgs, exchange: &Exchange, rtt: Option<f64>) -> u8 {
     let connection = client.connection();
     let (mut outcome, code) = judged(exchange);
     if let (Some(rtt), true) = (rtt, exchange.response().is_some()) {

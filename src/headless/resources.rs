@@ -14,13 +14,13 @@ use super::exit;
 use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
 use crate::classify::{Class, Outcome};
 use crate::cli::{PlainArgs, ReadArgs, RecordArgs};
-use crate::client::{Client, Connection, Stage};
 use crate::mcp::input::{ResultType, result_type};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
 use crate::present::call::CallDocument;
 use crate::present::resources::{self as words, Content};
+use crate::runner::{Connection, SessionRunner, Stage};
 use crate::sanitize;
 
 /// `sightline resources`.
@@ -48,7 +48,7 @@ struct ResourcesJson<'a> {
     outcome: Value,
 }
 
-async fn list(client: &mut Client, args: &PlainArgs) -> u8 {
+async fn list(client: &mut SessionRunner, args: &PlainArgs) -> u8 {
     let show_secrets = args.server.show_secrets;
     let resources = match list_all(client, "resources/list", "resources").await {
         Ok(listed) => listed,
@@ -156,7 +156,7 @@ pub async fn read(args: &ReadArgs, record: &RecordArgs) -> u8 {
     .await
 }
 
-fn report_read(client: &Client, args: &ReadArgs, exchange: &Exchange) -> u8 {
+fn report_read(client: &SessionRunner, args: &ReadArgs, exchange: &Exchange) -> u8 {
     let common = &args.common;
     let connection = client.connection();
     let (mut outcome, mut code) = judged(exchange);

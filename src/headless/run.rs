@@ -15,13 +15,13 @@ use crate::classify::findings::Finding;
 use crate::classify::stdout::StdoutWatch;
 use crate::classify::{Class, oauth};
 use crate::cli::{RecordArgs, ServerArgs};
-use crate::client::{self, Client, ClientError, LogEntry, LogEvent, Stage};
 use crate::mcp::Timestamp;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::log::SessionEvent;
 use crate::mcp::oauth::AuthFact;
 use crate::present;
 use crate::recording::Recorder;
+use crate::runner::{self, LogEntry, LogEvent, SessionError, SessionRunner, Stage};
 use crate::sanitize;
 use crate::stream::EventSink;
 use crate::transport::TransportError;
@@ -71,7 +71,7 @@ pub(super) async fn connect(
     verbose: bool,
     stage: &StageTracker,
     recorder: Option<&Recorder>,
-) -> Result<Client, ClientError> {
+) -> Result<SessionRunner, SessionError> {
     connect_tapped(server, verbose, stage, recorder, None).await
 }
 
@@ -82,7 +82,7 @@ pub(super) async fn connect_tapped(
     stage: &StageTracker,
     recorder: Option<&Recorder>,
     tap: Option<crate::stream::Tap>,
-) -> Result<Client, ClientError> {
+) -> Result<SessionRunner, SessionError> {
     let mut sink = EventSink::taps_only();
     if let Some(tap) = tap {
         sink = sink.with_tap(move |event| tap(event));
@@ -97,8 +97,8 @@ pub(super) async fn connect_tapped(
     } else {
         sink = sink.with_tap(print_authorization);
     }
-    let target = server.target().map_err(ClientError::Transport)?;
-    client::connect(&target, server.client_options(), sink).await
+    let target = server.target().map_err(SessionError::Transport)?;
+    runner::connect(&target, server.client_options(), sink).await
 }
 
 /// The step a run has reached, followed from its session stream.

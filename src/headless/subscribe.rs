@@ -17,11 +17,11 @@ use super::exit;
 use super::output::{emit, server_line};
 use crate::classify::Class;
 use crate::cli::{RecordArgs, SubscribeArgs};
-use crate::client::{Client, Command, Done, LogEvent, Role, SessionEvent, Wake};
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Frame, Reply};
 use crate::mcp::session::{End, Exchange, Failure};
 use crate::present::resources as words;
+use crate::runner::{Command, Done, LogEvent, Role, SessionEvent, SessionRunner, Wake};
 use crate::sanitize;
 
 /// Notifications waiting for the loop, at most; more are counted as missed, never kept.
@@ -126,7 +126,11 @@ impl Run<'_> {
 
     /// Up to 2025-11-25: `resources/subscribe`, the updates until `--for` ends, then
     /// `resources/unsubscribe`.
-    async fn subscribe(&mut self, client: &mut Client, heard: &mut mpsc::Receiver<Frame>) -> u8 {
+    async fn subscribe(
+        &mut self,
+        client: &mut SessionRunner,
+        heard: &mut mpsc::Receiver<Frame>,
+    ) -> u8 {
         let params = json!({"uri": self.args.uri});
         let subscribed = client
             .request("resources/subscribe", Some(params.clone()))
@@ -161,7 +165,11 @@ impl Run<'_> {
 
     /// 2026-07-28: a `subscriptions/listen` stream for the URI, held open until `--for` ends,
     /// then cancelled (the era's unsubscribe); the server may end it first.
-    async fn listen(&mut self, client: &mut Client, heard: &mut mpsc::Receiver<Frame>) -> u8 {
+    async fn listen(
+        &mut self,
+        client: &mut SessionRunner,
+        heard: &mut mpsc::Receiver<Frame>,
+    ) -> u8 {
         let params = json!({"notifications": {"resourceSubscriptions": [self.args.uri]}});
         let key = self.args.uri.clone();
         client.start(Command::Listen {
@@ -200,7 +208,7 @@ impl Run<'_> {
     }
 
     /// The listen request's end: sightline's cancel is the expected one.
-    fn listen_ended(&mut self, client: &Client, exchange: &Exchange) -> u8 {
+    fn listen_ended(&mut self, client: &SessionRunner, exchange: &Exchange) -> u8 {
         self.exchange(client, "listen ended", exchange);
         if let End::Failed(Failure::CancelledByUser) = &exchange.end {
             return self.ended(
@@ -219,7 +227,7 @@ impl Run<'_> {
 
     /// One notification: said, and with `--read` the resource read again (in 2026-07-28 while
     /// the listen stream stays open).
-    async fn note(&mut self, client: &mut Client, note: &Frame) {
+    async fn note(&mut self, client: &mut SessionRunner, note: &Frame) {
         let params = match &note.message {
             crate::mcp::jsonrpc::Message::Notification { params, .. } => {
                 params.as_ref().map(crate::mcp::jsonrpc::Params::value)
@@ -270,7 +278,7 @@ impl Run<'_> {
         }
     }
 
-    fn read_back(&self, client: &Client, read: &Exchange) {
+    fn read_back(&self, client: &SessionRunner, read: &Exchange) {
         if self.json() {
             self.exchange(client, "read", read);
             return;
@@ -290,7 +298,7 @@ impl Run<'_> {
     }
 
     /// An exchange of the subscription: a `--json` line, or one line of text.
-    fn exchange(&self, client: &Client, event: &'static str, exchange: &Exchange) {
+    fn exchange(&self, client: &SessionRunner, event: &'static str, exchange: &Exchange) {
         let (outcome, _) = judged(exchange);
         if self.json() {
             let show_secrets = self.args.common.server.show_secrets;

@@ -16,9 +16,9 @@ use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::classify::findings::Finding;
 use crate::classify::{Class, Outcome};
 use crate::cli::{OutputArgs, RecordArgs, ServerArgs};
-use crate::client::{ClientError, Connection, Stage};
 use crate::mcp::catalog::Catalog;
 use crate::recording::Recorder;
+use crate::runner::{Connection, SessionError, Stage};
 use crate::sanitize;
 
 /// `sightline tools`.
@@ -150,7 +150,7 @@ impl<'a> ToolsJson<'a> {
         }
     }
 
-    fn failed(error: &ClientError, connection: Option<&Connection>) -> Self {
+    fn failed(error: &SessionError, connection: Option<&Connection>) -> Self {
         Self {
             server: server_json(connection),
             tools: None,

@@ -6,13 +6,13 @@
 
 use serde_json::{Value, json};
 use sightline::app::action::Shelves;
-use sightline::client::{Connection, LogEvent};
 use sightline::mcp::Timestamp;
 use sightline::mcp::era::Era;
 use sightline::mcp::jsonrpc::{Id, parse};
 use sightline::mcp::log::SessionEvent;
 use sightline::mcp::messages::ServerInfo;
 use sightline::mcp::session::{End, Exchange};
+use sightline::runner::{Connection, LogEvent};
 
 use crate::common::{Session, T0};
 
@@ -116,7 +116,7 @@ impl Session {
     pub fn notified(&mut self, raw: &str) -> &mut Self {
         self.log(LogEvent::Received {
             frame: parse(raw).unwrap(),
-            role: sightline::client::Role::Notification,
+            role: sightline::runner::Role::Notification,
         })
     }
 }

@@ -14,13 +14,13 @@ use serde_json::{Value, json};
 use sightline::app::action::Lens;
 use sightline::app::state::Settings;
 use sightline::app::{Action, AppState, Command, update};
-use sightline::client::{Connection, LogEntry, LogEvent, Role};
 use sightline::mcp::Timestamp;
 use sightline::mcp::era::Era;
 use sightline::mcp::jsonrpc::{Id, parse};
 use sightline::mcp::log::{HttpExchange, SessionEvent};
 use sightline::mcp::messages::{ServerInfo, Tool};
 use sightline::mcp::session::{End, Exchange};
+use sightline::runner::{Connection, LogEntry, LogEvent, Role};
 use sightline::theme::Theme;
 
 /// 2026-11-29 10:00:00 UTC, so every screen shows the same clock.

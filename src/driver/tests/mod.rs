@@ -24,11 +24,11 @@ struct Harness {
 
 impl Harness {
     fn new(era: EraChoice, http: bool, ask: bool) -> Self {
-        let options = ClientOptions {
+        let options = SessionOptions {
             era,
             timeout: Duration::from_secs(10),
             ask,
-            ..ClientOptions::default()
+            ..SessionOptions::default()
         };
         Self {
             driver: Driver::new(options, Wire { http }),
