@@ -2,14 +2,13 @@
 //! cases are then sent one at a time as ordinary calls (each lands in the log), each judged as
 //! it finishes; the table's rows open the exchange they came from.
 
-use super::action::{Command, Effect, SessionCommand};
+use super::action::{Command, Edit, Effect, Move, Question, SessionCommand, ToServer};
 use super::audit_panel::{AuditPanel, Phase, Row};
 use super::modals::Panes;
 use super::model_pane::call_context;
 use super::navigation::open_call;
 use super::state::AppState;
 use super::status::{complain, inform};
-use crate::app::action::{Edit, Move, Question, ToServer};
 
 /// A finished call that was the running audit's case: its verdict, and the next case sent.
 pub(super) fn audited(state: &mut AppState, index: usize) -> Vec<Effect> {

@@ -4,11 +4,10 @@
 //! out as a call, judged like any (also for a tool the server did not list). Also `ping` (`p`)
 //! and `logging/setLevel` (`l`), refused where 2026-07-28 removed them.
 
-use crate::app::action::{Edit, ToServer};
 use serde_json::Value;
 use tui_textarea::CursorMove;
 
-use super::action::{Command, Effect, SessionCommand};
+use super::action::{Command, Edit, Effect, SessionCommand, ToServer};
 use super::modals::Panes;
 pub use super::panels::Composer;
 use super::requests::{self, Asker};

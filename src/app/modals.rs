@@ -1,9 +1,8 @@
 //! The modal commands: while open, the help or the server's question take the keys.
 
-use crate::app::action::{Move, Question, ToServer};
 use serde_json::Value;
 
-use super::action::{Command, Effect, SessionCommand};
+use super::action::{Command, Effect, Move, Question, SessionCommand, ToServer};
 use super::ask::{AskPanel, PanelKey};
 use super::layout;
 use super::state::AppState;

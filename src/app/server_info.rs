@@ -2,11 +2,10 @@
 //! its `instructions` and its capabilities, as terminal-safe lines built once when it opens;
 //! it scrolls and closes.
 
-use super::action::{Command, Effect};
+use super::action::{Command, Effect, Move, Shelves, ToServer};
 use super::modals::Panes;
 pub use super::panels::ServerInfoView;
 use super::state::{AppState, Link, Raw};
-use crate::app::action::{Move, Shelves, ToServer};
 use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Message, Reply};
 use crate::sanitize;

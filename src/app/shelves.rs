@@ -2,11 +2,10 @@
 //! on a resource or prompt, `Ctrl-S` with a form in the editor, moving in a shelf or Detail's
 //! view, and the catalog's own keys (`D` `S` `o` `Alt-c`).
 
-use super::action::{Command, Effect};
+use super::action::{Command, Edit, Effect, Move, Output, Shelves, ToServer};
 use super::catalog::{declares, move_selection};
 use super::catalog_state::Shelf;
 use super::state::{AppState, Focus};
-use crate::app::action::{Edit, Move, Output, Shelves, ToServer};
 
 /// Shows `shelf` in the left column.
 pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {

@@ -2,7 +2,9 @@
 //! clock; expensive formatting happens here once, never in rendering. This file routes each
 //! action and command to the module that owns its transitions.
 
-use super::action::{Action, Command, Effect, SessionCommand};
+use super::action::{
+    Action, Command, Edit, Effect, Lens, Move, Output, SessionCommand, Shelves, ToServer, View,
+};
 use super::audit::{audit_command, start_audit};
 use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
@@ -22,7 +24,6 @@ use super::toggles::{
     toggle_validation, toggle_wrap,
 };
 use crate::analysis::analyze;
-use crate::app::action::{Edit, Lens, Move, Output, Shelves, ToServer, View};
 use crate::sanitize;
 
 pub use super::navigation::keep_in_view;

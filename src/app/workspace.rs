@@ -6,10 +6,9 @@ mod comparison;
 
 pub use comparison::{Answer, Column, Comparison, Sent};
 
-use crate::app::action::{Move, Servers, ToServer};
 use ratatui::layout::Rect;
 
-use super::action::{Action, Command, Effect, Mouse, SessionCommand};
+use super::action::{Action, Command, Effect, Mouse, Move, Servers, SessionCommand, ToServer};
 use super::editor::check_editor;
 use super::model_pane::refresh_model;
 use super::state::{AppState, Link};
