@@ -172,18 +172,6 @@ fn modern(state: &AppState) -> bool {
     matches!(&state.link, Link::Connected(connection) if connection.era == Era::Modern)
 }
 
-/// `:`, `p` and `l` from the panes.
-pub fn start(state: &mut AppState, command: Command) -> Vec<Effect> {
-    match command {
-        Command::ToServer(ToServer::Ping) => ping(state),
-        Command::ToServer(ToServer::SetLogLevel) => set_level(state),
-        _ => {
-            open(state);
-            Vec::new()
-        }
-    }
-}
-
 /// `p`: ping, timed by its exchange; 2026-07-28 removed it, so it is not sent there.
 pub fn ping(state: &mut AppState) -> Vec<Effect> {
     if modern(state) {

@@ -1,8 +1,8 @@
-//! The shelves of the left column as the user drives them: showing one (`T` `R` `P`), Enter
-//! on a resource or prompt, `Ctrl-S` with a form in the editor, moving in a shelf or Detail's
-//! view, and the catalog's own keys (`D` `S` `o` `Alt-c`).
+//! The shelves of the left column as the user drives them: showing one (`T` `R` `P`), and what
+//! a shelf or a form changes of the common keys: Enter on a resource or prompt, `Ctrl-S` with a
+//! form in the editor, moving in a shelf or Detail's view.
 
-use super::action::{Command, Edit, Effect, Move, Output, Shelves, ToServer};
+use super::action::{Command, Edit, Effect, Move, ToServer};
 use super::catalog::{declares, move_selection};
 use super::catalog_state::Shelf;
 use super::state::{AppState, Focus};
@@ -20,20 +20,6 @@ pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
         super::forms::put_back_tool(state);
     }
     super::catalog::list_shelf(state, shelf)
-}
-
-/// The catalog's own commands (`update` routes only these here).
-pub(super) fn command(state: &mut AppState, command: Command) -> Vec<Effect> {
-    match command {
-        Command::Shelves(Shelves::Tools) => show_shelf(state, Shelf::Tools),
-        Command::Shelves(Shelves::Resources) => show_shelf(state, Shelf::Resources),
-        Command::Shelves(Shelves::Prompts) => show_shelf(state, Shelf::Prompts),
-        Command::Output(Output::SaveContents) => super::resources::save_contents(state),
-        Command::Shelves(Shelves::Subscription) => super::subscriptions::toggle_subscription(state),
-        Command::Edit(Edit::AcceptCompletion) => super::completion::accept(state),
-        Command::Shelves(Shelves::OpenLink) => super::resources::open_link(state),
-        _ => Vec::new(),
-    }
 }
 
 /// The commands whose meaning a catalog shelf or form changes: Enter on a resource or

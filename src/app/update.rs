@@ -6,6 +6,7 @@ use super::action::{
     Action, Command, Edit, Effect, Lens, Move, Output, SessionCommand, Shelves, ToServer, View,
 };
 use super::audit::{audit_command, start_audit};
+use super::catalog_state::Shelf;
 use super::commands::{command_line, copy, copy_text, send};
 use super::editor::{check_editor, jump_to_placeholder, show_editor_cursor};
 use super::export::{Saving, save};
@@ -17,6 +18,7 @@ use super::overlay::Overlay;
 use super::read_back::{call_read, frame_read, read_back_wanted};
 use super::replayed::show_replayed_request;
 use super::session_events::on_session;
+use super::shelves::show_shelf;
 use super::state::{AppState, Focus};
 use super::status::{complain, inform};
 use super::toggles::{
@@ -177,11 +179,7 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
         Command::ToServer(to) => on_to_server(state, to),
         Command::Lens(lens) => on_lens(state, lens),
         Command::Output(output) => on_output(state, output),
-        Command::Shelves(Shelves::ServerInfo) => {
-            super::server_info::open(state);
-            Vec::new()
-        }
-        Command::Shelves(shelf) => super::shelves::command(state, Command::Shelves(shelf)),
+        Command::Shelves(shelf) => on_shelf(state, shelf),
         // Only the question panel answers; elsewhere these keys mean nothing. The workspace
         // around the servers takes the server commands before any server sees them.
         Command::Question(_) | Command::Servers(_) => Vec::new(),
@@ -222,8 +220,8 @@ fn on_edit(state: &mut AppState, edit: Edit) -> Vec<Effect> {
         Edit::OpenEditor => open(state),
         Edit::NextPlaceholder => jump_to_placeholder(state, false),
         Edit::PrevPlaceholder => jump_to_placeholder(state, true),
-        Edit::OpenComposer => return super::composer::start(state, Command::Edit(edit)),
-        Edit::AcceptCompletion => return super::shelves::command(state, Command::Edit(edit)),
+        Edit::OpenComposer => super::composer::open(state),
+        Edit::AcceptCompletion => return super::completion::accept(state),
     }
     Vec::new()
 }
@@ -253,9 +251,8 @@ fn on_to_server(state: &mut AppState, to: ToServer) -> Vec<Effect> {
             state.reconnect_asked = Some(state.ticks);
             return vec![Effect::Session(SessionCommand::Reconnect)];
         }
-        ToServer::Ping | ToServer::SetLogLevel => {
-            return super::composer::start(state, Command::ToServer(to));
-        }
+        ToServer::Ping => return super::composer::ping(state),
+        ToServer::SetLogLevel => return super::composer::set_level(state),
         ToServer::Cancel => {
             if state.pending_calls == 0 {
                 inform(state, "no call is pending".into());
@@ -309,6 +306,21 @@ fn on_output(state: &mut AppState, output: Output) -> Vec<Effect> {
         Output::SaveLog => save(state, Saving::Log),
         Output::SaveCall => save(state, Saving::Call),
         Output::SaveCallJson => save(state, Saving::CallJson),
-        Output::SaveContents => super::shelves::command(state, Command::Output(output)),
+        Output::SaveContents => super::resources::save_contents(state),
+    }
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_shelf(state: &mut AppState, shelf: Shelves) -> Vec<Effect> {
+    match shelf {
+        Shelves::Tools => show_shelf(state, Shelf::Tools),
+        Shelves::Resources => show_shelf(state, Shelf::Resources),
+        Shelves::Prompts => show_shelf(state, Shelf::Prompts),
+        Shelves::ServerInfo => {
+            super::server_info::open(state);
+            Vec::new()
+        }
+        Shelves::OpenLink => super::resources::open_link(state),
+        Shelves::Subscription => super::subscriptions::toggle_subscription(state),
     }
 }
