@@ -115,6 +115,24 @@ pub enum Command {
     Servers(Servers),
 }
 
+/// Every group of commands, as one pattern. An overlay takes the commands it handles by name
+/// and lets the rest wait behind it with `any_group!()`: its match stays exhaustive without a
+/// catch-all, and a group added to [`Command`] is added here once (the compiler asks).
+macro_rules! any_group {
+    () => {
+        Command::Move(_)
+            | Command::View(_)
+            | Command::Edit(_)
+            | Command::ToServer(_)
+            | Command::Lens(_)
+            | Command::Output(_)
+            | Command::Shelves(_)
+            | Command::Question(_)
+            | Command::Servers(_)
+    };
+}
+pub(crate) use any_group;
+
 group! {
     /// Moving the focus, the selection or the scroll.
     Move {

@@ -2,7 +2,7 @@
 //! cases are then sent one at a time as ordinary calls (each lands in the log), each judged as
 //! it finishes; the table's rows open the exchange they came from.
 
-use super::action::{Command, Edit, Effect, Move, Question, SessionCommand, ToServer};
+use super::action::{Command, Edit, Effect, Move, Question, SessionCommand, ToServer, any_group};
 use super::audit_panel::{AuditPanel, Phase, Row};
 use super::modals::Panes;
 use super::model_pane::call_context;
@@ -133,15 +133,7 @@ pub(super) fn audit_command(
         }
         Command::Quit | Command::Help => return to_panes(state, command),
         // The panel covers the panes: their commands wait for it to close.
-        Command::Question(_)
-        | Command::Move(_)
-        | Command::Edit(_)
-        | Command::Servers(_)
-        | Command::ToServer(_)
-        | Command::View(_)
-        | Command::Lens(_)
-        | Command::Shelves(_)
-        | Command::Output(_) => {}
+        any_group!() => {}
     }
     Vec::new()
 }

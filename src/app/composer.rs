@@ -7,7 +7,7 @@
 use serde_json::Value;
 use tui_textarea::CursorMove;
 
-use super::action::{Command, Edit, Effect, SessionCommand, ToServer};
+use super::action::{Command, Edit, Effect, SessionCommand, ToServer, any_group};
 use super::modals::Panes;
 pub use super::panels::Composer;
 use super::requests::{self, Asker};
@@ -108,15 +108,7 @@ pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<E
         Command::Quit | Command::Help | Command::ToServer(ToServer::Cancel) => {
             return to_panes(state, command);
         }
-        Command::Question(_)
-        | Command::Move(_)
-        | Command::Edit(_)
-        | Command::View(_)
-        | Command::Lens(_)
-        | Command::Output(_)
-        | Command::ToServer(_)
-        | Command::Servers(_)
-        | Command::Shelves(_) => {}
+        any_group!() => {}
     }
     Vec::new()
 }

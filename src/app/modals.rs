@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::action::{Command, Effect, Move, Question, SessionCommand, ToServer};
+use super::action::{Command, Effect, Move, Question, SessionCommand, ToServer, any_group};
 use super::ask::{AskPanel, PanelKey};
 use super::layout;
 use super::state::AppState;
@@ -37,15 +37,9 @@ pub(super) fn help_command(state: &mut AppState, command: Command, to_panes: Pan
             state.show_help = false;
             return to_panes(state, command);
         }
-        // The panes' commands wait for the help to close.
-        Command::ToServer(_)
-        | Command::View(_)
-        | Command::Edit(_)
-        | Command::Lens(_)
-        | Command::Output(_)
-        | Command::Shelves(_)
-        | Command::Question(_)
-        | Command::Servers(_) => {}
+        // The panes' commands wait for the help to close. (Its scrolling took every `Move`.)
+        #[allow(unreachable_patterns)]
+        any_group!() => {}
     }
     Vec::new()
 }
@@ -101,15 +95,10 @@ pub(super) fn ask_command(state: &mut AppState, command: Command, to_panes: Pane
             return effects;
         }
         Command::Quit | Command::Help => return to_panes(state, command),
-        // The question must be answered first: the panes' commands wait.
-        Command::Move(_)
-        | Command::ToServer(_)
-        | Command::View(_)
-        | Command::Edit(_)
-        | Command::Lens(_)
-        | Command::Output(_)
-        | Command::Shelves(_)
-        | Command::Servers(_) => return Vec::new(),
+        // The question must be answered first: the panes' commands wait. (The panel took
+        // every `Question`.)
+        #[allow(unreachable_patterns)]
+        any_group!() => return Vec::new(),
     };
     let number = panel.number;
     let anyway = match (&answer, panel.problems.len()) {

@@ -2,7 +2,7 @@
 //! its `instructions` and its capabilities, as terminal-safe lines built once when it opens;
 //! it scrolls and closes.
 
-use super::action::{Command, Effect, Move, Shelves, ToServer};
+use super::action::{Command, Effect, Move, Shelves, ToServer, any_group};
 use super::modals::Panes;
 pub use super::panels::ServerInfoView;
 use super::state::{AppState, Link, Raw};
@@ -117,15 +117,7 @@ pub fn command(state: &mut AppState, command: Command, to_panes: Panes) -> Vec<E
         Command::Quit | Command::Help | Command::ToServer(ToServer::Cancel | ToServer::Request) => {
             return to_panes(state, command);
         }
-        Command::Question(_)
-        | Command::Move(_)
-        | Command::Edit(_)
-        | Command::View(_)
-        | Command::Lens(_)
-        | Command::Output(_)
-        | Command::ToServer(_)
-        | Command::Servers(_)
-        | Command::Shelves(_) => {}
+        any_group!() => {}
     }
     Vec::new()
 }
