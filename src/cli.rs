@@ -9,7 +9,7 @@ use crate::mcp::era::EraChoice;
 use crate::mcp::framing::DEFAULT_MAX_FRAME_BYTES;
 use crate::mcp::input::{Answers, Elicit};
 use crate::recording::Recorder;
-use crate::runner::SessionOptions;
+use crate::runner::{Ends, SessionOptions};
 use crate::server_config;
 use crate::transcript::Redactor;
 use crate::transport::http::OAuthClient;
@@ -538,6 +538,7 @@ impl ServerArgs {
             tasks: self.tasks,
             ask: false,
             follow_list_changes: false,
+            ends: Ends::Awaited,
             era: self.era,
             timeout: self.timeout,
             probe_timeout: self.probe_timeout,

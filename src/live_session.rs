@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 
 pub use crate::app::action::SessionCommand;
 use crate::runner::{
-    self, Command, Done, SessionEvent, SessionOptions, SessionRunner, Stage, Wake,
+    self, Command, Done, Ends, SessionEvent, SessionOptions, SessionRunner, Stage, Wake,
 };
 use crate::stream::EventSink;
 use crate::transport::Target;
@@ -22,6 +22,7 @@ pub fn spawn(
     let (commands_tx, commands) = mpsc::channel(16);
     options.ask = true;
     options.follow_list_changes = true;
+    options.ends = Ends::OnStream;
     tokio::spawn(run(target, options, sink, commands));
     commands_tx
 }
@@ -105,19 +106,11 @@ async fn serve(
                 client.start(Command::ListTools);
                 continue;
             }
-            Wake::Done(Done::Connected(Err(error))) => {
-                client.emit(error.as_event()).await;
+            Wake::Done(Done::Connected(Err(_))) => {
                 client.shutdown().await;
                 return None;
             }
-            Wake::Done(Done::Requested(exchange)) => {
-                client.emit(SessionEvent::Requested(exchange)).await;
-                continue;
-            }
-            Wake::Done(Done::Listened { key, exchange }) => {
-                client.emit(SessionEvent::Listened { key, exchange }).await;
-                continue;
-            }
+            // Every other end is on the stream already, said by the driver.
             Wake::Done(_) => continue,
             Wake::Gone => {
                 client.emit(SessionEvent::Disconnected).await;

@@ -18,7 +18,7 @@ use crate::mcp::verdict::Finished;
 use crate::stream::EventSink;
 use crate::transport::{self, Target, Transport, TransportEvent, now};
 
-pub use crate::driver::{Command, Done, SessionError, SessionOptions};
+pub use crate::driver::{Command, Done, Ends, SessionError, SessionOptions};
 pub use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent, Stage};
 
 /// Transport events handed to the driver together, at most: lines read together are logged
@@ -38,8 +38,8 @@ pub async fn connect(
     sink: EventSink,
 ) -> Result<SessionRunner, SessionError> {
     let mut client = open(target, options, sink).await?;
+    // The failure is on the stream already, said by the driver.
     if let Err(error) = client.negotiate().await {
-        client.emit(error.as_event()).await;
         client.shutdown().await;
         return Err(error);
     }
@@ -267,15 +267,21 @@ impl SessionRunner {
     }
 
     /// Establishes the era and protocol version as `--era` asks.
+    /// A failure is on the stream (`ConnectFailed`), said by the driver.
     pub async fn negotiate(&mut self) -> Result<&Connection, SessionError> {
         match self.perform(Command::Connect).await {
-            Done::Connected(Ok(_)) => self
-                .driver
-                .connection()
-                .ok_or_else(|| unread("server/discover")),
-            Done::Connected(Err(error)) => Err(error),
-            other => Err(unexpected(&other)),
+            Done::Connected(Ok(_)) => {}
+            Done::Connected(Err(error)) => return Err(error),
+            // Unreachable (each command ends with its own kind of `Done`); said all the same.
+            other => {
+                let error = unexpected(&other);
+                self.emit(error.as_event()).await;
+                return Err(error);
+            }
         }
+        self.driver
+            .connection()
+            .ok_or_else(|| unread("server/discover"))
     }
 
     /// Lists every tool, following all pages, and re-fetches if the list changes meanwhile.

@@ -13,7 +13,6 @@ use crate::classify;
 use crate::mcp::era;
 use crate::mcp::input::{self, Answer, InputRequest, InputRequired, ResultType, Round};
 use crate::mcp::jsonrpc::Reply;
-use crate::mcp::log::SessionEvent;
 use crate::mcp::session::Exchange;
 use crate::mcp::verdict::Finished;
 
@@ -307,9 +306,7 @@ fn finish(core: &mut Core, mut exchange: Exchange) -> Done {
         .map_or("unknown", |connection| connection.protocol_version.as_str());
     let catalog = core.catalog.as_deref();
     let judged = Some(classify::judge(&exchange, version, catalog));
-    let finished = Finished { exchange, judged };
-    core.emit(SessionEvent::CallFinished(Box::new(finished.clone())));
-    Done::Called(Box::new(finished))
+    Done::Called(Box::new(Finished { exchange, judged }))
 }
 
 fn ended<J>(core: &mut Core, exchange: Exchange) -> StepOf<J> {

@@ -30,6 +30,17 @@ pub struct SessionOptions {
     pub probe_timeout: Duration,
     /// Longest line accepted from the server; longer ones are reported and skipped.
     pub max_frame_bytes: usize,
+    /// Who hears of a call's, a request's and a held request's end.
+    pub ends: Ends,
+}
+
+/// Who hears of a command's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ends {
+    /// The stream, and the caller who awaits it (headless) as a `Done`.
+    Awaited,
+    /// The stream only: the live session awaits nothing, and a call's result is never copied.
+    OnStream,
 }
 
 impl Default for SessionOptions {
@@ -43,6 +54,7 @@ impl Default for SessionOptions {
             follow_list_changes: false,
             probe_timeout: Duration::from_secs(2),
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+            ends: Ends::Awaited,
         }
     }
 }

@@ -32,7 +32,7 @@ use crate::mcp::log::{Connection, SessionEvent};
 use crate::mcp::session::Exchange;
 use crate::mcp::wire::{Outgoing, TransportEvent};
 
-pub use error::{SessionError, SessionOptions};
+pub use error::{Ends, SessionError, SessionOptions};
 
 use call::Call;
 use listing::{HeaderCheck, Listing};
@@ -121,6 +121,47 @@ pub enum Done {
     },
     HeadersChecked(Option<Box<Finding>>),
     ShutDown,
+}
+
+impl Done {
+    /// What the stream and the caller each get of an end. A connection, a call's, a request's
+    /// and a held request's end are events; the [`Done`] of the last three goes to the caller
+    /// only when one awaits ends (headless), so a live session's call result is never copied.
+    fn split(self, awaited: bool) -> (Option<SessionEvent>, Option<Done>) {
+        match self {
+            Done::Called(finished) if awaited => (
+                Some(SessionEvent::CallFinished(finished.clone())),
+                Some(Done::Called(finished)),
+            ),
+            Done::Called(finished) => (Some(SessionEvent::CallFinished(finished)), None),
+            Done::Requested(exchange) if awaited => (
+                Some(SessionEvent::Requested(exchange.clone())),
+                Some(Done::Requested(exchange)),
+            ),
+            Done::Requested(exchange) => (Some(SessionEvent::Requested(exchange)), None),
+            Done::Listened { key, exchange } if awaited => {
+                let event = SessionEvent::Listened {
+                    key: key.clone(),
+                    exchange: exchange.clone(),
+                };
+                (Some(event), Some(Done::Listened { key, exchange }))
+            }
+            Done::Listened { key, exchange } => {
+                (Some(SessionEvent::Listened { key, exchange }), None)
+            }
+            // Every caller needs to know it is connected (or why not): said both ways.
+            Done::Connected(Ok(connection)) => (
+                Some(SessionEvent::Connected(connection.clone())),
+                Some(Done::Connected(Ok(connection))),
+            ),
+            Done::Connected(Err(error)) => {
+                (Some(error.as_event()), Some(Done::Connected(Err(error))))
+            }
+            done @ (Done::Tools(_) | Done::HeadersChecked(_) | Done::ShutDown) => {
+                (None, Some(done))
+            }
+        }
+    }
 }
 
 /// What the driver asks of the world, in the order it must happen.
@@ -275,7 +316,7 @@ impl Driver {
             Step::Wait(job) => self.job = Some(job),
             Step::Done(done) => {
                 if let Some(done) = done {
-                    self.core.push(Output::Done(done));
+                    self.core.end(done);
                 }
             }
         }
@@ -286,8 +327,7 @@ impl Driver {
         loop {
             if let Some((key, exchange)) = self.core.listens.take_ended() {
                 let exchange = Box::new(exchange);
-                self.core
-                    .push(Output::Done(Done::Listened { key, exchange }));
+                self.core.end(Done::Listened { key, exchange });
                 continue;
             }
             if let Some(exchange) = self.core.take_ended() {
@@ -301,7 +341,7 @@ impl Driver {
             }
             if matches!(self.job, Some(Job::ShutDown)) && self.core.shut_down() {
                 self.job = None;
-                self.core.push(Output::Done(Done::ShutDown));
+                self.core.end(Done::ShutDown);
                 continue;
             }
             if self.job.is_some() {
@@ -380,7 +420,7 @@ impl Driver {
     fn abort(&mut self, job: Job) {
         if let Job::Call(call) = job {
             let done = call.abort(&mut self.core);
-            self.core.push(Output::Done(done));
+            self.core.end(done);
         }
         self.core.drop_questions();
     }

@@ -7,7 +7,7 @@ use super::{Done, Event, SessionError, StepOf};
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::json::Json;
 use crate::mcp::jsonrpc::Reply;
-use crate::mcp::log::{Connection, SessionEvent};
+use crate::mcp::log::Connection;
 use crate::mcp::messages::ServerInfo;
 use crate::mcp::session::{End, Exchange, Failure};
 
@@ -217,7 +217,6 @@ fn late_modern(core: &mut Core, error: SessionError) -> StepOf<Negotiation> {
 }
 
 fn connected(core: &mut Core, connection: Connection) -> StepOf<Negotiation> {
-    core.emit(SessionEvent::Connected(Box::new(connection.clone())));
     core.connection = Some(connection.clone());
     StepOf::Done(Some(Done::Connected(Ok(Box::new(connection)))))
 }

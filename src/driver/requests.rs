@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::questions::Questions;
-use super::{Now, Output, SessionOptions, TimerId, Wire};
+use super::{Done, Ends, Now, Output, SessionOptions, TimerId, Wire};
 use crate::mcp::Timestamp;
 use crate::mcp::era;
 use crate::mcp::input::{self, Answer, InputRequest, Round};
@@ -178,6 +178,17 @@ impl Core {
 
     pub fn emit(&mut self, event: SessionEvent) {
         self.push(Output::Event(event));
+    }
+
+    /// A command ended: the one place an end becomes an event of the session stream.
+    pub fn end(&mut self, done: Done) {
+        let (event, done) = done.split(self.options.ends == Ends::Awaited);
+        if let Some(event) = event {
+            self.emit(event);
+        }
+        if let Some(done) = done {
+            self.push(Output::Done(done));
+        }
     }
 
     pub fn is_http(&self) -> bool {

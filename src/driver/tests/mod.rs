@@ -30,6 +30,10 @@ impl Harness {
             ask,
             ..SessionOptions::default()
         };
+        Self::with(options, http)
+    }
+
+    fn with(options: SessionOptions, http: bool) -> Self {
         Self {
             driver: Driver::new(options, Wire { http }),
             now: Duration::ZERO,
@@ -548,5 +552,6 @@ fn lines_handled_together_are_recorded_before_what_they_lead_to() {
     assert_eq!(order, ["page", "notification", "next page sent"]);
 }
 
+mod ends;
 mod listens;
 mod tasks;
