@@ -198,7 +198,16 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
     if let Some(problem) = no_terminal() {
         return refuse(&problem);
     }
-    let result = runtime::run(server, settings, &theme, warnings, recorder.clone()).await;
+    let servers = opened
+        .into_iter()
+        .map(|(name, one)| runtime::Server {
+            name,
+            target: one.target().map_err(|error| error.to_string()),
+            options: one.client_options(),
+            args: one.to_args(),
+        })
+        .collect();
+    let result = runtime::run(servers, settings, &theme, warnings, recorder.clone()).await;
     if let Some(failure) = recorder.as_ref().and_then(Recorder::failure) {
         eprintln!("sightline: {failure}");
     }

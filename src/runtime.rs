@@ -16,13 +16,14 @@ use tokio::time::Instant;
 use crate::app::state::{Settings, Stored};
 use crate::app::workspace::{self, Workspace};
 use crate::app::{Action, AppState, Effect};
-use crate::cli::ServerArgs;
 use crate::live_session::{self, SessionCommand};
 use crate::mcp::Timestamp;
 use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
 use crate::recording::{Places, Recorder};
+use crate::runner::SessionOptions;
 use crate::stream::EventReceiver;
 use crate::theme::Theme;
+use crate::transport::Target;
 use crate::{input, stream, terminal, ui};
 
 /// Session events applied before a redraw, at most: bursts are batched, keys stay prompt.
@@ -92,32 +93,40 @@ impl Ended {
 }
 
 /// Runs the TUI until the user quits or a signal arrives; the terminal is always restored.
-/// Every server the arguments name opens at once, each with its own session; a server that
-/// fails shows why and never holds up the others. `warnings` (e.g. about the theme file) are
-/// shown in the status bar at start. `recorder` records the one server there is (several are
-/// refused before this).
+/// One server the TUI opens, resolved from the command line by the caller.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// Its name on the server tabs.
+    pub name: String,
+    /// Where it is, or why it cannot be reached (shown in its log, beside the others).
+    pub target: Result<Target, String>,
+    pub options: SessionOptions,
+    /// The arguments that open it again (the commands the TUI copies name it so).
+    pub args: Vec<String>,
+}
+
+/// Every server opens at once, each with its own session; a server that fails shows why and
+/// never holds up the others. `warnings` (e.g. about the theme file) are shown in the status bar
+/// at start. `recorder` records the one server there is (several are refused before this).
 pub async fn run(
-    server: &ServerArgs,
+    servers: Vec<Server>,
     settings: Settings,
     theme: &Theme,
     warnings: Vec<String>,
     recorder: Option<Recorder>,
 ) -> io::Result<Ended> {
-    let opened = server.opened();
     // One stream for every server: each batch a session hands over reaches the loop whole.
-    let (sinks, mut events) = stream::merged(opened.len());
+    let (sinks, mut events) = stream::merged(servers.len());
     let mut commands = Vec::new();
     let mut names = Vec::new();
     let mut args = Vec::new();
-    for ((name, one), mut sink) in opened.into_iter().zip(sinks) {
+    for (server, mut sink) in servers.into_iter().zip(sinks) {
         if let Some(recorder) = &recorder {
             sink = sink.with_tap(recorder.tap());
         }
-        let target = one.target().map_err(|error| error.to_string());
-        let session = live_session::spawn(target, one.client_options(), sink);
-        commands.push(session);
-        names.push(name);
-        args.push(one.to_args());
+        commands.push(live_session::spawn(server.target, server.options, sink));
+        names.push(server.name);
+        args.push(server.args);
     }
     let mut terminal = terminal::init()?;
     let result = match terminal.size() {

@@ -64,7 +64,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "http_listener", "cli", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
     ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
-    ("runtime", &["mcp", "app", "input", "ui", "theme", "stream", "cli", "live_session", "terminal", "recording"]),
+    ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording"]),
 ];
 
 /// Arrows that run against the table today, each to be gone with the change that names it.

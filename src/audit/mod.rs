@@ -4,8 +4,8 @@
 pub mod answer;
 mod base;
 pub mod plan;
+mod quote;
 pub mod report;
-mod rule;
 mod sarif;
 pub mod unknown_tool;
 pub mod verdict;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::plan::{Case, Skipped};
-use super::verdict::{Judged, Rule, Verdict};
+use super::verdict::{Judged, SpecQuote, Verdict};
 use crate::classify::findings::Finding;
 use crate::sanitize;
 
@@ -166,8 +166,8 @@ impl Report {
     }
 
     /// The rules quoted, numbered in the order first cited.
-    fn rules(&self) -> Vec<Rule> {
-        let mut rules: Vec<Rule> = Vec::new();
+    fn rules(&self) -> Vec<SpecQuote> {
+        let mut rules: Vec<SpecQuote> = Vec::new();
         for result in &self.cases {
             if !rules.contains(&result.judged.rule) {
                 rules.push(result.judged.rule);
@@ -180,7 +180,7 @@ impl Report {
     /// rule it was judged by (numbered, quoted at the end), then the summary. No colour needed.
     pub fn text(&self) -> String {
         let rules = self.rules();
-        let number = |rule: &Rule| rules.iter().position(|r| r == rule).map_or(0, |i| i + 1);
+        let number = |rule: &SpecQuote| rules.iter().position(|r| r == rule).map_or(0, |i| i + 1);
         let mut out = String::new();
         for (group, results) in self.groups() {
             let _ = writeln!(

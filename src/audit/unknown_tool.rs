@@ -2,20 +2,20 @@
 //! (-32602) only the example gives up to 2025-11-25 and the schema names from 2026-07-28, and
 //! the open proposal (SEP-2145) that would make it a tool execution error instead.
 
-use super::rule::Rule;
+use super::quote::SpecQuote;
 
 /// 2025-06-18 (its text for unknown tools is 2025-11-25's too).
-const LEGACY: Rule = Rule {
+const LEGACY: SpecQuote = SpecQuote {
     version: "2025-06-18",
     source: "server/tools.mdx, Error Handling",
     text: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools … Example protocol error: \"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"",
 };
-const SEP_1303: Rule = Rule {
+const SEP_1303: SpecQuote = SpecQuote {
     version: "2025-11-25",
     source: "server/tools.mdx, Error Handling",
     text: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools … Example protocol error: \"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"",
 };
-const NAMED: Rule = Rule {
+const NAMED: SpecQuote = SpecQuote {
     version: "2026-07-28",
     source: "schema.ts, InvalidParamsError (-32602)",
     text: "In MCP, this error is returned in various contexts when request parameters fail validation: - **Tools**: Unknown tool name or invalid tool arguments",
@@ -28,7 +28,7 @@ const CODE_NAMED: &str = "2026-07-28";
 pub const CODE: i64 = -32602;
 
 /// The rule an unknown tool is judged by under `version`.
-pub fn rule(version: &str) -> Rule {
+pub fn rule(version: &str) -> SpecQuote {
     if version >= CODE_NAMED {
         NAMED
     } else if version >= SEP_1303.version {

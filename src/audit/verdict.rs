@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::{self, About};
 use super::plan::{Case, CaseKind};
-pub use super::rule::Rule;
+pub use super::quote::SpecQuote;
 use super::unknown_tool;
 use crate::analysis::{self, CallContext};
 use crate::classify::{Class, Outcome};
@@ -56,22 +56,22 @@ impl Verdict {
     }
 }
 
-const INPUT_VALIDATION: Rule = Rule {
+const INPUT_VALIDATION: SpecQuote = SpecQuote {
     version: "2025-11-25",
     source: "server/tools.mdx, Error Handling (SEP-1303)",
     text: "Tool Execution Errors: Reported in tool results with `isError: true`: … Input validation errors (e.g., date in wrong format, value out of range)",
 };
-const INVALID_ARGUMENTS: Rule = Rule {
+const INVALID_ARGUMENTS: SpecQuote = SpecQuote {
     version: "2025-06-18",
     source: "server/tools.mdx, Error Handling",
     text: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments",
 };
-const MALFORMED: Rule = Rule {
+const MALFORMED: SpecQuote = SpecQuote {
     version: "2025-11-25",
     source: "server/tools.mdx, Error Handling",
     text: "Protocol Errors: … Malformed requests (requests that fail to satisfy CallToolRequest schema)",
 };
-const INVALID_PARAMS: Rule = Rule {
+const INVALID_PARAMS: SpecQuote = SpecQuote {
     version: "JSON-RPC 2.0",
     source: "§5.1 Error object",
     text: "-32602 Invalid params: Invalid method parameter(s). -32603 Internal error: Internal JSON-RPC error.",
@@ -87,7 +87,7 @@ pub struct Judged {
     pub got: String,
     /// Why this verdict, in a sentence.
     pub why: String,
-    pub rule: Rule,
+    pub rule: SpecQuote,
     /// A model-blind answer the negotiated version still allowed (SEP-1303 changed it since).
     pub allowed_then: bool,
     /// What the model would have seen, under the host judged for.
@@ -356,7 +356,7 @@ fn verdict(
     outcome: &Outcome,
     asked: bool,
     version: &str,
-) -> (Verdict, Rule, String) {
+) -> (Verdict, SpecQuote, String) {
     let old = version < INPUT_VALIDATION.version;
     let argument = kind.is_argument_error();
     let protocol_rule = match kind {

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::exchange::{RequestJson, exchange_text, judged, with_client};
 use super::exit;
+use super::one_shot::{RequestJson, exchange_text, judged, with_client};
 use super::output::{emit, print_json, read_arguments, server_line};
 use crate::classify::{Class, Outcome};
 use crate::cli::{CompleteArgs, RecordArgs};

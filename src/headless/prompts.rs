@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::exchange::{RequestJson, exchange_text, judged, list_all, listed_outcome, with_client};
 use super::exit;
+use super::one_shot::{RequestJson, exchange_text, judged, list_all, listed_outcome, with_client};
 use super::output::{
     emit, outcome_json, print_json, read_arguments, report_failure, server_json, server_line,
 };

@@ -2,7 +2,7 @@
 //! malformed: the reply shown as `call` shows one, and its class) and `sightline ping` (the
 //! round trip; refused in 2026-07-28, which removed `ping`, unless sent with `request`).
 
-use super::exchange::{RequestJson, exchange_text, judged, refuse, with_client};
+use super::one_shot::{RequestJson, exchange_text, judged, refuse, with_client};
 use super::output::{emit, print_json, read_arguments};
 use crate::cli::{PlainArgs, RecordArgs, RequestArgs};
 use crate::mcp::era::Era;

@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::exchange::{
+use super::exit;
+use super::one_shot::{
     Listed, RequestJson, exchange_text, judged, list_all, listed_outcome, with_client,
 };
-use super::exit;
 use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
 use crate::classify::{Class, Outcome};
 use crate::cli::{PlainArgs, ReadArgs, RecordArgs};

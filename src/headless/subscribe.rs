@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::exchange::{RequestJson, judged, with_tapped_client};
 use super::exit;
+use super::one_shot::{RequestJson, judged, with_tapped_client};
 use super::output::{emit, server_line};
 use crate::classify::Class;
 use crate::cli::{RecordArgs, SubscribeArgs};

@@ -1,10 +1,10 @@
-//! A rule of the spec as a verdict cites it: its version, where it is written, its words.
+//! A rule of the spec as a verdict quotes it: its version, where it is written, its words.
 
 use serde::Serialize;
 
-/// A rule of the spec, quoted.
+/// A rule of the spec, quoted (the text a verdict cites).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Rule {
+pub struct SpecQuote {
     /// The spec version (or standard) the text comes from.
     pub version: &'static str,
     pub source: &'static str,
