@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -474,6 +475,75 @@ fn a_sigterm_to_the_proxy_reaches_the_server_and_its_status_comes_back() {
         "the server got the SIGTERM: {rest}"
     );
     assert_eq!(status.code(), Some(7), "the server's status is the proxy's");
+}
+
+/// A proxy whose server ignores SIGTERM, and the pid that server printed on its stderr.
+fn proxy_of_a_server_that_ignores_sigterm() -> (std::process::Child, nix::unistd::Pid) {
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        "trap '' TERM INT; echo $$ >&2; while true; do sleep 0.05; done".to_owned(),
+    ];
+    let mut proxy = Command::new(sightline())
+        .args(["proxy", "--"])
+        .args(&server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(proxy.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let server = nix::unistd::Pid::from_raw(line.trim().parse().unwrap());
+    (proxy, server)
+}
+
+fn signal(proxy: &std::process::Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(proxy.id()).unwrap());
+    nix::sys::signal::kill(pid, signal).unwrap();
+}
+
+/// Whether a process is still there (a zombie not yet reaped counts).
+fn alive(pid: nix::unistd::Pid) -> bool {
+    nix::sys::signal::kill(pid, None).is_ok()
+}
+
+/// A hung server does not hang the proxy: SIGTERM first, as the host sent it; SIGKILL once the
+/// grace is spent. The host sees the status a kill gives, and no server is left behind.
+#[test]
+fn a_server_that_ignores_sigterm_is_killed_after_the_grace_and_nothing_is_left_running() {
+    let (mut proxy, server) = proxy_of_a_server_that_ignores_sigterm();
+    let stopped = std::time::Instant::now();
+    signal(&proxy, nix::sys::signal::Signal::SIGTERM);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(alive(server), "SIGTERM alone does not end this server");
+    let status = proxy.wait().unwrap();
+    assert!(
+        stopped.elapsed() >= Duration::from_secs(2),
+        "the grace is waited first"
+    );
+    assert_eq!(status.code(), Some(128 + 9), "killed, as the host sees it");
+    assert!(!alive(server), "the server is gone with the proxy");
+}
+
+/// A host that sends a second signal (Claude Code: SIGINT, then SIGTERM) has stopped waiting:
+/// the server is killed at once, before the proxy is killed and would leave it running.
+#[test]
+fn a_second_stop_kills_the_server_at_once() {
+    let (mut proxy, server) = proxy_of_a_server_that_ignores_sigterm();
+    signal(&proxy, nix::sys::signal::Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(200));
+    let second = std::time::Instant::now();
+    signal(&proxy, nix::sys::signal::Signal::SIGTERM);
+    let status = proxy.wait().unwrap();
+    assert!(
+        second.elapsed() < Duration::from_millis(1700),
+        "not the grace: {:?}",
+        second.elapsed()
+    );
+    assert_eq!(status.code(), Some(128 + 9));
+    assert!(!alive(server), "the server is gone with the proxy");
 }
 
 /// A server that answers a request as soon as it has read its id, before the host has written

@@ -4,6 +4,8 @@
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 
+use tokio::sync::mpsc;
+
 use super::exit;
 use crate::cli::{ProxyArgs, ProxyCommand, RecordArgs};
 use crate::proxy::registry::{self, ProxyInfo};
@@ -108,7 +110,7 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
         eprintln!("sightline proxy: cannot start the watch");
         return exit::TRANSPORT_FAILURE;
     };
-    let stop = stopped();
+    let mut stops = stopped();
     let code = match (&target, args.listen) {
         (Some(target), Some(address)) => {
             let listening = listen::run(address, &target.url, target.headers.clone(), seen_tx);
@@ -121,7 +123,7 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
                     Some(0)
                 }
                 // Until stopped: then the socket and its own transcript go.
-                () = stop => Some(0),
+                Some(()) = stops.recv() => Some(0),
             }
         }
         (Some(target), None) => {
@@ -133,10 +135,10 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
                     }
                     Some(0)
                 }
-                () = stop => Some(0),
+                Some(()) = stops.recv() => Some(0),
             }
         }
-        (None, _) => match stdio::run(&args.server, seen_tx, &watch_runtime, stop).await {
+        (None, _) => match stdio::run(&args.server, seen_tx, &watch_runtime, stops).await {
             Ok(code) => code,
             Err(stdio::NotStarted(message)) => {
                 eprintln!("sightline proxy: {message}");
@@ -153,21 +155,32 @@ async fn run(args: &ProxyArgs, record: &RecordArgs) -> u8 {
         .unwrap_or(exit::TRANSPORT_FAILURE)
 }
 
-/// SIGINT or SIGTERM: the host (or the user) stopped the proxy. Listened for from the call on,
-/// before the server starts: a signal that comes early is not missed.
-fn stopped() -> impl std::future::Future<Output = ()> {
+/// Each SIGINT or SIGTERM: the host (or the user) stopping the proxy. Listened for from the
+/// call on, before the server starts: a signal that comes early is not missed. Closed, never
+/// fired, when the signals cannot be listened for.
+fn stopped() -> mpsc::Receiver<()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let terminate = signal(SignalKind::terminate()).ok();
-    let interrupt = signal(SignalKind::interrupt()).ok();
-    async move {
-        let (Some(mut terminate), Some(mut interrupt)) = (terminate, interrupt) else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = interrupt.recv() => {}
+    let (stops, stopped) = mpsc::channel(4);
+    let (Ok(mut terminate), Ok(mut interrupt)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return stopped;
+    };
+    // Every signal, not the first only: a host that stops its server sends more than one when
+    // the first is not enough (Claude Code: SIGINT, then SIGTERM), and the next one kills.
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            if stops.send(()).await.is_err() {
+                return;
+            }
         }
-    }
+    });
+    stopped
 }
 
 /// The remote server `--url` and `--header` name.

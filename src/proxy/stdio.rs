@@ -11,9 +11,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt;
+use futures_util::future::{Fuse, FusedFuture};
+use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
+use tokio::time::{Duration, Instant, sleep_until};
 
 use super::host_pipes;
 use super::observe::Seen;
@@ -61,13 +65,15 @@ pub struct NotStarted(pub String);
 
 /// Runs `server` between our stdio and the host's, framing what passes on the `watch` runtime;
 /// the server's exit code (128 + the signal when one killed it), `None` when it is unknown.
-/// When `stop` comes (the host stopped the proxy), the server is sent SIGTERM, as the host
-/// would have sent it, and its end is awaited as any other.
+/// When a stop comes (the host stopped the proxy), the server is sent SIGTERM, as the host
+/// would have sent it, and its end is awaited as any other; a server still running after
+/// [`STOP_GRACE`], or when a second stop comes, is killed (SIGKILL) — else the host, giving up on
+/// the proxy and killing it, would leave the server running behind it.
 pub async fn run(
     server: &[String],
     seen: mpsc::Sender<Seen>,
     watch: &tokio::runtime::Handle,
-    stop: impl std::future::Future<Output = ()>,
+    mut stops: mpsc::Receiver<()>,
 ) -> Result<Option<i32>, NotStarted> {
     let Some((program, args)) = server.split_first() else {
         return Err(NotStarted("no server command after --".into()));
@@ -105,7 +111,7 @@ pub async fn run(
         Some(Side::Host),
         host_queue,
     ));
-    let errors = tokio::spawn(pipe(child_err, tokio::io::stderr(), None, errors_queue));
+    let mut errors = tokio::spawn(pipe(child_err, tokio::io::stderr(), None, errors_queue));
     // The server's stdout ending means it is done: the host sees our stdout end with it.
     let output = pipe(
         child_out,
@@ -114,21 +120,15 @@ pub async fn run(
         server_queue,
     );
     drop(gathered);
-    tokio::pin!(output);
-    tokio::select! {
-        () = &mut output => {}
-        () = stop => {
-            if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGTERM,
-                );
-            }
-            output.await;
-        }
+    let pid = child.id().and_then(|pid| i32::try_from(pid).ok());
+    let status = ended(&mut child, pid, output, &mut stops).await;
+    if tokio::time::timeout(DRAIN_GRACE, &mut errors)
+        .await
+        .is_err()
+    {
+        errors.abort();
+        let _ = errors.await;
     }
-    let status = child.wait().await;
-    let _ = errors.await;
     to_server.abort();
     let _ = to_server.await;
     // Everything the pipes read is watched before the server's end is.
@@ -150,6 +150,55 @@ pub async fn run(
         })
         .await;
     Ok(code)
+}
+
+/// How long a stopped server may take to end before it is killed.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long the pipes of a server that ended are read for what its leftovers still write.
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// Passes the server's output on to its end and waits for the server's exit, stopping it as
+/// `stops` ask: SIGTERM at the first, SIGKILL at the next or [`STOP_GRACE`] later. A process
+/// the server left behind, still holding its output once it is killed, is not waited for.
+async fn ended(
+    child: &mut tokio::process::Child,
+    pid: Option<i32>,
+    output: impl std::future::Future<Output = ()>,
+    stops: &mut mpsc::Receiver<()>,
+) -> std::io::Result<std::process::ExitStatus> {
+    let signal = |signal| {
+        if let Some(pid) = pid {
+            // Not reaped before `wait` returns: the pid is still the server's.
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+        }
+    };
+    let mut output = Box::pin(output).fuse();
+    let mut kill_at = None;
+    let mut drain_until = None;
+    loop {
+        let kill = kill_at.filter(|_| drain_until.is_none());
+        tokio::select! {
+            () = &mut output => {}
+            status = child.wait(), if output.is_terminated() => return status,
+            Some(()) = stops.recv() => {
+                if kill_at.is_none() {
+                    signal(Signal::SIGTERM);
+                    kill_at = Some(Instant::now() + STOP_GRACE);
+                } else {
+                    kill_at = Some(Instant::now());
+                }
+            }
+            () = sleep_until(kill.unwrap_or_else(Instant::now)), if kill.is_some() => {
+                signal(Signal::SIGKILL);
+                drain_until = Some(Instant::now() + DRAIN_GRACE);
+            }
+            () = sleep_until(drain_until.unwrap_or_else(Instant::now)),
+                if drain_until.is_some() && !output.is_terminated() =>
+            {
+                output = Fuse::terminated();
+            }
+        }
+    }
 }
 
 /// How long the framing lets chunks gather before it takes them: while traffic flows it wakes
