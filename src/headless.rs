@@ -5,6 +5,7 @@
 //! code of product.md §1. With `-v` the session stream is printed to stderr as it happens.
 //! What they share lives in `output` (what is printed, exit codes) and `run` (the guarded run).
 
+mod agent;
 mod audit;
 mod auth;
 mod calibrate;
@@ -25,6 +26,7 @@ mod run;
 mod subscribe;
 mod tools;
 
+pub use agent::agent;
 pub use audit::audit;
 pub use auth::logout;
 pub use calibrate::calibrate;

@@ -384,6 +384,7 @@ async fn dispatch(cli: Cli) -> u8 {
             let name = show.map(|HostsCommand::Show { name }| name);
             headless::hosts(name.as_deref(), json, host_file.as_deref())
         }
+        Some(Command::Agent(args)) => headless::agent(&args, &cli.record).await,
         Some(Command::Capture { capture, server }) => headless::capture(&server, &capture).await,
         Some(Command::Calibrate(args)) => {
             tokio::task::block_in_place(|| headless::calibrate(&args))

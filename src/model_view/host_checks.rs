@@ -94,6 +94,7 @@ pub fn stopped_by_host(
         findings: Vec::new(),
         server_called: false,
         explains,
+        ends_run: false,
         shape: host.shape,
     };
     view.as_the_host_marks_and_cuts_it(host);

@@ -100,6 +100,8 @@ pub struct ModelView<'a> {
     pub server_called: bool,
     /// When the host stops the call: whether its words say why (the validator's complaint).
     pub explains: bool,
+    /// The host fails its whole run on this call (`aborts_run_on`): no next model turn.
+    pub ends_run: bool,
     shape: Shape,
 }
 
@@ -194,6 +196,7 @@ pub fn model_view<'a>(
             view.forwarded = false;
             if host.aborts_run_on.contains(&hosts::Abort::NoReply) {
                 // The client's error ends the run: nothing reaches the model, flagged or not.
+                view.ends_run = true;
                 view.reason = format!(
                     "no reply, and this host fails its whole run on that: the model reads nothing of this call ({})",
                     outcome.detail
@@ -328,6 +331,7 @@ impl<'a> ModelView<'a> {
             findings: Vec::new(),
             server_called: true,
             explains: false,
+            ends_run: false,
             shape: host.shape,
         }
     }
@@ -358,6 +362,7 @@ impl<'a> ModelView<'a> {
             && host.aborts_run_on.contains(&hosts::Abort::ProtocolError)
         {
             // Nothing reaches the model, so nothing is marked as an error there either.
+            self.ends_run = true;
             self.forwarded = false;
             self.is_error = false;
             self.blocks = Blocks::default();
@@ -514,6 +519,7 @@ impl<'a> ModelView<'a> {
         });
         if host.aborts_run_on.contains(&hosts::Abort::HostError) {
             // Its error ends the run: the model reads neither the result nor the error.
+            self.ends_run = true;
             if let Some(first) = self.notes.first_mut() {
                 *first = format!(
                     "this host would throw on {block} (\"{}\"), and that ends its whole run: \
@@ -611,6 +617,7 @@ impl ModelView<'_> {
         self.is_error = false;
         self.less_likely_to_help = false;
         self.thrown = None;
+        self.ends_run = false;
         self.truncation = None;
         self.notes.clear();
         self.findings.clear();

@@ -1,0 +1,168 @@
+"""A scripted model on loopback, speaking the OpenAI Chat Completions API, for `sightline agent`
+tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
+
+- With no tool result yet, it calls the booking tool with a past date (12/12/2024).
+- A result that says the booking was made: it answers with text, and the run is over.
+- A result that carries the server's reason with a date it can read ("Current date is
+  dd/mm/yyyy"): it calls again with 12/12 of the year after that date.
+- Anything else (a generic failure, nothing to read): the same call again, three times; then it
+  gives up with a text answer.
+
+Requests the real API refuses are refused the same way (HTTP 400, an `error` object): no model
+or no messages, a tool result that answers no call of the turn before it, a tool result without
+content, tools without a function name. Every request is appended to the log file, one JSON
+object per line, headers included (the key is checked for by the tests, never echoed).
+
+Usage: python3 scripted_model.py PORT_FILE LOG_FILE
+"""
+
+import json
+import re
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PAST = "12/12/2024"
+RETRIES = 3
+CURRENT = re.compile(r"Current date is (\d{2})/(\d{2})/(\d{4})")
+
+
+def refuse(message, param=None):
+    return 400, {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+
+
+def problems(body):
+    """Why the real API would refuse this request, or None."""
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return refuse("you must provide a model parameter", "model")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return refuse("[] is too short - 'messages'", "messages")
+    for tool in body.get("tools") or []:
+        if tool.get("type") != "function" or not isinstance(tool.get("function", {}).get("name"), str):
+            return refuse("Missing required parameter: 'tools[0].function.name'.", "tools")
+    open_calls = set()
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call = message.get("tool_call_id")
+            if call not in open_calls:
+                return refuse(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                    "message with 'tool_calls'.",
+                    f"messages.[{index}].role",
+                )
+            if "content" not in message:
+                return refuse(f"Missing required parameter: 'messages.[{index}].content'.", f"messages.[{index}].content")
+            open_calls.discard(call)
+        else:
+            if open_calls:
+                return refuse(
+                    "An assistant message with 'tool_calls' must be followed by tool messages responding "
+                    "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                    + ", ".join(sorted(open_calls)),
+                    f"messages.[{index}].role",
+                )
+            if role == "assistant":
+                open_calls = {call["id"] for call in message.get("tool_calls") or []}
+            elif role not in ("user", "system", "developer"):
+                return refuse(f"Invalid value: '{role}'.", f"messages.[{index}].role")
+    return None
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def decide(body):
+    """The script's next turn: ('call', name, arguments) or ('text', words)."""
+    tools = [tool["function"]["name"] for tool in body.get("tools") or []]
+    booking = next((name for name in tools if name.endswith("book_flight")), None)
+    if booking is None:
+        return ("text", "I have no tool to book a flight with.")
+    results = [text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
+    calls = [c for m in body["messages"] if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
+    if not results:
+        return ("call", booking, {"departureDate": PAST})
+    last = results[-1]
+    if last.startswith("Booked"):
+        return ("text", "Done. " + last)
+    current = CURRENT.search(last)
+    if current:
+        return ("call", booking, {"departureDate": f"12/12/{int(current.group(3)) + 1}"})
+    if len(results) <= RETRIES:
+        previous = json.loads(calls[-1]["function"]["arguments"]) if calls else {"departureDate": PAST}
+        return ("call", booking, previous)
+    return ("text", "I could not book the flight: the tool kept failing and did not say why.")
+
+
+class Handler(BaseHTTPRequestHandler):
+    turn = 0
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self.reply(*refuse("We could not parse the JSON body of your request."))
+        with open(self.server.log, "a") as log:
+            log.write(json.dumps({"path": self.path, "headers": dict(self.headers), "body": body}) + "\n")
+        if not self.path.endswith("/chat/completions"):
+            return self.reply(404, {"error": {"message": f"Unknown request URL: POST {self.path}.", "type": "invalid_request_error"}})
+        refused = problems(body)
+        if refused:
+            return self.reply(*refused)
+        Handler.turn += 1
+        decision = decide(body)
+        if decision[0] == "call":
+            _, name, arguments = decision
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{
+                    "id": f"call_{Handler.turn}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }],
+            }
+            finish = "tool_calls"
+        else:
+            message = {"role": "assistant", "content": decision[1]}
+            finish = "stop"
+        # About what a tokenizer makes of it (4 bytes a token): the messages and the tools.
+        prompt = len(json.dumps(body["messages"]) + json.dumps(body.get("tools") or [])) // 4
+        self.reply(200, {
+            "id": f"chatcmpl-scripted-{Handler.turn}",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20},
+        })
+
+    def reply(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main():
+    port_file, log = sys.argv[1], sys.argv[2]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.log = log
+    with open(port_file + ".tmp", "w") as out:
+        out.write(str(server.server_address[1]))
+    import os
+    os.replace(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
