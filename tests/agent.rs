@@ -3,75 +3,13 @@
 //! example says a model does.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// The scripted model on a free port; stopped when dropped.
-struct ScriptedModel {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-    dir: PathBuf,
-}
+mod common;
 
-impl ScriptedModel {
-    fn start(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("sightline-agent-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let port_file = dir.join("port");
-        let log = dir.join("requests.jsonl");
-        let child = Command::new("python3")
-            .arg("tests/peers/scripted_model.py")
-            .arg(&port_file)
-            .arg(&log)
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        let port = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                break text.trim().parse().unwrap();
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the scripted model did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Self {
-            child,
-            port,
-            log,
-            dir,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
-    }
-
-    /// Every request the model was sent, in order.
-    fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    }
-}
-
-impl Drop for ScriptedModel {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use common::scripted_model::ScriptedModel;
 
 fn agent(model: &ScriptedModel, host: &str, style: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sightline"))
@@ -412,5 +350,51 @@ fn the_experiment_reproduces_the_table_the_profiles_imply() {
         experiment["cells"][0]["runs"].as_array().unwrap().len(),
         2,
         "every run, in --json"
+    );
+}
+
+/// The Messages API, asked through Claude Code's eyes: the tool result goes back as the block
+/// Claude Code sends (its `is_error`, its content blocks), in one user message after the call.
+#[test]
+fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
+    let model = ScriptedModel::start("anthropic");
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args([
+            "agent",
+            "Book a flight departing 12/12",
+            "--model",
+            "anthropic:any",
+        ])
+        .args(["--model-url", &format!("http://127.0.0.1:{}", model.port)])
+        .args(["--host", "claude-code", "--demo", "legacy", "--json"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let run = json(&output);
+    assert_eq!(run["calls"][0]["name"], "mcp__srv__book_flight");
+    assert_eq!(run["calls"][1]["class"], "success");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0]["path"], "/v1/messages");
+    assert_eq!(requests[0]["headers"]["anthropic-version"], "2023-06-01");
+    let messages = requests[1]["body"]["messages"].as_array().unwrap();
+    let call = &messages[1]["content"][0];
+    assert_eq!(call["type"], "tool_use");
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], call["id"]);
+    assert_eq!(result["is_error"], true, "Claude Code marks it: {result}");
+    assert_eq!(result["content"][0]["type"], "text");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Current date is")
     );
 }

@@ -715,3 +715,165 @@ fn calibrate_writes_back_a_profile_the_host_matches() {
     );
     let _ = std::fs::remove_file(&written);
 }
+
+/// The keys of a JSON object (none for anything else).
+fn keys(value: &Value) -> std::collections::BTreeSet<String> {
+    value
+        .as_object()
+        .map(|object| object.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// What a request that carries a tool result is made of, API by API: the keys of the offered
+/// tool, of the model's call and of the result, and the kind of the result's content.
+fn skeleton(api: &str, body: &Value) -> Vec<(String, std::collections::BTreeSet<String>)> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let tool = body["tools"]
+        .as_array()
+        .and_then(|tools| {
+            tools.iter().find(|tool| {
+                let name = tool["name"].as_str().or(tool["function"]["name"].as_str());
+                name.is_some_and(|name| name.ends_with("book_flight"))
+            })
+        })
+        .cloned()
+        .unwrap_or_default();
+    let kind = |content: &Value| {
+        std::collections::BTreeSet::from([match content {
+            Value::String(_) => "string".to_owned(),
+            Value::Array(parts) => format!(
+                "array of {}",
+                keys(&parts[0]).into_iter().collect::<Vec<_>>().join(",")
+            ),
+            other => other.to_string(),
+        }])
+    };
+    if api == "anthropic" {
+        let call = messages.iter().rev().find_map(|message| {
+            message["content"]
+                .as_array()?
+                .iter()
+                .find(|block| block["type"] == "tool_use")
+                .cloned()
+        });
+        let result = messages
+            .last()
+            .and_then(|message| message["content"].as_array()?.first().cloned());
+        let (call, result) = (call.unwrap_or_default(), result.unwrap_or_default());
+        vec![
+            ("tool".into(), keys(&tool)),
+            ("call".into(), keys(&call)),
+            ("result".into(), keys(&result)),
+            ("result content".into(), kind(&result["content"])),
+        ]
+    } else {
+        let call = messages
+            .iter()
+            .rev()
+            .find_map(|message| message["tool_calls"].as_array()?.first().cloned())
+            .unwrap_or_default();
+        let result = messages
+            .iter()
+            .rev()
+            .find(|message| message["role"] == "tool")
+            .cloned()
+            .unwrap_or_default();
+        vec![
+            ("tool".into(), keys(&tool)),
+            ("tool function".into(), keys(&tool["function"])),
+            ("call".into(), keys(&call)),
+            ("call function".into(), keys(&call["function"])),
+            ("result".into(), keys(&result)),
+            ("result content".into(), kind(&result["content"])),
+        ]
+    }
+}
+
+/// `sightline agent` asks a model the way the host it sees through does: the request that
+/// carries the tool result has the real host's shape, API by API (Claude Code: Messages;
+/// `LangChain`: Chat Completions). Each part of sightline's has no key the host's lacks, and the
+/// result's content is of the same kind; the tool result itself is the host's (its text, its
+/// error flag), which `calibrate` checks.
+#[test]
+fn the_agents_requests_have_the_shape_of_the_real_hosts() {
+    require_hosts();
+    let dir = std::env::temp_dir().join(format!("sightline-agent-shape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // LangChain ends its run on the legacy demo's protocol error: its result is the SEP-1303
+    // demo's tool error.
+    for (host, api, provider, style) in [
+        ("claude-code", "anthropic", "anthropic", "legacy"),
+        ("langchain", "chat", "openai", "sep1303"),
+    ] {
+        let requests = dir.join(format!("{host}.jsonl"));
+        let captured = sightline(&[
+            "capture",
+            host,
+            "book_flight",
+            r#"{"departureDate":"12/12/2024"}"#,
+            "--demo",
+            style,
+            "--json",
+            "--model-requests",
+            requests.to_str().unwrap(),
+        ]);
+        assert!(
+            captured.status.code().is_some_and(|code| code <= 1),
+            "{host}: {}",
+            String::from_utf8_lossy(&captured.stderr)
+        );
+        let theirs: Vec<Value> = std::fs::read_to_string(&requests)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let theirs = theirs
+            .iter()
+            .map(|request| &request["body"])
+            .find(|body| body.to_string().contains("Current date is"))
+            .unwrap_or_else(|| panic!("{host}: no request carried the tool result"));
+        let model = common::scripted_model::ScriptedModel::start(host);
+        let url = if api == "anthropic" {
+            format!("http://127.0.0.1:{}", model.port)
+        } else {
+            model.url()
+        };
+        let ran = sightline(&[
+            "agent",
+            "Book a flight departing 12/12",
+            "--model",
+            &format!("{provider}:any"),
+            "--model-url",
+            &url,
+            "--host",
+            host,
+            "--demo",
+            style,
+            "--max-turns",
+            "2",
+        ]);
+        assert!(
+            ran.status
+                .code()
+                .is_some_and(|code| code == 0 || code == 5 || code == 6),
+            "{host}: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let ours = model.requests();
+        let ours = &ours
+            .get(1)
+            .unwrap_or_else(|| panic!("{host}: one turn only"))["body"];
+        for ((part, mine), (_, host_keys)) in
+            skeleton(api, ours).into_iter().zip(skeleton(api, theirs))
+        {
+            if part == "result content" {
+                assert_eq!(mine, host_keys, "{host}: the {part}");
+            } else {
+                assert!(
+                    mine.is_subset(&host_keys) && !mine.is_empty(),
+                    "{host}: the {part}: ours {mine:?}, the host's {host_keys:?}"
+                );
+            }
+        }
+    }
+}

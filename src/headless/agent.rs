@@ -4,6 +4,7 @@
 //! does), and what goes back to the model is exactly what the host sends it. The run ends on a
 //! text answer, on `--max-turns`, or when the host would end it.
 
+mod anthropic;
 mod chat;
 mod experiment;
 mod turns;
@@ -20,7 +21,7 @@ use crate::analysis::{CallContext, analyze_judged};
 use crate::classify::Class;
 use crate::cli::{AgentArgs, RecordArgs, ServerArgs};
 use crate::mcp::catalog::Catalog;
-use crate::model_view::hosts::{self, HostProfile};
+use crate::model_view::hosts::{self, HostProfile, Shape};
 use crate::recording::Recorder;
 use crate::runner::SessionRunner;
 use crate::sanitize;
@@ -36,11 +37,65 @@ pub mod exit_codes {
 
 /// The model API a `--model PROVIDER:MODEL` names.
 struct Model {
-    /// The Chat Completions URL.
+    api: Api,
+    /// Where its requests go.
     url: String,
     name: String,
     /// Never printed, logged or recorded.
     key: Option<String>,
+}
+
+/// A model API sightline speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    /// `OpenAI` Chat Completions (`openai:`), any compatible endpoint.
+    Chat,
+    /// Anthropic Messages (`anthropic:`).
+    Anthropic,
+}
+
+impl Api {
+    /// The API a `--model` provider names: its default base URL, its key's variable and the
+    /// path its requests go to.
+    fn of(provider: &str) -> Option<(Api, &'static str, &'static str, &'static str)> {
+        match provider {
+            "openai" => Some((
+                Api::Chat,
+                "https://api.openai.com/v1",
+                "OPENAI_API_KEY",
+                "/chat/completions",
+            )),
+            "anthropic" => Some((
+                Api::Anthropic,
+                "https://api.anthropic.com",
+                "ANTHROPIC_API_KEY",
+                "/v1/messages",
+            )),
+            _ => None,
+        }
+    }
+
+    /// The message shape of the hosts that speak it: their own result message goes as it is.
+    fn shape(self) -> Shape {
+        match self {
+            Api::Chat => Shape::OpenaiChat,
+            Api::Anthropic => Shape::AnthropicMessages,
+        }
+    }
+
+    fn request(self, model: &str, conversation: &[Message], offered: &[Offered]) -> Value {
+        match self {
+            Api::Chat => chat::request(model, conversation, offered),
+            Api::Anthropic => anthropic::request(model, conversation, offered),
+        }
+    }
+
+    fn turn(self, body: &Value) -> Result<Turn, String> {
+        match self {
+            Api::Chat => chat::turn(body),
+            Api::Anthropic => anthropic::turn(body),
+        }
+    }
 }
 
 /// `sightline agent`: text, or (`--json`) one object; exit 0 when the model answered. With
@@ -126,17 +181,14 @@ fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
             args.model
         )
     })?;
-    if provider != "openai" {
-        return Err(format!(
-            "--model {provider}:…: only `openai` (Chat Completions, any OpenAI-compatible \
-             endpoint with --model-url) is spoken so far"
-        ));
-    }
-    let base = args
-        .model_url
-        .clone()
-        .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
-    let variable = args.model_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+    let (api, default_base, default_key, path) = Api::of(provider).ok_or_else(|| {
+        format!(
+            "--model {provider}:…: `openai` (Chat Completions, any OpenAI-compatible endpoint \
+             with --model-url) or `anthropic` (Messages)"
+        )
+    })?;
+    let base = args.model_url.as_deref().unwrap_or(default_base);
+    let variable = args.model_key_env.as_deref().unwrap_or(default_key);
     let key = std::env::var(variable).ok().filter(|key| !key.is_empty());
     if key.is_none() && args.model_url.is_none() {
         return Err(format!(
@@ -144,7 +196,8 @@ fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
         ));
     }
     let model = Model {
-        url: format!("{}/chat/completions", base.trim_end_matches('/')),
+        api,
+        url: format!("{}{path}", base.trim_end_matches('/')),
         name: name.to_owned(),
         key,
     };
@@ -213,7 +266,7 @@ async fn converse(
         let turn = ask(
             &http,
             model,
-            &chat::request(&model.name, &conversation, &offered),
+            &model.api.request(&model.name, &conversation, &offered),
         )
         .await?;
         run.tokens += turn.usage;
@@ -231,6 +284,8 @@ async fn converse(
         for call in calls {
             let tool = turns::tool_for(&offered, &call.name).map(|offered| offered.tool.clone());
             let answered = answer(&call, tool.as_deref(), client, catalog, host, &version).await;
+            // The host speaks the model's API: its own message goes, error flag and blocks.
+            let payload = (host.shape == model.api.shape()).then_some(answered.payload);
             let repeated = turns::repeats(&run.calls, &call.name, &call.arguments);
             run.calls.push(CallRecord {
                 turn: run.turns,
@@ -254,6 +309,7 @@ async fn converse(
             conversation.push(Message::ToolResult {
                 id: call.id,
                 text: answered.read,
+                payload,
             });
         }
     }
@@ -268,6 +324,8 @@ struct Answered {
     class: Option<Class>,
     server_called: bool,
     ends_run: bool,
+    /// The message the host sends, in its API's shape.
+    payload: Value,
 }
 
 /// The host answers the model's call itself (a name that stands for no tool, arguments its own
@@ -290,6 +348,7 @@ async fn answer(
             class: None,
             server_called: false,
             ends_run: view.ends_run,
+            payload: view.payload(),
         };
     }
     let finished = client.call(asked, call.arguments.clone()).await;
@@ -309,6 +368,7 @@ async fn answer(
         class: Some(class),
         server_called: true,
         ends_run: view.ends_run,
+        payload: view.payload(),
     }
 }
 
@@ -344,8 +404,15 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
         .post(&model.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(body.to_string());
-    if let Some(key) = &model.key {
-        request = request.bearer_auth(key);
+    match (model.api, &model.key) {
+        (Api::Chat, Some(key)) => request = request.bearer_auth(key),
+        (Api::Anthropic, key) => {
+            request = request.header("anthropic-version", "2023-06-01");
+            if let Some(key) = key {
+                request = request.header("x-api-key", key);
+            }
+        }
+        (Api::Chat, None) => {}
     }
     let response = request.send().await.map_err(|error| {
         format!(
@@ -368,7 +435,10 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
             model.url
         )
     })?;
-    chat::turn(&body).map_err(|why| format!("{why} (HTTP {status})"))
+    model
+        .api
+        .turn(&body)
+        .map_err(|why| format!("{why} (HTTP {status})"))
 }
 
 fn millis(since: Instant) -> u64 {

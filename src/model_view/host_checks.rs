@@ -96,6 +96,8 @@ pub fn stopped_by_host(
         explains,
         ends_run: false,
         shape: host.shape,
+        error_as_string: host.error_as_string,
+        content_as_parts: host.content_as_parts,
     };
     view.as_the_host_marks_and_cuts_it(host);
     Some(view)

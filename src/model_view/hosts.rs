@@ -358,6 +358,8 @@ pub struct PartsAsJson {
 }
 
 /// One host profile.
+// Each flag is a setting of its own in the host file, as the file names it.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostProfile {
@@ -384,6 +386,15 @@ pub struct HostProfile {
     /// The MAY rule: forward protocol errors to the model.
     #[serde(default)]
     pub forward_protocol_errors: bool,
+    /// An error (its message marked `is_error`) goes to the model as one string, not as
+    /// blocks: Claude Code's `tool_result` of a protocol error, of an `isError` result and of
+    /// its own refusals (a success keeps its blocks).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error_as_string: bool,
+    /// A Chat Completions message's content is always a list of parts, one text included
+    /// (`LangChain`'s), never collapsed to a string.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub content_as_parts: bool,
     /// The words a forwarded protocol error reaches the model in: `{code}`, `{message}` and
     /// `{data}` (compact JSON, or nothing) are filled in.
     #[serde(default = "default_protocol_error_text")]
@@ -627,6 +638,8 @@ pub fn spec() -> &'static HostProfile {
                 blocks: Blocks::default(),
                 empty_text: None,
                 forward_protocol_errors: false,
+                error_as_string: false,
+                content_as_parts: false,
                 protocol_error_text: default_protocol_error_text(),
                 tool_error_text: None,
                 failure_text: default_failure_text(),

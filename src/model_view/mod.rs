@@ -103,6 +103,10 @@ pub struct ModelView<'a> {
     /// The host fails its whole run on this call (`aborts_run_on`): no next model turn.
     pub ends_run: bool,
     shape: Shape,
+    /// The host sends an error as one string (see [`HostProfile::error_as_string`]).
+    error_as_string: bool,
+    /// The host sends a result's parts as a list, one text too (see [`HostProfile::content_as_parts`]).
+    content_as_parts: bool,
 }
 
 /// The version that brought the SHOULD/MAY sentences (SEP-1303).
@@ -333,6 +337,8 @@ impl<'a> ModelView<'a> {
             explains: false,
             ends_run: false,
             shape: host.shape,
+            error_as_string: host.error_as_string,
+            content_as_parts: host.content_as_parts,
         }
     }
 

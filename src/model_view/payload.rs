@@ -50,6 +50,9 @@ impl Serialize for Payload<'_, '_> {
                 map.serialize_entry("type", "tool_result")?;
                 map.serialize_entry("tool_use_id", "toolu_sightline")?;
                 match blocks.only().as_deref() {
+                    _ if view.is_error && view.error_as_string => {
+                        map.serialize_entry("content", &view.text())?;
+                    }
                     Some(Block::Structured { json }) => {
                         map.serialize_entry("content", &Compact(json).to_string())?;
                     }
@@ -62,7 +65,11 @@ impl Serialize for Payload<'_, '_> {
             Shape::OpenaiChat => {
                 map.serialize_entry("role", "tool")?;
                 map.serialize_entry("tool_call_id", "call_sightline")?;
-                map.serialize_entry("content", &OpenaiContent(blocks, chat_part))?;
+                if view.content_as_parts {
+                    map.serialize_entry("content", &Each(blocks, chat_part))?;
+                } else {
+                    map.serialize_entry("content", &OpenaiContent(blocks, chat_part))?;
+                }
             }
             Shape::OpenaiResponses => {
                 map.serialize_entry("type", "function_call_output")?;

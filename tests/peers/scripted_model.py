@@ -1,5 +1,5 @@
-"""A scripted model on loopback, speaking the OpenAI Chat Completions API, for `sightline agent`
-tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
+"""A scripted model on loopback, speaking the OpenAI Chat Completions API (`/v1/chat/completions`)
+and the Anthropic Messages API (`/v1/messages`), for `sightline agent` tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
 
 - With no tool result yet, it calls the booking tool with a past date (12/12/2024).
 - A result that says the booking was made: it answers with text, and the run is over.
@@ -75,14 +75,11 @@ def text_of(content):
     return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
-def decide(body):
+def decide(tools, results, last_arguments):
     """The script's next turn: ('call', name, arguments) or ('text', words)."""
-    tools = [tool["function"]["name"] for tool in body.get("tools") or []]
     booking = next((name for name in tools if name.endswith("book_flight")), None)
     if booking is None:
         return ("text", "I have no tool to book a flight with.")
-    results = [text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
-    calls = [c for m in body["messages"] if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
     if not results:
         return ("call", booking, {"departureDate": PAST})
     last = results[-1]
@@ -92,9 +89,69 @@ def decide(body):
     if current:
         return ("call", booking, {"departureDate": f"12/12/{int(current.group(3)) + 1}"})
     if len(results) <= RETRIES:
-        previous = json.loads(calls[-1]["function"]["arguments"]) if calls else {"departureDate": PAST}
-        return ("call", booking, previous)
+        return ("call", booking, last_arguments or {"departureDate": PAST})
     return ("text", "I could not book the flight: the tool kept failing and did not say why.")
+
+
+def chat_turn(body):
+    tools = [tool["function"]["name"] for tool in body.get("tools") or []]
+    results = [text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
+    calls = [c for m in body["messages"] if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
+    last = json.loads(calls[-1]["function"]["arguments"]) if calls else None
+    return decide(tools, results, last)
+
+
+def anthropic_problems(body, headers):
+    """Why the Messages API would refuse this request, or None."""
+    def refused(message):
+        return 400, {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    if not headers.get("anthropic-version"):
+        return refused("anthropic-version: header is required")
+    for field in ("model", "max_tokens", "messages"):
+        if field not in body:
+            return refused(f"{field}: Field required")
+    messages = body["messages"]
+    if not messages or messages[0].get("role") != "user":
+        return refused("messages: first message must use the \"user\" role")
+    open_calls = set()
+    for index, message in enumerate(messages):
+        blocks = message.get("content") if isinstance(message.get("content"), list) else []
+        results = {b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"}
+        if message.get("role") == "user":
+            if results - open_calls:
+                return refused(
+                    f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    + ", ".join(sorted(results - open_calls))
+                    + ". Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                )
+            if open_calls - results:
+                return refused(
+                    f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                    + ", ".join(sorted(open_calls - results))
+                )
+            open_calls = set()
+        elif message.get("role") == "assistant":
+            open_calls = {b["id"] for b in blocks if b.get("type") == "tool_use"}
+        else:
+            return refused(f"messages.{index}.role: Input should be 'user' or 'assistant'")
+        if index > 0 and message.get("role") == messages[index - 1].get("role"):
+            return refused("messages: roles must alternate between \"user\" and \"assistant\"")
+    for tool in body.get("tools") or []:
+        if "name" not in tool or "input_schema" not in tool:
+            return refused("tools.0.custom.input_schema: Field required")
+    return None
+
+
+def anthropic_turn(body):
+    tools = [tool["name"] for tool in body.get("tools") or []]
+    results, last = [], None
+    for message in body["messages"]:
+        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+            if block.get("type") == "tool_result":
+                results.append(text_of(block.get("content")) if not isinstance(block.get("content"), str) else block["content"])
+            elif block.get("type") == "tool_use":
+                last = block.get("input")
+    return decide(tools, results, last)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -112,13 +169,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(*refuse("We could not parse the JSON body of your request."))
         with open(self.server.log, "a") as log:
             log.write(json.dumps({"path": self.path, "headers": dict(self.headers), "body": body}) + "\n")
+        if self.path.endswith("/v1/messages"):
+            return self.anthropic(body)
         if not self.path.endswith("/chat/completions"):
             return self.reply(404, {"error": {"message": f"Unknown request URL: POST {self.path}.", "type": "invalid_request_error"}})
         refused = problems(body)
         if refused:
             return self.reply(*refused)
         Handler.turn += 1
-        decision = decide(body)
+        decision = chat_turn(body)
         if decision[0] == "call":
             _, name, arguments = decision
             message = {
@@ -142,6 +201,31 @@ class Handler(BaseHTTPRequestHandler):
             "model": body["model"],
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20},
+        })
+
+    def anthropic(self, body):
+        refused = anthropic_problems(body, self.headers)
+        if refused:
+            return self.reply(*refused)
+        Handler.turn += 1
+        decision = anthropic_turn(body)
+        if decision[0] == "call":
+            _, name, arguments = decision
+            content = [{"type": "tool_use", "id": f"toolu_{Handler.turn:02d}", "name": name, "input": arguments}]
+            stop = "tool_use"
+        else:
+            content = [{"type": "text", "text": decision[1]}]
+            stop = "end_turn"
+        prompt = len(json.dumps(body["messages"]) + json.dumps(body.get("tools") or [])) // 4
+        self.reply(200, {
+            "id": f"msg_scripted_{Handler.turn}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": prompt, "output_tokens": 20},
         })
 
     def reply(self, status, body):

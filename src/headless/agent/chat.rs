@@ -52,7 +52,17 @@ fn message(message: &Message) -> Value {
             };
             json!({"role": "assistant", "content": content, "tool_calls": calls})
         }
-        Message::ToolResult { id, text } => {
+        // The host speaks this API: its own message, for this call.
+        Message::ToolResult {
+            id,
+            payload: Some(message),
+            ..
+        } => {
+            let mut message = message.clone();
+            message["tool_call_id"] = Value::from(id.as_str());
+            message
+        }
+        Message::ToolResult { id, text, .. } => {
             json!({"role": "tool", "tool_call_id": id, "content": text})
         }
     }
@@ -133,6 +143,7 @@ mod tests {
             Message::ToolResult {
                 id: "call_1".into(),
                 text: "Invalid departure date".into(),
+                payload: None,
             },
         ];
         let offered = [Offered {

@@ -15,10 +15,12 @@ pub enum Message {
         text: String,
         calls: Vec<ToolCall>,
     },
-    /// What the host sent its model for call `id`.
+    /// What the host sent its model for call `id`: its text, and the host's own message when
+    /// the host speaks the API the model is asked in (its error flag, its blocks).
     ToolResult {
         id: String,
         text: String,
+        payload: Option<Value>,
     },
 }
 
