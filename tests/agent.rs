@@ -398,3 +398,48 @@ fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
             .contains("Current date is")
     );
 }
+
+/// A server built on an official SDK (TypeScript, Python), not ours: its tool error carries the
+/// reason, and the model behind the Agents SDK recovers with it.
+#[test]
+fn an_official_sdk_servers_tool_error_lets_the_model_recover() {
+    let model = ScriptedModel::start("sdk");
+    for server in [common::peers::ts(), common::peers::py()] {
+        let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args([
+                "agent",
+                "Book a flight departing 12/12",
+                "--model",
+                "openai:any",
+            ])
+            .args([
+                "--model-url",
+                &model.url(),
+                "--host",
+                "openai-agents",
+                "--json",
+                "--",
+            ])
+            .args(&server)
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{server:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let run = json(&output);
+        let calls = run["calls"].as_array().unwrap();
+        assert_eq!(calls[0]["class"], "tool_error", "{server:?}: {run:#}");
+        assert!(
+            calls[0]["model_read"]
+                .as_str()
+                .unwrap()
+                .contains("Current date is"),
+            "{run:#}"
+        );
+        assert_eq!(calls[1]["class"], "success", "{server:?}: {run:#}");
+    }
+}
