@@ -354,7 +354,8 @@ fn the_experiment_reproduces_the_table_the_profiles_imply() {
 }
 
 /// The Messages API, asked through Claude Code's eyes: the tool result goes back as the block
-/// Claude Code sends (its `is_error`, its content blocks), in one user message after the call.
+/// Claude Code sends (its `is_error`, its content as one string for an error), in one user
+/// message after the call.
 #[test]
 fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
     let model = ScriptedModel::start("anthropic");
@@ -390,13 +391,9 @@ fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
     assert_eq!(result["type"], "tool_result");
     assert_eq!(result["tool_use_id"], call["id"]);
     assert_eq!(result["is_error"], true, "Claude Code marks it: {result}");
-    assert_eq!(result["content"][0]["type"], "text");
-    assert!(
-        result["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("Current date is")
-    );
+    // Claude Code sends an error's content as one string (its capture shows it).
+    let content = result["content"].as_str().unwrap();
+    assert!(content.contains("Current date is"), "{content}");
 }
 
 /// A server built on an official SDK (TypeScript, Python), not ours: its tool error carries the
@@ -442,4 +439,51 @@ fn an_official_sdk_servers_tool_error_lets_the_model_recover() {
         );
         assert_eq!(calls[1]["class"], "success", "{server:?}: {run:#}");
     }
+}
+
+/// The Responses API, asked through the Agents SDK's eyes (it speaks it): the host's own
+/// `function_call_output` goes back, for the model's call.
+#[test]
+fn through_the_responses_api_the_agents_sdks_own_output_item_goes_back() {
+    let model = ScriptedModel::start("responses");
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args([
+            "agent",
+            "Book a flight departing 12/12",
+            "--model",
+            "openai-responses:any",
+        ])
+        .args([
+            "--model-url",
+            &model.url(),
+            "--host",
+            "openai-agents",
+            "--demo",
+            "sep1303",
+            "--json",
+        ])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let run = json(&output);
+    assert_eq!(run["calls"][1]["class"], "success", "{run:#}");
+    let requests = model.requests();
+    assert_eq!(requests[0]["path"], "/v1/responses");
+    let input = requests[1]["body"]["input"].as_array().unwrap();
+    assert_eq!(input[1]["type"], "function_call");
+    assert_eq!(input[2]["type"], "function_call_output");
+    assert_eq!(input[2]["call_id"], input[1]["call_id"]);
+    assert!(
+        input[2]["output"]
+            .as_str()
+            .unwrap()
+            .contains("Current date is"),
+        "{input:#?}"
+    );
 }

@@ -748,6 +748,24 @@ fn skeleton(api: &str, body: &Value) -> Vec<(String, std::collections::BTreeSet<
             other => other.to_string(),
         }])
     };
+    if api == "responses" {
+        let items = body["input"].as_array().cloned().unwrap_or_default();
+        let of_type = |kind: &str| {
+            items
+                .iter()
+                .rev()
+                .find(|item| item["type"] == kind)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (call, result) = (of_type("function_call"), of_type("function_call_output"));
+        return vec![
+            ("tool".into(), keys(&tool)),
+            ("call".into(), keys(&call)),
+            ("result".into(), keys(&result)),
+            ("result content".into(), kind(&result["output"])),
+        ];
+    }
     if api == "anthropic" {
         let call = messages.iter().rev().find_map(|message| {
             message["content"]
@@ -791,7 +809,7 @@ fn skeleton(api: &str, body: &Value) -> Vec<(String, std::collections::BTreeSet<
 
 /// `sightline agent` asks a model the way the host it sees through does: the request that
 /// carries the tool result has the real host's shape, API by API (Claude Code: Messages;
-/// `LangChain`: Chat Completions). Each part of sightline's has no key the host's lacks, and the
+/// `LangChain`: Chat Completions; the Agents SDK: Responses). Each part of sightline's has no key the host's lacks, and the
 /// result's content is of the same kind; the tool result itself is the host's (its text, its
 /// error flag), which `calibrate` checks.
 #[test]
@@ -804,6 +822,7 @@ fn the_agents_requests_have_the_shape_of_the_real_hosts() {
     for (host, api, provider, style) in [
         ("claude-code", "anthropic", "anthropic", "legacy"),
         ("langchain", "chat", "openai", "sep1303"),
+        ("openai-agents", "responses", "openai-responses", "sep1303"),
     ] {
         let requests = dir.join(format!("{host}.jsonl"));
         let captured = sightline(&[

@@ -7,6 +7,7 @@
 mod anthropic;
 mod chat;
 mod experiment;
+mod responses;
 mod turns;
 
 use std::io::Write;
@@ -52,6 +53,8 @@ enum Api {
     Chat,
     /// Anthropic Messages (`anthropic:`).
     Anthropic,
+    /// `OpenAI` Responses (`openai-responses:`).
+    Responses,
 }
 
 impl Api {
@@ -71,6 +74,12 @@ impl Api {
                 "ANTHROPIC_API_KEY",
                 "/v1/messages",
             )),
+            "openai-responses" => Some((
+                Api::Responses,
+                "https://api.openai.com/v1",
+                "OPENAI_API_KEY",
+                "/responses",
+            )),
             _ => None,
         }
     }
@@ -80,6 +89,7 @@ impl Api {
         match self {
             Api::Chat => Shape::OpenaiChat,
             Api::Anthropic => Shape::AnthropicMessages,
+            Api::Responses => Shape::OpenaiResponses,
         }
     }
 
@@ -87,6 +97,7 @@ impl Api {
         match self {
             Api::Chat => chat::request(model, conversation, offered),
             Api::Anthropic => anthropic::request(model, conversation, offered),
+            Api::Responses => responses::request(model, conversation, offered),
         }
     }
 
@@ -94,6 +105,7 @@ impl Api {
         match self {
             Api::Chat => chat::turn(body),
             Api::Anthropic => anthropic::turn(body),
+            Api::Responses => responses::turn(body),
         }
     }
 }
@@ -184,7 +196,7 @@ fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
     let (api, default_base, default_key, path) = Api::of(provider).ok_or_else(|| {
         format!(
             "--model {provider}:…: `openai` (Chat Completions, any OpenAI-compatible endpoint \
-             with --model-url) or `anthropic` (Messages)"
+             with --model-url), `openai-responses` (Responses) or `anthropic` (Messages)"
         )
     })?;
     let base = args.model_url.as_deref().unwrap_or(default_base);
@@ -405,14 +417,14 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(body.to_string());
     match (model.api, &model.key) {
-        (Api::Chat, Some(key)) => request = request.bearer_auth(key),
+        (Api::Chat | Api::Responses, Some(key)) => request = request.bearer_auth(key),
         (Api::Anthropic, key) => {
             request = request.header("anthropic-version", "2023-06-01");
             if let Some(key) = key {
                 request = request.header("x-api-key", key);
             }
         }
-        (Api::Chat, None) => {}
+        (Api::Chat | Api::Responses, None) => {}
     }
     let response = request.send().await.map_err(|error| {
         format!(

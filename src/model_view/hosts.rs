@@ -391,8 +391,8 @@ pub struct HostProfile {
     /// its own refusals (a success keeps its blocks).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub error_as_string: bool,
-    /// A Chat Completions message's content is always a list of parts, one text included
-    /// (`LangChain`'s), never collapsed to a string.
+    /// A Chat Completions message's content, or a Responses item's output, is always a list of
+    /// parts, one text included (`LangChain`'s, the Agents SDK's), never collapsed to a string.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub content_as_parts: bool,
     /// The words a forwarded protocol error reaches the model in: `{code}`, `{message}` and

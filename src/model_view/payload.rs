@@ -74,7 +74,11 @@ impl Serialize for Payload<'_, '_> {
             Shape::OpenaiResponses => {
                 map.serialize_entry("type", "function_call_output")?;
                 map.serialize_entry("call_id", "call_sightline")?;
-                map.serialize_entry("output", &OpenaiContent(blocks, responses_part))?;
+                if view.content_as_parts {
+                    map.serialize_entry("output", &Each(blocks, responses_part))?;
+                } else {
+                    map.serialize_entry("output", &OpenaiContent(blocks, responses_part))?;
+                }
             }
             Shape::GeminiFunctionResponse => {
                 map.serialize_entry("role", "user")?;

@@ -1,5 +1,6 @@
-"""A scripted model on loopback, speaking the OpenAI Chat Completions API (`/v1/chat/completions`)
-and the Anthropic Messages API (`/v1/messages`), for `sightline agent` tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
+"""A scripted model on loopback, speaking the OpenAI Chat Completions (`/v1/chat/completions`) and
+Responses (`/v1/responses`) APIs and the Anthropic Messages API (`/v1/messages`), for
+`sightline agent` tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
 
 - With no tool result yet, it calls the booking tool with a past date (12/12/2024).
 - A result that says the booking was made: it answers with text, and the run is over.
@@ -154,6 +155,40 @@ def anthropic_turn(body):
     return decide(tools, results, last)
 
 
+def responses_problems(body):
+    """Why the Responses API would refuse this request, or None."""
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return refuse("Missing required parameter: 'model'.", "model")
+    items = body.get("input")
+    if not isinstance(items, (list, str)) or not items:
+        return refuse("Missing required parameter: 'input'.", "input")
+    calls = set()
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if item.get("type") == "function_call":
+            calls.add(item.get("call_id"))
+        elif item.get("type") == "function_call_output":
+            if item.get("call_id") not in calls:
+                return refuse(f"No tool call found for function call output with call_id {item.get('call_id')}.", "input")
+            if "output" not in item:
+                return refuse(f"Missing required parameter: 'input[{index}].output'.", f"input[{index}].output")
+    for tool in body.get("tools") or []:
+        if tool.get("type") == "function" and not isinstance(tool.get("name"), str):
+            return refuse("Missing required parameter: 'tools[0].name'.", "tools")
+    return None
+
+
+def responses_turn(body):
+    items = body["input"] if isinstance(body["input"], list) else []
+    tools = [tool.get("name") for tool in body.get("tools") or [] if tool.get("type") == "function"]
+    results, last = [], None
+    for item in items:
+        if item.get("type") == "function_call_output":
+            results.append(text_of(item["output"]) if not isinstance(item["output"], str) else item["output"])
+        elif item.get("type") == "function_call":
+            last = json.loads(item.get("arguments") or "{}")
+    return decide(tools, results, last)
+
+
 class Handler(BaseHTTPRequestHandler):
     turn = 0
 
@@ -170,7 +205,9 @@ class Handler(BaseHTTPRequestHandler):
         with open(self.server.log, "a") as log:
             log.write(json.dumps({"path": self.path, "headers": dict(self.headers), "body": body}) + "\n")
         if self.path.endswith("/v1/messages"):
-            return self.anthropic(body)
+            return self.messages_api(body)
+        if self.path.endswith("/responses"):
+            return self.responses_api(body)
         if not self.path.endswith("/chat/completions"):
             return self.reply(404, {"error": {"message": f"Unknown request URL: POST {self.path}.", "type": "invalid_request_error"}})
         refused = problems(body)
@@ -203,7 +240,7 @@ class Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20},
         })
 
-    def anthropic(self, body):
+    def messages_api(self, body):
         refused = anthropic_problems(body, self.headers)
         if refused:
             return self.reply(*refused)
@@ -226,6 +263,30 @@ class Handler(BaseHTTPRequestHandler):
             "stop_reason": stop,
             "stop_sequence": None,
             "usage": {"input_tokens": prompt, "output_tokens": 20},
+        })
+
+    def responses_api(self, body):
+        refused = responses_problems(body)
+        if refused:
+            return self.reply(*refused)
+        Handler.turn += 1
+        decision = responses_turn(body)
+        if decision[0] == "call":
+            _, name, arguments = decision
+            output = [{"type": "function_call", "id": f"fc_{Handler.turn}", "call_id": f"call_{Handler.turn}",
+                       "name": name, "arguments": json.dumps(arguments), "status": "completed"}]
+        else:
+            output = [{"type": "message", "id": f"msg_{Handler.turn}", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": decision[1], "annotations": []}]}]
+        prompt = len(json.dumps(body["input"]) + json.dumps(body.get("tools") or [])) // 4
+        self.reply(200, {
+            "id": f"resp_scripted_{Handler.turn}",
+            "object": "response",
+            "status": "completed",
+            "model": body["model"],
+            "output": output,
+            "error": None,
+            "usage": {"input_tokens": prompt, "output_tokens": 20, "total_tokens": prompt + 20},
         })
 
     def reply(self, status, body):
