@@ -11,19 +11,26 @@ mod common;
 
 use common::scripted_model::ScriptedModel;
 
-fn agent(model: &ScriptedModel, host: &str, style: &str, extra: &[&str]) -> Output {
+/// `sightline agent "Book a flight departing 12/12" --model MODEL --model-url URL ARGS…`, with no
+/// key in the environment (a local model needs none).
+fn book(model: &str, url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "agent",
-            "Book a flight departing 12/12",
-            "--model",
-            "openai:any",
-        ])
-        .args(["--model-url", &model.url(), "--host", host, "--demo", style])
-        .args(extra)
+        .args(["agent", "Book a flight departing 12/12", "--model", model])
+        .args(["--model-url", url])
+        .args(args)
         .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
         .output()
         .unwrap()
+}
+
+/// [`book`] against the scripted model's Chat Completions, through `host`'s eyes, on the demo.
+fn agent(model: &ScriptedModel, host: &str, style: &str, extra: &[&str]) -> Output {
+    book(
+        "openai:any",
+        &model.url(),
+        &[&["--host", host, "--demo", style], extra].concat(),
+    )
 }
 
 fn json(output: &Output) -> Value {
@@ -249,33 +256,27 @@ fn post(port: u16, body: &str) -> (u16, Value) {
 #[test]
 fn the_experiment_reproduces_the_table_the_profiles_imply() {
     let model = ScriptedModel::start("experiment");
-    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "agent",
-            "Book a flight departing 12/12",
-            "--model",
-            "openai:any",
-        ])
-        .args([
-            "--model-url",
-            &model.url(),
+    let output = book(
+        "openai:any",
+        &model.url(),
+        &[
             "--demo",
             "legacy",
             "--demo",
             "sep1303",
-        ])
-        .args([
             "--host",
             "spec",
             "--host",
             "claude-code",
             "--host",
             "openai-agents",
-        ])
-        .args(["--host", "langchain", "--trials", "2", "--json"])
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+            "--host",
+            "langchain",
+            "--trials",
+            "2",
+            "--json",
+        ],
+    );
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -359,18 +360,9 @@ fn the_experiment_reproduces_the_table_the_profiles_imply() {
 #[test]
 fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
     let model = ScriptedModel::start("anthropic");
-    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "agent",
-            "Book a flight departing 12/12",
-            "--model",
-            "anthropic:any",
-        ])
-        .args(["--model-url", &format!("http://127.0.0.1:{}", model.port)])
-        .args(["--host", "claude-code", "--demo", "legacy", "--json"])
-        .env_remove("ANTHROPIC_API_KEY")
-        .output()
-        .unwrap();
+    let url = format!("http://127.0.0.1:{}", model.port);
+    let args = ["--host", "claude-code", "--demo", "legacy", "--json"];
+    let output = book("anthropic:any", &url, &args);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -402,25 +394,12 @@ fn through_the_messages_api_claude_codes_own_tool_result_block_goes_back() {
 fn an_official_sdk_servers_tool_error_lets_the_model_recover() {
     let model = ScriptedModel::start("sdk");
     for server in [common::peers::ts(), common::peers::py()] {
-        let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-            .args([
-                "agent",
-                "Book a flight departing 12/12",
-                "--model",
-                "openai:any",
-            ])
-            .args([
-                "--model-url",
-                &model.url(),
-                "--host",
-                "openai-agents",
-                "--json",
-                "--",
-            ])
-            .args(&server)
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap();
+        let args = [
+            &["--host", "openai-agents", "--json", "--"][..],
+            &server.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat();
+        let output = book("openai:any", &model.url(), &args);
         assert_eq!(
             output.status.code(),
             Some(0),
@@ -446,25 +425,8 @@ fn an_official_sdk_servers_tool_error_lets_the_model_recover() {
 #[test]
 fn through_the_responses_api_the_agents_sdks_own_output_item_goes_back() {
     let model = ScriptedModel::start("responses");
-    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "agent",
-            "Book a flight departing 12/12",
-            "--model",
-            "openai-responses:any",
-        ])
-        .args([
-            "--model-url",
-            &model.url(),
-            "--host",
-            "openai-agents",
-            "--demo",
-            "sep1303",
-            "--json",
-        ])
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let args = ["--host", "openai-agents", "--demo", "sep1303", "--json"];
+    let output = book("openai-responses:any", &model.url(), &args);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -479,11 +441,8 @@ fn through_the_responses_api_the_agents_sdks_own_output_item_goes_back() {
     assert_eq!(input[1]["type"], "function_call");
     assert_eq!(input[2]["type"], "function_call_output");
     assert_eq!(input[2]["call_id"], input[1]["call_id"]);
-    assert!(
-        input[2]["output"]
-            .as_str()
-            .unwrap()
-            .contains("Current date is"),
-        "{input:#?}"
-    );
+    // The Agents SDK sends its output as a list of parts, one text too (its capture shows it).
+    let part = &input[2]["output"][0];
+    assert_eq!(part["type"], "input_text", "{input:#?}");
+    assert!(part["text"].as_str().unwrap().contains("Current date is"));
 }

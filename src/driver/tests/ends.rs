@@ -3,8 +3,8 @@
 
 use super::*;
 
-/// A legacy server connected for a session whose ends go to `ends`.
-fn connected(ends: Ends) -> Harness {
+/// A session with a legacy server whose ends go to `ends`, `initialize` sent.
+fn connecting(ends: Ends) -> Harness {
     let options = SessionOptions {
         era: EraChoice::Legacy,
         ends,
@@ -12,6 +12,12 @@ fn connected(ends: Ends) -> Harness {
     };
     let mut h = Harness::with(options, false);
     h.command(Command::Connect);
+    h
+}
+
+/// [`connecting`], answered: connected.
+fn connected(ends: Ends) -> Harness {
+    let mut h = connecting(ends);
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}});
     let out = h.reply(1, &init);
     assert!(matches!(h.done(&out)[..], [Done::Connected(Ok(_))]));
@@ -74,13 +80,7 @@ fn an_awaited_end_is_on_the_stream_and_handed_to_the_caller() {
 #[test]
 fn a_failed_connection_is_said_by_the_driver_and_still_ends_the_command() {
     for ends in [Ends::OnStream, Ends::Awaited] {
-        let options = SessionOptions {
-            era: EraChoice::Legacy,
-            ends,
-            ..SessionOptions::default()
-        };
-        let mut h = Harness::with(options, false);
-        h.command(Command::Connect);
+        let mut h = connecting(ends);
         let out = h.error(1, -32600, "no");
         assert_eq!(ends_said(&h, &out), ["connect failed"], "{ends:?}");
         assert!(matches!(h.done(&out)[..], [Done::Connected(Err(_))]));

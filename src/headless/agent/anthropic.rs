@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::turns::{Message, Offered, ToolCall, Turn, Usage};
+use super::turns::{self, Message, Offered, ToolCall, Turn, Usage};
 
 /// What the API requires every request to say about the answer's length.
 const MAX_TOKENS: u64 = 4096;
@@ -70,11 +70,7 @@ fn is_tool_results(message: &Value) -> bool {
 /// The model's turn in a response body, or why there is none (the API's own error included).
 pub fn turn(body: &Value) -> Result<Turn, String> {
     if body["type"] == "error" {
-        let said = body
-            .pointer("/error/message")
-            .and_then(Value::as_str)
-            .map_or_else(|| body.to_string(), str::to_owned);
-        return Err(format!("the model API refused the request: {said}"));
+        return Err(turns::refusal(&body["error"]));
     }
     let content = body["content"]
         .as_array()
@@ -93,11 +89,7 @@ pub fn turn(body: &Value) -> Result<Turn, String> {
             _ => {}
         }
     }
-    let count = |key: &str| body.pointer(key).and_then(Value::as_u64).unwrap_or(0);
-    let usage = Usage {
-        input: count("/usage/input_tokens"),
-        output: count("/usage/output_tokens"),
-    };
+    let usage = Usage::at(body, "/usage/input_tokens", "/usage/output_tokens");
     Ok(Turn { text, calls, usage })
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::turns::{Message, Offered, ToolCall, Turn, Usage};
+use super::turns::{self, Message, Offered, ToolCall, Turn, Usage};
 
 /// The request body for the model's next turn.
 pub fn request(model: &str, conversation: &[Message], offered: &[Offered]) -> Value {
@@ -71,11 +71,7 @@ fn message(message: &Message) -> Value {
 /// The model's turn in a response body, or why there is none (the API's own error included).
 pub fn turn(body: &Value) -> Result<Turn, String> {
     if let Some(error) = body.get("error") {
-        let said = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_owned);
-        return Err(format!("the model API refused the request: {said}"));
+        return Err(turns::refusal(error));
     }
     let message = body
         .pointer("/choices/0/message")
@@ -91,11 +87,7 @@ pub fn turn(body: &Value) -> Result<Turn, String> {
         .map(|calls| calls.iter().map(tool_call).collect::<Result<Vec<_>, _>>())
         .transpose()?
         .unwrap_or_default();
-    let count = |key: &str| body.pointer(key).and_then(Value::as_u64).unwrap_or(0);
-    let usage = Usage {
-        input: count("/usage/prompt_tokens"),
-        output: count("/usage/completion_tokens"),
-    };
+    let usage = Usage::at(body, "/usage/prompt_tokens", "/usage/completion_tokens");
     Ok(Turn { text, calls, usage })
 }
 

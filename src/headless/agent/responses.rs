@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::turns::{Message, Offered, ToolCall, Turn, Usage};
+use super::turns::{self, Message, Offered, ToolCall, Turn, Usage};
 
 /// The request body for the model's next turn.
 pub fn request(model: &str, conversation: &[Message], offered: &[Offered]) -> Value {
@@ -62,11 +62,7 @@ pub fn request(model: &str, conversation: &[Message], offered: &[Offered]) -> Va
 /// The model's turn in a response body, or why there is none (the API's own error included).
 pub fn turn(body: &Value) -> Result<Turn, String> {
     if let Some(error) = body.get("error").filter(|error| !error.is_null()) {
-        let said = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_owned);
-        return Err(format!("the model API refused the request: {said}"));
+        return Err(turns::refusal(error));
     }
     let output = body["output"]
         .as_array()
@@ -92,11 +88,7 @@ pub fn turn(body: &Value) -> Result<Turn, String> {
             _ => {}
         }
     }
-    let count = |key: &str| body.pointer(key).and_then(Value::as_u64).unwrap_or(0);
-    let usage = Usage {
-        input: count("/usage/input_tokens"),
-        output: count("/usage/output_tokens"),
-    };
+    let usage = Usage::at(body, "/usage/input_tokens", "/usage/output_tokens");
     Ok(Turn { text, calls, usage })
 }
 

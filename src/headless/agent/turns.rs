@@ -48,6 +48,26 @@ pub struct Usage {
     pub output: u64,
 }
 
+impl Usage {
+    /// The counts a response body has at these JSON pointers (none counted: 0).
+    pub fn at(body: &Value, input: &str, output: &str) -> Self {
+        let count = |key: &str| body.pointer(key).and_then(Value::as_u64).unwrap_or(0);
+        Usage {
+            input: count(input),
+            output: count(output),
+        }
+    }
+}
+
+/// The words an API's `error` object says it refused the request with.
+pub fn refusal(error: &Value) -> String {
+    let said = error
+        .get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| error.to_string(), str::to_owned);
+    format!("the model API refused the request: {said}")
+}
+
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Self) {
         self.input += other.input;
