@@ -20,6 +20,7 @@ fn book(model: &str, url: &str, args: &[&str]) -> Output {
         .args(args)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("GEMINI_API_KEY")
         .output()
         .unwrap()
 }
@@ -445,4 +446,33 @@ fn through_the_responses_api_the_agents_sdks_own_output_item_goes_back() {
     let part = &input[2]["output"][0];
     assert_eq!(part["type"], "input_text", "{input:#?}");
     assert!(part["text"].as_str().unwrap().contains("Current date is"));
+}
+
+/// Gemini's `generateContent`, asked through Gemini CLI's eyes (it speaks it): the call's
+/// `functionResponse` names the function it answers, and the legacy demo's reason reaches the
+/// model (Gemini CLI forwards the message).
+#[test]
+fn through_gemini_gemini_clis_own_function_response_goes_back() {
+    let model = ScriptedModel::start("gemini");
+    let url = format!("http://127.0.0.1:{}", model.port);
+    let args = ["--host", "gemini-cli", "--demo", "legacy", "--json"];
+    let output = book("gemini:any", &url, &args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let run = json(&output);
+    assert_eq!(run["calls"][1]["class"], "success", "{run:#}");
+    let requests = model.requests();
+    assert_eq!(requests[0]["path"], "/v1beta/models/any:generateContent");
+    let contents = requests[1]["body"]["contents"].as_array().unwrap();
+    let call = &contents[1]["parts"][0]["functionCall"];
+    let response = &contents[2]["parts"][0]["functionResponse"];
+    assert_eq!(response["name"], call["name"]);
+    assert!(
+        response["response"].to_string().contains("Current date is"),
+        "{response}"
+    );
 }

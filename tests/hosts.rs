@@ -748,6 +748,9 @@ fn skeleton(api: &str, body: &Value) -> Vec<(String, std::collections::BTreeSet<
             other => other.to_string(),
         }])
     };
+    if api == "gemini" {
+        return gemini_skeleton(body);
+    }
     if api == "responses" {
         let items = body["input"].as_array().cloned().unwrap_or_default();
         let of_type = |kind: &str| {
@@ -807,9 +810,47 @@ fn skeleton(api: &str, body: &Value) -> Vec<(String, std::collections::BTreeSet<
     }
 }
 
+/// [`skeleton`] of a `generateContent` request: the declaration, the `functionCall`, the
+/// `functionResponse` and the keys of its `response`.
+fn gemini_skeleton(body: &Value) -> Vec<(String, std::collections::BTreeSet<String>)> {
+    let contents = body["contents"].as_array().cloned().unwrap_or_default();
+    let part = |key: &str| {
+        contents
+            .iter()
+            .rev()
+            .find_map(|content| {
+                content["parts"]
+                    .as_array()?
+                    .iter()
+                    .find_map(|part| part.get(key).cloned())
+            })
+            .unwrap_or_default()
+    };
+    let declaration = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool["functionDeclarations"].as_array())
+        .flatten()
+        .find(|d| {
+            d["name"]
+                .as_str()
+                .is_some_and(|n| n.ends_with("book_flight"))
+        })
+        .cloned()
+        .unwrap_or_default();
+    let (call, result) = (part("functionCall"), part("functionResponse"));
+    vec![
+        ("tool".into(), keys(&declaration)),
+        ("call".into(), keys(&call)),
+        ("result".into(), keys(&result)),
+        ("result content".into(), keys(&result["response"])),
+    ]
+}
+
 /// `sightline agent` asks a model the way the host it sees through does: the request that
 /// carries the tool result has the real host's shape, API by API (Claude Code: Messages;
-/// `LangChain`: Chat Completions; the Agents SDK: Responses). Each part of sightline's has no key the host's lacks, and the
+/// `LangChain`: Chat Completions; the Agents SDK: Responses; Gemini CLI: `generateContent`). Each part of sightline's has no key the host's lacks, and the
 /// result's content is of the same kind; the tool result itself is the host's (its text, its
 /// error flag), which `calibrate` checks.
 #[test]
@@ -823,6 +864,7 @@ fn the_agents_requests_have_the_shape_of_the_real_hosts() {
         ("claude-code", "anthropic", "anthropic", "legacy"),
         ("langchain", "chat", "openai", "sep1303"),
         ("openai-agents", "responses", "openai-responses", "sep1303"),
+        ("gemini-cli", "gemini", "gemini", "legacy"),
     ] {
         let requests = dir.join(format!("{host}.jsonl"));
         let captured = sightline(&[
@@ -852,7 +894,7 @@ fn the_agents_requests_have_the_shape_of_the_real_hosts() {
             .find(|body| body.to_string().contains("Current date is"))
             .unwrap_or_else(|| panic!("{host}: no request carried the tool result"));
         let model = common::scripted_model::ScriptedModel::start(host);
-        let url = if api == "anthropic" {
+        let url = if api == "anthropic" || api == "gemini" {
             format!("http://127.0.0.1:{}", model.port)
         } else {
             model.url()

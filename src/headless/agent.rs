@@ -7,6 +7,7 @@
 mod anthropic;
 mod chat;
 mod experiment;
+mod gemini;
 mod responses;
 mod turns;
 
@@ -55,6 +56,8 @@ enum Api {
     Anthropic,
     /// `OpenAI` Responses (`openai-responses:`).
     Responses,
+    /// Gemini `generateContent` (`gemini:`).
+    Gemini,
 }
 
 impl Api {
@@ -74,6 +77,12 @@ impl Api {
                 "ANTHROPIC_API_KEY",
                 "/v1/messages",
             )),
+            "gemini" => Some((
+                Api::Gemini,
+                "https://generativelanguage.googleapis.com",
+                "GEMINI_API_KEY",
+                "/v1beta/models/{model}:generateContent",
+            )),
             "openai-responses" => Some((
                 Api::Responses,
                 "https://api.openai.com/v1",
@@ -90,6 +99,7 @@ impl Api {
             Api::Chat => Shape::OpenaiChat,
             Api::Anthropic => Shape::AnthropicMessages,
             Api::Responses => Shape::OpenaiResponses,
+            Api::Gemini => Shape::GeminiFunctionResponse,
         }
     }
 
@@ -98,6 +108,7 @@ impl Api {
             Api::Chat => chat::request(model, conversation, offered),
             Api::Anthropic => anthropic::request(model, conversation, offered),
             Api::Responses => responses::request(model, conversation, offered),
+            Api::Gemini => gemini::request(conversation, offered),
         }
     }
 
@@ -106,6 +117,7 @@ impl Api {
             Api::Chat => chat::turn(body),
             Api::Anthropic => anthropic::turn(body),
             Api::Responses => responses::turn(body),
+            Api::Gemini => gemini::turn(body),
         }
     }
 }
@@ -196,7 +208,8 @@ fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
     let (api, default_base, default_key, path) = Api::of(provider).ok_or_else(|| {
         format!(
             "--model {provider}:…: `openai` (Chat Completions, any OpenAI-compatible endpoint \
-             with --model-url), `openai-responses` (Responses) or `anthropic` (Messages)"
+             with --model-url), `openai-responses` (Responses), `anthropic` (Messages) or \
+             `gemini` (generateContent)"
         )
     })?;
     let base = args.model_url.as_deref().unwrap_or(default_base);
@@ -209,7 +222,11 @@ fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
     }
     let model = Model {
         api,
-        url: format!("{}{path}", base.trim_end_matches('/')),
+        url: format!(
+            "{}{}",
+            base.trim_end_matches('/'),
+            path.replace("{model}", name)
+        ),
         name: name.to_owned(),
         key,
     };
@@ -424,7 +441,8 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
                 request = request.header("x-api-key", key);
             }
         }
-        (Api::Chat | Api::Responses, None) => {}
+        (Api::Gemini, Some(key)) => request = request.header("x-goog-api-key", key),
+        (Api::Chat | Api::Responses | Api::Gemini, None) => {}
     }
     let response = request.send().await.map_err(|error| {
         format!(

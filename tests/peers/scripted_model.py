@@ -1,9 +1,9 @@
 """A scripted model on loopback, speaking the OpenAI Chat Completions (`/v1/chat/completions`) and
-Responses (`/v1/responses`) APIs and the Anthropic Messages API (`/v1/messages`), for
-`sightline agent` tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
+Responses (`/v1/responses`) APIs, the Anthropic Messages API (`/v1/messages`) and Gemini's
+`generateContent` (`/v1beta/models/MODEL:generateContent`), for `sightline agent` tests: its replies follow a script that reacts to what it reads, the seed's flight booking.
 
 - With no tool result yet, it calls the booking tool with a past date (12/12/2024).
-- A result that says the booking was made: it answers with text, and the run is over.
+- A result that says the booking was made ("Booked", wrapped or not): it answers with text.
 - A result that carries the server's reason with a date it can read ("Current date is
   dd/mm/yyyy"): it calls again with 12/12 of the year after that date.
 - Anything else (a generic failure, nothing to read): the same call again, three times; then it
@@ -84,7 +84,7 @@ def decide(tools, results, last_arguments):
     if not results:
         return ("call", booking, {"departureDate": PAST})
     last = results[-1]
-    if last.startswith("Booked"):
+    if "Booked" in last:
         return ("text", "Done. " + last)
     current = CURRENT.search(last)
     if current:
@@ -189,6 +189,41 @@ def responses_turn(body):
     return decide(tools, results, last)
 
 
+def gemini_problems(body):
+    """Why generateContent would refuse this request, or None."""
+    def refused(message):
+        return 400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+    contents = body.get("contents")
+    if not isinstance(contents, list) or not contents:
+        return refused("* GenerateContentRequest.contents: contents is not specified")
+    calls = 0
+    for index, content in enumerate(contents):
+        parts = content.get("parts") or []
+        if not parts:
+            return refused(f"* GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty.")
+        responses = sum(1 for part in parts if "functionResponse" in part)
+        if responses and responses != calls:
+            return refused(
+                "Please ensure that the number of function response parts is equal to the number of "
+                "function call parts of the function call turn."
+            )
+        calls = sum(1 for part in parts if "functionCall" in part) if content.get("role") == "model" else 0
+    return None
+
+
+def gemini_turn(body):
+    tools = [d.get("name") for tool in body.get("tools") or [] for d in tool.get("functionDeclarations") or []]
+    results, last = [], None
+    for content in body["contents"]:
+        for part in content.get("parts") or []:
+            if "functionResponse" in part:
+                response = part["functionResponse"].get("response") or {}
+                results.append(str(response.get("output", response.get("error", ""))))
+            elif "functionCall" in part:
+                last = part["functionCall"].get("args")
+    return decide(tools, results, last)
+
+
 class Handler(BaseHTTPRequestHandler):
     turn = 0
 
@@ -208,6 +243,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.messages_api(body)
         if self.path.endswith("/responses"):
             return self.responses_api(body)
+        if self.path.endswith(":generateContent"):
+            return self.gemini_api(body)
         if not self.path.endswith("/chat/completions"):
             return self.reply(404, {"error": {"message": f"Unknown request URL: POST {self.path}.", "type": "invalid_request_error"}})
         refused = problems(body)
@@ -287,6 +324,24 @@ class Handler(BaseHTTPRequestHandler):
             "output": output,
             "error": None,
             "usage": {"input_tokens": prompt, "output_tokens": 20, "total_tokens": prompt + 20},
+        })
+
+    def gemini_api(self, body):
+        refused = gemini_problems(body)
+        if refused:
+            return self.reply(*refused)
+        Handler.turn += 1
+        decision = gemini_turn(body)
+        if decision[0] == "call":
+            _, name, arguments = decision
+            parts = [{"functionCall": {"name": name, "args": arguments}}]
+        else:
+            parts = [{"text": decision[1]}]
+        prompt = len(json.dumps(body["contents"]) + json.dumps(body.get("tools") or [])) // 4
+        self.reply(200, {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": 20, "totalTokenCount": prompt + 20},
+            "modelVersion": "scripted",
         })
 
     def reply(self, status, body):
