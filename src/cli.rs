@@ -284,15 +284,17 @@ pub struct AgentArgs {
     /// What to ask the model.
     pub prompt: String,
     /// The model, as PROVIDER:MODEL: `openai:gpt-4.1` speaks Chat Completions (to
-    /// api.openai.com, or to any OpenAI-compatible endpoint with --model-url).
+    /// api.openai.com, or to any OpenAI-compatible endpoint with --model-url);
+    /// `openai-responses:` the Responses API, `anthropic:` Messages, `gemini:` generateContent.
     #[arg(long, value_name = "PROVIDER:MODEL")]
     pub model: String,
     /// The API's base URL, e.g. `http://127.0.0.1:8080/v1` for a local llama.cpp, vLLM or
     /// Ollama server (no key needed then).
     #[arg(long, value_name = "URL")]
     pub model_url: Option<String>,
-    /// The variable that holds the API key (default `OPENAI_API_KEY`). The key goes in a
-    /// header only: never in the output, a log or a transcript.
+    /// The variable that holds the API key (default `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or
+    /// `GEMINI_API_KEY`). The key goes in a header only: never in the output, a log or a
+    /// transcript.
     #[arg(long, value_name = "NAME")]
     pub model_key_env: Option<String>,
     /// The host whose eyes the model sees through (`sightline hosts` lists them). Repeated,

@@ -448,7 +448,7 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
         format!(
             "the model API at {} did not answer: {}",
             model.url,
-            error.without_url()
+            with_causes(&error.without_url())
         )
     })?;
     let status = response.status();
@@ -456,7 +456,7 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
         format!(
             "the model API at {} broke off its answer (HTTP {status}): {}",
             model.url,
-            error.without_url()
+            with_causes(&error.without_url())
         )
     })?;
     let body: Value = serde_json::from_slice(&bytes).map_err(|error| {
@@ -469,6 +469,19 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
         .api
         .turn(&body)
         .map_err(|why| format!("{why} (HTTP {status})"))
+}
+
+/// An error and what caused it ("error sending request: … Connection refused"): the URL is
+/// said by the caller, and no request, so no key, is ever in it.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut said = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        said.push_str(": ");
+        said.push_str(&error.to_string());
+        cause = error.source();
+    }
+    said
 }
 
 fn millis(since: Instant) -> u64 {
