@@ -138,7 +138,13 @@ pub async fn agent(args: &AgentArgs, record: &RecordArgs) -> u8 {
             eprintln!("sightline agent: --record records one run, not an experiment");
             return exit::USAGE;
         }
-        return experiment::run(args, &model, &hosts, &servers).await;
+        // Stopped (a signal, --deadline) the way every headless run stops: servers shut down.
+        let stage = StageTracker::default();
+        let runs = experiment::run(args, &model, &hosts, &servers);
+        return guarded(runs, args.json, args.output.deadline, &stage, |outcome| {
+            outcome
+        })
+        .await;
     }
     let recorder = match prepared(&args.server, record, "agent") {
         Ok(recorder) => recorder,
