@@ -447,26 +447,11 @@ fn an_http_host_reaches_the_server_through_the_proxys_endpoint() {
 /// end awaited, its status the proxy's.
 #[test]
 fn a_sigterm_to_the_proxy_reaches_the_server_and_its_status_comes_back() {
-    let server = [
-        "sh".to_owned(),
-        "-c".to_owned(),
-        "trap 'echo terminated >&2; exit 7' TERM; echo ready >&2; while true; do sleep 0.05; done"
-            .to_owned(),
-    ];
-    let mut proxy = Command::new(sightline())
-        .args(["proxy", "--"])
-        .args(&server)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(proxy.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim(), "ready");
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(proxy.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let script =
+        "trap 'echo terminated >&2; exit 7' TERM; echo ready >&2; while true; do sleep 0.05; done";
+    let (mut proxy, mut stderr, first) = proxy_of(script);
+    assert_eq!(first, "ready");
+    signal(&proxy, nix::sys::signal::Signal::SIGTERM);
     let status = proxy.wait().unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
@@ -477,16 +462,16 @@ fn a_sigterm_to_the_proxy_reaches_the_server_and_its_status_comes_back() {
     assert_eq!(status.code(), Some(7), "the server's status is the proxy's");
 }
 
-/// A proxy whose server ignores SIGTERM, and the pid that server printed on its stderr.
-fn proxy_of_a_server_that_ignores_sigterm() -> (std::process::Child, nix::unistd::Pid) {
-    let server = [
-        "sh".to_owned(),
-        "-c".to_owned(),
-        "trap '' TERM INT; echo $$ >&2; while true; do sleep 0.05; done".to_owned(),
-    ];
+/// `sightline proxy -- sh -c SCRIPT`, its stderr, and the first line the server wrote there.
+fn proxy_of(
+    script: &str,
+) -> (
+    std::process::Child,
+    BufReader<std::process::ChildStderr>,
+    String,
+) {
     let mut proxy = Command::new(sightline())
-        .args(["proxy", "--"])
-        .args(&server)
+        .args(["proxy", "--", "sh", "-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -495,8 +480,14 @@ fn proxy_of_a_server_that_ignores_sigterm() -> (std::process::Child, nix::unistd
     let mut stderr = BufReader::new(proxy.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
-    let server = nix::unistd::Pid::from_raw(line.trim().parse().unwrap());
-    (proxy, server)
+    (proxy, stderr, line.trim().to_owned())
+}
+
+/// A proxy whose server ignores SIGTERM, and the pid that server printed on its stderr.
+fn proxy_of_a_server_that_ignores_sigterm() -> (std::process::Child, nix::unistd::Pid) {
+    let script = "trap '' TERM INT; echo $$ >&2; while true; do sleep 0.05; done";
+    let (proxy, _, pid) = proxy_of(script);
+    (proxy, nix::unistd::Pid::from_raw(pid.parse().unwrap()))
 }
 
 fn signal(proxy: &std::process::Child, signal: nix::sys::signal::Signal) {
