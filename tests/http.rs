@@ -714,3 +714,44 @@ fn check_headers_finds_a_modern_server_that_does_not_validate_them() {
         }
     }
 }
+
+/// A server may send a request of its own outside any request's stream (the TypeScript SDK's
+/// server drops it when no GET stream is open): the session's first request waits until the
+/// GET is answered, and no longer than a second when it never is.
+#[test]
+fn the_first_request_waits_for_the_servers_own_stream_to_open() {
+    let server = Server::fault("late-stream");
+    let (output, code) = call("boom", "{}", &["--url", &server.url, "--era", "legacy"]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(
+        output["model_view"]["text"],
+        "the stream was open at the first request"
+    );
+
+    let server = Server::fault("held-stream");
+    let started = Instant::now();
+    let output = Command::new(BIN)
+        .args([
+            "call",
+            "boom",
+            "{}",
+            "--json",
+            "--verbose",
+            "--timeout",
+            "5",
+        ])
+        .args(["--url", &server.url, "--era", "legacy"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["model_view"]["text"],
+        "the stream was not open yet at the first request"
+    );
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains("the GET stream has not opened after 1000 ms: requests go on without it"),
+        "{log}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(4), "{log}");
+}

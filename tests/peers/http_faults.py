@@ -28,6 +28,11 @@ properly, then answers tools/call with one fault, chosen by its first argument:
   answer-first   the deprecated HTTP+SSE transport (2024-11-05): initialize posted to /mcp is
                  refused (405), the GET stream names /messages; each request posted there is
                  answered on the stream 300 ms before its POST gets 202
+  late-stream    the GET stream's headers come 300 ms after the GET (a loaded server); a
+                 request that arrives before they are sent finds no stream to send a request of
+                 its own on, as the TypeScript SDK's server drops it: tools/call says whether
+                 the stream was open when the session's first request arrived
+  held-stream    the same, but the GET stream's headers never come
 
 It prints its URL on stdout, then serves until killed.
 """
@@ -39,7 +44,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-gateway"
-SESSIONS = {"next": 0, "calls": 0, "cut_at": 0.0, "cut_id": None}
+SESSIONS = {"next": 0, "calls": 0, "cut_at": 0.0, "cut_id": None, "open": False,
+            "first_request_saw": None}
 STREAM = queue.Queue()
 
 
@@ -61,6 +67,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if MODE == "answer-first":
             return self.deprecated_stream()
+        if MODE == "late-stream":
+            return self.late_stream()
+        if MODE == "held-stream":
+            time.sleep(60)
+            return
         last = self.headers.get("Last-Event-ID")
         if MODE == "sse-resume" and last is not None and SESSIONS["cut_id"] is not None:
             waited = int((time.monotonic() - SESSIONS["cut_at"]) * 1000)
@@ -94,6 +105,21 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n")
             self.wfile.flush()
             written.put(None)
+
+    def late_stream(self):
+        time.sleep(0.3)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.flush()
+        SESSIONS["open"] = True
+        try:
+            while True:
+                time.sleep(0.2)
+                self.wfile.write(b": keep-alive\n\n")
+                self.wfile.flush()
+        except OSError:
+            SESSIONS["open"] = False
 
     def answer_on_stream(self, message):
         ident = message.get("id")
@@ -129,6 +155,11 @@ class Handler(BaseHTTPRequestHandler):
         if ident is None:
             return self.send(202)
         session = self.headers.get("Mcp-Session-Id")
+        if method not in ("initialize", "server/discover") and SESSIONS["first_request_saw"] is None:
+            SESSIONS["first_request_saw"] = "open" if SESSIONS["open"] else "not open yet"
+        if MODE in ("late-stream", "held-stream") and method == "tools/call":
+            text = "the stream was %s at the first request" % SESSIONS["first_request_saw"]
+            return self.reply(ident, {"content": [{"type": "text", "text": text}]})
         if MODE == "session-required" and method != "initialize" and session is None:
             error = {"jsonrpc": "2.0", "id": None,
                      "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}

@@ -1,6 +1,8 @@
 //! The legacy era's GET: the server's own stream of messages, opened once the handshake is
 //! over, and the request that resumes a broken stream.
 
+use std::time::Duration;
+
 use reqwest::header::ACCEPT;
 
 use super::events::Stream;
@@ -8,6 +10,9 @@ use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
+
+/// How long the session's first request waits for the GET stream to open.
+const STREAM_GRACE: Duration = Duration::from_secs(1);
 
 impl Poster {
     /// A GET for an event stream (legacy era): the server's own stream, or the resumption of a
@@ -26,13 +31,34 @@ impl Poster {
 
     /// The legacy era's optional stream of server-initiated messages: opened once the handshake
     /// is over, read until it ends. A 405 (no such stream) is an answer the spec allows.
+    ///
+    /// The session's first request waits until the GET is answered (or for `STREAM_GRACE`): a
+    /// server may send a request of its own outside any request's stream, and one built on the
+    /// official TypeScript SDK drops it when no GET stream is open yet.
     pub(super) async fn listen(&self) {
         let request = match self.get_stream(None).build() {
             Ok(request) => request,
-            Err(error) => return self.note(format!("no GET stream: {}", words(&error))).await,
+            Err(error) => {
+                self.accepted.tell();
+                return self.note(format!("no GET stream: {}", words(&error))).await;
+            }
         };
         let mut record = Record::new(&request, None);
-        let response = match self.client.execute(request).await {
+        let opening = self.client.execute(request);
+        tokio::pin!(opening);
+        let opened = if let Ok(opened) = tokio::time::timeout(STREAM_GRACE, &mut opening).await {
+            opened
+        } else {
+            self.accepted.tell();
+            self.note(format!(
+                "the GET stream has not opened after {} ms: requests go on without it",
+                STREAM_GRACE.as_millis()
+            ))
+            .await;
+            opening.await
+        };
+        self.accepted.tell();
+        let response = match opened {
             Ok(response) => response,
             Err(error) => return self.emit_http(&mut record, Some(words(&error))).await,
         };

@@ -8,8 +8,9 @@ use super::posted::Posted;
 use super::poster::Poster;
 use super::record::Record;
 use super::status::{ERROR_BODY_BYTES, describe_status, is_event_stream, read_body, words};
-use crate::mcp::framing::{Line, decode};
+use crate::mcp::framing::{InvalidLine, Line, decode};
 use crate::mcp::headers::encode_value;
+use crate::mcp::jsonrpc::Frame;
 use crate::mcp::jsonrpc::{Message, Reply};
 use crate::mcp::shared_trimmed;
 
@@ -51,8 +52,12 @@ impl Poster {
                 Err(reason) => self.fail(&outgoing, format!("{said}; {reason}")).await,
             };
         }
-        // The server has the line: what the protocol orders after it may go now.
-        self.accepted.tell();
+        // The server has the line: what the protocol orders after it may go now. After the
+        // handshake's last line, not before the server's own stream is open (see `listen`).
+        let opens_stream = ends_the_handshake(&outgoing, &response);
+        if !opens_stream {
+            self.accepted.tell();
+        }
         self.track_session(&outgoing, &response, carried_session)
             .await;
         if status.is_success() && is_event_stream(&response) {
@@ -60,31 +65,14 @@ impl Poster {
         }
         if status == reqwest::StatusCode::ACCEPTED && outgoing.id.is_none() {
             self.emit_http(&mut record, None).await;
-            if outgoing.method.as_deref() == Some("notifications/initialized") {
+            if opens_stream {
                 // The legacy handshake is over: the server may now talk on its own stream.
                 self.listen().await;
             }
             return;
         }
         let headers = response.headers().clone();
-        let limit = if status.is_success() {
-            self.max_frame_bytes
-        } else {
-            ERROR_BODY_BYTES
-        };
-        let (body, whole) = read_body(response, limit).await;
-        let text = String::from_utf8(body)
-            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-        // The body itself becomes the answer's line, moved rather than copied.
-        let quoted = opening(&text);
-        let answer = if whole && !text.trim().is_empty() {
-            Some(decode(
-                Line::Text(shared_trimmed(text)),
-                self.max_frame_bytes,
-            ))
-        } else {
-            None
-        };
+        let (quoted, answer) = self.body_answer(response).await;
         // The spec's fallback to the deprecated HTTP+SSE transport: `initialize` refused with
         // 400, 404 or 405, and no modern JSON-RPC error in the body.
         let refused = matches!(status.as_u16(), 400 | 404 | 405);
@@ -123,6 +111,26 @@ impl Poster {
                 self.fail(&outgoing, reason).await;
             }
         }
+    }
+
+    /// A response's body: its opening words, and the line it is (none when empty or cut).
+    async fn body_answer(
+        &self,
+        response: reqwest::Response,
+    ) -> (String, Option<Result<Frame, InvalidLine>>) {
+        let limit = if response.status().is_success() {
+            self.max_frame_bytes
+        } else {
+            ERROR_BODY_BYTES
+        };
+        let (body, whole) = read_body(response, limit).await;
+        let text = String::from_utf8(body)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        // The body itself becomes the answer's line, moved rather than copied.
+        let quoted = opening(&text);
+        let answer = (whole && !text.trim().is_empty())
+            .then(|| decode(Line::Text(shared_trimmed(text)), self.max_frame_bytes));
+        (quoted, answer)
     }
 
     fn request(&self, outgoing: &Posted, line: &crate::mcp::SharedText) -> reqwest::RequestBuilder {
@@ -164,6 +172,13 @@ impl Poster {
         }
         request.body(line.to_string())
     }
+}
+
+/// Whether a POST's answer ends the legacy handshake: `notifications/initialized` accepted.
+fn ends_the_handshake(outgoing: &Posted, response: &reqwest::Response) -> bool {
+    response.status() == reqwest::StatusCode::ACCEPTED
+        && !is_event_stream(response)
+        && outgoing.method.as_deref() == Some("notifications/initialized")
 }
 
 /// A JSON-RPC error with one of the 2026-07-28 codes: a modern server refusing, not an old one.
