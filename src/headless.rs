@@ -74,6 +74,7 @@ mod tests {
     fn report_text(exchange: &Exchange, host: &HostProfile) -> String {
         let connection = Connection {
             http_session: None,
+            probe: None,
             era: Era::Legacy,
             protocol_version: "2025-11-25".into(),
             server: ServerInfo {

@@ -85,6 +85,7 @@ fn the_server_info_overlay() {
             },
             capabilities: Some(sightline::mcp::json::Json::from_value(&capabilities)),
             http_session: None,
+            probe: None,
         })));
         type_text(s, "i");
     });

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::peers::everything;
+use common::peers::{everything, ts};
 use common::tmux::Tmux;
 
 /// `:`, the text typed line by line, Ctrl-S.
@@ -85,6 +85,25 @@ fn against_the_everything_server_at_80x24_ping_level_and_an_unlisted_tool() {
     tmux.wait_until("the unlisted call judged", |screen| {
         screen.contains("tools/call not_listed") && screen.contains("latest: #")
     });
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXITED 0");
+}
+
+/// `auto` probes with `server/discover`; the official TypeScript SDK's server refuses it and
+/// the session falls back to `initialize`. Live, the refusal's row says it was the probe's
+/// expected answer (the negotiation said which request was the probe), dimmed, not an error.
+#[test]
+fn the_era_probes_refusal_reads_as_expected_live_against_the_typescript_sdk() {
+    let mut args = vec!["--".to_owned()];
+    args.extend(ts());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Wide enough for the row's whole label in the Exchange pane.
+    let tmux = Tmux::start_sized(&args, 240, 40);
+    let screen = tmux.wait_until("the probe's row labelled", |screen| {
+        screen.contains("#1 server/discover refused: -32601")
+            && screen.contains("the era probe's expected")
+    });
+    assert!(screen.contains("Tools ("), "{screen}");
     tmux.keys(&["q"]);
     tmux.wait_for("EXITED 0");
 }

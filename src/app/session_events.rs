@@ -16,9 +16,8 @@ use super::state::{AppState, CallRecord, LineKind, Link, LogLine, Raw};
 use super::status::{complain, inform};
 use crate::analysis;
 use crate::classify::Class;
-use crate::mcp::era::Era;
 use crate::mcp::jsonrpc::{Id, Message, Reply, error_code_name};
-use crate::mcp::log::{LogEntry, LogEvent, Role};
+use crate::mcp::log::{LogEntry, LogEvent, Probe, ProbeAnswer, Role};
 use crate::mcp::session::{End, Failure};
 use crate::mcp::verdict::{Finished, Judgement};
 use crate::present::log as words;
@@ -56,8 +55,8 @@ pub(super) fn on_session(state: &mut AppState, event: SessionEvent) -> Vec<Effec
         }
         SessionEvent::Connected(connection) => {
             state.negotiated = Some((state.session, (*connection).clone()));
-            if connection.era == Era::Legacy {
-                label_probe_answers(state);
+            if let Some(probe) = &connection.probe {
+                label_probe_answers(state, probe);
             }
             if state.session > 1 {
                 inform(
@@ -194,71 +193,55 @@ fn note_line(state: &AppState, text: &str) -> LogLine {
     }
 }
 
-/// Once a connection is known to be legacy, the era probe's refusal (or silence) is what was
-/// expected: its rows say so, dimmed. The frame itself is unchanged, one Enter away.
-fn label_probe_answers(state: &mut AppState) {
+/// Once the negotiation has found a legacy server by its era probe, the probe's refusal (or
+/// silence) is what was expected: its rows say so, dimmed. The frame itself is unchanged, one
+/// Enter away.
+fn label_probe_answers(state: &mut AppState, probe: &Probe) {
     const RECENT: usize = 256;
     let session = state.session;
-    let probes: Vec<Id> = state
-        .log
-        .lines
-        .iter()
-        .rev()
-        .take(RECENT)
-        .filter(|line| line.session == session && line.kind == LineKind::Outgoing)
-        .filter(|line| {
-            matches!(&line.raw, Some(Raw::Frame(frame)) if frame.message.method() == Some("server/discover"))
-        })
-        .filter_map(|line| line.id.clone())
-        .collect();
-    let Some(probe) = probes.first() else {
-        return;
-    };
-    let probe = id_label(session, probe);
+    let label = id_label(session, &probe.id);
+    // Over HTTP a legacy server may refuse the probe with an error of id null (the body of the
+    // probe's POST, as the transport's note says): the same expected answer.
+    let mut unaddressed = matches!(
+        probe.answer,
+        ProbeAnswer::Refused {
+            addressed: false,
+            ..
+        }
+    );
     for line in state.log.lines.iter_mut().rev().take(RECENT) {
         if line.session != session {
             continue;
         }
-        // Over HTTP a legacy server may refuse the probe with an error of id null (the body
-        // of the probe's POST, as the transport's note says): the same expected answer.
-        if let (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) =
-            (&line.kind, &line.raw)
-            && let Message::Response {
-                id: None,
-                reply: Reply::Error(error),
-            } = &frame.message
-        {
-            let answer = format!(
-                "← {probe} server/discover refused (id null, the body of its POST): {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
-                error.code,
-                error_code_name(error.code)
-            );
-            line.kind = LineKind::Probe;
-            line.summary = Some(clip_line(&answer).into_boxed_str());
-            continue;
-        }
-        if !line.id.as_ref().is_some_and(|id| probes.contains(id)) {
-            continue;
-        }
-        let label = id_label(session, line.id.as_ref().unwrap_or(&Id::Number(0)));
-        let answer = match (&line.kind, &line.raw) {
+        let refusal = match (&line.kind, &line.raw) {
             (LineKind::Response(Class::ProtocolError), Some(Raw::Frame(frame))) => {
                 match &frame.message {
                     Message::Response {
+                        id,
                         reply: Reply::Error(error),
-                        ..
-                    } => format!(
-                        "← {label} server/discover refused: {} {} — the era probe's expected answer from a legacy server (Enter shows it)",
-                        error.code,
-                        error_code_name(error.code)
-                    ),
-                    _ => continue,
+                    } => Some((id.as_ref(), error.code)),
+                    _ => None,
                 }
             }
-            (LineKind::Failure, _) => format!(
+            _ => None,
+        };
+        let answer = match (refusal, &line.kind) {
+            (Some((None, code)), _) if unaddressed => {
+                unaddressed = false;
+                format!(
+                    "← {label} server/discover refused (id null, the body of its POST): {code} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                    error_code_name(code)
+                )
+            }
+            _ if line.id.as_ref() != Some(&probe.id) => continue,
+            (Some((_, code)), _) => format!(
+                "← {label} server/discover refused: {code} {} — the era probe's expected answer from a legacy server (Enter shows it)",
+                error_code_name(code)
+            ),
+            (None, LineKind::Failure) => format!(
                 "⏱ {label} server/discover: no answer within the probe timeout — the era probe; treated as a legacy server"
             ),
-            _ => continue,
+            (None, _) => continue,
         };
         line.kind = LineKind::Probe;
         line.summary = Some(clip_line(&answer).into_boxed_str());
@@ -547,6 +530,13 @@ mod tests {
             },
             capabilities: None,
             http_session: None,
+            probe: Some(crate::mcp::log::Probe {
+                id: Id::Number(1),
+                answer: ProbeAnswer::Refused {
+                    code: -32000,
+                    addressed: false,
+                },
+            }),
         };
         on_session(&mut state, SessionEvent::Connected(Box::new(connection)));
         let row = &state.log.lines[1];

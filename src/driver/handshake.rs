@@ -52,6 +52,7 @@ impl Core {
             server: ServerInfo::from_initialize(&result),
             capabilities: result.get("capabilities"),
             http_session: self.http_session.clone(),
+            probe: None,
         })
     }
 }

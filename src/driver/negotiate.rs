@@ -6,8 +6,8 @@ use super::requests::{Core, Spec};
 use super::{Done, Event, SessionError, StepOf};
 use crate::mcp::era::{self, DiscoverVerdict, Era, EraChoice};
 use crate::mcp::json::Json;
-use crate::mcp::jsonrpc::Reply;
-use crate::mcp::log::Connection;
+use crate::mcp::jsonrpc::{Message, Reply};
+use crate::mcp::log::{Connection, Probe, ProbeAnswer};
 use crate::mcp::messages::ServerInfo;
 use crate::mcp::session::{End, Exchange, Failure};
 
@@ -21,14 +21,15 @@ pub(crate) enum Negotiation {
         /// `auto`: a legacy answer (or none) means falling back to `initialize`.
         probe: bool,
     },
-    /// `initialize` went out; after a probe's fallback, a late modern answer may still decide.
-    Initialize { fallback: bool },
+    /// `initialize` went out; after a probe's fallback (`probe`: how the probe ended), a late
+    /// modern answer may still decide.
+    Initialize { probe: Option<Probe> },
 }
 
 impl Negotiation {
     pub fn start(core: &mut Core) -> StepOf<Self> {
         match core.options.era {
-            EraChoice::Legacy => Self::initialize(core, false),
+            EraChoice::Legacy => Self::initialize(core, None),
             EraChoice::Modern => {
                 Self::discover(core, era::MODERN_VERSIONS[0].to_owned(), false, false)
             }
@@ -38,10 +39,10 @@ impl Negotiation {
         }
     }
 
-    fn initialize(core: &mut Core, fallback: bool) -> StepOf<Self> {
+    fn initialize(core: &mut Core, probe: Option<Probe>) -> StepOf<Self> {
         let spec = core.initialize_spec();
         core.send(spec);
-        StepOf::Wait(Self::Initialize { fallback })
+        StepOf::Wait(Self::Initialize { probe })
     }
 
     fn discover(core: &mut Core, version: String, retried: bool, probe: bool) -> StepOf<Self> {
@@ -81,9 +82,15 @@ impl Negotiation {
                 retried,
                 probe,
             } => discovered(core, exchange, version, retried, probe),
-            Self::Initialize { fallback } => match core.read_initialize(exchange) {
-                Ok(connection) => connected(core, connection),
-                Err(error) if fallback => late_modern(core, error),
+            Self::Initialize { probe } => match core.read_initialize(exchange) {
+                Ok(connection) => connected(
+                    core,
+                    Connection {
+                        probe,
+                        ..connection
+                    },
+                ),
+                Err(error) if probe.is_some() => late_modern(core, error),
                 Err(error) => failed(error),
             },
         }
@@ -103,19 +110,22 @@ fn discovered(
             return fall_back(
                 core,
                 "server/discover got no answer within the probe timeout",
+                probed(&exchange, ProbeAnswer::Unanswered),
             );
         }
         (End::Failed(Failure::Rejected { .. }), None)
             if probe && refused_without_modern_error(&exchange) =>
         {
             // Over HTTP: 400, 404 or 405 with no JSON-RPC body is no modern server.
-            let status = exchange.http.as_ref().and_then(|http| http.status);
+            let status = exchange
+                .http
+                .as_ref()
+                .and_then(|http| http.status)
+                .unwrap_or_default();
             return fall_back(
                 core,
-                &format!(
-                    "server/discover was refused with HTTP {} and no JSON-RPC error",
-                    status.unwrap_or_default()
-                ),
+                &format!("server/discover was refused with HTTP {status} and no JSON-RPC error"),
+                probed(&exchange, ProbeAnswer::RefusedOverHttp { status }),
             );
         }
         _ => return failed(SessionError::Exchange(Box::new(exchange))),
@@ -149,6 +159,15 @@ fn discovered(
                 "server/discover was answered with {} {}",
                 error.code, error.message
             ),
+            probed(
+                &exchange,
+                ProbeAnswer::Refused {
+                    code: error.code,
+                    addressed: exchange.response().is_some_and(|frame| {
+                        matches!(frame.message, Message::Response { id: Some(_), .. })
+                    }),
+                },
+            ),
         ),
         DiscoverVerdict::Legacy { error } => failed(SessionError::NotModern {
             error,
@@ -159,6 +178,7 @@ fn discovered(
             &format!(
                 "server/discover was answered with a result that is no DiscoverResult ({why})"
             ),
+            probed(&exchange, ProbeAnswer::NotDiscover),
         ),
         DiscoverVerdict::NotDiscoverResult { why } => {
             // `--era modern`: the user says the server is modern; go on at our version.
@@ -184,16 +204,24 @@ fn modern_connection(core: &mut Core, version: String, result: Option<&Json>) ->
         server: result.map(ServerInfo::from_discover).unwrap_or_default(),
         capabilities: result.and_then(|result| result.get("capabilities")),
         http_session: None,
+        probe: None,
     }
 }
 
 /// The probe found a legacy server: `initialize` next.
-fn fall_back(core: &mut Core, why: &str) -> StepOf<Negotiation> {
+fn fall_back(core: &mut Core, why: &str, probe: Probe) -> StepOf<Negotiation> {
     core.meta = None;
     core.note(format!(
         "{why}: the server is legacy; falling back to initialize"
     ));
-    Negotiation::initialize(core, true)
+    Negotiation::initialize(core, Some(probe))
+}
+
+fn probed(exchange: &Exchange, answer: ProbeAnswer) -> Probe {
+    Probe {
+        id: exchange.id.clone(),
+        answer,
+    }
 }
 
 /// The fallback after a probe timeout was refused. A modern server that was merely slow to

@@ -94,6 +94,31 @@ pub struct Connection {
     pub capabilities: Option<Json>,
     /// The `Mcp-Session-Id` of a legacy Streamable HTTP session.
     pub http_session: Option<String>,
+    /// `auto`'s era probe, when its answer (or silence) sent the negotiation to `initialize`.
+    pub probe: Option<Probe>,
+}
+
+/// The era probe (`server/discover`) that found a legacy server: its id, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Probe {
+    pub id: Id,
+    #[serde(flatten)]
+    pub answer: ProbeAnswer,
+}
+
+/// How the era probe ended, as the negotiation judged it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ProbeAnswer {
+    /// A JSON-RPC error; over HTTP a legacy server may send it with id null (`addressed`
+    /// false), as the body of the probe's POST.
+    Refused { code: i64, addressed: bool },
+    /// HTTP 400, 404 or 405 and no JSON-RPC error.
+    RefusedOverHttp { status: u16 },
+    /// A result that is no `DiscoverResult`.
+    NotDiscover,
+    /// No answer within the probe timeout.
+    Unanswered,
 }
 
 /// What a frame we received meant.

@@ -183,6 +183,7 @@ impl Watch {
                     server: ServerInfo::from_initialize(result),
                     capabilities: result.get("capabilities"),
                     http_session: None,
+                    probe: None,
                 };
                 self.connection = Some(connection.clone());
                 events.push(SessionEvent::Connected(Box::new(connection)));
@@ -204,6 +205,7 @@ impl Watch {
                     server: ServerInfo::from_discover(result),
                     capabilities: result.get("capabilities"),
                     http_session: None,
+                    probe: None,
                 };
                 self.connection = Some(connection.clone());
                 events.push(SessionEvent::Connected(Box::new(connection)));

@@ -9,7 +9,7 @@ use crate::mcp::catalog::Catalog;
 use crate::mcp::jsonrpc::{self, Id};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::session::Exchange;
-use crate::transcript::{Frames, Header, Record, VERSION};
+use crate::transcript::{Frames, Header, ProbeTrail, Record, VERSION};
 
 /// Why a transcript cannot be read (further), naming the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +44,7 @@ pub struct Reader<R> {
     pub header: Header,
     done: bool,
     recent: Frames,
+    probe: ProbeTrail,
     /// Bytes read so far, and where the line of the last event began.
     read: u64,
     last: u64,
@@ -87,6 +88,7 @@ impl<R: BufRead> Reader<R> {
             header,
             done: false,
             recent: Frames::default(),
+            probe: ProbeTrail::default(),
             read: read as u64,
             last: 0,
         })
@@ -147,7 +149,10 @@ impl<R: BufRead> Iterator for Reader<R> {
                 ));
             }
         };
-        let event = record.into_event(&mut self.recent);
+        self.probe.see(&record);
+        let event = record
+            .into_event(&mut self.recent)
+            .map(|event| self.probe.upgrade(event));
         Some(event.map_err(|message| self.error(message)))
     }
 }

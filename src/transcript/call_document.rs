@@ -175,6 +175,8 @@ fn connected(server: Option<&Value>) -> Option<Record<'static>> {
             .get("http_session")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        // Read from the document's frames, as for a transcript written before it was kept.
+        probe: None,
     })
 }
 

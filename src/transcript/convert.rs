@@ -46,6 +46,7 @@ impl<'a> Record<'a> {
                     .as_ref()
                     .map(crate::mcp::json::Json::value),
                 http_session: connection.http_session.clone(),
+                probe: connection.probe.clone(),
             },
             SessionEvent::ConnectFailed { stage, reason } => Record::ConnectFailed {
                 stage: *stage,
@@ -189,6 +190,7 @@ impl<'a> Record<'a> {
                 server,
                 capabilities,
                 http_session,
+                probe,
             } => SessionEvent::Connected(Box::new(Connection {
                 era,
                 protocol_version,
@@ -200,6 +202,7 @@ impl<'a> Record<'a> {
                     .as_ref()
                     .map(crate::mcp::json::Json::from_value),
                 http_session,
+                probe,
             })),
             Record::ConnectFailed { stage, reason } => {
                 SessionEvent::ConnectFailed { stage, reason }

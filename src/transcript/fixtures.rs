@@ -114,16 +114,7 @@ pub(crate) fn every_event() -> Vec<SessionEvent> {
                 status: "exit code 0".into(),
             },
         ),
-        SessionEvent::Connected(Box::new(Connection {
-            era: Era::Legacy,
-            protocol_version: "2025-11-25".into(),
-            server: ServerInfo {
-                name: "demo".into(),
-                version: "1".into(),
-            },
-            capabilities: Some(crate::mcp::json::Json::from_value(&json!({"tools": {}}))),
-            http_session: Some("abc".into()),
-        })),
+        SessionEvent::Connected(Box::new(connection())),
         SessionEvent::ConnectFailed {
             stage: Stage::Initialize,
             reason: "refused".into(),
@@ -172,4 +163,21 @@ pub(crate) fn write(events: &[SessionEvent], redactor: &Redactor) -> String {
         text.push('\n');
     }
     text
+}
+
+fn connection() -> Connection {
+    Connection {
+        era: Era::Legacy,
+        protocol_version: "2025-11-25".into(),
+        server: ServerInfo {
+            name: "demo".into(),
+            version: "1".into(),
+        },
+        capabilities: Some(crate::mcp::json::Json::from_value(&json!({"tools": {}}))),
+        http_session: Some("abc".into()),
+        probe: Some(crate::mcp::log::Probe {
+            id: Id::Number(1),
+            answer: crate::mcp::log::ProbeAnswer::RefusedOverHttp { status: 405 },
+        }),
+    }
 }

@@ -103,6 +103,9 @@ pub enum Record<'a> {
         capabilities: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         http_session: Option<String>,
+        /// Since 0.1.0 of December 2026; earlier transcripts' probes are read from their frames.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        probe: Option<crate::mcp::log::Probe>,
     },
     ConnectFailed {
         stage: Stage,

@@ -6,6 +6,7 @@ mod call_document;
 mod convert;
 mod format;
 mod legacy;
+mod probe;
 mod redact;
 
 /// A header's `started` is RFC 3339: the format's own timestamps.
@@ -16,6 +17,7 @@ pub use format::{
     CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,
     TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION,
 };
+pub use probe::ProbeTrail;
 pub use redact::{MASK, Redactor, secret_env};
 
 #[cfg(test)]

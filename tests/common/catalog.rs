@@ -67,6 +67,7 @@ impl Session {
                 "tools": {}, "resources": {"subscribe": true}, "prompts": {}, "completions": {}
             }))),
             http_session: None,
+            probe: None,
         })));
         // Each shelf is listed when first shown, as a user would show it.
         self.command(sightline::app::Command::Shelves(Shelves::Resources));

@@ -117,6 +117,7 @@ impl Session {
             },
             capabilities: None,
             http_session: None,
+            probe: None,
         })));
         let tools = tools
             .into_iter()

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::app::action::{Lens, Move, Output, ToServer};
+use crate::mcp::jsonrpc::Id;
+use crate::mcp::log::{Probe, ProbeAnswer};
 
 #[test]
 fn a_finished_call_labels_its_lines_and_drives_the_model_view() {
@@ -387,6 +389,27 @@ fn the_era_probes_refusal_is_labelled_as_expected_once_the_server_is_legacy() {
         server: ServerInfo::default(),
         capabilities: None,
         http_session: None,
+        probe: None,
+    };
+    // A legacy connection whose negotiation sent no probe (`--era legacy`) labels nothing: a
+    // `server/discover` row is then the user's own request.
+    session(
+        &mut state,
+        SessionEvent::Connected(Box::new(connection.clone())),
+    );
+    assert_eq!(
+        state.log.lines[1].kind,
+        LineKind::Response(Class::ProtocolError)
+    );
+    let connection = Connection {
+        probe: Some(Probe {
+            id: Id::Number(1),
+            answer: ProbeAnswer::Refused {
+                code: -32601,
+                addressed: true,
+            },
+        }),
+        ..connection
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let row = &state.log.lines[1];

@@ -24,6 +24,7 @@ fn connected(era: Era, capabilities: Value) -> (AppState, Vec<Effect>) {
         },
         capabilities: Some(crate::mcp::json::Json::from_value(&capabilities)),
         http_session: None,
+        probe: None,
     };
     let effects = session(&mut state, SessionEvent::Connected(Box::new(connection)));
     (state, effects)

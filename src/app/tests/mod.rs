@@ -42,6 +42,7 @@ fn state() -> AppState {
         },
         capabilities: None,
         http_session: None,
+        probe: None,
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     let tools = crate::demo_server::tools::definitions()

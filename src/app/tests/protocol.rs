@@ -17,6 +17,7 @@ fn modern_state() -> AppState {
         },
         capabilities: None,
         http_session: None,
+        probe: None,
     };
     session(&mut state, SessionEvent::Connected(Box::new(connection)));
     state

@@ -39,6 +39,7 @@ fn connect(workspace: &mut Workspace, index: usize, name: &str) {
         },
         capabilities: None,
         http_session: None,
+        probe: None,
     };
     event(
         workspace,

@@ -10,7 +10,7 @@ use super::*;
 use crate::mcp::era::EraChoice;
 use crate::mcp::input::Elicit;
 use crate::mcp::jsonrpc::{self, Frame};
-use crate::mcp::log::{LogEvent, Role};
+use crate::mcp::log::{LogEvent, Probe, ProbeAnswer, Role};
 use crate::mcp::session::{End, Failure};
 
 /// A driver and the clock it is fed.
@@ -207,6 +207,67 @@ fn auto_probes_then_falls_back_to_initialize_when_the_probe_timer_fires() {
         panic!("connected")
     };
     assert_eq!(connection.protocol_version, "2025-06-18");
+    assert_eq!(
+        connection.probe,
+        Some(Probe {
+            id: jsonrpc::Id::Number(1),
+            answer: ProbeAnswer::Unanswered
+        })
+    );
+}
+
+/// The negotiation says which request was the probe and how it ended: the log's rows of it
+/// are labelled from that, never guessed from the rows.
+#[test]
+fn the_connection_says_how_the_probe_ended_and_only_after_a_probe() {
+    let connect = |h: &mut Harness, refuse: &dyn Fn(&mut Harness)| {
+        h.command(Command::Connect);
+        refuse(h);
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}});
+        let out = h.reply(2, &init);
+        let [Done::Connected(Ok(connection))] = h.done(&out)[..] else {
+            panic!("connected")
+        };
+        connection.probe.clone()
+    };
+    let mut h = Harness::new(EraChoice::Auto, false, false);
+    let probe = connect(&mut h, &|h| {
+        h.error(1, -32601, "Method not found");
+    });
+    let refused = |addressed| {
+        Some(Probe {
+            id: jsonrpc::Id::Number(1),
+            answer: ProbeAnswer::Refused {
+                code: -32601,
+                addressed,
+            },
+        })
+    };
+    assert_eq!(probe, refused(true));
+
+    // Over HTTP: an error of id null, the body of the probe's POST.
+    let mut h = Harness::new(EraChoice::Auto, true, false);
+    let probe = connect(&mut h, &|h| {
+        let line = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}"#;
+        let event = TransportEvent::Received {
+            lines: vec![Ok(jsonrpc::parse(line).unwrap())],
+            at: Timestamp(0),
+            mark: h.at().mark,
+            body_of: Some(jsonrpc::Id::Number(1)),
+        };
+        h.feed(Input::Transport(event));
+    });
+    assert_eq!(probe, refused(false));
+
+    // `--era legacy` sends no probe.
+    let mut h = Harness::new(EraChoice::Legacy, false, false);
+    h.command(Command::Connect);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}});
+    let out = h.reply(1, &init);
+    let [Done::Connected(Ok(connection))] = h.done(&out)[..] else {
+        panic!("connected")
+    };
+    assert_eq!(connection.probe, None);
 }
 
 #[test]
