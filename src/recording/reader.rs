@@ -254,7 +254,10 @@ pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
 #[derive(Debug, Default, Clone)]
 pub struct Places {
     frames: Vec<u64>,
-    calls: Vec<u64>,
+    /// Each call line, and the last `received` line before it (its reply, when it says
+    /// `replied_above`).
+    calls: Vec<(u64, Option<u64>)>,
+    received: Option<u64>,
 }
 
 impl Places {
@@ -262,10 +265,17 @@ impl Places {
     pub fn note(&mut self, event: &SessionEvent, offset: u64) {
         match event {
             SessionEvent::Logged(LogEntry {
-                event: LogEvent::Sent(_) | LogEvent::Received { .. },
+                event: LogEvent::Sent(_),
                 ..
             }) => self.frames.push(offset),
-            SessionEvent::CallFinished(_) => self.calls.push(offset),
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Received { .. },
+                ..
+            }) => {
+                self.frames.push(offset);
+                self.received = Some(offset);
+            }
+            SessionEvent::CallFinished(_) => self.calls.push((offset, self.received)),
             _ => {}
         }
     }
@@ -275,7 +285,7 @@ impl Places {
         let offset = usize::try_from(number)
             .ok()
             .and_then(|number| self.frames.get(number));
-        match read_at(path, offset.copied())? {
+        match read_at(path, offset.copied(), &mut Frames::default())? {
             SessionEvent::Logged(LogEntry {
                 event: LogEvent::Sent(frame) | LogEvent::Received { frame, .. },
                 ..
@@ -286,7 +296,13 @@ impl Places {
 
     /// The `number`-th call of the transcript at `path`, read again.
     pub fn call(&self, path: &str, number: usize) -> Result<Exchange, String> {
-        match read_at(path, self.calls.get(number).copied())? {
+        let (call, received) = self.calls.get(number).copied().unzip();
+        let mut frames = Frames::default();
+        // The reply it may name as the frame received above it.
+        if let Some(received) = received.flatten() {
+            read_at(path, Some(received), &mut frames)?;
+        }
+        match read_at(path, call, &mut frames)? {
             SessionEvent::CallFinished(finished) => Ok(finished.exchange),
             _ => Err(format!("call {number} is not a call line")),
         }
@@ -294,7 +310,7 @@ impl Places {
 }
 
 /// The event of the line at `offset`, read on its own.
-fn read_at(path: &str, offset: Option<u64>) -> Result<SessionEvent, String> {
+fn read_at(path: &str, offset: Option<u64>, frames: &mut Frames) -> Result<SessionEvent, String> {
     use std::io::{Seek, SeekFrom};
     let offset = offset.ok_or("not in the transcript as read")?;
     let cannot = |error: std::io::Error| format!("{path} cannot be read again: {error}");
@@ -304,7 +320,7 @@ fn read_at(path: &str, offset: Option<u64>) -> Result<SessionEvent, String> {
     source.read_line(&mut line).map_err(cannot)?;
     let record: Record = serde_json::from_str(line.trim_end())
         .map_err(|error| format!("{path} changed since it was read: {error}"))?;
-    record.into_event(&mut Frames::default())
+    record.into_event(frames)
 }
 
 /// A transcript's lines: the file itself, or, for a call saved with `J`, the transcript it
@@ -492,6 +508,65 @@ mod tests {
         let text = write(&[entry(1, LogEvent::Authorization(fact))], &redactor);
         assert!(!text.contains("s3cr3t"), "{text}");
         assert_eq!(text.matches("client-with-****-inside").count(), 2, "{text}");
+    }
+
+    /// A call's reply is the frame received just before its `call` line: written once, read
+    /// back whole, in the stream and when the call is read again on its own.
+    #[test]
+    fn a_calls_reply_is_written_once_and_read_back_whole() {
+        use crate::mcp::session::End;
+        use crate::mcp::verdict::Finished;
+        let exchange = call("book_flight", json!({})).text("booked on the 12th");
+        let End::Replied(reply) = &exchange.end else {
+            panic!("a reply")
+        };
+        let events = [
+            entry(1, LogEvent::Sent(exchange.request.clone())),
+            entry(
+                2,
+                LogEvent::Received {
+                    frame: reply.clone(),
+                    role: Role::Reply {
+                        method: "tools/call".into(),
+                    },
+                },
+            ),
+            SessionEvent::CallFinished(Box::new(Finished::unjudged(exchange.clone()))),
+        ];
+        let path =
+            std::env::temp_dir().join(format!("sightline-above-{}.jsonl", std::process::id()));
+        let path = path.to_str().unwrap();
+        let recorder =
+            crate::recording::Recorder::create(path, "call", "stdio: x", Redactor::default())
+                .unwrap();
+        let tap = recorder.tap();
+        for event in &events {
+            tap(event);
+        }
+        drop((tap, recorder));
+        let text = std::fs::read_to_string(path).unwrap();
+        assert_eq!(text.matches("booked on the 12th").count(), 1, "{text}");
+        assert!(text.contains(r#""end":{"kind":"replied_above"}"#), "{text}");
+
+        let mut reader = open(path).unwrap();
+        let mut places = Places::default();
+        let mut back = Vec::new();
+        while let Some(event) = reader.next() {
+            let event = event.unwrap();
+            places.note(&event, reader.offset());
+            back.push(event);
+        }
+        assert_eq!(back, events);
+        assert_eq!(places.call(path, 0).unwrap(), exchange);
+        assert_eq!(load(path).unwrap().calls[0].exchange, exchange);
+        // A call line that names a reply above it with none above cannot be read.
+        let alone: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.contains(r#""type":"received""#))
+            .collect();
+        let alone = alone.join("\n") + "\n";
+        assert!(error_of(&alone).message.contains("no frame received"));
+        let _ = std::fs::remove_file(path);
     }
 
     fn error_of(text: &str) -> TranscriptError {

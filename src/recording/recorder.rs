@@ -9,7 +9,7 @@ use crate::analysis::{CallContext, judge};
 use crate::mcp::catalog::Catalog;
 use crate::mcp::log::SessionEvent;
 use crate::sanitize;
-use crate::transcript::{Header, Judged, Record, Redactor, VERSION, rfc3339};
+use crate::transcript::{Header, Judged, LastReceived, Record, Redactor, VERSION, rfc3339};
 
 /// Writes a transcript; clones share the file.
 #[derive(Clone)]
@@ -24,6 +24,7 @@ struct Inner {
     catalog: Option<Arc<Catalog>>,
     /// The first write that failed; nothing more is written after it.
     failed: Option<String>,
+    last_received: LastReceived,
 }
 
 impl Recorder {
@@ -53,6 +54,7 @@ impl Recorder {
             version: "unknown".to_owned(),
             catalog: None,
             failed: None,
+            last_received: LastReceived::default(),
         };
         inner.write(&header);
         match inner.failed.take() {
@@ -115,6 +117,7 @@ impl Inner {
             _ => None,
         };
         if let Some(record) = Record::of(event, &self.redactor, judged) {
+            let record = self.last_received.shorten(event, record);
             self.write(&record);
         }
     }

@@ -136,7 +136,6 @@ impl<'a> Record<'a> {
     /// The event this record stands for, sharing the text of a frame read moments ago (a
     /// call's line repeats its frames: read back, they are one copy in memory, as live).
     pub fn into_event(self, recent: &mut Frames) -> Result<SessionEvent, String> {
-        let mut frame = |raw: &str| recent.frame(raw);
         let logged = |at: u64, event: LogEvent| {
             SessionEvent::Logged(LogEntry {
                 at: Timestamp(at),
@@ -147,14 +146,18 @@ impl<'a> Record<'a> {
             Record::Connecting { transport } => SessionEvent::Connecting {
                 transport: transport.into_owned(),
             },
-            Record::Sent { at, raw } => logged(at, LogEvent::Sent(frame(&raw)?)),
-            Record::Received { at, raw, role } => logged(
-                at,
-                LogEvent::Received {
-                    frame: frame(&raw)?,
-                    role: role.into_role()?,
-                },
-            ),
+            Record::Sent { at, raw } => logged(at, LogEvent::Sent(recent.frame(&raw)?)),
+            Record::Received { at, raw, role } => {
+                let frame = recent.frame(&raw)?;
+                recent.received = Some(frame.clone());
+                logged(
+                    at,
+                    LogEvent::Received {
+                        frame,
+                        role: role.into_role()?,
+                    },
+                )
+            }
             Record::Invalid { at, raw, error } => logged(
                 at,
                 LogEvent::Invalid(InvalidLine {
@@ -218,7 +221,8 @@ impl<'a> Record<'a> {
             )),
             Record::ToolsFailed { reason } => SessionEvent::ToolsFailed(reason),
             Record::Call(call) => {
-                let exchange = call.into_exchange(&mut frame)?;
+                let above = recent.received.clone();
+                let exchange = call.into_exchange(&mut |raw| recent.frame(raw), above)?;
                 SessionEvent::CallFinished(Box::new(Finished::unjudged(exchange)))
             }
             Record::Disconnected => SessionEvent::Disconnected,
@@ -226,9 +230,13 @@ impl<'a> Record<'a> {
     }
 }
 
-/// The frames read last, to share with the `call` line that repeats them.
+/// The frames read last, to share with the `call` line that repeats them, and the last frame
+/// received (a `call` line's reply may be that frame, not written again).
 #[derive(Debug, Default)]
-pub struct Frames(std::collections::VecDeque<jsonrpc::Frame>);
+pub struct Frames {
+    recent: std::collections::VecDeque<jsonrpc::Frame>,
+    received: Option<jsonrpc::Frame>,
+}
 
 /// Frames remembered: a call's request and reply are among the last few read.
 const RECENT_FRAMES: usize = 8;
@@ -237,15 +245,15 @@ impl Frames {
     /// A frame from its recorded text (it parsed when it was recorded, so it parses again),
     /// the one read moments ago when the text is the same.
     fn frame(&mut self, raw: &str) -> Result<jsonrpc::Frame, String> {
-        if let Some(seen) = self.0.iter().find(|seen| seen.raw.as_str() == raw) {
+        if let Some(seen) = self.recent.iter().find(|seen| seen.raw.as_str() == raw) {
             return Ok(seen.clone());
         }
         let frame = jsonrpc::parse_line(Arc::new(raw.to_owned()))
             .map_err(|(_, error)| format!("a recorded frame does not parse: {error}"))?;
-        if self.0.len() == RECENT_FRAMES {
-            self.0.pop_front();
+        if self.recent.len() == RECENT_FRAMES {
+            self.recent.pop_front();
         }
-        self.0.push_back(frame.clone());
+        self.recent.push_back(frame.clone());
         Ok(frame)
     }
 }
@@ -329,12 +337,17 @@ impl<'a> CallRecord<'a> {
         }
     }
 
+    /// The exchange recorded; `above` is the frame received last before it.
     fn into_exchange(
         self,
         frame: &mut impl FnMut(&str) -> Result<jsonrpc::Frame, String>,
+        above: Option<jsonrpc::Frame>,
     ) -> Result<Exchange, String> {
         let end = match self.end {
             EndRecord::Replied { raw } => End::Replied(frame(&raw)?),
+            EndRecord::RepliedAbove => End::Replied(above.ok_or(
+                "a call whose reply is the frame received above it, with no frame received",
+            )?),
             EndRecord::TimedOut { after_ms } => End::TimedOut { after_ms },
             EndRecord::ServerExited {
                 status,
@@ -475,6 +488,34 @@ pub fn class_name(class: Class) -> String {
     }
 }
 
+/// The last frame a transcript's `received` line holds: a call whose reply is that very frame
+/// says so (`replied_above`) instead of writing it again, so a large answer is written once.
+#[derive(Debug, Default)]
+pub struct LastReceived(Option<crate::mcp::SharedText>);
+
+impl LastReceived {
+    /// The record of `event` to write, given the lines written before it.
+    pub fn shorten<'a>(&mut self, event: &SessionEvent, mut record: Record<'a>) -> Record<'a> {
+        match event {
+            SessionEvent::Logged(LogEntry {
+                event: LogEvent::Received { frame, .. },
+                ..
+            }) => self.0 = Some(Arc::clone(&frame.raw)),
+            SessionEvent::Connecting { .. } => self.0 = None,
+            SessionEvent::CallFinished(finished) => {
+                if let (End::Replied(reply), Some(last), Record::Call(call)) =
+                    (&finished.exchange.end, &self.0, &mut record)
+                    && Arc::ptr_eq(&reply.raw, last)
+                {
+                    call.end = EndRecord::RepliedAbove;
+                }
+            }
+            _ => {}
+        }
+        record
+    }
+}
+
 /// A whole transcript as text: the header, then one line per event (for exports and tests;
 /// a live session is written line by line by the recorder).
 pub fn to_text(
@@ -484,8 +525,10 @@ pub fn to_text(
 ) -> String {
     let line = |value: String| crate::sanitize::json(&value).into_owned() + "\n";
     let mut text = line(serde_json::to_string(header).unwrap_or_default());
+    let mut last = LastReceived::default();
     for (event, judged) in events {
         if let Some(record) = Record::of(event, redactor, judged.clone()) {
+            let record = last.shorten(event, record);
             text.push_str(&line(serde_json::to_string(&record).unwrap_or_default()));
         }
     }

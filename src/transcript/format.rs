@@ -279,6 +279,9 @@ pub enum EndRecord<'a> {
         #[serde(borrow)]
         raw: Cow<'a, str>,
     },
+    /// Replied with the transcript's last `received` frame, the line just before: a large
+    /// answer is written once.
+    RepliedAbove,
     TimedOut {
         after_ms: u64,
     },

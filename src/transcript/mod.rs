@@ -12,7 +12,7 @@ mod redact;
 /// A header's `started` is RFC 3339: the format's own timestamps.
 pub use crate::time::rfc3339;
 pub use call_document::{SAVED_CALL, from_call_document, is_call_document};
-pub use convert::{Frames, class_name, to_text};
+pub use convert::{Frames, LastReceived, class_name, to_text};
 pub use format::{
     CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,
     TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION,
