@@ -490,8 +490,10 @@ pub fn class_name(class: Class) -> String {
 
 /// The last frame a transcript's `received` line holds: a call whose reply is that very frame
 /// says so (`replied_above`) instead of writing it again, so a large answer is written once.
+/// Weak: it must not keep a large answer alive once everything else is done with it (nor can
+/// another frame take its place in memory while it is held).
 #[derive(Debug, Default)]
-pub struct LastReceived(Option<crate::mcp::SharedText>);
+pub struct LastReceived(Option<std::sync::Weak<String>>);
 
 impl LastReceived {
     /// The record of `event` to write, given the lines written before it.
@@ -500,12 +502,12 @@ impl LastReceived {
             SessionEvent::Logged(LogEntry {
                 event: LogEvent::Received { frame, .. },
                 ..
-            }) => self.0 = Some(Arc::clone(&frame.raw)),
+            }) => self.0 = Some(Arc::downgrade(&frame.raw)),
             SessionEvent::Connecting { .. } => self.0 = None,
             SessionEvent::CallFinished(finished) => {
                 if let (End::Replied(reply), Some(last), Record::Call(call)) =
                     (&finished.exchange.end, &self.0, &mut record)
-                    && Arc::ptr_eq(&reply.raw, last)
+                    && std::ptr::eq(Arc::as_ptr(&reply.raw), last.as_ptr())
                 {
                     call.end = EndRecord::RepliedAbove;
                 }
