@@ -543,6 +543,25 @@ mod tests {
 
     use super::*;
 
+    /// Remembering the last frame received must not keep it (a 50 MiB answer) alive.
+    #[test]
+    fn the_last_received_frame_is_remembered_without_being_kept() {
+        let frame = jsonrpc::parse(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap();
+        let event = SessionEvent::Logged(LogEntry {
+            at: Timestamp(1),
+            event: LogEvent::Received {
+                frame,
+                role: Role::UnknownId,
+            },
+        });
+        let mut last = LastReceived::default();
+        let record = Record::of(&event, &Redactor::default(), None).unwrap();
+        let _ = last.shorten(&event, record);
+        assert!(last.0.as_ref().is_some_and(|last| last.strong_count() > 0));
+        drop(event);
+        assert_eq!(last.0.as_ref().map(std::sync::Weak::strong_count), Some(0));
+    }
+
     #[test]
     fn a_question_to_the_user_is_not_a_fact_of_the_wire() {
         let asked = SessionEvent::Asked {
