@@ -229,6 +229,7 @@ mod tests {
                     r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"second"}}"#,
                 ),
             ],
+            model_turns: Vec::new(),
             stopped: None,
         };
         Recorded::new(&loaded, "s.jsonl")

@@ -143,6 +143,87 @@ fn a_host_that_fails_its_run_on_a_protocol_error_ends_it_and_the_model_reads_not
     assert_eq!(model.requests().len(), 1, "no second turn");
 }
 
+/// `--record` keeps the model's turns beside the wire, each where it happened, and `replay`
+/// gives them back with the calls once the model is gone.
+#[test]
+fn a_recorded_run_keeps_the_models_turns_and_replays_without_the_model() {
+    let model = ScriptedModel::start("record");
+    // Outside the model's folder, which goes with it.
+    let transcript = std::env::temp_dir().join(format!(
+        "sightline-agent-record-{}.jsonl",
+        std::process::id()
+    ));
+    let transcript_arg = transcript.to_str().unwrap();
+    let output = agent(
+        &model,
+        "claude-code",
+        "legacy",
+        &["--record", transcript_arg],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let sent_to_model = model.requests();
+    drop(model);
+
+    let recorded = std::fs::read_to_string(&transcript).unwrap();
+    let kinds: Vec<String> = recorded
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let line: Value = serde_json::from_str(line).unwrap();
+            let method = serde_json::from_str::<Value>(line["raw"].as_str().unwrap_or("{}"))
+                .unwrap()["method"]
+                .as_str()
+                .map(str::to_owned);
+            match (line["type"].as_str().unwrap(), method) {
+                ("sent", Some(method)) => method,
+                (kind, _) => kind.to_owned(),
+            }
+        })
+        .filter(|kind| ["model", "tools/call", "call"].contains(&kind.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "model",
+            "tools/call",
+            "call",
+            "model",
+            "tools/call",
+            "call",
+            "model"
+        ],
+        "each turn before the calls it led to: {recorded}"
+    );
+
+    let replay = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["replay", transcript_arg, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(0));
+    let replayed = json(&replay);
+    let turns = replayed["model_turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 3, "{replayed:#}");
+    for (turn, sent) in turns.iter().zip(&sent_to_model) {
+        assert_eq!(turn["api"], "chat");
+        assert_eq!(turn["request"], sent["body"], "the body as sent");
+    }
+    let last = &turns[2]["response"]["choices"][0]["message"]["content"];
+    assert!(last.as_str().unwrap().contains("Booked"), "{last}");
+    let classes: Vec<&Value> = replayed["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| &call["outcome"]["class"])
+        .collect();
+    assert_eq!(classes, ["protocol_error", "success"]);
+    let _ = std::fs::remove_file(&transcript);
+}
+
 #[test]
 fn the_key_goes_to_the_model_api_and_nowhere_else() {
     const KEY: &str = "sk-sentinel-7f3a9c0e5d";

@@ -112,6 +112,16 @@ impl Api {
         }
     }
 
+    /// Its name in a transcript's `model` line.
+    fn name(self) -> &'static str {
+        match self {
+            Api::Chat => "chat",
+            Api::Anthropic => "messages",
+            Api::Responses => "responses",
+            Api::Gemini => "gemini",
+        }
+    }
+
     fn turn(self, body: &Value) -> Result<Turn, String> {
         match self {
             Api::Chat => chat::turn(body),
@@ -298,12 +308,8 @@ async fn converse(
     };
     while run.turns < args.max_turns {
         run.turns += 1;
-        let turn = ask(
-            &http,
-            model,
-            &model.api.request(&model.name, &conversation, &offered),
-        )
-        .await?;
+        let request = model.api.request(&model.name, &conversation, &offered);
+        let turn = ask(&http, model, &request, session.recorder).await?;
         run.tokens += turn.usage;
         let Turn { text, calls, .. } = turn;
         if calls.is_empty() {
@@ -433,8 +439,14 @@ fn offer(catalog: &Catalog, host: &str) -> Vec<Offered> {
 }
 
 /// One request to the model API: its turn, or why there is none. The key goes in a header
-/// only; an error names the URL and the status, never the request.
-async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn, String> {
+/// only; an error names the URL and the status, never the request. Both bodies are recorded
+/// when the run is.
+async fn ask(
+    http: &reqwest::Client,
+    model: &Model,
+    body: &Value,
+    recorder: Option<&Recorder>,
+) -> Result<Turn, String> {
     let mut request = http
         .post(&model.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -465,15 +477,18 @@ async fn ask(http: &reqwest::Client, model: &Model, body: &Value) -> Result<Turn
             with_causes(&error.without_url())
         )
     })?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|error| {
+    let answer: Value = serde_json::from_slice(&bytes).map_err(|error| {
         format!(
             "the model API at {} sent no JSON (HTTP {status}): {error}",
             model.url
         )
     })?;
+    if let Some(recorder) = recorder {
+        recorder.model_turn(model.api.name(), body, &answer);
+    }
     model
         .api
-        .turn(&body)
+        .turn(&answer)
         .map_err(|why| format!("{why} (HTTP {status})"))
 }
 

@@ -1,5 +1,6 @@
-//! `sightline replay FILE --json` (each recorded call judged again, streamed from the file)
-//! and `replay FILE --serve` (the recording as a server).
+//! `sightline replay FILE --json` (each recorded call judged again, streamed from the file,
+//! and a recorded agent run's model turns) and `replay FILE --serve` (the recording as a
+//! server).
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -40,6 +41,7 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
         forward_protocol_errors,
         payload,
         stopped: RefCell::new(None),
+        model_turns: RefCell::new(Vec::new()),
     };
     print_json(&replayed);
     if replayed.stopped.borrow().is_some() {
@@ -59,14 +61,17 @@ struct Replayed<'h> {
     payload: bool,
     /// Why reading stopped early; known once `calls` is written.
     stopped: RefCell<Option<String>>,
+    /// The model's turns of a recorded `sightline agent` run, read beside the calls.
+    model_turns: RefCell<Vec<crate::transcript::ModelTurn>>,
 }
 
 impl Serialize for Replayed<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(3))?;
+        let mut map = serializer.serialize_map(Some(4))?;
         map.serialize_entry("transcript", &self.header)?;
         map.serialize_entry("calls", &ReplayedCalls(self))?;
+        map.serialize_entry("model_turns", &*self.model_turns.borrow())?;
         map.serialize_entry("stopped", &*self.stopped.borrow())?;
         map.end()
     }
@@ -79,13 +84,13 @@ impl Serialize for ReplayedCalls<'_, '_> {
         use serde::ser::SerializeSeq;
         let replayed = self.0;
         let mut seq = serializer.serialize_seq(None)?;
-        let Some(reader) = replayed.reader.borrow_mut().take() else {
+        let Some(mut reader) = replayed.reader.borrow_mut().take() else {
             return seq.end();
         };
         let mut transport = replayed.header.transport.clone();
         let mut connection = None;
         let mut catalog: Option<Arc<Catalog>> = None;
-        for event in reader {
+        for event in reader.by_ref() {
             match event {
                 Ok(SessionEvent::Connecting { transport: named }) => transport = named,
                 Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
@@ -109,6 +114,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
                 Err(error) => *replayed.stopped.borrow_mut() = Some(error.to_string()),
             }
         }
+        *replayed.model_turns.borrow_mut() = reader.model_turns;
         seq.end()
     }
 }

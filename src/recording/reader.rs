@@ -9,7 +9,7 @@ use crate::mcp::catalog::Catalog;
 use crate::mcp::jsonrpc::{self, Id};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::session::Exchange;
-use crate::transcript::{Frames, Header, ProbeTrail, Record, VERSION};
+use crate::transcript::{Frames, Header, ModelTurn, ProbeTrail, Record, VERSION};
 
 /// Why a transcript cannot be read (further), naming the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub struct Reader<R> {
     done: bool,
     recent: Frames,
     probe: ProbeTrail,
+    /// The model turns read so far (`sightline agent`), kept beside the events.
+    pub model_turns: Vec<ModelTurn>,
     /// Bytes read so far, and where the line of the last event began.
     read: u64,
     last: u64,
@@ -89,6 +91,7 @@ impl<R: BufRead> Reader<R> {
             done: false,
             recent: Frames::default(),
             probe: ProbeTrail::default(),
+            model_turns: Vec::new(),
             read: read as u64,
             last: 0,
         })
@@ -118,11 +121,32 @@ impl<R: BufRead> Iterator for Reader<R> {
             return None;
         }
         let mut text = String::new();
+        let record = loop {
+            match self.next_record(&mut text)? {
+                Ok(Record::Model(turn)) => self.model_turns.push(*turn),
+                Ok(record) => break record,
+                Err(error) => return Some(Err(error)),
+            }
+        };
+        self.probe.see(&record);
+        let event = record
+            .into_event(&mut self.recent)
+            .map(|event| self.probe.upgrade(event));
+        Some(event.map_err(|message| self.error(message)))
+    }
+}
+
+impl<R: BufRead> Reader<R> {
+    /// The next line's record (`None` at the end), read into `text`.
+    fn next_record<'t>(
+        &mut self,
+        text: &'t mut String,
+    ) -> Option<Result<Record<'t>, TranscriptError>> {
         loop {
             text.clear();
             self.line += 1;
             self.last = self.read;
-            match self.lines.read_line(&mut text) {
+            match self.lines.read_line(text) {
                 Ok(0) => return None,
                 Ok(read) if text.trim().is_empty() => self.read += read as u64,
                 Ok(read) => {
@@ -149,11 +173,7 @@ impl<R: BufRead> Iterator for Reader<R> {
                 ));
             }
         };
-        self.probe.see(&record);
-        let event = record
-            .into_event(&mut self.recent)
-            .map(|event| self.probe.upgrade(event));
-        Some(event.map_err(|message| self.error(message)))
+        Some(Ok(record))
     }
 }
 
@@ -184,25 +204,28 @@ pub struct Loaded {
     pub calls: Vec<RecordedCall>,
     /// Every request sightline sent that got a reply, with the reply, in order.
     pub replies: Vec<(jsonrpc::Frame, jsonrpc::Frame)>,
+    /// The model's turns, when `sightline agent` recorded the run.
+    pub model_turns: Vec<ModelTurn>,
     /// Why reading stopped before the end, if it did.
     pub stopped: Option<TranscriptError>,
 }
 
 /// Reads a whole transcript; a bad line stops it there (`stopped`).
 pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
-    let reader = open(path)?;
+    let mut reader = open(path)?;
     let mut loaded = Loaded {
         header: reader.header.clone(),
         tools: None,
         calls: Vec::new(),
         replies: Vec::new(),
+        model_turns: Vec::new(),
         stopped: None,
     };
     let mut transport = loaded.header.transport.clone();
     let mut connection = None;
     let mut pending: std::collections::HashMap<Id, jsonrpc::Frame> =
         std::collections::HashMap::new();
-    for event in reader {
+    for event in reader.by_ref() {
         let event = match event {
             Ok(event) => event,
             Err(error) => {
@@ -246,6 +269,7 @@ pub fn load(path: &str) -> Result<Loaded, TranscriptError> {
             _ => {}
         }
     }
+    loaded.model_turns = reader.model_turns;
     Ok(loaded)
 }
 
@@ -551,7 +575,8 @@ mod tests {
         let mut reader = open(path).unwrap();
         let mut places = Places::default();
         let mut back = Vec::new();
-        while let Some(event) = reader.next() {
+        // The offset is read between events: no `for` over the reader.
+        while let Some(event) = Iterator::next(&mut reader) {
             let event = event.unwrap();
             places.note(&event, reader.offset());
             back.push(event);

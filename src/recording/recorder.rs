@@ -9,7 +9,9 @@ use crate::analysis::{CallContext, judge};
 use crate::mcp::catalog::Catalog;
 use crate::mcp::log::SessionEvent;
 use crate::sanitize;
-use crate::transcript::{Header, Judged, LastReceived, Record, Redactor, VERSION, rfc3339};
+use crate::transcript::{
+    Header, Judged, LastReceived, ModelTurn, Record, Redactor, VERSION, rfc3339,
+};
 
 /// Writes a transcript; clones share the file.
 #[derive(Clone)]
@@ -72,6 +74,22 @@ impl Recorder {
                 .unwrap_or_else(PoisonError::into_inner)
                 .record(event);
         }
+    }
+
+    /// A model turn of `sightline agent`, written beside the wire in the order it happened
+    /// (secrets masked like everything else).
+    pub fn model_turn(&self, api: &str, request: &serde_json::Value, response: &serde_json::Value) {
+        let mut inner = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.failed.is_some() {
+            return;
+        }
+        let turn = ModelTurn {
+            at: crate::transport::now().0,
+            api: api.to_owned(),
+            request: inner.redactor.json(request.clone()),
+            response: inner.redactor.json(response.clone()),
+        };
+        inner.write(&Record::Model(Box::new(turn)));
     }
 
     /// Why recording stopped early, if it did.

@@ -226,6 +226,8 @@ impl<'a> Record<'a> {
                 SessionEvent::CallFinished(Box::new(Finished::unjudged(exchange)))
             }
             Record::Disconnected => SessionEvent::Disconnected,
+            // The reader keeps these beside the session's events.
+            Record::Model(_) => return Err("a model turn is not an event of the session".into()),
         })
     }
 }

@@ -121,6 +121,19 @@ pub enum Record<'a> {
     /// class and findings sightline gave it when it was recorded.
     Call(Box<CallRecord<'a>>),
     Disconnected,
+    /// A turn of `sightline agent`'s model: the body sent to its API and the body it answered
+    /// (never a header: no key), beside the wire it led to.
+    Model(Box<ModelTurn>),
+}
+
+/// One request to a model API and its answer, as `sightline agent` recorded them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelTurn {
+    pub at: u64,
+    /// `chat`, `responses`, `messages` or `gemini`.
+    pub api: String,
+    pub request: Value,
+    pub response: Value,
 }
 
 /// What a received frame meant: `reply`, `late`, `duplicate` (with the request's method),

@@ -14,8 +14,8 @@ pub use crate::time::rfc3339;
 pub use call_document::{SAVED_CALL, from_call_document, is_call_document};
 pub use convert::{Frames, LastReceived, class_name, to_text};
 pub use format::{
-    CallRecord, EndRecord, Header, Judged, Record, RoleRecord, RoundRecord, ServerRecord,
-    TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION,
+    CallRecord, EndRecord, Header, Judged, ModelTurn, Record, RoleRecord, RoundRecord,
+    ServerRecord, TaskRecord, ToolRecord, ToolText, ToolsLine, VERSION,
 };
 pub use probe::ProbeTrail;
 pub use redact::{MASK, Redactor, secret_env};
