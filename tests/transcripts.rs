@@ -434,3 +434,48 @@ fn recorded_escapes_and_garbage_stay_escaped_on_disk() {
     let escape = std::fs::read_to_string(fixture("hostile_escape")).unwrap();
     assert!(escape.contains(r"\u001b[2J"), "the escape is kept, escaped");
 }
+
+/// A recording of a host (its first request names it, as through `sightline proxy`) is judged
+/// by that host's profile in `replay --json`, as the TUI's replay judges it, unless a profile is
+/// chosen: the two never disagree on the same file.
+#[test]
+fn replay_json_judges_a_recorded_host_by_its_profile_as_the_tui_does() {
+    let recorded = TempFile::new("host-named");
+    let output = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--demo",
+        "legacy",
+        "--era",
+        "legacy",
+        "--record",
+        recorded.path(),
+    ]);
+    assert_eq!(output.status.code(), Some(3), "a protocol error");
+    // As Claude Code sends it.
+    let named = TempFile::new("host-named-claude");
+    let text = recorded.text().replace(
+        r#"\"clientInfo\":{\"name\":\"sightline\""#,
+        r#"\"clientInfo\":{\"name\":\"claude-code\""#,
+    );
+    assert!(text.contains("claude-code"));
+    std::fs::write(&named.0, text).unwrap();
+    let view = |file: &TempFile, extra: &[&str]| -> Value {
+        let output = sightline(&[&["replay", file.path(), "--json"], extra].concat());
+        let replayed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        replayed["calls"][0]["model_view"].clone()
+    };
+    let view_named = view(&named, &[]);
+    assert_eq!(view_named["host"], "claude-code");
+    assert_eq!(view_named["forwarded"], true, "{view_named}");
+    let chosen = view(&named, &["--host", "openai-agents"]);
+    assert_eq!(chosen["host"], "openai-agents", "a chosen profile wins");
+    // sightline's own clientInfo names no host: the spec's reading.
+    assert_eq!(view(&recorded, &[])["host"], "spec");
+    // The TUI's replay of the same file.
+    let tmux = common::tmux::Tmux::start(&["replay", named.path()]);
+    tmux.wait_for_all(&["host 'claude-code'", "forwarded (MAY, on"]);
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXITED 0");
+}

@@ -138,21 +138,11 @@ fn follow_host(state: &mut AppState, message: &Message) {
     if state.replay.is_none() || state.watched.host_named || state.settings.host().name != "spec" {
         return;
     }
-    let Message::Request { method, params, .. } = message else {
+    if !matches!(message, Message::Request { .. }) {
         return;
-    };
+    }
     state.watched.host_named = true;
-    let info = match (method.as_str(), params) {
-        ("initialize", Some(params)) => params.get("clientInfo"),
-        (_, Some(params)) => params
-            .pointer("/_meta")
-            .and_then(|meta| meta.get(crate::mcp::era::META_CLIENT_INFO)),
-        (_, None) => None,
-    };
-    let Some(name) = info
-        .and_then(|info| info.get("name"))
-        .and_then(Value::as_str)
-    else {
+    let Some(name) = crate::model_view::clients::client_name(message) else {
         return;
     };
     let chosen = crate::model_view::clients::for_client(name).and_then(|profile| {

@@ -12,7 +12,8 @@ use super::exit;
 use super::output::print_json;
 use crate::config;
 use crate::mcp::catalog::Catalog;
-use crate::mcp::log::SessionEvent;
+use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
+use crate::model_view::clients;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::sanitize;
 
@@ -20,7 +21,14 @@ use crate::sanitize;
 /// rules, in the shape of `call --json`. A line that cannot be read ends the transcript there:
 /// what came before is printed, `stopped` says why, and the exit code is 2.
 pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bool) -> u8 {
-    let host = match config::user_host_profiles().and_then(|user| hosts::resolve(host, &user)) {
+    let user = match config::user_host_profiles() {
+        Ok(user) => user,
+        Err(message) => {
+            eprintln!("sightline: {message}");
+            return exit::USAGE;
+        }
+    };
+    let host = match hosts::resolve(host, &user) {
         Ok(host) => host,
         Err(message) => {
             eprintln!("sightline: {message}");
@@ -37,7 +45,11 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
     let replayed = Replayed {
         header: reader.header.clone(),
         reader: RefCell::new(Some(reader)),
-        host: &host,
+        // As the TUI's replay: a host watched through `sightline proxy` named itself in its
+        // first request; unless a profile was chosen, its calls are judged by its profile.
+        host: RefCell::new(host.clone()),
+        follow: std::cell::Cell::new(host.name == "spec"),
+        user,
         forward_protocol_errors,
         payload,
         stopped: RefCell::new(None),
@@ -53,10 +65,13 @@ pub fn replay(file: &str, host: &str, forward_protocol_errors: bool, payload: bo
 
 /// `replay --json`: the calls are read from the transcript while they are written out, so a
 /// long recording is never held whole.
-struct Replayed<'h> {
+struct Replayed {
     header: crate::transcript::Header,
     reader: RefCell<Option<crate::recording::Reader<crate::recording::Source>>>,
-    host: &'h HostProfile,
+    host: RefCell<HostProfile>,
+    /// The recorded host's first request is still to come, and its profile is to be followed.
+    follow: std::cell::Cell<bool>,
+    user: Vec<HostProfile>,
     forward_protocol_errors: bool,
     payload: bool,
     /// Why reading stopped early; known once `calls` is written.
@@ -65,7 +80,7 @@ struct Replayed<'h> {
     model_turns: RefCell<Vec<crate::transcript::ModelTurn>>,
 }
 
-impl Serialize for Replayed<'_> {
+impl Serialize for Replayed {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(4))?;
@@ -77,9 +92,9 @@ impl Serialize for Replayed<'_> {
     }
 }
 
-struct ReplayedCalls<'r, 'h>(&'r Replayed<'h>);
+struct ReplayedCalls<'r>(&'r Replayed);
 
-impl Serialize for ReplayedCalls<'_, '_> {
+impl Serialize for ReplayedCalls<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let replayed = self.0;
@@ -95,6 +110,10 @@ impl Serialize for ReplayedCalls<'_, '_> {
                 Ok(SessionEvent::Connecting { transport: named }) => transport = named,
                 Ok(SessionEvent::Connected(connected)) => connection = Some(*connected),
                 Ok(SessionEvent::ToolsListed(tools)) => catalog = Some(tools),
+                Ok(SessionEvent::Logged(LogEntry {
+                    event: LogEvent::Sent(frame),
+                    ..
+                })) if replayed.follow.get() => replayed.follow_host(&frame.message),
                 Ok(SessionEvent::CallFinished(finished))
                     if finished.exchange.method == "tools/call" =>
                 {
@@ -104,7 +123,7 @@ impl Serialize for ReplayedCalls<'_, '_> {
                         &transport,
                         &exchange,
                         catalog.as_deref(),
-                        replayed.host,
+                        &replayed.host.borrow(),
                         replayed.forward_protocol_errors,
                         None,
                     );
@@ -116,6 +135,22 @@ impl Serialize for ReplayedCalls<'_, '_> {
         }
         *replayed.model_turns.borrow_mut() = reader.model_turns;
         seq.end()
+    }
+}
+
+impl Replayed {
+    /// The host's first request: judged from now on by the profile its `clientInfo` names.
+    fn follow_host(&self, message: &crate::mcp::jsonrpc::Message) {
+        if !matches!(message, crate::mcp::jsonrpc::Message::Request { .. }) {
+            return;
+        }
+        self.follow.set(false);
+        let named = clients::client_name(message)
+            .and_then(clients::for_client)
+            .and_then(|profile| hosts::resolve(profile, &self.user).ok());
+        if let Some(host) = named {
+            *self.host.borrow_mut() = host;
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! read from the host's own first request by `sightline capture` (tests/hosts.rs checks it on
 //! every calibration run), at the version its profile was calibrated against.
 
+use crate::mcp::jsonrpc::Message;
+
 /// `clientInfo.name` → the profile of that host.
 const CLIENTS: &[(&str, &str)] = &[
     // Claude Code 2.1.332: {"name":"claude-code","title":"Claude Code","version":"2.1.332",…}
@@ -43,6 +45,22 @@ pub fn for_client(name: &str) -> Option<&'static str> {
                 .find(|(prefix, _)| name.starts_with(prefix))
         })
         .map(|(_, profile)| *profile)
+}
+
+/// The `clientInfo.name` a host's request carries: in `initialize`, or in a 2026-07-28
+/// request's `_meta`.
+pub fn client_name(message: &Message) -> Option<&str> {
+    let Message::Request { method, params, .. } = message else {
+        return None;
+    };
+    let info = match (method.as_str(), params) {
+        ("initialize", Some(params)) => params.get("clientInfo"),
+        (_, Some(params)) => params
+            .pointer("/_meta")
+            .and_then(|meta| meta.get(crate::mcp::era::META_CLIENT_INFO)),
+        (_, None) => None,
+    };
+    info?.get("name")?.as_str()
 }
 
 /// Why `name` picks no profile although it is known, if it is.
