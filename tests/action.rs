@@ -65,6 +65,7 @@ fn run_step(inputs: &[(&str, &str)], sarif: &Path) -> std::process::Output {
         .env("FAIL_ON", "")
         .env("BASELINE", "")
         .env("DESTRUCTIVE", "false")
+        .env("SARIF_LOCATION", "")
         .env("SARIF", sarif);
     for (name, value) in inputs {
         command.env(name, value);
@@ -78,7 +79,10 @@ fn the_action_audits_a_server_and_writes_its_sarif_log() {
     std::fs::create_dir_all(&dir).unwrap();
     let sarif = dir.join("audit.sarif");
     let legacy = run_step(
-        &[("SERVER", "sightline demo-server --style legacy")],
+        &[
+            ("SERVER", "sightline demo-server --style legacy"),
+            ("SARIF_LOCATION", "server/main.py"),
+        ],
         &sarif,
     );
     assert_eq!(
@@ -90,7 +94,11 @@ fn the_action_audits_a_server_and_writes_its_sarif_log() {
     let log: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert_eq!(log["version"], "2.1.0");
-    assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty());
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    assert!(results.iter().all(|result| {
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "server/main.py"
+    }));
     // The sep1303 style passes; a score threshold it meets changes nothing.
     let clean = run_step(
         &[

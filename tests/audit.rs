@@ -387,6 +387,62 @@ fn the_sarif_log_is_valid_sarif_2_1_0_with_a_result_per_problem() {
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
 }
 
+/// Microsoft's SARIF Multitool (`validate --rule-kind Gh`: the rules of GitHub's code scanning
+/// ingestion, installed by `tests/peers/install.sh`) on a log of `audit --sarif FILE`: errors
+/// and warnings of its checks, one a line.
+fn code_scanning_problems(log: &std::path::Path) -> Vec<String> {
+    let tool = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/peers/node_modules/.bin/sarif-multitool"
+    );
+    let out = log.with_extension("checked.sarif");
+    let output = Command::new(tool)
+        .args(["validate", "--rule-kind", "Gh", "-o"])
+        .arg(&out)
+        .arg(log)
+        .output()
+        .expect("the SARIF Multitool: run tests/peers/install.sh");
+    let _ = std::fs::remove_file(&out);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("Done. 1 files scanned."), "{text}");
+    text.lines()
+        .filter(|line| line.contains(": error ") || line.contains(": warning "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The SARIF log of an audit of a server built on the official TypeScript SDK (before
+/// SEP-1303: it fails) is one GitHub code scanning takes: each rule says what to do (`help`),
+/// each result lies in the server's own file, found from its command.
+#[test]
+fn code_scanning_accepts_the_sarif_log() {
+    let file = std::env::temp_dir().join(format!("sightline-gh-{}.sarif", std::process::id()));
+    let args = ["--include-destructive", "--sarif", file.to_str().unwrap()];
+    let (code, _) = audit_json(&args, &ts_pre1303());
+    assert_eq!(code, 1, "the pre-SEP-1303 SDK fails the audit");
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for result in results {
+        assert_eq!(
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "tests/peers/ts_server_pre1303.mjs"
+        );
+    }
+    assert_eq!(code_scanning_problems(&file), Vec::<String>::new());
+    // The check can fail: a rule without its help is refused, as code scanning refuses it.
+    let mut helpless = log.clone();
+    helpless["runs"][0]["tool"]["driver"]["rules"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("help");
+    std::fs::write(&file, helpless.to_string()).unwrap();
+    let problems = code_scanning_problems(&file);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(problems[0].contains("GH2012"), "{problems:#?}");
+}
+
 /// `--fail-under SCORE` fails a run whose share of conformant cases is below it, whatever
 /// `--fail-on` lets pass; the score is in the summary and in `--json`.
 #[test]

@@ -49,6 +49,9 @@ pub struct Report {
     pub fail_on: Vec<Verdict>,
     /// Findings about the server, not one case (text on stdout that is not MCP).
     pub findings: Vec<Finding>,
+    /// The file in the repository the SARIF log's results are attached to.
+    #[serde(skip)]
+    pub sarif_location: Option<String>,
 }
 
 impl Report {

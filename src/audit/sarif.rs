@@ -1,6 +1,7 @@
 //! The audit as SARIF 2.1.0, pure: one rule per verdict that is a problem, one result per case
 //! that is not conformant (an error when it fails the run, a note when the baseline knows it),
-//! each with its tool as a logical location and the case's stable key as a fingerprint.
+//! each with its tool as a logical location, the file `--sarif-location` names as its physical
+//! one, and the case's stable key as a fingerprint; every rule says what to do (`help`).
 
 use serde_json::{Value, json};
 
@@ -11,6 +12,25 @@ use crate::classify::findings::Severity;
 /// The SARIF version and schema written.
 const VERSION: &str = "2.1.0";
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// What to do about each problem verdict: a rule's `help`, which GitHub code scanning requires.
+fn help(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::ModelBlind => {
+            "Answer invalid input (a bad format, a value out of range, a date that must be in the future) with a tool result the model can read, not a JSON-RPC error: `{\"content\":[{\"type\":\"text\",\"text\":\"departureDate must be in the future (today is dd/mm/yyyy)\"}],\"isError\":true}`. Keep -32602 for requests that are malformed as requests. Run `sightline audit` again to check, and `sightline` (the TUI) to see what each host shows its model."
+        }
+        Verdict::Lenient => {
+            "Check the arguments against the tool's inputSchema before running it, and answer what breaks it with a tool result that says why (`isError: true`)."
+        }
+        Verdict::Misfiled => {
+            "Answer a call of a tool the server does not have, or a request that is malformed as a request, with a JSON-RPC error; answer invalid params with -32602, not another code."
+        }
+        Verdict::Unclear => {
+            "Look at the case's call in the log (`sightline audit --record FILE`, then `sightline replay FILE`): the server did not answer, answered about another argument, or something blocked the call."
+        }
+        Verdict::Conformant => "Nothing to do.",
+    }
+}
 
 /// What each problem verdict means, for its rule.
 fn rule(verdict: Verdict) -> (&'static str, &'static str) {
@@ -55,6 +75,7 @@ impl Report {
                     "name": verdict.name(),
                     "shortDescription": {"text": short},
                     "fullDescription": {"text": full},
+                    "help": {"text": help(*verdict), "markdown": help(*verdict)},
                     "defaultConfiguration": {"level": "error"},
                 })
             })
@@ -73,10 +94,15 @@ impl Report {
                 Severity::Warning => "warning",
             };
             if !rules.iter().any(|rule| rule["id"] == finding.id) {
+                let help = format!(
+                    "{} See the findings table in sightline's README for `{}`.",
+                    finding.message, finding.id
+                );
                 rules.push(json!({
                     "id": finding.id,
                     "name": finding.id,
                     "shortDescription": {"text": finding.id},
+                    "help": {"text": help, "markdown": help},
                     "defaultConfiguration": {"level": level},
                 }));
             }
@@ -84,6 +110,7 @@ impl Report {
                 "ruleId": finding.id,
                 "level": level,
                 "message": {"text": finding.message},
+                "locations": [self.location(None)],
             }));
         }
         json!({
@@ -122,10 +149,7 @@ impl Report {
             "ruleId": rule_id(judged.verdict),
             "level": level,
             "message": {"text": message},
-            "locations": [{"logicalLocations": [{
-                "name": result.case.tool,
-                "kind": "function",
-            }]}],
+            "locations": [self.location(Some(&result.case.tool))],
             "partialFingerprints": {"sightlineCase/v1": result.case.key()},
             "properties": {
                 "kind": result.case.kind.name(),
@@ -136,6 +160,24 @@ impl Report {
                 "known": result.known,
             },
         })
+    }
+}
+
+impl Report {
+    /// Where a result lies: the tool as a logical location, and the file code scanning attaches
+    /// it to (`--sarif-location`), which it requires of every result.
+    fn location(&self, tool: Option<&str>) -> Value {
+        let mut location = json!({});
+        if let Some(file) = &self.sarif_location {
+            location["physicalLocation"] = json!({
+                "artifactLocation": {"uri": file},
+                "region": {"startLine": 1},
+            });
+        }
+        if let Some(tool) = tool {
+            location["logicalLocations"] = json!([{"name": tool, "kind": "function"}]);
+        }
+        location
     }
 }
 

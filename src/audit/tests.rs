@@ -431,6 +431,7 @@ fn report(verdicts: &[Verdict], fail_on: &[Verdict], baseline: &Baseline) -> Rep
         no_cases: Vec::new(),
         fail_on: fail_on.to_vec(),
         findings: Vec::new(),
+        sarif_location: Some("server.py".into()),
     }
 }
 

@@ -137,6 +137,11 @@ pub struct AuditArgs {
     /// conformant).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<String>,
+    /// The file in your repository the SARIF results are attached to (code scanning needs one
+    /// for each result). Default: the server command's first argument that is a file here (its
+    /// script, `server.py`, `dist/index.js`), else the `--config` file.
+    #[arg(long, value_name = "PATH", requires = "sarif")]
+    pub sarif_location: Option<String>,
     /// Connections auditing tools at once (a tool's cases always share one).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,

@@ -181,6 +181,10 @@ async fn run(
         no_cases: plan.no_cases.clone(),
         fail_on: settings.fail_on.clone(),
         findings: server_findings,
+        sarif_location: args
+            .sarif_location
+            .clone()
+            .or_else(|| sarif_location(server)),
     };
     if let Err(message) = write_files(args, &report, &line) {
         eprintln!("sightline: {message}");
@@ -401,6 +405,35 @@ async fn consent(args: &AuditArgs, calls: usize) -> bool {
     yes
 }
 
+/// The file a SARIF log's results are attached to when `--sarif-location` names none: the first
+/// word of the server command that is a file below the current folder (its script), else the
+/// `--config` file; as a path relative to here, with `/`, as code scanning reads it.
+fn sarif_location(server: &ServerArgs) -> Option<String> {
+    let here = std::env::current_dir().ok()?;
+    let relative = |word: &str| {
+        let path = std::path::Path::new(word);
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            here.join(path)
+        };
+        let inside = absolute.canonicalize().ok()?;
+        let relative = inside.strip_prefix(here.canonicalize().ok()?).ok()?;
+        (inside.is_file()).then(|| {
+            relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+    };
+    server
+        .command
+        .iter()
+        .find_map(|word| relative(word))
+        .or_else(|| server.config.as_deref().and_then(relative))
+}
+
 fn write_files(args: &AuditArgs, report: &Report, server: &str) -> Result<(), String> {
     if let Some(path) = &args.junit {
         std::fs::write(path, report.junit()).map_err(|e| format!("--junit {path}: {e}"))?;
@@ -410,6 +443,12 @@ fn write_files(args: &AuditArgs, report: &Report, server: &str) -> Result<(), St
             .map_err(|e| format!("--markdown {path}: {e}"))?;
     }
     if let Some(path) = &args.sarif {
+        if report.sarif_location.is_none() {
+            eprintln!(
+                "sightline: --sarif: no file of this repository to attach the results to (code \
+                 scanning needs one): name it with --sarif-location PATH"
+            );
+        }
         let text = serde_json::to_string_pretty(&report.sarif()).unwrap_or_default() + "\n";
         std::fs::write(path, text).map_err(|e| format!("--sarif {path}: {e}"))?;
     }

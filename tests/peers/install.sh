@@ -4,7 +4,8 @@
 #                     sdk-pre-sep1303 (npm alias of @modelcontextprotocol/sdk 1.20.2, the last
 #                     release answering invalid tool arguments with JSON-RPC -32602), and
 #                     @microsoft/jest-sarif for the SARIF 2.1.0 schema the audit's log is
-#                     checked against
+#                     checked against, and @microsoft/sarif-multitool, which checks it with
+#                     GitHub code scanning's ingestion rules
 #   .venv/         <- mcp (Python SDK) + dependencies, exactly as in requirements.txt
 #   .venv-langchain/  <- LangChain (a host tests/hosts.rs runs), exactly as in
 #                     requirements-langchain.txt: its MCP adapters need mcp < 2
