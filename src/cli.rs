@@ -48,6 +48,30 @@ pub struct Cli {
     pub record: RecordArgs,
 }
 
+/// The command-line parser: [`Cli`]'s, with `--record`/`--no-redact` (global, for every
+/// command that talks to a server) hidden where they mean nothing: `man` and `completions`.
+pub fn parser() -> clap::Command {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    for name in ["man", "completions"] {
+        // A global is not copied to a subcommand that has an argument of its id already.
+        command = command.mut_subcommand(name, |sub| {
+            sub.arg(
+                clap::Arg::new("record")
+                    .long("record")
+                    .value_name("FILE")
+                    .hide(true),
+            )
+            .arg(
+                clap::Arg::new("no_redact")
+                    .long("no-redact")
+                    .action(clap::ArgAction::SetTrue)
+                    .hide(true),
+            )
+        });
+    }
+    command
+}
+
 /// Options of the TUI (`sightline` without a subcommand).
 #[derive(Debug, Clone, Args)]
 pub struct TuiArgs {
@@ -209,8 +233,13 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `sightline man > sightline.1`.
-    Man,
+    /// Print the man page (roff): `sightline man > sightline.1`; with `--dir DIR`, write it and
+    /// a page for every command (`sightline-audit.1`, …) there.
+    Man {
+        /// Write every page into this folder (e.g. ~/.local/share/man/man1) instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
     /// Relay a stdio server, logging each line that passes (used by `capture`).
     #[command(hide = true)]
     Relay {

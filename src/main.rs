@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 use sightline::app::state::Settings;
 use sightline::cli::{Cli, Command, HostsCommand, RecordArgs, ServerArgs, TuiArgs};
 use sightline::headless::{self, exit};
@@ -222,21 +222,53 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
 
 /// `sightline completions SHELL`: the script, from the parser's own definition.
 fn completions(shell: clap_complete::Shell) -> u8 {
-    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut command = sightline::cli::parser();
     clap_complete::generate(shell, &mut command, "sightline", &mut std::io::stdout());
     exit::SUCCESS
 }
 
-/// `sightline man`: the man page, in roff.
-fn man() -> u8 {
-    let command = <Cli as clap::CommandFactory>::command();
-    match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
-        Ok(()) => exit::SUCCESS,
+/// `sightline man`: the man page, in roff; with `--dir`, every page written there (the ones the
+/// main page's SEE ALSO names), each file's path said.
+fn man(dir: Option<&std::path::Path>) -> u8 {
+    // `help` is a command for the terminal; a page of its own would only repeat the others.
+    let mut command = sightline::cli::parser().disable_help_subcommand(true);
+    // Built: each command knows its full name (`sightline-audit`), as its page is named.
+    command.build();
+    let Some(dir) = dir else {
+        return match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
+            Ok(()) => exit::SUCCESS,
+            Err(error) => {
+                eprintln!("sightline man: {error}");
+                exit::TRANSPORT_FAILURE
+            }
+        };
+    };
+    let written = std::fs::create_dir_all(dir).and_then(|()| man_pages(&command, dir));
+    match written {
+        Ok(pages) => {
+            for page in pages {
+                println!("{}", page.display());
+            }
+            exit::SUCCESS
+        }
         Err(error) => {
-            eprintln!("sightline man: {error}");
-            exit::TRANSPORT_FAILURE
+            eprintln!("sightline man --dir {}: {error}", dir.display());
+            exit::USAGE
         }
     }
+}
+
+/// `command`'s page and its visible subcommands', each in the file its name gives
+/// (`sightline-audit.1`): the names the pages refer to one another by.
+fn man_pages(
+    command: &clap::Command,
+    dir: &std::path::Path,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut pages = vec![clap_mangen::Man::new(command.clone()).generate_to(dir)?];
+    for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        pages.extend(man_pages(sub, dir)?);
+    }
+    Ok(pages)
 }
 
 /// A command line clap refused, said as clap says it; a word where none was expected that reads
@@ -292,7 +324,7 @@ fn main() -> ExitCode {
     // Declared first, dropped last: the peak includes stopping the servers.
     let _peak = PeakWrittenAtExit;
     let _servers = ServersStoppedAtExit;
-    let matches = match Cli::command().try_get_matches_from(
+    let matches = match sightline::cli::parser().try_get_matches_from(
         sightline::cli::record_args_after_command(std::env::args_os()),
     ) {
         Ok(matches) => matches,
@@ -390,7 +422,7 @@ async fn dispatch(cli: Cli) -> u8 {
             tokio::task::block_in_place(|| headless::calibrate(&args))
         }
         Some(Command::Completions { shell }) => completions(shell),
-        Some(Command::Man) => man(),
+        Some(Command::Man { dir }) => man(dir.as_deref()),
         Some(Command::Proxy(args)) => headless::proxy(&args, &cli.record).await,
         Some(Command::Attach(args)) => attach(&args).await,
         Some(Command::Relay { log, cwd, command }) => {

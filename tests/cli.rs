@@ -56,3 +56,53 @@ fn a_url_of_another_scheme_is_a_usage_error_like_any_bad_url() {
         }
     }
 }
+
+/// `man --dir DIR` writes every page the pages name (`sightline-audit(1)`, …), each with its
+/// command's options; `man` and `completions` offer no `--record` or `--no-redact`, which mean
+/// nothing there.
+#[test]
+fn man_dir_writes_every_page_the_pages_name() {
+    let dir = std::env::temp_dir().join(format!("sightline-man-{}", std::process::id()));
+    let output = Command::new(BIN)
+        .args(["man", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let written = String::from_utf8(output.stdout).unwrap();
+    assert!(written.lines().count() > 20, "{written}");
+    let mut named = Vec::new();
+    for page in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(page.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some(name) = line.strip_suffix("(1)") {
+                named.push(name.replace("\\-", "-"));
+            }
+        }
+    }
+    assert!(named.contains(&"sightline-audit".to_owned()), "{named:?}");
+    for name in &named {
+        assert!(
+            dir.join(format!("{name}.1")).is_file(),
+            "{name}(1) is named but not written"
+        );
+    }
+    let audit = std::fs::read_to_string(dir.join("sightline-audit.1")).unwrap();
+    assert!(
+        audit.contains("\\-\\-sarif"),
+        "the audit's page has its options"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    for command in [&["man", "--help"][..], &["completions", "--help"]] {
+        let help = Command::new(BIN).args(command).output().unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        assert!(help.contains("Usage: sightline"), "{help}");
+        assert!(
+            !help.contains("--record") && !help.contains("--no-redact"),
+            "{command:?}: {help}"
+        );
+    }
+    let call = Command::new(BIN).args(["call", "--help"]).output().unwrap();
+    assert!(String::from_utf8(call.stdout).unwrap().contains("--record"));
+}
