@@ -441,6 +441,40 @@ fn code_scanning_accepts_the_sarif_log() {
     std::fs::remove_file(&file).unwrap();
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].contains("GH2012"), "{problems:#?}");
+
+    // The official everything server, and the legacy demo with the file named.
+    let cases = [
+        (
+            everything(),
+            Vec::new(),
+            "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ),
+        (
+            Vec::new(),
+            vec!["--demo", "legacy", "--sarif-location", "src/server.rs"],
+            "src/server.rs",
+        ),
+    ];
+    for (server, extra, location) in cases {
+        let mut args = vec!["--sarif", file.to_str().unwrap()];
+        args.extend(extra);
+        audit_json(&args, &server);
+        let log: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert!(!results.is_empty(), "{location}");
+        assert!(
+            results.iter().all(|result| {
+                result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == location
+            }),
+            "{location}"
+        );
+        assert_eq!(
+            code_scanning_problems(&file),
+            Vec::<String>::new(),
+            "{location}"
+        );
+        std::fs::remove_file(&file).unwrap();
+    }
 }
 
 /// `--fail-under SCORE` fails a run whose share of conformant cases is below it, whatever

@@ -13,6 +13,10 @@ use crate::classify::findings::Severity;
 const VERSION: &str = "2.1.0";
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
+/// Where the rules are written: the spec's tools page, its error handling (SEP-1303).
+const HELP_URI: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling";
+
 /// What to do about each problem verdict: a rule's `help`, which GitHub code scanning requires.
 fn help(verdict: Verdict) -> &'static str {
     match verdict {
@@ -76,6 +80,7 @@ impl Report {
                     "shortDescription": {"text": short},
                     "fullDescription": {"text": full},
                     "help": {"text": help(*verdict), "markdown": help(*verdict)},
+                    "helpUri": HELP_URI,
                     "defaultConfiguration": {"level": "error"},
                 })
             })
@@ -103,6 +108,7 @@ impl Report {
                     "name": finding.id,
                     "shortDescription": {"text": finding.id},
                     "help": {"text": help, "markdown": help},
+                    "helpUri": HELP_URI,
                     "defaultConfiguration": {"level": level},
                 }));
             }
