@@ -90,6 +90,10 @@ pub struct TuiArgs {
     /// Key bindings to use instead of ~/.config/sightline/keys.toml (see the README).
     #[arg(long, value_name = "FILE")]
     pub keys: Option<std::path::PathBuf>,
+    /// The host's program for `H` (as `capture --host-bin`), when it is not on PATH, beside
+    /// sightline or among the checkout's pinned hosts.
+    #[arg(long, value_name = "PATH")]
+    pub host_bin: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -38,6 +38,10 @@ fn prepare(
         tasks: server.is_some_and(|server| server.tasks),
         allow_invalid_tool_headers: server.is_some_and(|server| server.allow_invalid_tool_headers),
         keys,
+        // Absolute: the capture runs in a folder of its own.
+        host_bin: options.host_bin.as_ref().map(|bin| {
+            std::path::absolute(bin).map_or_else(|_| bin.clone(), |bin| bin.display().to_string())
+        }),
     };
     Ok((settings, theme, warnings))
 }

@@ -425,8 +425,16 @@ async fn run_effect(
             tool,
             arguments,
             server_args,
+            host_bin,
         } => off_the_screen(done, server, move || {
-            let result = run_capture(&host, &tool, &arguments, &server_args);
+            // Before the server's own arguments, which may end with `-- CMD`.
+            let args: Vec<String> = host_bin
+                .map(|bin| vec!["--host-bin".to_owned(), bin])
+                .unwrap_or_default()
+                .into_iter()
+                .chain(server_args)
+                .collect();
+            let result = run_capture(&host, &tool, &arguments, &args);
             Action::Captured { call, host, result }
         }),
         Effect::ReadBack(what) => {

@@ -938,3 +938,106 @@ fn the_agents_requests_have_the_shape_of_the_real_hosts() {
         }
     }
 }
+
+/// From a folder outside the checkout (a user's, after `cargo install --path .` with the hosts
+/// installed the documented way), `capture` and the TUI's `H` find the checkout's pinned hosts;
+/// `--host-bin` reaches `H` too; a host found nowhere says where it was looked for.
+#[test]
+fn capture_and_h_find_the_pinned_hosts_from_another_folder() {
+    require_hosts();
+    let elsewhere =
+        std::env::temp_dir().join(format!("sightline-elsewhere-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(args)
+            .current_dir(&elsewhere)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let past = r#"{"departureDate":"12/12/2024"}"#;
+    let found = run(&[
+        "capture",
+        "claude-code",
+        "book_flight",
+        past,
+        "--json",
+        "--demo",
+        "legacy",
+    ]);
+    let got: Value = serde_json::from_slice(&found.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&found.stderr)));
+    assert_eq!(got["matches"], true, "{got:#}");
+
+    // A host whose program is nowhere: the error names the places.
+    let file = elsewhere.join("nowhere.toml");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/hosts/claude-code.toml"
+    ))
+    .unwrap()
+    .replace("[hosts.claude-code", "[hosts.nowhere")
+    .replace("[run.claude-code", "[run.nowhere")
+    .replace(
+        "program = \"claude\"",
+        "program = \"sightline-no-such-host\"",
+    );
+    std::fs::write(&file, text).unwrap();
+    let missing = run(&[
+        "capture",
+        "nowhere",
+        "book_flight",
+        past,
+        "--host-file",
+        file.to_str().unwrap(),
+        "--demo",
+        "legacy",
+    ]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_ne!(missing.status.code(), Some(0));
+    let pinned = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/peers/hosts/node_modules/.bin"
+    );
+    assert!(
+        stderr.contains("looked on PATH, then in") && stderr.contains(pinned),
+        "{stderr}"
+    );
+
+    // The TUI's `H`, started there: the pinned host found; then the program --host-bin names.
+    let claude = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/peers/hosts/node_modules/.bin/claude"
+    );
+    for (host_bin, expected) in [
+        (claude, "exactly"),
+        ("/nonexistent/claude", "could not be run"),
+    ] {
+        let args = [
+            "--demo",
+            "legacy",
+            "--host",
+            "claude-code",
+            "--host-bin",
+            host_bin,
+        ];
+        let tmux = common::tmux::Tmux::start_in(&args, &elsewhere, &[]);
+        tmux.wait_for("book_flight");
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("┏ Editing · book_flight");
+        tmux.type_text("12/12/2024");
+        tmux.keys(&["C-s"]);
+        tmux.wait_for("protocol error ·");
+        // Out of the editor, where H is a letter.
+        tmux.keys(&["Escape"]);
+        tmux.keys(&["H"]);
+        let screen = tmux.wait_until("the real host's answer", |screen| {
+            screen.contains("(H)") || screen.contains("could not be run")
+        });
+        assert!(screen.contains(expected), "{host_bin}: {screen}");
+        tmux.keys(&["q"]);
+        tmux.wait_for("EXITED 0");
+    }
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+}

@@ -403,6 +403,8 @@ pub enum Effect {
         tool: String,
         arguments: String,
         server_args: Vec<String>,
+        /// `--host-bin`, passed on.
+        host_bin: Option<String>,
     },
     /// Write bytes to a file (relative to the current directory): saved contents; the outcome
     /// comes back as [`Action::BytesSaved`].

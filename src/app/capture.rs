@@ -43,6 +43,7 @@ pub fn start(state: &mut AppState) -> Result<Effect, String> {
         tool: record.tool.clone(),
         arguments,
         server_args: state.server_args.clone(),
+        host_bin: state.settings.host_bin.clone(),
     };
     remember(state, call, &host, Captured::Running);
     Ok(effect)

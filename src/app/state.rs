@@ -406,6 +406,8 @@ pub struct Settings {
     pub allow_invalid_tool_headers: bool,
     /// What each key means: the built-in bindings, rebound by the user's `keys.toml`.
     pub keys: Keymap,
+    /// The host's program `H` runs (`--host-bin`), when it is not found by itself.
+    pub host_bin: Option<String>,
 }
 
 impl Default for Settings {
@@ -421,6 +423,7 @@ impl Default for Settings {
             tasks: false,
             allow_invalid_tool_headers: false,
             keys: Keymap::default(),
+            host_bin: None,
         }
     }
 }

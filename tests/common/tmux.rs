@@ -60,6 +60,22 @@ impl Tmux {
         config: Option<&std::path::Path>,
         env: &[(&str, &str)],
     ) -> Tmux {
+        Tmux::launch(args, (width, height), config, env, None)
+    }
+
+    /// 120×40, started in `dir` (a user's own folder, outside the checkout).
+    #[allow(dead_code)] // not every test binary starts one elsewhere
+    pub fn start_in(args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> Tmux {
+        Tmux::launch(args, (120, 40), None, env, Some(dir))
+    }
+
+    fn launch(
+        args: &[&str],
+        (width, height): (u16, u16),
+        config: Option<&std::path::Path>,
+        env: &[(&str, &str)],
+        dir: Option<&std::path::Path>,
+    ) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "sightline-e2e-{}-{}",
@@ -88,9 +104,15 @@ impl Tmux {
             config = quote(&no_config.to_string_lossy()),
         );
         let tmux = Tmux { socket };
+        let dir = dir.map_or_else(
+            || env!("CARGO_MANIFEST_DIR").to_owned(),
+            |dir| dir.to_string_lossy().into_owned(),
+        );
         tmux.run(&[
             "new-session",
             "-d",
+            "-c",
+            &dir,
             "-s",
             SESSION,
             "-x",

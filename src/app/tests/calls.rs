@@ -471,11 +471,13 @@ fn h_runs_the_call_through_the_real_host_and_shows_what_it_sent_beside_the_predi
             tool,
             arguments,
             server_args,
+            host_bin,
         },
     ] = effects.as_slice()
     else {
         panic!("{effects:?}");
     };
+    assert_eq!(host_bin, &None, "no --host-bin given");
     assert_eq!(
         (host.as_str(), tool.as_str()),
         ("claude-code", "book_flight")

@@ -106,11 +106,18 @@ const PEERS_NODE_MODULES: &str = "tests/peers/hosts/node_modules";
 /// platforms' binaries the registry may not serve): pinned in `tests/peers/install.sh`.
 const PEERS_CLI_HOSTS: &str = "tests/peers/cli-hosts/node_modules";
 
-/// `--python`, or the test venv's, or `python3`; made absolute (the host runs elsewhere).
+/// `path` in the checkout sightline was built from, wherever it is run from.
+pub(super) fn in_checkout(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// `--python`, or the checkout's test venv's, or `python3`; made absolute (the host runs
+/// elsewhere).
 pub fn python(args: &CaptureArgs) -> String {
     let chosen = args.python.clone().unwrap_or_else(|| {
-        if Path::new(PEERS_PYTHON).exists() {
-            PEERS_PYTHON.to_owned()
+        let peers = in_checkout(PEERS_PYTHON);
+        if peers.exists() {
+            peers.to_string_lossy().into_owned()
         } else {
             "python3".to_owned()
         }
@@ -118,11 +125,12 @@ pub fn python(args: &CaptureArgs) -> String {
     absolute(chosen)
 }
 
-/// `--node-path`, or the test peers' host modules, or `./node_modules`; absolute.
+/// `--node-path`, or the checkout's test peers' host modules, or `./node_modules`; absolute.
 pub fn node_modules(args: &CaptureArgs) -> String {
     let chosen = args.node_path.clone().unwrap_or_else(|| {
-        if Path::new(PEERS_NODE_MODULES).exists() {
-            PEERS_NODE_MODULES.to_owned()
+        let peers = in_checkout(PEERS_NODE_MODULES);
+        if peers.exists() {
+            peers.to_string_lossy().into_owned()
         } else {
             "node_modules".to_owned()
         }
@@ -130,18 +138,51 @@ pub fn node_modules(args: &CaptureArgs) -> String {
     absolute(chosen)
 }
 
-/// `--host-bin`, or `program` from the test peers' host modules, or `program` on PATH.
+/// `--host-bin`, else the first of [`host_bin_places`] that has `program`, else `program` (for
+/// the error to say it was looked for).
 pub fn host_bin(args: &CaptureArgs, program: &str) -> String {
     if let Some(bin) = &args.host_bin {
         return absolute(bin.clone());
     }
-    for modules in [PEERS_NODE_MODULES, PEERS_CLI_HOSTS] {
-        let peers = Path::new(modules).join(".bin").join(program);
-        if peers.exists() {
-            return absolute(peers.to_string_lossy().into_owned());
-        }
+    host_bin_places()
+        .iter()
+        .map(|place| place.join(program))
+        .find(|candidate| candidate.is_file())
+        .map_or_else(
+            || program.to_owned(),
+            |found| found.to_string_lossy().into_owned(),
+        )
+}
+
+/// Where a host's program is looked for, in order: PATH, the folder of this sightline (a host
+/// installed beside it), and the pinned hosts of the checkout it was built from
+/// (`tests/peers/install.sh`), wherever it is run from.
+pub fn host_bin_places() -> Vec<std::path::PathBuf> {
+    let mut places: Vec<std::path::PathBuf> = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect())
+        .unwrap_or_default();
+    if let Some(beside) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        places.push(beside);
     }
-    program.to_owned()
+    for modules in [PEERS_NODE_MODULES, PEERS_CLI_HOSTS] {
+        places.push(in_checkout(modules).join(".bin"));
+    }
+    places
+}
+
+/// The places [`host_bin_places`] names that are not PATH, in words for an error.
+pub fn host_bin_looked() -> String {
+    let path_entries =
+        std::env::var_os("PATH").map_or(0, |path| std::env::split_paths(&path).count());
+    let rest: Vec<String> = host_bin_places()
+        .into_iter()
+        .skip(path_entries)
+        .map(|place| place.display().to_string())
+        .collect();
+    format!("looked on PATH, then in {}", rest.join(", "))
 }
 
 /// The version a Python distribution reports, or why it cannot be found.

@@ -29,8 +29,8 @@ pub struct HostRun {
     /// Its name in prose.
     pub(super) title: String,
     pub(super) api: ApiName,
-    /// The program: `--host-bin`, else the test peers' copy
-    /// (`tests/peers/hosts/node_modules/.bin/PROGRAM`), else PATH.
+    /// The program: `--host-bin`, else on PATH, beside sightline, or the checkout's pinned
+    /// copy (`tests/peers/hosts/node_modules/.bin/PROGRAM`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) program: Option<String>,
     /// A library host: the script that runs it, and what it needs.

@@ -58,8 +58,10 @@ impl HostRun {
             .collect();
         let said = super::run_quietly(&bin, &version_args, &env).map_err(|error| {
             format!(
-                "{} cannot be run ({error}); install it with `{}` (or name the binary with --host-bin)",
-                self.title, self.install
+                "{} cannot be run ({error}; {}); install it with `{}` (or name the binary with --host-bin)",
+                self.title,
+                super::host_bin_looked(),
+                self.install
             )
         })?;
         version_in(&said).ok_or_else(|| format!("{} printed no version: {said:?}", self.title))

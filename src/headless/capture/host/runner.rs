@@ -49,14 +49,22 @@ impl Runner {
     fn interpreter(&self, args: &CaptureArgs) -> String {
         match self.language() {
             Language::Node => args.node.clone().unwrap_or_else(|| "node".to_owned()),
-            Language::Python => match &self.python {
-                Some(own) if args.python.is_none() && Path::new(own).exists() => {
-                    let mut chosen = args.clone();
-                    chosen.python = Some(own.clone());
-                    super::python(&chosen)
+            Language::Python => {
+                // The runner's own venv, here or in the checkout sightline was built from.
+                let own = self.python.as_deref().and_then(|own| {
+                    [Path::new(own).to_path_buf(), super::in_checkout(own)]
+                        .into_iter()
+                        .find(|path| path.exists())
+                });
+                match own {
+                    Some(own) if args.python.is_none() => {
+                        let mut chosen = args.clone();
+                        chosen.python = Some(own.to_string_lossy().into_owned());
+                        super::python(&chosen)
+                    }
+                    _ => super::python(args),
                 }
-                _ => super::python(args),
-            },
+            }
         }
     }
 
