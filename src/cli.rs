@@ -28,7 +28,7 @@ pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs};
 pub use default_host::with_default_host;
 pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
-pub use record::{RecordArgs, record_args_after_command};
+pub use record::{RecordArgs, parser, record_args_after_command};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -46,30 +46,6 @@ pub struct Cli {
     pub tui: TuiArgs,
     #[command(flatten)]
     pub record: RecordArgs,
-}
-
-/// The command-line parser: [`Cli`]'s, with `--record`/`--no-redact` (global, for every
-/// command that talks to a server) hidden where they mean nothing: `man` and `completions`.
-pub fn parser() -> clap::Command {
-    let mut command = <Cli as clap::CommandFactory>::command();
-    for name in ["man", "completions"] {
-        // A global is not copied to a subcommand that has an argument of its id already.
-        command = command.mut_subcommand(name, |sub| {
-            sub.arg(
-                clap::Arg::new("record")
-                    .long("record")
-                    .value_name("FILE")
-                    .hide(true),
-            )
-            .arg(
-                clap::Arg::new("no_redact")
-                    .long("no-redact")
-                    .action(clap::ArgAction::SetTrue)
-                    .hide(true),
-            )
-        });
-    }
-    command
 }
 
 /// Options of the TUI (`sightline` without a subcommand).

@@ -1,4 +1,5 @@
-//! `--record FILE` and `--no-redact`: their arguments, and where on the line they may stand.
+//! `--record FILE` and `--no-redact`: their arguments, where on the line they may stand, and the
+//! commands that do not offer them.
 
 use clap::Args;
 
@@ -68,4 +69,28 @@ pub struct RecordArgs {
     /// With --record: keep secrets (header values, secret-named -e values) in the transcript.
     #[arg(long, global = true)]
     pub no_redact: bool,
+}
+
+/// The command-line parser: [`super::Cli`]'s, with `--record`/`--no-redact` (global, for every
+/// command that talks to a server) hidden where they mean nothing: `man` and `completions`.
+pub fn parser() -> clap::Command {
+    let mut command = <super::Cli as clap::CommandFactory>::command();
+    for name in ["man", "completions"] {
+        // A global is not copied to a subcommand that has an argument of its id already.
+        command = command.mut_subcommand(name, |sub| {
+            sub.arg(
+                clap::Arg::new("record")
+                    .long("record")
+                    .value_name("FILE")
+                    .hide(true),
+            )
+            .arg(
+                clap::Arg::new("no_redact")
+                    .long("no-redact")
+                    .action(clap::ArgAction::SetTrue)
+                    .hide(true),
+            )
+        });
+    }
+    command
 }
