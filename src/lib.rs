@@ -1,23 +1,26 @@
 //! sightline: a terminal inspector for MCP servers that shows which tool errors reach the model.
 //!
-//! - [`mcp`]: the protocol, sans I/O (JSON-RPC frames, correlation, eras, payloads).
-//! - [`classify`]: the outcome class of an exchange (success, tool error, protocol error,
-//!   transport failure). Pure.
-//! - [`model_view`]: what the model would see, per host profile. Pure.
-//! - [`transport`]: the I/O edge (stdio child processes, Streamable HTTP), reporting events.
-//! - [`server_config`]: server entries of `mcp.json`-style files. Pure.
-//! - [`time`]: dates and timestamps as text (the UTC calendar, `dd/mm/yyyy`, RFC 3339). Pure.
-//! - [`runner`]: the runner of a session: the sans-I/O driver over a transport, its outputs carried out in order.
-//! - [`headless`]: the commands without a TUI (`tools`, `call`, `capture`, `audit`, `replay --json`,
-//!   `hosts`, `diff`, `auth`), one module each.
-//! - [`transcript`]: the transcript format, pure: each session event as a JSON line and back,
-//!   secrets redacted. [`recording`]: transcripts on disk (`--record`, `replay`), written as
-//!   they happen, read back into the same events.
-//! - [`demo_server`]: the built-in SEP-1303 demo server, in both styles and both eras;
-//!   [`replay_server`]: a server from a recording. Both serve HTTP on [`http_listener`].
-//! - The TUI: [`app`] (state and pure `update`), [`ui`] (pure rendering), [`theme`],
-//!   [`input`] (terminal events to actions), [`live_session`] (the client on its own task), [`runtime`] and
-//!   [`terminal`] (the impure loop and terminal restoration).
+//! Every top-level module, from the pure core out to the I/O edges (`ARCHITECTURE.md` gives each
+//! one's contract and what it may import; `tests/layering.rs` holds both to the code):
+//!
+//! - The pure core: [`mcp`] (the protocol, sans I/O: frames, correlation, eras, payloads),
+//!   [`time`] (dates as text), [`sanitize`] (server text made terminal-safe), [`schema`]
+//!   (skeletons and validation from `inputSchema`), [`classify`] (the outcome class and
+//!   findings of an exchange), [`model_view`] (what the model sees, per host profile),
+//!   [`analysis`] (a finished call judged once, for every output), [`audit`] (SEP-1303 cases and verdicts), [`present`]
+//!   (the words every output shares), [`driver`] (the session's decisions, sans I/O),
+//!   [`transcript`] (the transcript format), [`diff`] (two recordings compared).
+//! - The TUI's core: [`app`] (state and pure `update`), [`input`] (terminal events to actions),
+//!   [`config`] (the user's files: keys, hosts, themes), [`theme`], [`ui`] (pure rendering).
+//! - The I/O edges: [`stream`] (session events in order, on one bounded channel), [`transport`]
+//!   (stdio child processes, Streamable HTTP), [`server_config`] (`mcp.json`-style entries),
+//!   [`runner`] (the driver over a transport), [`recording`] (transcripts on disk),
+//!   [`http_listener`], [`demo_server`] (the SEP-1303 demo, both styles and eras),
+//!   [`replay_server`] (a recording as a server), [`terminal`] (restored, panic included),
+//!   [`proxy`] (between a real host and its server), [`live_session`] (the TUI's session on its
+//!   own task).
+//! - The commands: [`cli`] (the command line), [`headless`] (each command without a TUI, one
+//!   module each), [`runtime`] (the TUI's loop).
 
 pub mod analysis;
 pub mod app;

@@ -497,6 +497,17 @@ fn the_architecture_doc_maps_every_module_with_the_imports_the_table_allows() {
         named, declared,
         "the code map names every top-level module, and only those"
     );
+    // `lib.rs`'s own map, too.
+    let linked: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .flat_map(|line| line.split("[`").skip(1))
+        .filter_map(|link| link.split_once("`]").map(|(name, _)| name.to_owned()))
+        .collect();
+    assert_eq!(
+        linked, declared,
+        "src/lib.rs's module map names every top-level module, and only those"
+    );
     for (name, imports) in &map {
         let allowed: BTreeSet<String> = ALLOWED
             .iter()
