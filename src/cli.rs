@@ -70,6 +70,18 @@ pub struct TuiArgs {
     /// sightline or among the checkout's pinned hosts.
     #[arg(long, value_name = "PATH")]
     pub host_bin: Option<String>,
+    /// The model the Chat pane (c) talks to, as PROVIDER:MODEL (as `sightline agent --model`).
+    #[arg(long, value_name = "PROVIDER:MODEL")]
+    pub model: Option<String>,
+    /// The model API's base URL (a local llama.cpp, vLLM or Ollama server: no key needed).
+    #[arg(long, value_name = "URL", requires = "model")]
+    pub model_url: Option<String>,
+    /// The variable that holds the model API's key (never shown, logged or recorded).
+    #[arg(long, value_name = "NAME", requires = "model")]
+    pub model_key_env: Option<String>,
+    /// Model requests per Chat run at most.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "model")]
+    pub max_turns: u32,
 }
 
 #[derive(Debug, Subcommand)]

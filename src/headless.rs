@@ -31,7 +31,7 @@ pub use audit::audit;
 pub use auth::logout;
 pub use calibrate::calibrate;
 pub use call::{CallReport, call};
-pub use capture::capture;
+pub use capture::{capture, tool_naming};
 pub use complete::complete;
 pub use diff::diff;
 pub use hosts::hosts;

@@ -9,7 +9,8 @@
 //!   findings of an exchange), [`model_view`] (what the model sees, per host profile),
 //!   [`analysis`] (a finished call judged once, for every output), [`audit`] (SEP-1303 cases and verdicts), [`present`]
 //!   (the words every output shares), [`driver`] (the session's decisions, sans I/O),
-//!   [`transcript`] (the transcript format), [`diff`] (two recordings compared).
+//!   [`transcript`] (the transcript format), [`diff`] (two recordings compared), [`model_api`]
+//!   (the model APIs' requests and turns).
 //! - The TUI's core: [`app`] (state and pure `update`), [`input`] (terminal events to actions),
 //!   [`config`] (the user's files: keys, hosts, themes), [`theme`], [`ui`] (pure rendering).
 //! - The I/O edges: [`stream`] (session events in order, on one bounded channel), [`transport`]
@@ -18,7 +19,7 @@
 //!   [`http_listener`], [`demo_server`] (the SEP-1303 demo, both styles and eras),
 //!   [`replay_server`] (a recording as a server), [`terminal`] (restored, panic included),
 //!   [`proxy`] (between a real host and its server), [`live_session`] (the TUI's session on its
-//!   own task).
+//!   own task), [`model_client`] (the model API over HTTP).
 //! - The commands: [`cli`] (the command line), [`headless`] (each command without a TUI, one
 //!   module each), [`runtime`] (the TUI's loop).
 
@@ -36,6 +37,8 @@ pub mod http_listener;
 pub mod input;
 pub mod live_session;
 pub mod mcp;
+pub mod model_api;
+pub mod model_client;
 pub mod model_view;
 pub mod present;
 pub mod proxy;

@@ -42,6 +42,7 @@ fn prepare(
         host_bin: options.host_bin.as_ref().map(|bin| {
             std::path::absolute(bin).map_or_else(|_| bin.clone(), |bin| bin.display().to_string())
         }),
+        chat: None,
     };
     Ok((settings, theme, warnings))
 }
@@ -166,6 +167,35 @@ async fn replay(file: &str, json: bool, payload: bool, options: &TuiArgs) -> u8 
     }
 }
 
+/// The Chat pane's model (`--model`): resolved for the runtime, described for the app with how
+/// each host names the server's tools.
+fn chat_model(
+    options: &TuiArgs,
+    settings: &mut Settings,
+) -> Result<Option<sightline::model_client::Model>, String> {
+    let Some(label) = &options.model else {
+        return Ok(None);
+    };
+    let model = sightline::model_client::Model::resolve(
+        label,
+        options.model_url.as_deref(),
+        options.model_key_env.as_deref(),
+    )?;
+    let naming = settings
+        .hosts
+        .iter()
+        .map(|host| (host.name.clone(), headless::tool_naming(&host.name)))
+        .collect();
+    settings.chat = Some(sightline::app::chat::ChatModel {
+        api: model.api,
+        name: model.name.clone(),
+        label: label.clone(),
+        max_turns: options.max_turns,
+        naming,
+    });
+    Ok(Some(model))
+}
+
 /// The TUI; configuration problems are usage errors reported before the screen changes.
 async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 {
     let opened = server.opened();
@@ -192,7 +222,11 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
     let prepared = prepare(options, Some(server)).and_then(|(settings, theme, warnings)| {
         Ok((settings, theme, warnings, server.recorder(record, "tui")?))
     });
-    let (settings, theme, warnings, recorder) = match prepared {
+    let prepared = prepared.and_then(|(mut settings, theme, warnings, recorder)| {
+        let model = chat_model(options, &mut settings)?;
+        Ok((settings, theme, warnings, recorder, model))
+    });
+    let (settings, theme, warnings, recorder, model) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("sightline: {message}");
@@ -211,7 +245,7 @@ async fn tui(server: &ServerArgs, record: &RecordArgs, options: &TuiArgs) -> u8 
             args: one.to_args(),
         })
         .collect();
-    let result = runtime::run(servers, settings, &theme, warnings, recorder.clone()).await;
+    let result = runtime::run(servers, settings, &theme, warnings, recorder.clone(), model).await;
     if let Some(failure) = recorder.as_ref().and_then(Recorder::failure) {
         eprintln!("sightline: {failure}");
     }

@@ -19,6 +19,7 @@ use crate::app::{Action, AppState, Effect};
 use crate::live_session::{self, SessionCommand};
 use crate::mcp::Timestamp;
 use crate::mcp::log::{LogEntry, LogEvent, SessionEvent};
+use crate::model_client::{self, Model};
 use crate::recording::{Places, Recorder};
 use crate::runner::SessionOptions;
 use crate::stream::EventReceiver;
@@ -105,16 +106,37 @@ pub struct Server {
     pub args: Vec<String>,
 }
 
+/// The model the Chat pane asks (`--model`), the client that asks it, and the recorder its turns
+/// go to.
+struct ModelLink {
+    model: Arc<Model>,
+    http: reqwest::Client,
+    recorder: Option<Recorder>,
+}
+
 /// Every server opens at once, each with its own session; a server that fails shows why and
 /// never holds up the others. `warnings` (e.g. about the theme file) are shown in the status bar
-/// at start. `recorder` records the one server there is (several are refused before this).
+/// at start. `recorder` records the one server there is (several are refused before this), and
+/// the Chat pane's model turns beside it; `model` is what the Chat pane asks.
 pub async fn run(
     servers: Vec<Server>,
     settings: Settings,
     theme: &Theme,
-    warnings: Vec<String>,
+    mut warnings: Vec<String>,
     recorder: Option<Recorder>,
+    model: Option<Model>,
 ) -> io::Result<Ended> {
+    let model = model.and_then(|model| match model_client::http_client() {
+        Ok(http) => Some(ModelLink {
+            model: Arc::new(model),
+            http,
+            recorder: recorder.clone(),
+        }),
+        Err(why) => {
+            warnings.push(why);
+            None
+        }
+    });
     // One stream for every server: each batch a session hands over reaches the loop whole.
     let (sinks, mut events) = stream::merged(servers.len());
     let mut commands = Vec::new();
@@ -145,7 +167,10 @@ pub async fn run(
                 theme,
                 &commands,
                 &mut events,
-                None,
+                Outside {
+                    replayed: None,
+                    model: model.as_ref(),
+                },
             )
             .await
         }
@@ -206,7 +231,10 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
                 theme,
                 &commands,
                 &mut events,
-                Some(&stored),
+                Outside {
+                    replayed: Some(&stored),
+                    model: None,
+                },
             )
             .await
         }
@@ -294,13 +322,20 @@ fn feed<R: io::BufRead>(
     tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
 }
 
+/// What effects reach besides the sessions: the replayed transcript, the model.
+#[derive(Clone, Copy)]
+struct Outside<'a> {
+    replayed: Option<&'a Transcript>,
+    model: Option<&'a ModelLink>,
+}
+
 async fn event_loop(
     terminal: &mut terminal::Tui,
     mut workspace: Workspace,
     theme: &Theme,
     commands: &[mpsc::Sender<SessionCommand>],
     events: &mut EventReceiver,
-    replayed: Option<&Transcript>,
+    outside: Outside<'_>,
 ) -> io::Result<Ended> {
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
@@ -365,7 +400,7 @@ async fn event_loop(
             ));
         }
         for (server, effect) in effects {
-            if run_effect(server, effect, commands, &done, replayed).await? {
+            if run_effect(server, effect, commands, &done, outside).await? {
                 return Ok(Ended::Quit);
             }
         }
@@ -390,7 +425,7 @@ async fn run_effect(
     effect: Effect,
     commands: &[mpsc::Sender<SessionCommand>],
     done: &mpsc::UnboundedSender<(usize, Action)>,
-    replayed: Option<&Transcript>,
+    outside: Outside<'_>,
 ) -> io::Result<bool> {
     match effect {
         Effect::Quit => return Ok(true),
@@ -437,8 +472,28 @@ async fn run_effect(
             let result = run_capture(&host, &tool, &arguments, &args);
             Action::Captured { call, host, result }
         }),
+        Effect::AskModel { run, body } => {
+            // Off the loop: a model can take a minute, and keys must not wait for it.
+            let done = done.clone();
+            let link = outside.model.map(|link| {
+                (
+                    Arc::clone(&link.model),
+                    link.http.clone(),
+                    link.recorder.clone(),
+                )
+            });
+            tokio::spawn(async move {
+                let result = match link {
+                    Some((model, http, recorder)) => {
+                        model_client::turn(&http, &model, &body, recorder.as_ref()).await
+                    }
+                    None => Err("no model to ask (--model)".to_owned()),
+                };
+                let _ = done.send((server, Action::ModelAnswered { run, result }));
+            });
+        }
         Effect::ReadBack(what) => {
-            if let Some(transcript) = replayed.cloned() {
+            if let Some(transcript) = outside.replayed.cloned() {
                 off_the_screen(done, server, move || transcript.read_back(what));
             }
         }

@@ -32,17 +32,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("present", &["mcp", "classify", "model_view", "sanitize"]),
     // The sans-I/O session driver: decisions, no I/O.
     ("driver", &["mcp", "classify"]),
+    // The model APIs' request bodies and turns, pure.
+    ("model_api", &["mcp", "classify", "model_view"]),
     // The transcript format and redaction, pure: events to lines and back, no file.
     ("transcript", &["mcp", "classify", "sanitize", "time"]),
     // The TUI's pure core. It may name `transcript` because that is the pure format: `E` and
     // `L` build a transcript's text as an effect's payload, which the runtime writes. Reading
     // or writing a file (`recording`) stays out, and so does `input` (below).
-    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript"]),
+    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript", "model_api"]),
     ("input", &["app"]),
     // Settings, themes and key bindings, read from the user's files.
     ("config", &["model_view", "app"]),
     ("theme", &["config"]),
-    ("ui", &["app", "input", "theme", "mcp", "classify", "model_view", "audit", "present", "sanitize"]),
+    ("ui", &["app", "input", "theme", "mcp", "classify", "model_view", "audit", "present", "sanitize", "model_api"]),
     // The I/O edge.
     ("stream", &["mcp"]),
     ("transport", &["mcp"]),
@@ -62,9 +64,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["mcp", "driver", "transport", "server_config", "runner", "demo_server", "transcript", "recording"]),
     // Between a real host and its server: the pipes, the pure watch, the socket `attach` finds.
     ("proxy", &["mcp", "classify", "model_view", "sanitize", "stream", "transport", "server_config", "http_listener", "cli", "recording"]),
+    // The model API over HTTP.
+    ("model_client", &["model_api", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy"]),
-    ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client"]),
+    ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "model_api", "model_client"]),
 ];
 
 /// Arrows that run against the table today, each to be gone with the change that names it.
@@ -85,6 +89,7 @@ const PURE: &[&str] = &[
     "app",
     "audit",
     "transcript",
+    "model_api",
     "time.rs",
     "sanitize.rs",
     "proxy/watch.rs",

@@ -47,6 +47,12 @@ pub enum Action {
         path: String,
         result: Result<usize, String>,
     },
+    /// The model's turn in Chat run `run`, asked for by [`Effect::AskModel`], or why there is
+    /// none.
+    ModelAnswered {
+        run: usize,
+        result: Result<crate::model_api::Turn, String>,
+    },
 }
 
 /// Mouse input, in screen cells.
@@ -113,6 +119,7 @@ pub enum Command {
     Shelves(Shelves),
     Question(Question),
     Servers(Servers),
+    Chat(Chat),
 }
 
 /// Every group of commands, as one pattern. An overlay takes the commands it handles by name
@@ -129,6 +136,7 @@ macro_rules! any_group {
             | Command::Shelves(_)
             | Command::Question(_)
             | Command::Servers(_)
+            | Command::Chat(_)
     };
 }
 pub(crate) use any_group;
@@ -257,6 +265,16 @@ group! {
     }
 }
 
+group! {
+    /// A model calling the server through the current host's eyes.
+    Chat {
+        /// Open the Chat pane (its prompt line takes the keys).
+        Open = "open_chat", "chat: a model calls the server through this host's eyes";
+        /// Run the last prompt again (under the host shown now).
+        Rerun = "rerun_chat", "chat: run the last prompt again (after h, another host)";
+    }
+}
+
 /// Which of several open servers is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Servers {
@@ -334,6 +352,7 @@ impl Command {
             .chain(Shelves::ALL.iter().copied().map(Command::Shelves))
             .chain(Question::ALL.iter().copied().map(Command::Question))
             .chain(Servers::all().map(Command::Servers))
+            .chain(Chat::ALL.iter().copied().map(Command::Chat))
     }
 
     /// The command `keys.toml` names `name`.
@@ -356,6 +375,7 @@ impl Command {
             Command::Shelves(command) => command.name(),
             Command::Question(command) => command.name(),
             Command::Servers(command) => command.name(),
+            Command::Chat(command) => command.name(),
         }
     }
 
@@ -375,6 +395,7 @@ impl Command {
             Command::Shelves(command) => command.help(),
             Command::Question(command) => command.help(),
             Command::Servers(command) => command.help(),
+            Command::Chat(command) => command.help(),
         }
     }
 }
@@ -409,6 +430,9 @@ pub enum Effect {
     /// Write bytes to a file (relative to the current directory): saved contents; the outcome
     /// comes back as [`Action::BytesSaved`].
     SaveBytes { path: String, bytes: Vec<u8> },
+    /// Ask the model for Chat run `run`'s next turn with this request body (the runtime adds
+    /// the URL and the key); the turn comes back as [`Action::ModelAnswered`].
+    AskModel { run: usize, body: Value },
     /// Restore the terminal and exit.
     Quit,
 }

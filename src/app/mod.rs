@@ -10,6 +10,8 @@ pub mod audit_panel;
 mod capture;
 mod catalog;
 pub mod catalog_state;
+pub mod chat;
+mod chat_pane;
 mod commands;
 mod completion;
 pub mod composer;

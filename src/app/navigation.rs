@@ -192,6 +192,7 @@ pub(super) fn on_mouse(state: &mut AppState, mouse: Mouse) {
             Overlay::Question(_)
             | Overlay::Audit(_)
             | Overlay::Composer(_)
+            | Overlay::Chat(_)
             | Overlay::ServerInfo(_),
         ) => return,
         None => {}

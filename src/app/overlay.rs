@@ -17,14 +17,16 @@ pub enum Overlay<'a> {
     Audit(&'a AuditPanel),
     /// The free-form request composer.
     Composer(&'a super::composer::Composer),
+    /// The Chat pane: a model calling the server.
+    Chat(&'a super::chat_pane::ChatPane),
     /// The server's name, era, instructions and capabilities.
     ServerInfo(&'a super::server_info::ServerInfoView),
 }
 
 impl AppState {
     /// The overlay on top, if any. Several can be open at once (the help over a question, a
-    /// question asked by an audit's call); the first of help, question, composer, server info
-    /// and audit wins.
+    /// question asked by an audit's call); the first of help, question, composer, chat, server
+    /// info and audit wins.
     pub fn overlay(&self) -> Option<Overlay<'_>> {
         if self.show_help {
             Some(Overlay::Help)
@@ -32,6 +34,8 @@ impl AppState {
             Some(Overlay::Question(panel))
         } else if self.composer.open {
             Some(Overlay::Composer(&self.composer))
+        } else if self.chat.open {
+            Some(Overlay::Chat(&self.chat))
         } else if let Some(info) = &self.server_info {
             Some(Overlay::ServerInfo(info))
         } else {
@@ -45,7 +49,7 @@ impl AppState {
             Some(Overlay::Help) => Mode::Help,
             Some(Overlay::Question(_)) => Mode::Answering,
             // Every key but Ctrl-S and Esc is text there, as in the editor.
-            Some(Overlay::Composer(_)) => Mode::Editing,
+            Some(Overlay::Composer(_) | Overlay::Chat(_)) => Mode::Editing,
             Some(Overlay::Audit(_) | Overlay::ServerInfo(_)) | None => {
                 if self.editing && self.focus == Focus::Editor {
                     Mode::Editing

@@ -315,7 +315,9 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
     if state.replay.is_some() {
         store_call(state, index);
     }
-    audited(state, index)
+    let mut effects = audited(state, index);
+    effects.extend(super::chat::called(state, index));
+    effects
 }
 
 /// Adds a stderr line; consecutive lines are one row of the log, however many there are.

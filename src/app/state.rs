@@ -408,6 +408,8 @@ pub struct Settings {
     pub keys: Keymap,
     /// The host's program `H` runs (`--host-bin`), when it is not found by itself.
     pub host_bin: Option<String>,
+    /// The model the Chat pane talks to (`--model`), if any.
+    pub chat: Option<super::chat_pane::ChatModel>,
 }
 
 impl Default for Settings {
@@ -424,6 +426,7 @@ impl Default for Settings {
             allow_invalid_tool_headers: false,
             keys: Keymap::default(),
             host_bin: None,
+            chat: None,
         }
     }
 }
@@ -543,6 +546,8 @@ pub struct AppState {
     pub requests: super::waiting::Requests,
     /// The request composer: its text is kept between openings.
     pub composer: super::panels::Composer,
+    /// The Chat pane: a model calling the server, its runs.
+    pub chat: super::chat_pane::ChatPane,
     /// The level the next `l` sets (an index into `composer::LEVELS`).
     pub next_log_level: usize,
     /// The server info overlay, while it is open.
@@ -573,6 +578,7 @@ impl AppState {
             label: None,
             requests: super::waiting::Requests::default(),
             composer: super::panels::Composer::default(),
+            chat: super::chat_pane::ChatPane::default(),
             next_log_level: 0,
             server_info: None,
             catalog: super::catalog_state::CatalogState::default(),

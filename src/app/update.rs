@@ -51,6 +51,12 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
                     }
                 }
                 Mode::Editing => {
+                    if state
+                        .overlay()
+                        .is_some_and(|o| matches!(o, Overlay::Chat(_)))
+                    {
+                        return super::chat::typed(state, input);
+                    }
                     if state.composer.open {
                         state.composer.textarea.input(input);
                     } else {
@@ -95,6 +101,7 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             inform(state, said);
             Vec::new()
         }
+        Action::ModelAnswered { run, result } => super::chat::answered(state, run, result),
         Action::FrameRead { number, result } => {
             frame_read(state, number, result);
             Vec::new()
@@ -123,6 +130,7 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Command::ToServer(
             ToServer::Request | ToServer::Reconnect | ToServer::Cancel | ToServer::Audit
         ) | Command::Lens(Lens::Tasks)
+            | Command::Chat(super::action::Chat::Rerun)
     );
     if sends && state.replay.is_some() {
         // Short: the status line already says REPLAY, and 80 columns must hold it.
@@ -134,6 +142,7 @@ fn on_command(state: &mut AppState, command: Command) -> Vec<Effect> {
         Some(Overlay::Question(_)) => ask_command(state, command, apply_command),
         Some(Overlay::Audit(_)) => audit_command(state, command, apply_command),
         Some(Overlay::Composer(_)) => super::composer::command(state, command, apply_command),
+        Some(Overlay::Chat(_)) => super::chat::command(state, command, apply_command),
         Some(Overlay::ServerInfo(_)) => super::server_info::command(state, command, apply_command),
         None => apply_command(state, command),
     };
@@ -183,6 +192,18 @@ pub(super) fn apply_command(state: &mut AppState, command: Command) -> Vec<Effec
         // Only the question panel answers; elsewhere these keys mean nothing. The workspace
         // around the servers takes the server commands before any server sees them.
         Command::Question(_) | Command::Servers(_) => Vec::new(),
+        Command::Chat(chat) => on_chat(state, chat),
+    }
+}
+
+#[deny(clippy::wildcard_enum_match_arm)]
+fn on_chat(state: &mut AppState, chat: super::action::Chat) -> Vec<Effect> {
+    match chat {
+        super::action::Chat::Open => {
+            super::chat::open(state);
+            Vec::new()
+        }
+        super::action::Chat::Rerun => super::chat::rerun(state),
     }
 }
 

@@ -174,9 +174,55 @@ pub fn update(workspace: &mut Workspace, action: Action) -> Vec<Tagged> {
 
 /// Applies what came back for server `index`: its session's events, a file it asked for.
 pub fn update_for(workspace: &mut Workspace, index: usize, action: Action) -> Vec<Tagged> {
+    let chatting = matches!(action, Action::ModelAnswered { .. } | Action::Session(_));
     let effects = to_server(workspace, index, action);
     workspace.look_for_answers(index);
+    if chatting {
+        share_runs(workspace);
+    }
     effects
+}
+
+/// `Alt-b` in the Chat pane: its prompt (or the last one) run on every server at once.
+fn chat_everywhere(workspace: &mut Workspace) -> Vec<Tagged> {
+    let shown = workspace.shown_mut();
+    let typed = shown.chat.prompt.lines().join(" ").trim().to_owned();
+    let Some(prompt) = (!typed.is_empty())
+        .then_some(typed)
+        .or_else(|| shown.chat.last_prompt.clone())
+    else {
+        super::status::complain(
+            shown,
+            "type a prompt first: Alt-b runs it on every server".into(),
+        );
+        return Vec::new();
+    };
+    shown.chat.prompt = tui_textarea::TextArea::default();
+    let mut effects = Vec::new();
+    for (index, server) in workspace.servers.iter_mut().enumerate() {
+        let started = super::chat::start(&mut server.state, &prompt);
+        effects.extend(started.into_iter().map(|effect| (index, effect)));
+    }
+    share_runs(workspace);
+    effects
+}
+
+/// With several servers open, each one's Chat pane says how every server's last run stands.
+fn share_runs(workspace: &mut Workspace) {
+    if !workspace.has_bar() {
+        return;
+    }
+    let summaries: Vec<(String, String)> = workspace
+        .servers
+        .iter()
+        .filter_map(|server| {
+            let run = server.state.chat.runs.last()?;
+            Some((server.name.clone(), run.summary()))
+        })
+        .collect();
+    for server in &mut workspace.servers {
+        server.state.chat.elsewhere.clone_from(&summaries);
+    }
 }
 
 impl Workspace {
@@ -209,6 +255,10 @@ fn on_command(workspace: &mut Workspace, command: Command) -> Vec<Tagged> {
             };
             switch(workspace, to);
             return Vec::new();
+        }
+        // In the Chat pane: the prompt run on every server, each through the same host.
+        Command::ToServer(ToServer::SideBySide) if workspace.shown().chat.open => {
+            return chat_everywhere(workspace);
         }
         Command::ToServer(ToServer::SideBySide) => return comparison::side_by_side(workspace),
         Command::Back if workspace.comparing => {

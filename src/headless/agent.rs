@@ -4,12 +4,7 @@
 //! does), and what goes back to the model is exactly what the host sends it. The run ends on a
 //! text answer, on `--max-turns`, or when the host would end it.
 
-mod anthropic;
-mod chat;
 mod experiment;
-mod gemini;
-mod responses;
-mod turns;
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -23,11 +18,12 @@ use crate::analysis::{CallContext, analyze_judged};
 use crate::classify::Class;
 use crate::cli::{AgentArgs, RecordArgs, ServerArgs};
 use crate::mcp::catalog::Catalog;
-use crate::model_view::hosts::{self, HostProfile, Shape};
+use crate::model_api::{self as turns, CallRecord, Ending, Message, ToolCall, Turn, Usage};
+use crate::model_client::{self, Model};
+use crate::model_view::hosts::{self, HostProfile};
 use crate::recording::Recorder;
 use crate::runner::SessionRunner;
 use crate::sanitize;
-use turns::{CallRecord, Ending, Message, Offered, ToolCall, Turn, Usage};
 
 /// Exit codes of a run that did not end with the model's answer.
 pub mod exit_codes {
@@ -35,101 +31,6 @@ pub mod exit_codes {
     pub const TURNS_RAN_OUT: u8 = 5;
     /// The host fails its whole run on what a call brought (`LangChain` on a protocol error).
     pub const HOST_ENDED_RUN: u8 = 6;
-}
-
-/// The model API a `--model PROVIDER:MODEL` names.
-struct Model {
-    api: Api,
-    /// Where its requests go.
-    url: String,
-    name: String,
-    /// Never printed, logged or recorded.
-    key: Option<String>,
-}
-
-/// A model API sightline speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Api {
-    /// `OpenAI` Chat Completions (`openai:`), any compatible endpoint.
-    Chat,
-    /// Anthropic Messages (`anthropic:`).
-    Anthropic,
-    /// `OpenAI` Responses (`openai-responses:`).
-    Responses,
-    /// Gemini `generateContent` (`gemini:`).
-    Gemini,
-}
-
-impl Api {
-    /// The API a `--model` provider names: its default base URL, its key's variable and the
-    /// path its requests go to.
-    fn of(provider: &str) -> Option<(Api, &'static str, &'static str, &'static str)> {
-        match provider {
-            "openai" => Some((
-                Api::Chat,
-                "https://api.openai.com/v1",
-                "OPENAI_API_KEY",
-                "/chat/completions",
-            )),
-            "anthropic" => Some((
-                Api::Anthropic,
-                "https://api.anthropic.com",
-                "ANTHROPIC_API_KEY",
-                "/v1/messages",
-            )),
-            "gemini" => Some((
-                Api::Gemini,
-                "https://generativelanguage.googleapis.com",
-                "GEMINI_API_KEY",
-                "/v1beta/models/{model}:generateContent",
-            )),
-            "openai-responses" => Some((
-                Api::Responses,
-                "https://api.openai.com/v1",
-                "OPENAI_API_KEY",
-                "/responses",
-            )),
-            _ => None,
-        }
-    }
-
-    /// The message shape of the hosts that speak it: their own result message goes as it is.
-    fn shape(self) -> Shape {
-        match self {
-            Api::Chat => Shape::OpenaiChat,
-            Api::Anthropic => Shape::AnthropicMessages,
-            Api::Responses => Shape::OpenaiResponses,
-            Api::Gemini => Shape::GeminiFunctionResponse,
-        }
-    }
-
-    fn request(self, model: &str, conversation: &[Message], offered: &[Offered]) -> Value {
-        match self {
-            Api::Chat => chat::request(model, conversation, offered),
-            Api::Anthropic => anthropic::request(model, conversation, offered),
-            Api::Responses => responses::request(model, conversation, offered),
-            Api::Gemini => gemini::request(conversation, offered),
-        }
-    }
-
-    /// Its name in a transcript's `model` line.
-    fn name(self) -> &'static str {
-        match self {
-            Api::Chat => "chat",
-            Api::Anthropic => "messages",
-            Api::Responses => "responses",
-            Api::Gemini => "gemini",
-        }
-    }
-
-    fn turn(self, body: &Value) -> Result<Turn, String> {
-        match self {
-            Api::Chat => chat::turn(body),
-            Api::Anthropic => anthropic::turn(body),
-            Api::Responses => responses::turn(body),
-            Api::Gemini => gemini::turn(body),
-        }
-    }
 }
 
 /// `sightline agent`: text, or (`--json`) one object; exit 0 when the model answered. With
@@ -215,37 +116,11 @@ impl Session<'_> {
 
 /// The model API and the host profiles the arguments name, or why not.
 fn inputs(args: &AgentArgs) -> Result<(Model, Vec<HostProfile>), String> {
-    let (provider, name) = args.model.split_once(':').ok_or_else(|| {
-        format!(
-            "--model {}: PROVIDER:MODEL, e.g. openai:gpt-4.1",
-            args.model
-        )
-    })?;
-    let (api, default_base, default_key, path) = Api::of(provider).ok_or_else(|| {
-        format!(
-            "--model {provider}:…: `openai` (Chat Completions, any OpenAI-compatible endpoint \
-             with --model-url), `openai-responses` (Responses), `anthropic` (Messages) or \
-             `gemini` (generateContent)"
-        )
-    })?;
-    let base = args.model_url.as_deref().unwrap_or(default_base);
-    let variable = args.model_key_env.as_deref().unwrap_or(default_key);
-    let key = std::env::var(variable).ok().filter(|key| !key.is_empty());
-    if key.is_none() && args.model_url.is_none() {
-        return Err(format!(
-            "{variable} is not set (or name another with --model-key-env)"
-        ));
-    }
-    let model = Model {
-        api,
-        url: format!(
-            "{}{}",
-            base.trim_end_matches('/'),
-            path.replace("{model}", name)
-        ),
-        name: name.to_owned(),
-        key,
-    };
+    let model = Model::resolve(
+        &args.model,
+        args.model_url.as_deref(),
+        args.model_key_env.as_deref(),
+    )?;
     let user = crate::config::user_host_profiles()?;
     let hosts = args
         .host
@@ -283,16 +158,11 @@ async fn converse(
         args, model, host, ..
     } = *session;
     let started = Instant::now();
-    let offered = offer(catalog, &host.name);
+    let offered = crate::model_api::offer(catalog, &super::capture::tool_naming(&host.name));
     let version = client
         .connection()
         .map_or_else(|| "unknown".to_owned(), |c| c.protocol_version.clone());
-    // The one TLS provider sightline builds with (its HTTP transport installs the same).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .map_err(|error| format!("cannot start the model client: {error}"))?;
+    let http = model_client::http_client()?;
     let mut conversation = vec![Message::User(args.prompt.clone())];
     let mut run = Run {
         prompt: args.prompt.clone(),
@@ -309,7 +179,7 @@ async fn converse(
     while run.turns < args.max_turns {
         run.turns += 1;
         let request = model.api.request(&model.name, &conversation, &offered);
-        let turn = ask(&http, model, &request, session.recorder).await?;
+        let turn = model_client::turn(&http, model, &request, session.recorder).await?;
         run.tokens += turn.usage;
         let Turn { text, calls, .. } = turn;
         if calls.is_empty() {
@@ -411,98 +281,6 @@ async fn answer(
         ends_run: view.ends_run,
         payload: view.payload(),
     }
-}
-
-/// The server's tools as the host offers them: under the host's names for them.
-fn offer(catalog: &Catalog, host: &str) -> Vec<Offered> {
-    catalog
-        .iter()
-        .map(|tool| {
-            let raw: Value = serde_json::from_str(tool.raw.text()).unwrap_or_default();
-            let description = raw
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let schema = raw
-                .get("inputSchema")
-                .cloned()
-                .unwrap_or_else(|| serde_json::json!({"type": "object"}));
-            Offered {
-                name: super::capture::model_tool_name(host, &tool.name),
-                tool: tool.name.to_string(),
-                description,
-                schema,
-            }
-        })
-        .collect()
-}
-
-/// One request to the model API: its turn, or why there is none. The key goes in a header
-/// only; an error names the URL and the status, never the request. Both bodies are recorded
-/// when the run is.
-async fn ask(
-    http: &reqwest::Client,
-    model: &Model,
-    body: &Value,
-    recorder: Option<&Recorder>,
-) -> Result<Turn, String> {
-    let mut request = http
-        .post(&model.url)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .body(body.to_string());
-    match (model.api, &model.key) {
-        (Api::Chat | Api::Responses, Some(key)) => request = request.bearer_auth(key),
-        (Api::Anthropic, key) => {
-            request = request.header("anthropic-version", "2023-06-01");
-            if let Some(key) = key {
-                request = request.header("x-api-key", key);
-            }
-        }
-        (Api::Gemini, Some(key)) => request = request.header("x-goog-api-key", key),
-        (Api::Chat | Api::Responses | Api::Gemini, None) => {}
-    }
-    let response = request.send().await.map_err(|error| {
-        format!(
-            "the model API at {} did not answer: {}",
-            model.url,
-            with_causes(&error.without_url())
-        )
-    })?;
-    let status = response.status();
-    let bytes = response.bytes().await.map_err(|error| {
-        format!(
-            "the model API at {} broke off its answer (HTTP {status}): {}",
-            model.url,
-            with_causes(&error.without_url())
-        )
-    })?;
-    let answer: Value = serde_json::from_slice(&bytes).map_err(|error| {
-        format!(
-            "the model API at {} sent no JSON (HTTP {status}): {error}",
-            model.url
-        )
-    })?;
-    if let Some(recorder) = recorder {
-        recorder.model_turn(model.api.name(), body, &answer);
-    }
-    model
-        .api
-        .turn(&answer)
-        .map_err(|why| format!("{why} (HTTP {status})"))
-}
-
-/// An error and what caused it ("error sending request: … Connection refused"): the URL is
-/// said by the caller, and no request, so no key, is ever in it.
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut said = error.to_string();
-    let mut cause = error.source();
-    while let Some(error) = cause {
-        said.push_str(": ");
-        said.push_str(&error.to_string());
-        cause = error.source();
-    }
-    said
 }
 
 fn millis(since: Instant) -> u64 {

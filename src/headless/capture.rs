@@ -79,14 +79,14 @@ pub fn run_table(name: &str, host_file: Option<&str>) -> Option<String> {
     Some(run?.to_file())
 }
 
-/// The name host `name`'s model calls `tool` by (`mcp__srv__book_flight` in Claude Code), from
-/// its run table; the tool's own name for a profile without one (the spec's reading).
-pub fn model_tool_name(name: &str, tool: &str) -> String {
+/// How host `name`'s model is told the server's tools (`mcp__srv__book_flight` in Claude Code),
+/// from its run table; the tools' own names for a profile without one (the spec's reading).
+pub fn tool_naming(name: &str) -> crate::model_api::ToolNaming {
     let config_dir = crate::config::config_dir();
     host::file::find(name, None, config_dir.as_deref())
         .ok()
-        .and_then(|(run, _)| run?.names(tool).into_iter().next())
-        .unwrap_or_else(|| tool.to_owned())
+        .and_then(|(run, _)| Some(run?.naming()))
+        .unwrap_or_default()
 }
 
 /// Runs the capture; prints text or (`--json`) one object; exit 0 when the prediction matches,

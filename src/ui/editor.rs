@@ -153,7 +153,8 @@ impl EditorPane<'_> {
                     // the footer stays the same for one.
                     Command::Edit(Edit::PrevPlaceholder | Edit::AcceptCompletion)
                     | Command::ToServer(ToServer::SideBySide)
-                    | Command::Servers(_) => String::new(),
+                    | Command::Servers(_)
+                    | Command::Chat(_) => String::new(),
                     // Only a keys.toml binds these while editing: shown with their help.
                     Command::Quit
                     | Command::Help

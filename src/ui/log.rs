@@ -27,6 +27,8 @@ fn kind_style(kind: LineKind, theme: &Theme) -> Style {
 /// The Exchange pane over the log.
 pub(super) struct LogPane<'a> {
     pub log: &'a LogState,
+    /// The calls the Chat pane's model made (marked `◆`), by index.
+    pub by_model: &'a [usize],
     pub focused: bool,
     pub theme: &'a Theme,
 }
@@ -35,6 +37,7 @@ impl Widget for LogPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let LogPane {
             log,
+            by_model,
             focused,
             theme,
         } = self;
@@ -64,7 +67,13 @@ impl Widget for LogPane<'_> {
             .enumerate()
             .map(|(offset, line)| {
                 // The marker leads the row: a long summary is cut at the pane's edge, the marker never.
-                let marker = if line.flagged { "⚑ " } else { "" };
+                let by_model = line.exchange.is_some_and(|call| by_model.contains(&call));
+                let marker = match (line.flagged, by_model) {
+                    (true, true) => "⚑◆ ",
+                    (true, false) => "⚑ ",
+                    (false, true) => "◆ ",
+                    (false, false) => "",
+                };
                 let time = format!("{} ", line.at);
                 let room = width.saturating_sub(time.width() + marker.width());
                 let summary = log.summary(line);

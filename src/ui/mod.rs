@@ -7,6 +7,7 @@
 mod ask;
 mod audit;
 mod catalog;
+mod chat;
 mod composer;
 mod console;
 mod detail;
@@ -38,6 +39,7 @@ use crate::theme::{Meaning, Theme};
 
 use ask::AskOverlay;
 use audit::AuditOverlay;
+use chat::ChatOverlay;
 use composer::ComposerOverlay;
 use console::ConsolePane;
 use editor::EditorPane;
@@ -117,6 +119,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     } else {
         LogPane {
             log: &state.log,
+            by_model: &state.chat.made_calls(),
             focused: focused(Focus::Log),
             theme,
         }
@@ -143,6 +146,19 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     }
     .render(panes.model, buf);
     status_bar(state, mode, theme).render(panes.status, buf);
+    overlay(frame, area, state, theme, cursor);
+}
+
+/// The overlay on top, if any, over `area`; the terminal's cursor where typing goes (the
+/// editor's `cursor` when no overlay takes the keys).
+fn overlay(
+    frame: &mut Frame,
+    area: Rect,
+    state: &AppState,
+    theme: &Theme,
+    cursor: Option<ratatui::layout::Position>,
+) {
+    let buf = frame.buffer_mut();
     match state.overlay() {
         Some(Overlay::Help) => HelpOverlay {
             keys: &state.settings.keys,
@@ -164,6 +180,23 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
             }
         }
         Some(Overlay::ServerInfo(info)) => ServerInfoOverlay { info, theme }.render(area, buf),
+        Some(Overlay::Chat(chat)) => {
+            let mut cursor = None;
+            ChatOverlay {
+                chat,
+                model: state
+                    .settings
+                    .chat
+                    .as_ref()
+                    .map(|model| model.label.as_str()),
+                host: &state.settings.host().name,
+                theme,
+            }
+            .render(area, buf, &mut cursor);
+            if let Some(cursor) = cursor {
+                frame.set_cursor_position(cursor);
+            }
+        }
         None => {
             if let Some(cursor) = cursor {
                 // The terminal's own cursor, where typing goes (the runtime makes it a blinking
@@ -178,6 +211,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
 fn status_bar<'a>(state: &'a AppState, mode: Mode, theme: &'a Theme) -> StatusBar<'a> {
     StatusBar {
         mode,
+        chatting: matches!(state.overlay(), Some(Overlay::Chat(_))),
         keys: &state.settings.keys,
         replay: state.replay.is_some(),
         live: state.watched.live,

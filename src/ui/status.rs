@@ -30,6 +30,8 @@ struct Segment {
 /// message, the settings and the link.
 pub(super) struct StatusBar<'a> {
     pub mode: Mode,
+    /// The Chat pane takes the keys (its prompt is typed as the editor's text is).
+    pub chatting: bool,
     pub keys: &'a Keymap,
     pub replay: bool,
     /// The replay follows a running proxy (`sightline attach`).
@@ -77,6 +79,10 @@ impl StatusBar<'_> {
         let key = |command| self.keys.key_for(command, mode);
         let hint = |command, what: &str| key(command).map(|key| format!("· {key} {what} "));
         match mode {
+            Mode::Editing if self.chatting => format!(
+                " CHAT {}",
+                hint(Command::Back, "closes").unwrap_or_default()
+            ),
             Mode::Editing => format!(
                 " EDITING {}",
                 hint(Command::Back, "stops").unwrap_or_default()

@@ -214,6 +214,37 @@ impl Session {
         end: End,
         http: Option<std::sync::Arc<HttpExchange>>,
     ) -> &mut Self {
+        // The user's send raised the count before the call went out.
+        self.state.pending_calls += 1;
+        self.finished(id, request, sent_at, end, http)
+    }
+
+    /// A call the app sent by itself (an audit's case, the Chat model's call): the app raised
+    /// its pending count when it asked for it.
+    pub fn call_the_app_sent(
+        &mut self,
+        id: i64,
+        tool: &str,
+        arguments: &Value,
+        reply: &str,
+    ) -> &mut Self {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}).to_string();
+        let response = format!(r#"{{"jsonrpc":"2.0","id":{id},{reply}}}"#);
+        self.sent(&request);
+        let sent_at = Timestamp(self.clock);
+        self.received(&response, "tools/call");
+        let end = End::Replied(parse(&response).unwrap());
+        self.finished(id, &request, sent_at, end, None)
+    }
+
+    fn finished(
+        &mut self,
+        id: i64,
+        request: &str,
+        sent_at: Timestamp,
+        end: End,
+        http: Option<std::sync::Arc<HttpExchange>>,
+    ) -> &mut Self {
         let ended_at = self.tick();
         let exchange = Exchange {
             id: Id::Number(id),
@@ -226,7 +257,6 @@ impl Session {
             rounds: Vec::new(),
             task: None,
         };
-        self.state.pending_calls += 1;
         self.event(SessionEvent::CallFinished(Box::new(
             sightline::mcp::verdict::Finished::unjudged(exchange),
         )))

@@ -1,6 +1,8 @@
 //! The built-in bindings, in the order the help lists them: the table `keys.toml` rebinds.
 
-use crate::app::action::{Edit, Lens, Move, Output, Question, Servers, Shelves, ToServer, View};
+use crate::app::action::{
+    Chat, Edit, Lens, Move, Output, Question, Servers, Shelves, ToServer, View,
+};
 use std::borrow::Cow;
 
 use crossterm::event::{KeyCode, KeyModifiers};
@@ -102,6 +104,7 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind(KeyCode::Char('o'), NONE, "o", Command::Shelves(Shelves::OpenLink), Browsing, "open the next resource the call's result links to or embeds"),
     bind(KeyCode::Char('x'), NONE, "x", Command::ToServer(ToServer::Cancel), Browsing, "cancel the pending call"),
     bind(KeyCode::Char(':'), NONE, ":", Command::Edit(Edit::OpenComposer), Browsing, "compose any request: method, then params as JSON"),
+    bind(KeyCode::Char('c'), NONE, "c", Command::Chat(Chat::Open), Browsing, "chat: a model calls the server through this host's eyes (--model)"),
     bind(KeyCode::Char('p'), NONE, "p", Command::ToServer(ToServer::Ping), Browsing, "ping the server (its round trip)"),
     bind(KeyCode::Char('l'), NONE, "l", Command::ToServer(ToServer::SetLogLevel), Browsing, "logging/setLevel: the next level (debug, info, …)"),
     bind(KeyCode::Char('i'), NONE, "i", Command::Shelves(Shelves::ServerInfo), Browsing, "the server: era, transport, instructions, capabilities"),
@@ -127,8 +130,9 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind(KeyCode::Char('v'), ALT, "Alt-v", Command::Lens(Lens::Validation), Editing, "validation on / off"),
     bind(KeyCode::Char('m'), ALT, "Alt-m", Command::Lens(Lens::Forwarding), Editing, "MAY rule on / off"),
     bind(KeyCode::Char('h'), ALT, "Alt-h", Command::Lens(Lens::Host), Editing, "next host profile"),
-    bind(KeyCode::Char('b'), ALT, "Alt-b", Command::ToServer(ToServer::SideBySide), Editing, "send to every server, side by side"),
+    bind(KeyCode::Char('b'), ALT, "Alt-b", Command::ToServer(ToServer::SideBySide), Editing, "send to every server, side by side (in Chat: run the prompt)"),
     bind(KeyCode::Char('c'), ALT, "Alt-c", Command::Edit(Edit::AcceptCompletion), Editing, "take the first completion (prompt and template forms)"),
+    bind(KeyCode::Char('r'), ALT, "Alt-r", Command::Chat(Chat::Rerun), Editing, "chat: run the last prompt again (Alt-h first: another host)"),
     bind(KeyCode::Enter, NONE, "Enter", Command::Question(Question::Accept), Answering, "accept: send the answer as shown"),
     bind(KeyCode::Char('d'), CTRL, "Ctrl-D", Command::Question(Question::Decline), Answering, "decline"),
     bind(KeyCode::Esc, NONE, "Esc", Command::Back, Answering, "cancel (a dismissed question)"),

@@ -19,6 +19,7 @@ use crate::mcp::messages::{ServerInfo, Tool};
 
 mod calls;
 mod catalog;
+mod chat;
 mod editor;
 mod keys;
 mod newcomer;

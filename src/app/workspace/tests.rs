@@ -427,3 +427,64 @@ fn a_comparison_that_fits_does_not_scroll() {
     command(&mut servers, Command::Move(Move::PageDown));
     assert_eq!(scroll(&servers), 0);
 }
+
+#[test]
+fn alt_b_in_the_chat_pane_runs_the_prompt_on_every_server_and_each_pane_tallies_them_all() {
+    use crate::app::action::Chat;
+    use crate::app::chat::ChatModel;
+    use crate::model_api::{Api, Turn, Usage};
+    let mut workspace = Workspace::several(
+        vec!["legacy".into(), "sep1303".into()],
+        Rect::new(0, 0, 120, 40),
+        |_, screen| {
+            let settings = Settings {
+                chat: Some(ChatModel {
+                    api: Api::Chat,
+                    name: "any".into(),
+                    label: "openai:any".into(),
+                    max_turns: 4,
+                    naming: Vec::new(),
+                }),
+                ..Settings::default()
+            };
+            AppState::new(settings, Vec::new(), screen)
+        },
+    );
+    connect(&mut workspace, 0, "legacy");
+    connect(&mut workspace, 1, "sep1303");
+    command(&mut workspace, Command::Chat(Chat::Open));
+    for c in "Book".chars() {
+        let key = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char(c));
+        update(&mut workspace, Action::EditorInput(key.into()));
+    }
+    let effects = command(&mut workspace, Command::ToServer(ToServer::SideBySide));
+    let asked: Vec<usize> = effects
+        .iter()
+        .filter_map(|(server, effect)| matches!(effect, Effect::AskModel { .. }).then_some(*server))
+        .collect();
+    assert_eq!(asked, [0, 1], "one model request per server: {effects:?}");
+    assert!(
+        workspace.comparison.is_none(),
+        "no request comparison in the Chat pane"
+    );
+    let done = Turn {
+        text: "Which date?".into(),
+        calls: Vec::new(),
+        usage: Usage::default(),
+    };
+    update_for(
+        &mut workspace,
+        1,
+        Action::ModelAnswered {
+            run: 1,
+            result: Ok(done),
+        },
+    );
+    let shown = &workspace.shown().chat.elsewhere;
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(shown[0].1.starts_with("… asking the model"), "{shown:?}");
+    assert!(
+        shown[1].1.starts_with("✓ answered after 1 turn ·"),
+        "{shown:?}"
+    );
+}

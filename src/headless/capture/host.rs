@@ -15,7 +15,7 @@ use crate::cli::CaptureArgs;
 use crate::model_view::hosts::HostProfile;
 
 /// The name every host is told the server has (its tools become `mcp__srv__x`, `mcp_srv_x`…).
-pub const SERVER_NAME: &str = "srv";
+pub use crate::model_api::SERVER_NAME;
 /// What every host is asked to do.
 pub const PROMPT: &str = "Call the tool.";
 

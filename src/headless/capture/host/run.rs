@@ -32,6 +32,14 @@ impl HostRun {
         }
     }
 
+    /// How the host names tools to its model: its first template, under its rule.
+    pub fn naming(&self) -> crate::model_api::ToolNaming {
+        crate::model_api::ToolNaming {
+            template: self.tool_names.first().cloned().unwrap_or_default(),
+            rule: self.name_rule.as_ref().map(NameRule::as_pair),
+        }
+    }
+
     /// The names the model may call `tool` by in this host, most likely first.
     pub fn names(&self, tool: &str) -> Vec<String> {
         self.tool_names
@@ -187,25 +195,12 @@ impl HostRun {
 
 impl NameRule {
     fn valid(&self, name: &str) -> String {
-        let mut valid: String = name
-            .chars()
-            .flat_map(|c| {
-                let kept = c.is_ascii_alphanumeric() || self.allowed.contains(c);
-                let (c, times) = if kept { (c, 1) } else { ('_', c.len_utf16()) };
-                std::iter::repeat_n(c, times)
-            })
-            .collect();
-        if !valid.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-            valid.insert(0, '_');
-        }
-        let count = valid.chars().count();
-        if count > self.max {
-            let side = self.max.saturating_sub(3) / 2;
-            let head: String = valid.chars().take(side).collect();
-            let tail: String = valid.chars().skip(count - side).collect();
-            valid = format!("{head}...{tail}");
-        }
-        valid
+        crate::model_api::valid_name(name, &self.allowed, self.max)
+    }
+
+    /// The rule as the pure naming carries it.
+    pub(super) fn as_pair(&self) -> (String, usize) {
+        (self.allowed.clone(), self.max)
     }
 }
 
