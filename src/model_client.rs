@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::model_api::{Api, PROVIDERS, Turn};
+use crate::model_api::{Api, PROVIDERS, Turn, stream};
 use crate::recording::Recorder;
 
 /// The model API a `--model PROVIDER:MODEL` names, where its requests go, and its key.
@@ -81,6 +81,32 @@ pub async fn turn(
     body: &Value,
     recorder: Option<&Recorder>,
 ) -> Result<Turn, String> {
+    asked(http, model, body, None, recorder).await
+}
+
+/// As [`turn`], streamed where the API streams (Chat Completions, Messages): `said` is given the
+/// model's text so far each time it grows. The transcript keeps the body sent and the body the
+/// stream came to.
+pub async fn turn_streamed(
+    http: &reqwest::Client,
+    model: &Model,
+    body: &Value,
+    said: &mut (dyn FnMut(&str) + Send),
+    recorder: Option<&Recorder>,
+) -> Result<Turn, String> {
+    match stream::streaming(model.api, body) {
+        Some(streamed) => asked(http, model, &streamed, Some(said), recorder).await,
+        None => asked(http, model, body, None, recorder).await,
+    }
+}
+
+async fn asked(
+    http: &reqwest::Client,
+    model: &Model,
+    body: &Value,
+    said: Option<&mut (dyn FnMut(&str) + Send)>,
+    recorder: Option<&Recorder>,
+) -> Result<Turn, String> {
     let mut request = http
         .post(&model.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -96,7 +122,7 @@ pub async fn turn(
         (Api::Gemini, Some(key)) => request = request.header("x-goog-api-key", key),
         (Api::Chat | Api::Responses | Api::Gemini, None) => {}
     }
-    let response = request.send().await.map_err(|error| {
+    let mut response = request.send().await.map_err(|error| {
         format!(
             "the model API at {} did not answer: {}",
             model.url,
@@ -104,19 +130,39 @@ pub async fn turn(
         )
     })?;
     let status = response.status();
-    let bytes = response.bytes().await.map_err(|error| {
+    let broke_off = |error: reqwest::Error| {
         format!(
             "the model API at {} broke off its answer (HTTP {status}): {}",
             model.url,
             with_causes(&error.without_url())
         )
-    })?;
-    let answer: Value = serde_json::from_slice(&bytes).map_err(|error| {
-        format!(
-            "the model API at {} sent no JSON (HTTP {status}): {error}",
-            model.url
-        )
-    })?;
+    };
+    let events = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    let answer: Value = match said {
+        // An API that refuses a streamed request answers with plain JSON: read as such.
+        Some(said) if events => {
+            let mut assembler = stream::Assembler::new(model.api);
+            while let Some(bytes) = response.chunk().await.map_err(broke_off)? {
+                if assembler.feed(&bytes) {
+                    said(assembler.text());
+                }
+            }
+            assembler.finish()
+        }
+        Some(_) | None => {
+            let bytes = response.bytes().await.map_err(broke_off)?;
+            serde_json::from_slice(&bytes).map_err(|error| {
+                format!(
+                    "the model API at {} sent no JSON (HTTP {status}): {error}",
+                    model.url
+                )
+            })?
+        }
+    };
     if let Some(recorder) = recorder {
         recorder.model_turn(model.api.name(), body, &answer);
     }

@@ -384,7 +384,8 @@ async fn event_loop(
             _ = hangup.recv() => return Ok(Ended::Signal(signal_number::HUP)),
             _ = interrupt.recv() => return Ok(Ended::Signal(signal_number::INT)),
         };
-        let urgent = !matches!(action, Action::Session(_));
+        // A stream of events, a model's streamed words: drawn at the frame pace.
+        let urgent = !matches!(action, Action::Session(_) | Action::ModelStreamed { .. });
         let mut effects = match server {
             Some(server) => workspace::update_for(&mut workspace, server, action),
             None => workspace::update(&mut workspace, action),
@@ -485,7 +486,19 @@ async fn run_effect(
             tokio::spawn(async move {
                 let result = match link {
                     Some((model, http, recorder)) => {
-                        model_client::turn(&http, &model, &body, recorder.as_ref()).await
+                        let progress = done.clone();
+                        let mut said = move |text: &str| {
+                            let text = text.to_owned();
+                            let _ = progress.send((server, Action::ModelStreamed { run, text }));
+                        };
+                        model_client::turn_streamed(
+                            &http,
+                            &model,
+                            &body,
+                            &mut said,
+                            recorder.as_ref(),
+                        )
+                        .await
                     }
                     None => Err("no model to ask (--model)".to_owned()),
                 };

@@ -135,6 +135,27 @@ fn a_chat_run_in_progress() {
 }
 
 #[test]
+fn a_chat_run_whose_answer_streams_in() {
+    snapshot("chat_streaming", |session| {
+        in_progress(session);
+        model_calls(session, "12/12/2027", 1090);
+        session.call_the_app_sent(
+            4,
+            "book_flight",
+            &json!({"departureDate": "12/12/2027"}),
+            r#""result":{"content":[{"type":"text","text":"Booked: one seat departing 12/12/2027. Booking reference SL-7F5520."}]}"#,
+        );
+        update(
+            &mut session.state,
+            Action::ModelStreamed {
+                run: 1,
+                text: "Booked for 12/12/2027, refer".into(),
+            },
+        );
+    });
+}
+
+#[test]
 fn a_finished_chat_run() {
     snapshot("chat_finished", finished);
 }

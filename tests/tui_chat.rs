@@ -83,9 +83,17 @@ fn the_chat_pane_runs_a_real_model_loop_on_both_demo_styles_side_by_side() {
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0);
     }
-    // The model was asked by the binary, not made up: its requests carry the host's names.
+    // The model was asked by the binary, not made up: its requests carry the host's names, and
+    // the pane asked for its answers streamed (the script streams them word by word).
     let requests = model.requests();
     assert!(requests.len() >= 10, "{}", requests.len());
+    assert!(
+        requests
+            .iter()
+            .all(|request| request["body"]["stream"] == true
+                && request["body"]["stream_options"]["include_usage"] == true),
+        "every request streamed"
+    );
     assert!(
         requests
             .iter()

@@ -53,6 +53,8 @@ pub enum Action {
         run: usize,
         result: Result<crate::model_api::Turn, String>,
     },
+    /// The model's text so far in Chat run `run`, as its answer streams in.
+    ModelStreamed { run: usize, text: String },
 }
 
 /// Mouse input, in screen cells.

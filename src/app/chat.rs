@@ -126,6 +126,7 @@ pub(super) fn start(state: &mut AppState, prompt: &str) -> Vec<Effect> {
         max_turns: model.max_turns,
         tokens: Usage::default(),
         phase: Phase::Asking,
+        streaming: None,
         conversation: vec![Message::User(prompt.to_owned())],
         offered,
         waiting: VecDeque::new(),
@@ -169,6 +170,18 @@ fn stop(state: &mut AppState, to_panes: Panes) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The model's words so far in run `number`, while it is asked.
+pub(super) fn streamed(state: &mut AppState, number: usize, text: String) {
+    if let Some(run) = state
+        .chat
+        .runs
+        .iter_mut()
+        .find(|run| run.number == number && run.phase == Phase::Asking)
+    {
+        run.streaming = Some(text);
+    }
+}
+
 /// The model's turn (or why there is none) for run `number`: its words, and its calls sent.
 pub(super) fn answered(
     state: &mut AppState,
@@ -184,6 +197,7 @@ pub(super) fn answered(
         // A run stopped while its model was asked: the answer is no longer wanted.
         return Vec::new();
     };
+    run.streaming = None;
     let turn = match result {
         Ok(turn) => turn,
         Err(why) => {

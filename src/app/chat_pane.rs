@@ -67,6 +67,8 @@ pub struct Run {
     pub max_turns: u32,
     pub tokens: Usage,
     pub phase: Phase,
+    /// The model's words so far while its answer streams in.
+    pub streaming: Option<String>,
     pub(super) conversation: Vec<Message>,
     pub(super) offered: Vec<Offered>,
     /// The calls of the last turn not yet answered; the first is in flight while `Calling`.

@@ -102,6 +102,10 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::ModelAnswered { run, result } => super::chat::answered(state, run, result),
+        Action::ModelStreamed { run, text } => {
+            super::chat::streamed(state, run, text);
+            Vec::new()
+        }
         Action::FrameRead { number, result } => {
             frame_read(state, number, result);
             Vec::new()

@@ -5,6 +5,7 @@ pub mod anthropic;
 pub mod chat;
 pub mod gemini;
 pub mod responses;
+pub mod stream;
 pub mod turns;
 
 use serde_json::Value;

@@ -179,6 +179,15 @@ fn run_lines(run: &Run, theme: &Theme, lines: &mut Vec<Line<'_>>) {
             Entry::Call(call) => call_lines(call, theme, lines),
         }
     }
+    if let (Phase::Asking, Some(text)) = (&run.phase, &run.streaming) {
+        lines.push(Line::from(vec![
+            Span::styled("model ", theme.style(Meaning::TextTitle)),
+            Span::styled(
+                format!("{}▌", sanitize::text(text)),
+                theme.style(Meaning::Text),
+            ),
+        ]));
+    }
     let meaning = match &run.phase {
         Phase::Asking | Phase::Calling | Phase::Stopped => Meaning::TextMuted,
         Phase::Ended(Ending::Answered) => Meaning::OutcomeSuccess,

@@ -9,6 +9,10 @@ Responses (`/v1/responses`) APIs, the Anthropic Messages API (`/v1/messages`) an
 - Anything else (a generic failure, nothing to read): the same call again, three times; then it
   gives up with a text answer.
 
+With `"stream": true` (Chat Completions, Messages) the answer comes as the API streams it:
+server-sent events, the text in word-sized pieces 20 ms apart, a tool call's arguments in two
+pieces, the usage last (Chat Completions sends it only when `stream_options.include_usage` asks).
+
 Requests the real API refuses are refused the same way (HTTP 400, an `error` object): no model
 or no messages, a tool result that answers no call of the turn before it, a tool result without
 content, tools without a function name. Every request is appended to the log file, one JSON
@@ -20,6 +24,7 @@ Usage: python3 scripted_model.py PORT_FILE LOG_FILE
 import json
 import re
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PAST = "12/12/2024"
@@ -224,6 +229,11 @@ def gemini_turn(body):
     return decide(tools, results, last)
 
 
+def words(text):
+    """`text` in the pieces a streaming API sends: a word and the space after it."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
 class Handler(BaseHTTPRequestHandler):
     turn = 0
 
@@ -269,6 +279,8 @@ class Handler(BaseHTTPRequestHandler):
             finish = "stop"
         # About what a tokenizer makes of it (4 bytes a token): the messages and the tools.
         prompt = len(json.dumps(body["messages"]) + json.dumps(body.get("tools") or [])) // 4
+        if body.get("stream"):
+            return self.chat_stream(body, message, finish, prompt)
         self.reply(200, {
             "id": f"chatcmpl-scripted-{Handler.turn}",
             "object": "chat.completion",
@@ -291,6 +303,8 @@ class Handler(BaseHTTPRequestHandler):
             content = [{"type": "text", "text": decision[1]}]
             stop = "end_turn"
         prompt = len(json.dumps(body["messages"]) + json.dumps(body.get("tools") or [])) // 4
+        if body.get("stream"):
+            return self.messages_stream(body, content, stop, prompt)
         self.reply(200, {
             "id": f"msg_scripted_{Handler.turn}",
             "type": "message",
@@ -343,6 +357,67 @@ class Handler(BaseHTTPRequestHandler):
             "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": 20, "totalTokenCount": prompt + 20},
             "modelVersion": "scripted",
         })
+
+    def events(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+    def event(self, data, name=None):
+        head = f"event: {name}\n" if name else ""
+        self.wfile.write(f"{head}data: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def chat_stream(self, body, message, finish, prompt):
+        self.events()
+        base = {"id": f"chatcmpl-scripted-{Handler.turn}", "object": "chat.completion.chunk", "model": body["model"]}
+
+        def chunk(delta, reason=None):
+            self.event({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]})
+
+        chunk({"role": "assistant", "content": ""})
+        for piece in words(message.get("content") or ""):
+            chunk({"content": piece})
+            time.sleep(0.02)
+        for index, call in enumerate(message.get("tool_calls") or []):
+            arguments = call["function"]["arguments"]
+            half = len(arguments) // 2
+            chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                   "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
+        chunk({}, finish)
+        if (body.get("stream_options") or {}).get("include_usage"):
+            self.event({**base, "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": 20,
+                                                         "total_tokens": prompt + 20}})
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+    def messages_stream(self, body, content, stop, prompt):
+        self.events()
+        self.event({"type": "message_start", "message": {
+            "id": f"msg_scripted_{Handler.turn}", "type": "message", "role": "assistant", "model": body["model"],
+            "content": [], "stop_reason": None, "usage": {"input_tokens": prompt, "output_tokens": 1}}}, "message_start")
+        for index, block in enumerate(content):
+            if block["type"] == "text":
+                self.event({"type": "content_block_start", "index": index,
+                            "content_block": {"type": "text", "text": ""}}, "content_block_start")
+                for piece in words(block["text"]):
+                    self.event({"type": "content_block_delta", "index": index,
+                                "delta": {"type": "text_delta", "text": piece}}, "content_block_delta")
+                    time.sleep(0.02)
+            else:
+                self.event({"type": "content_block_start", "index": index, "content_block": {
+                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}, "content_block_start")
+                raw = json.dumps(block["input"])
+                half = len(raw) // 2
+                for piece in (raw[:half], raw[half:]):
+                    self.event({"type": "content_block_delta", "index": index,
+                                "delta": {"type": "input_json_delta", "partial_json": piece}}, "content_block_delta")
+            self.event({"type": "content_block_stop", "index": index}, "content_block_stop")
+        self.event({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 20}}, "message_delta")
+        self.event({"type": "message_stop"}, "message_stop")
 
     def reply(self, status, body):
         data = json.dumps(body).encode()

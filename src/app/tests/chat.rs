@@ -328,3 +328,37 @@ fn a_run_going_on_refuses_a_second_and_ctrl_k_stops_it() {
     command(&mut state, Command::Back);
     assert!(!state.chat.open, "Esc closed the pane");
 }
+
+#[test]
+fn the_models_words_show_as_they_stream_in_and_give_way_to_its_turn() {
+    let mut state = with_model(4);
+    asked(&run_prompt(&mut state, "Book"));
+    for text in ["Let", "Let me", "Let me book."] {
+        update(
+            &mut state,
+            Action::ModelStreamed {
+                run: 1,
+                text: text.into(),
+            },
+        );
+    }
+    assert_eq!(last_run(&state).streaming.as_deref(), Some("Let me book."));
+    // Another run's words, or a run no longer asked, change nothing.
+    update(
+        &mut state,
+        Action::ModelStreamed {
+            run: 2,
+            text: "no".into(),
+        },
+    );
+    assert_eq!(last_run(&state).streaming.as_deref(), Some("Let me book."));
+    let mut turn = calls(&[("book_flight", json!({"departureDate": "12/12/2027"}))]);
+    turn.text = "Let me book.".into();
+    answered(&mut state, 1, turn);
+    let run = last_run(&state);
+    assert_eq!(run.streaming, None);
+    assert!(run.entries.contains(&Entry::Said {
+        turn: 1,
+        text: "Let me book.".into()
+    }));
+}
