@@ -81,11 +81,10 @@ pub async fn turn(
     body: &Value,
     recorder: Option<&Recorder>,
 ) -> Result<Turn, String> {
-    asked(http, model, body, None, recorder).await
+    asked(http, model, &model.url, body, None, recorder).await
 }
 
-/// As [`turn`], streamed where the API streams (Chat Completions, Messages): `said` is given the
-/// model's text so far each time it grows. The transcript keeps the body sent and the body the
+/// As [`turn`], streamed: `said` is given the model's text so far each time it grows. The transcript keeps the body sent and the body the
 /// stream came to.
 pub async fn turn_streamed(
     http: &reqwest::Client,
@@ -94,21 +93,21 @@ pub async fn turn_streamed(
     said: &mut (dyn FnMut(&str) + Send),
     recorder: Option<&Recorder>,
 ) -> Result<Turn, String> {
-    match stream::streaming(model.api, body) {
-        Some(streamed) => asked(http, model, &streamed, Some(said), recorder).await,
-        None => asked(http, model, body, None, recorder).await,
-    }
+    let streamed = stream::streaming(model.api, body);
+    let url = stream::streaming_url(model.api, &model.url);
+    asked(http, model, &url, &streamed, Some(said), recorder).await
 }
 
 async fn asked(
     http: &reqwest::Client,
     model: &Model,
+    url: &str,
     body: &Value,
     said: Option<&mut (dyn FnMut(&str) + Send)>,
     recorder: Option<&Recorder>,
 ) -> Result<Turn, String> {
     let mut request = http
-        .post(&model.url)
+        .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(body.to_string());
     match (model.api, &model.key) {

@@ -101,3 +101,104 @@ fn the_chat_pane_runs_a_real_model_loop_on_both_demo_styles_side_by_side() {
         "Claude Code's run offered the tool under its name"
     );
 }
+
+/// Each of the four model APIs through the Chat pane of the real binary, streamed (Gemini at its
+/// `:streamGenerateContent`), with a sentinel key that reaches the model API's header and
+/// nothing else: not the screen, not the transcript `--record` writes, not the scripted model's
+/// bodies.
+#[test]
+fn every_model_api_streams_through_the_chat_pane_and_the_key_stays_in_its_header() {
+    const KEY: &str = "sk-sentinel-c4a7e19b02";
+    let model = ScriptedModel::start("tui-chat-apis");
+    let base = format!("http://127.0.0.1:{}", model.port);
+    let v1 = model.url();
+    let cases = [
+        (
+            "openai:any",
+            v1.as_str(),
+            "OPENAI_API_KEY",
+            "claude-code",
+            "/v1/chat/completions",
+        ),
+        (
+            "openai-responses:any",
+            v1.as_str(),
+            "OPENAI_API_KEY",
+            "openai-agents",
+            "/v1/responses",
+        ),
+        (
+            "anthropic:any",
+            base.as_str(),
+            "ANTHROPIC_API_KEY",
+            "claude-code",
+            "/v1/messages",
+        ),
+        (
+            "gemini:any",
+            base.as_str(),
+            "GEMINI_API_KEY",
+            "gemini-cli",
+            ":streamGenerateContent?alt=sse",
+        ),
+    ];
+    for (index, (name, url, variable, host, path)) in cases.into_iter().enumerate() {
+        let transcript = model.dir.join(format!("chat-{index}.jsonl"));
+        let transcript = transcript.to_str().unwrap();
+        let tmux = Tmux::start_with_env(
+            &[
+                "--demo",
+                "sep1303",
+                "--host",
+                host,
+                "--model",
+                name,
+                "--model-url",
+                url,
+                "--record",
+                transcript,
+            ],
+            120,
+            40,
+            None,
+            &[(variable, KEY)],
+        );
+        tmux.wait_for("Tools (10)");
+        tmux.keys(&["c"]);
+        tmux.wait_for("Enter run");
+        tmux.type_text("Book a flight departing 12/12");
+        tmux.keys(&["Enter"]);
+        let screen = tmux.wait_for("✓ answered after 3 turns");
+        assert!(!screen.contains(KEY), "{name}: the key on screen");
+        tmux.keys(&["Escape"]);
+        tmux.wait_until("the pane closed", |screen| !screen.contains("Enter run"));
+        tmux.keys(&["q"]);
+        assert_eq!(tmux.wait_for_exit(), 0, "{name}");
+        let recorded = std::fs::read_to_string(transcript).unwrap();
+        assert_eq!(
+            recorded.matches(r#""type":"model""#).count(),
+            3,
+            "{name}: each turn recorded"
+        );
+        assert!(!recorded.contains(KEY), "{name}: the key in the transcript");
+        let requests: Vec<_> = model
+            .requests()
+            .into_iter()
+            .filter(|request| request["path"].as_str().unwrap().ends_with(path))
+            .collect();
+        assert_eq!(requests.len(), 3, "{name}: three requests to {path}");
+        for request in &requests {
+            if !name.starts_with("gemini") {
+                assert_eq!(request["body"]["stream"], true, "{name}: streamed");
+            }
+            assert!(
+                !request["body"].to_string().contains(KEY),
+                "{name}: the key in a body"
+            );
+            assert!(
+                request["headers"].to_string().contains(KEY),
+                "{name}: the key in a header"
+            );
+        }
+    }
+}

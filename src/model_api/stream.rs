@@ -1,25 +1,34 @@
-//! A streamed answer, sans I/O: the server-sent events of Chat Completions (`stream: true`) and
-//! of the Messages API, fed as the bytes arrive, give the text so far and, at the end, the body
-//! the API would have answered without streaming (so one parser reads both, and a transcript
-//! keeps one response body per turn).
+//! A streamed answer, sans I/O: the server-sent events of Chat Completions and the Responses and
+//! Messages APIs (`stream: true`) and of Gemini's `streamGenerateContent`, fed as the bytes
+//! arrive, give the text so far and, at the end, the body the API would have answered without
+//! streaming (so one parser reads both, and a transcript keeps one response body per turn).
 
 use serde_json::{Map, Value, json};
 
 use super::Api;
 
 /// The request body asking for the answer as a stream (the usage included where the API needs
-/// asking), for the APIs sightline streams; `None` for the others.
-pub fn streaming(api: Api, body: &Value) -> Option<Value> {
+/// asking); Gemini asks by its URL instead ([`streaming_url`]).
+pub fn streaming(api: Api, body: &Value) -> Value {
     let mut body = body.clone();
     match api {
         Api::Chat => {
             body["stream"] = Value::Bool(true);
             body["stream_options"] = json!({"include_usage": true});
         }
-        Api::Anthropic => body["stream"] = Value::Bool(true),
-        Api::Responses | Api::Gemini => return None,
+        Api::Anthropic | Api::Responses => body["stream"] = Value::Bool(true),
+        Api::Gemini => {}
     }
-    Some(body)
+    body
+}
+
+/// The URL a streamed request goes to: Gemini's `:streamGenerateContent?alt=sse` for its
+/// `:generateContent`; the same URL for the others.
+pub fn streaming_url(api: Api, url: &str) -> String {
+    match api {
+        Api::Gemini => url.replace(":generateContent", ":streamGenerateContent?alt=sse"),
+        Api::Chat | Api::Anthropic | Api::Responses => url.to_owned(),
+    }
 }
 
 /// A stream being read: its events so far, put together.
@@ -35,6 +44,8 @@ pub struct Assembler {
     usage: Map<String, Value>,
     error: Option<Value>,
     stop: Option<Value>,
+    /// Responses: the whole response its `response.completed` event carries.
+    completed: Option<Value>,
 }
 
 impl Assembler {
@@ -47,6 +58,7 @@ impl Assembler {
             usage: Map::new(),
             error: None,
             stop: None,
+            completed: None,
         }
     }
 
@@ -80,14 +92,55 @@ impl Assembler {
         let Ok(data) = serde_json::from_str::<Value>(&data) else {
             return;
         };
-        if let Some(error) = data.get("error") {
+        if let Some(error) = data.get("error").filter(|error| !error.is_null()) {
             self.error = Some(error.clone());
             return;
         }
         match self.api {
             Api::Chat => self.chat_chunk(&data),
             Api::Anthropic => self.messages_event(&data),
-            Api::Responses | Api::Gemini => {}
+            Api::Responses => self.responses_event(&data),
+            Api::Gemini => self.gemini_chunk(&data),
+        }
+    }
+
+    fn responses_event(&mut self, event: &Value) {
+        match event.get("type").and_then(Value::as_str) {
+            Some("response.output_text.delta") => {
+                if let Some(text) = event.get("delta").and_then(Value::as_str) {
+                    self.text.push_str(text);
+                }
+            }
+            Some("response.completed" | "response.incomplete") => {
+                self.completed = event.get("response").cloned();
+            }
+            Some("response.failed") => {
+                self.error = event.pointer("/response/error").cloned();
+            }
+            _ => {}
+        }
+    }
+
+    fn gemini_chunk(&mut self, chunk: &Value) {
+        if let Some(usage) = chunk.get("usageMetadata").and_then(Value::as_object) {
+            self.usage.clone_from(usage);
+        }
+        if let Some(reason) = chunk.pointer("/candidates/0/finishReason") {
+            self.stop = Some(reason.clone());
+        }
+        for part in chunk
+            .pointer("/candidates/0/content/parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match part.get("text").and_then(Value::as_str) {
+                // Text comes in pieces; a function call whole, each its own part.
+                Some(text) if !part.get("thought").is_some_and(|t| t == true) => {
+                    self.text.push_str(text);
+                }
+                _ => self.parts.push((None, part.clone())),
+            }
         }
     }
 
@@ -204,6 +257,24 @@ impl Assembler {
         }
         let usage = Value::Object(self.usage);
         match self.api {
+            Api::Responses => self.completed.unwrap_or_else(|| {
+                json!({"error": {"message": "the stream ended before the response was completed"}})
+            }),
+            Api::Gemini => {
+                let mut parts = Vec::new();
+                if !self.text.is_empty() {
+                    parts.push(json!({"text": self.text}));
+                }
+                parts.extend(self.parts.into_iter().map(|(_, part)| part));
+                json!({
+                    "candidates": [{
+                        "content": {"role": "model", "parts": parts},
+                        "finishReason": self.stop,
+                        "index": 0,
+                    }],
+                    "usageMetadata": usage,
+                })
+            }
             Api::Chat => {
                 let calls: Vec<Value> = self.parts.into_iter().map(|(_, call)| call).collect();
                 let mut message = json!({"role": "assistant", "content": self.text});
@@ -216,7 +287,7 @@ impl Assembler {
                     "usage": usage,
                 })
             }
-            Api::Anthropic | Api::Responses | Api::Gemini => {
+            Api::Anthropic => {
                 let content: Vec<Value> = self
                     .parts
                     .into_iter()
@@ -339,15 +410,57 @@ mod tests {
     }
 
     #[test]
-    fn only_chat_completions_and_messages_are_streamed() {
+    fn responses_events_end_with_the_whole_response() {
+        let events = concat!(
+            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"status\":\"in_progress\"}}\n\n",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Done\"}\n\n",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\". Booked.\"}\n\n",
+            "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_text\",\"text\":\"Done. Booked.\"}]}],\"usage\":{\"input_tokens\":9,\"output_tokens\":4}}}\n\n",
+        );
+        let (assembler, seen) = streamed(Api::Responses, events, 11);
+        assert_eq!(seen, ["Done", "Done. Booked."]);
+        let turn = super::super::responses::turn(&assembler.finish()).unwrap();
+        assert_eq!(turn.text, "Done. Booked.");
+        assert_eq!((turn.usage.input, turn.usage.output), (9, 4));
+        let (cut, _) = streamed(Api::Responses, &events[..200], 11);
+        assert!(
+            super::super::responses::turn(&cut.finish()).is_err(),
+            "never completed"
+        );
+    }
+
+    #[test]
+    fn gemini_chunks_put_text_together_and_keep_each_call() {
+        let events = concat!(
+            "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Book\"}]}}]}\r\n\r\n",
+            "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"ing.\"},{\"functionCall\":{\"name\":\"mcp_srv_book_flight\",\"args\":{\"departureDate\":\"12/12/2024\"}}}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":7,\"candidatesTokenCount\":2}}\r\n\r\n",
+        );
+        let (assembler, seen) = streamed(Api::Gemini, events, 9);
+        assert_eq!(seen, ["Book", "Booking."]);
+        let turn = super::super::gemini::turn(&assembler.finish()).unwrap();
+        assert_eq!(turn.text, "Booking.");
+        assert_eq!(turn.calls[0].name, "mcp_srv_book_flight");
+        assert_eq!((turn.usage.input, turn.usage.output), (7, 2));
+    }
+
+    #[test]
+    fn each_api_is_asked_for_a_stream_its_own_way() {
         let body = json!({"model": "m"});
-        assert_eq!(streaming(Api::Chat, &body).unwrap()["stream"], true);
+        assert_eq!(streaming(Api::Chat, &body)["stream"], true);
         assert_eq!(
-            streaming(Api::Chat, &body).unwrap()["stream_options"]["include_usage"],
+            streaming(Api::Chat, &body)["stream_options"]["include_usage"],
             true
         );
-        assert_eq!(streaming(Api::Anthropic, &body).unwrap()["stream"], true);
-        assert!(streaming(Api::Responses, &body).is_none());
-        assert!(streaming(Api::Gemini, &body).is_none());
+        assert_eq!(streaming(Api::Anthropic, &body)["stream"], true);
+        assert_eq!(streaming(Api::Responses, &body)["stream"], true);
+        assert_eq!(streaming(Api::Gemini, &body), body);
+        assert_eq!(
+            streaming_url(Api::Gemini, "https://g/v1beta/models/m:generateContent"),
+            "https://g/v1beta/models/m:streamGenerateContent?alt=sse"
+        );
+        assert_eq!(
+            streaming_url(Api::Chat, "http://x/v1/chat/completions"),
+            "http://x/v1/chat/completions"
+        );
     }
 }

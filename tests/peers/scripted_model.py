@@ -9,9 +9,10 @@ Responses (`/v1/responses`) APIs, the Anthropic Messages API (`/v1/messages`) an
 - Anything else (a generic failure, nothing to read): the same call again, three times; then it
   gives up with a text answer.
 
-With `"stream": true` (Chat Completions, Messages) the answer comes as the API streams it:
-server-sent events, the text in word-sized pieces 20 ms apart, a tool call's arguments in two
-pieces, the usage last (Chat Completions sends it only when `stream_options.include_usage` asks).
+With `"stream": true` (Chat Completions, Responses, Messages) or at `:streamGenerateContent`
+(Gemini) the answer comes as the API streams it: server-sent events, the text in word-sized
+pieces 20 ms apart, a tool call's arguments in two pieces (Gemini: whole), the usage last (Chat
+Completions sends it only when `stream_options.include_usage` asks).
 
 Requests the real API refuses are refused the same way (HTTP 400, an `error` object): no model
 or no messages, a tool result that answers no call of the turn before it, a tool result without
@@ -253,8 +254,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.messages_api(body)
         if self.path.endswith("/responses"):
             return self.responses_api(body)
-        if self.path.endswith(":generateContent"):
+        path = self.path.split("?")[0]
+        if path.endswith(":generateContent"):
             return self.gemini_api(body)
+        if path.endswith(":streamGenerateContent"):
+            return self.gemini_api(body, stream=True)
         if not self.path.endswith("/chat/completions"):
             return self.reply(404, {"error": {"message": f"Unknown request URL: POST {self.path}.", "type": "invalid_request_error"}})
         refused = problems(body)
@@ -330,7 +334,7 @@ class Handler(BaseHTTPRequestHandler):
             output = [{"type": "message", "id": f"msg_{Handler.turn}", "role": "assistant", "status": "completed",
                        "content": [{"type": "output_text", "text": decision[1], "annotations": []}]}]
         prompt = len(json.dumps(body["input"]) + json.dumps(body.get("tools") or [])) // 4
-        self.reply(200, {
+        response = {
             "id": f"resp_scripted_{Handler.turn}",
             "object": "response",
             "status": "completed",
@@ -338,9 +342,28 @@ class Handler(BaseHTTPRequestHandler):
             "output": output,
             "error": None,
             "usage": {"input_tokens": prompt, "output_tokens": 20, "total_tokens": prompt + 20},
-        })
+        }
+        if not body.get("stream"):
+            return self.reply(200, response)
+        self.events()
+        self.event({"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+                   "response.created")
+        for index, item in enumerate(output):
+            if item["type"] == "message":
+                for piece in words(item["content"][0]["text"]):
+                    self.event({"type": "response.output_text.delta", "output_index": index, "content_index": 0,
+                                "delta": piece}, "response.output_text.delta")
+                    time.sleep(0.02)
+            else:
+                half = len(item["arguments"]) // 2
+                for piece in (item["arguments"][:half], item["arguments"][half:]):
+                    self.event({"type": "response.function_call_arguments.delta", "output_index": index,
+                                "delta": piece}, "response.function_call_arguments.delta")
+            self.event({"type": "response.output_item.done", "output_index": index, "item": item},
+                       "response.output_item.done")
+        self.event({"type": "response.completed", "response": response}, "response.completed")
 
-    def gemini_api(self, body):
+    def gemini_api(self, body, stream=False):
         refused = gemini_problems(body)
         if refused:
             return self.reply(*refused)
@@ -352,6 +375,19 @@ class Handler(BaseHTTPRequestHandler):
         else:
             parts = [{"text": decision[1]}]
         prompt = len(json.dumps(body["contents"]) + json.dumps(body.get("tools") or [])) // 4
+        if stream:
+            self.events()
+            texts = [piece for part in parts if "text" in part for piece in words(part["text"])]
+            for piece in texts:
+                self.event({"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}, "index": 0}]})
+                time.sleep(0.02)
+            calls = [part for part in parts if "functionCall" in part]
+            self.event({
+                "candidates": [{"content": {"role": "model", "parts": calls}, "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": 20,
+                                  "totalTokenCount": prompt + 20},
+            })
+            return
         self.reply(200, {
             "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": 20, "totalTokenCount": prompt + 20},
