@@ -110,7 +110,16 @@ impl StatusBar<'_> {
         };
         match link {
             Link::Connected(c) => {
-                let name = crate::sanitize::text(&c.server.name);
+                // A version's note in parentheses stays in the short form: the demo says its
+                // style there ("0.1.0 (legacy style)"), and the two styles look alike otherwise.
+                let note = c
+                    .server
+                    .version
+                    .split_once('(')
+                    .and_then(|(_, rest)| rest.strip_suffix(')'))
+                    .map(|note| format!(" ({})", crate::sanitize::text(note)))
+                    .unwrap_or_default();
+                let name = format!("{}{note}", crate::sanitize::text(&c.server.name));
                 (
                     format!(
                         "{} · {} {}",
