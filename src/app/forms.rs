@@ -226,7 +226,7 @@ pub(super) fn send_form(state: &mut AppState) -> Option<Vec<Effect>> {
             effects
         }
     };
-    state.editing = false;
+    // As after a tool's call: the form stays in the editor, for the next values.
     Some(effects)
 }
 

@@ -594,3 +594,33 @@ fn o_reads_a_link_of_the_result_and_shows_an_embedded_resource_at_once() {
         view_text(&state)
     );
 }
+
+#[test]
+fn ctrl_s_leaves_the_editor_open_on_a_prompt_form_as_on_a_tool() {
+    for prompts in [false, true] {
+        let mut state = if prompts { listed() } else { state() };
+        if prompts {
+            command(&mut state, Command::Shelves(Shelves::Prompts));
+        }
+        press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(state.key_mode(), crate::app::Mode::Editing);
+        let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(
+            sent.len(),
+            1,
+            "prompts {prompts}: one request sent: {sent:?}"
+        );
+        assert_eq!(
+            state.key_mode(),
+            crate::app::Mode::Editing,
+            "prompts {prompts}: still editing after Ctrl-S"
+        );
+        // A letter typed next is text, never a command (`q` would quit).
+        let typed = press(&mut state, KeyCode::Char('q'), KeyModifiers::NONE);
+        assert!(
+            !typed.contains(&Effect::Quit),
+            "prompts {prompts}: {typed:?}"
+        );
+        assert!(state.editor.text().contains('q'), "prompts {prompts}");
+    }
+}
