@@ -43,7 +43,17 @@ pub(super) fn intercept(state: &mut AppState, command: Command) -> Option<Vec<Ef
             state.focus = Focus::Tools;
             intercept(state, command)
         }
-        Command::ToServer(ToServer::Request) => super::forms::send_form(state),
+        // No tool is in the Request pane while a shelf shows (it says what Enter does there):
+        // Ctrl-S sends a form, or nothing.
+        Command::ToServer(ToServer::Request) => super::forms::send_form(state).or_else(|| {
+            (state.catalog.shelf != Shelf::Tools).then(|| {
+                super::status::complain(
+                    state,
+                    "nothing to send: Enter on a row reads or fills it (T shows the tools)".into(),
+                );
+                Vec::new()
+            })
+        }),
         Command::Move(Move::SelectNext) => move_selection(state, 1, false).then(Vec::new),
         Command::Move(Move::SelectPrev) => move_selection(state, 1, true).then(Vec::new),
         Command::Move(Move::PageDown) => {

@@ -26,6 +26,9 @@ pub(super) struct EditorPane<'a> {
     pub completing: bool,
     /// The completion suggestions for the form, shown first (terminal-safe).
     pub suggestions: Option<String>,
+    /// With Resources or Prompts in the left column and no form in the editor: the pane's
+    /// title and what Enter does there, instead of a tool's draft that nothing would send.
+    pub shelf: Option<(&'a str, &'a str)>,
     pub focused: bool,
     pub theme: &'a Theme,
 }
@@ -50,6 +53,16 @@ impl EditorPane<'_> {
             theme,
             ..
         } = *self;
+        if let Some((title, words)) = self.shelf {
+            let block = pane(title, focused, theme);
+            let inner = block.inner(area);
+            block.render(area, buf);
+            Paragraph::new(words)
+                .wrap(Wrap { trim: false })
+                .style(theme.style(Meaning::TextMuted))
+                .render(inner, buf);
+            return None;
+        }
         let tool = editor
             .tool
             .as_deref()

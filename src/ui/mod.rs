@@ -105,6 +105,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
             .completes_form()
             .then(|| state.catalog.completion.line())
             .flatten(),
+        shelf: shelf_request(state),
         focused: focused(Focus::Editor),
         theme,
     }
@@ -147,6 +148,28 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     .render(panes.model, buf);
     status_bar(state, mode, theme).render(panes.status, buf);
     overlay(frame, area, state, theme, cursor);
+}
+
+/// The Request pane's title and words while Resources or Prompts are shown and no form is in
+/// the editor: Enter there reads or fills the row, and a tool's draft would send nothing.
+fn shelf_request(state: &AppState) -> Option<(&'static str, &'static str)> {
+    use crate::app::catalog_state::Shelf;
+    if state.catalog.form.is_some() {
+        return None;
+    }
+    match state.catalog.shelf {
+        Shelf::Tools => None,
+        Shelf::Resources => Some((
+            "Request · resources",
+            "Enter on a resource reads it (Detail shows its contents); on a template, its \
+             variables are filled here and Ctrl-S reads it. T shows the tools again.",
+        )),
+        Shelf::Prompts => Some((
+            "Request · prompts",
+            "Enter on a prompt fills its arguments here; Ctrl-S gets it (Detail shows its \
+             messages). T shows the tools again.",
+        )),
+    }
 }
 
 /// The overlay on top, if any, over `area`; the terminal's cursor where typing goes (the

@@ -624,3 +624,23 @@ fn ctrl_s_leaves_the_editor_open_on_a_prompt_form_as_on_a_tool() {
         assert!(state.editor.text().contains('q'), "prompts {prompts}");
     }
 }
+
+#[test]
+fn with_a_shelf_shown_ctrl_s_sends_no_tool_draft_the_request_pane_does_not_show() {
+    let mut state = state();
+    command(&mut state, Command::Shelves(Shelves::Resources));
+    let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(sent.is_empty(), "{sent:?}");
+    assert!(
+        status(&state).contains("Enter on a row"),
+        "{}",
+        status(&state)
+    );
+    command(&mut state, Command::Shelves(Shelves::Tools));
+    let sent = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert_eq!(
+        sent_call(&sent).0,
+        "book_flight",
+        "the tool's draft, with the tools shown"
+    );
+}
