@@ -108,11 +108,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def late_stream(self):
         time.sleep(0.3)
+        # Open before the headers go: a client that waits for them cannot ask sooner, and
+        # marked after them, a loaded machine could run the client's request first.
+        SESSIONS["open"] = True
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         self.wfile.flush()
-        SESSIONS["open"] = True
         try:
             while True:
                 time.sleep(0.2)
