@@ -67,3 +67,49 @@ fn a_call_saved_with_j_opens_as_its_transcript() {
     }
     std::fs::remove_file(&path).unwrap();
 }
+
+/// At 80×24 the last tool selected (the list scrolled) and the editor's cursor on its last line
+/// (the text scrolled); the terminal grows to 120×40: the list shows from its first tool again,
+/// with no blank row beside "↑ 1 above", and the Request pane from its `{`.
+#[test]
+fn after_the_terminal_grows_the_lists_and_the_editor_show_from_the_top() {
+    use sightline::app::action::{Command, Edit, Move};
+    let mut session = common::Session::new(80, 24);
+    session.connected(
+        sightline::mcp::era::Era::Legacy,
+        "2025-11-25",
+        "sightline-demo",
+    );
+    session.command(Command::Move(Move::SelectLast));
+    session.command(Command::Edit(Edit::OpenEditor));
+    let long = format!(
+        "{{\n{}\n}}",
+        (0..6)
+            .map(|n| format!("  \"field{n}\": {n},"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    session.state.editor.textarea =
+        tui_textarea::TextArea::new(long.lines().map(str::to_owned).collect());
+    session
+        .state
+        .editor
+        .textarea
+        .move_cursor(tui_textarea::CursorMove::Bottom);
+    let small = screen(&session.state, &Theme::fallback());
+    assert!(
+        small.contains("above"),
+        "the list is scrolled at 80x24:\n{small}"
+    );
+    update(
+        &mut session.state,
+        Action::Resized {
+            width: 120,
+            height: 40,
+        },
+    );
+    insta::assert_snapshot!(
+        "grown_from_80x24_to_120x40",
+        screen(&session.state, &Theme::fallback())
+    );
+}

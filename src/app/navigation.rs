@@ -108,6 +108,35 @@ pub fn keep_in_view(offset: usize, selected: usize, rows: usize) -> usize {
     }
 }
 
+/// After a resize: each list's window moved up as far as its new height lets it, keeping the
+/// selection in view (a grown pane shows rows from the top again, never a blank row beside
+/// "↑ 1 above"), and the editor's view back to the top where its cursor allows.
+pub(super) fn fit_to_screen(state: &mut AppState) {
+    let panes = areas(state.screen);
+    let fit = |offset: usize, len: usize, rows: usize, selected: usize| {
+        keep_in_view(offset.min(len.saturating_sub(rows)), selected, rows)
+    };
+    let len = state.tools.tools.len();
+    let rows = layout::tool_list_rows(panes.tools, len);
+    state.tools.offset = fit(state.tools.offset, len, rows, state.tools.selected);
+    if let Some(selected) = state.log.selected {
+        let rows = layout::inner_height(panes.log);
+        state.log.offset = fit(state.log.offset, state.log.lines.len(), rows, selected);
+    }
+    // The textarea keeps its scroll from the last, smaller, frame: back to the top, the cursor
+    // where it was (drawing scrolls down again only as far as the cursor needs).
+    let textarea = &mut state.editor.textarea;
+    let (top, _) = textarea.scroll_offset();
+    if top > 0 {
+        let tui_textarea::DataCursor(row, column) = textarea.cursor();
+        textarea.scroll((-i16::try_from(top).unwrap_or(i16::MAX), 0));
+        textarea.move_cursor(tui_textarea::CursorMove::Jump(
+            u16::try_from(row).unwrap_or(u16::MAX),
+            u16::try_from(column).unwrap_or(u16::MAX),
+        ));
+    }
+}
+
 /// Selects a log line (`None`: follow the newest) and prepares its detail and model view.
 pub(super) fn select_line(state: &mut AppState, line: Option<usize>) {
     state.log.selected = line;

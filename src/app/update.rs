@@ -78,6 +78,7 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::Resized { width, height } => {
             state.screen = ratatui::layout::Rect::new(0, 0, width, height);
+            super::navigation::fit_to_screen(state);
             Vec::new()
         }
         Action::Saved { path, result } => {
