@@ -21,6 +21,22 @@ pub(super) fn call_context(state: &AppState) -> CallContext<'_> {
     }
 }
 
+/// For a call the Chat pane's model made: its run and turn, and whether this view is what it
+/// read (the run's host is the one shown) or which host to show for that.
+fn chat_note(state: &AppState, call: usize) -> Option<String> {
+    let (number, turn) = state.chat.made(call)?;
+    let run = state.chat.runs.iter().find(|run| run.number == number)?;
+    let host = crate::sanitize::text(&run.host);
+    Some(if run.host == state.settings.host().name {
+        format!("◆ the Chat model's call (run {number}, turn {turn}): it read this")
+    } else {
+        format!(
+            "◆ the Chat model's call (run {number}, turn {turn}): it read what '{host}' sends \
+             (h to '{host}' shows it)"
+        )
+    })
+}
+
 /// Rebuilds the shown model view; the reply's text is borrowed, and only what fits is copied.
 pub(super) fn refresh_model(state: &mut AppState) {
     state.model_scroll = 0;
@@ -29,7 +45,10 @@ pub(super) fn refresh_model(state: &mut AppState) {
         .and_then(|index| Some((index, state.whole_call(index)?)));
     state.model = current.map(|(index, record)| {
         let view = analysis::view(&record.exchange, &record.outcome, &call_context(state));
-        let words = ViewWords::of(&view);
+        let mut words = ViewWords::of(&view);
+        if let Some(note) = chat_note(state, index) {
+            words.notes.insert(0, note);
+        }
         ModelPane {
             call: index,
             forwarded: view.forwarded,

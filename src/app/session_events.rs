@@ -308,6 +308,8 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
         findings: found,
         stored: false,
     });
+    // The Chat model's call is linked to its turn before the model pane says whose it was.
+    let asked = super::chat::called(state, index);
     if state.log.selected.is_none() {
         refresh_detail(state);
     }
@@ -316,7 +318,7 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
         store_call(state, index);
     }
     let mut effects = audited(state, index);
-    effects.extend(super::chat::called(state, index));
+    effects.extend(asked);
     effects
 }
 

@@ -173,6 +173,21 @@ fn behind_claude_code_the_model_reads_the_servers_reason_and_its_next_turn_follo
             .summary()
             .starts_with("✓ answered after 2 turns · 1 call, 0 repeated")
     );
+    // The model pane says the call was the model's, and that it read this view.
+    let notes = &state.model.as_ref().unwrap().notes;
+    assert_eq!(
+        notes[0],
+        "◆ the Chat model's call (run 1, turn 1): it read this"
+    );
+    command(&mut state, Command::Lens(crate::app::action::Lens::Host));
+    let notes = &state.model.as_ref().unwrap().notes;
+    assert!(
+        notes[0].ends_with("it read what 'claude-code' sends (h to 'claude-code' shows it)"),
+        "{notes:?}"
+    );
+    while state.settings.host().name != "claude-code" {
+        command(&mut state, Command::Lens(crate::app::action::Lens::Host));
+    }
     // Closed, and opened again on the call the model made: at the run that made it.
     command(&mut state, Command::Back);
     command(&mut state, Command::Chat(Chat::Open));
