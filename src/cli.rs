@@ -180,6 +180,17 @@ pub enum Command {
         #[command(subcommand)]
         command: AuthCommand,
     },
+    /// Every command of the TUI with the keys that run it (the built-in keys, rebound by
+    /// ~/.config/sightline/keys.toml or --keys FILE), and every problem with that file. Exit 1
+    /// when the file has problems.
+    Keys {
+        /// The keys file to read instead of ~/.config/sightline/keys.toml.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<std::path::PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The host profiles (built-in and yours), with the source each was taken from.
     Hosts {
         #[command(subcommand)]

@@ -446,6 +446,7 @@ async fn dispatch(cli: Cli) -> u8 {
         Some(Command::Auth {
             command: sightline::cli::AuthCommand::Logout { token_cache, url },
         }) => headless::logout(&token_cache, url.as_deref()),
+        Some(Command::Keys { keys, json }) => headless::keys(keys.as_deref(), json),
         Some(Command::Hosts {
             show,
             json,

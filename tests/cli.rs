@@ -106,3 +106,49 @@ fn man_dir_writes_every_page_the_pages_name() {
     let call = Command::new(BIN).args(["call", "--help"]).output().unwrap();
     assert!(String::from_utf8(call.stdout).unwrap().contains("--record"));
 }
+
+/// `sightline keys`: every command with its keys as a keys file binds them, and every entry the
+/// file could not take, each named, with the nearest command; exit 1 then, 0 without a file.
+#[test]
+fn keys_lists_every_command_and_every_problem_of_the_keys_file() {
+    let dir = std::env::temp_dir().join(format!("sightline-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keys.toml");
+    std::fs::write(
+        &file,
+        "[browsing]\nquit = \"Q\"\nopen_editr = \"e\"\nfocus_next = \"Ctrl-Nope\"\n",
+    )
+    .unwrap();
+    let output = Command::new(BIN)
+        .args(["keys", "--keys"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("browsing Q"), "{text}");
+    assert!(text.contains("2 problems with the keys file:"), "{text}");
+    assert!(text.contains("did you mean 'open_editor'?"), "{text}");
+    assert!(text.contains("unknown key 'Ctrl-Nope'"), "{text}");
+    let output = Command::new(BIN)
+        .args(["keys", "--json"])
+        .env("XDG_CONFIG_HOME", &dir.join("none"))
+        .env("HOME", &dir.join("none"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let commands = json["commands"].as_array().unwrap();
+    assert_eq!(
+        commands.len(),
+        sightline::app::action::Command::all().count(),
+        "every command"
+    );
+    let chat = commands
+        .iter()
+        .find(|row| row["command"] == "open_chat")
+        .unwrap();
+    assert_eq!(chat["keys"], serde_json::json!(["browsing c"]));
+    assert_eq!(json["problems"], serde_json::json!([]));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,8 +6,14 @@ impl AppState {
     /// What was wrong with the configuration (theme, keys…), shown at start in the status
     /// line, terminal-safe; nothing when all was well.
     pub fn show_warnings(&mut self, warnings: &[String]) {
-        if !warnings.is_empty() {
-            let text = crate::sanitize::text(&warnings.join("; ")).into_owned();
+        // The first in full, the count of the rest: 80 columns hold no more, and
+        // `sightline keys` lists every one.
+        if let Some(first) = warnings.first() {
+            let more = match warnings.len() - 1 {
+                0 => String::new(),
+                more => format!(" (+{more} more: `sightline keys` lists them)"),
+            };
+            let text = crate::sanitize::text(&format!("{first}{more}")).into_owned();
             complain(self, text);
         }
     }

@@ -85,3 +85,22 @@ fn a_key_bound_to_nothing_changes_nothing_in_any_mode_or_overlay() {
         );
     }
 }
+
+#[test]
+fn the_status_line_shows_the_first_keys_file_problem_and_counts_the_rest() {
+    let mut state = state();
+    state.show_warnings(&["keys.toml: [browsing] 'quti' is not a command".into()]);
+    assert_eq!(
+        status(&state),
+        "keys.toml: [browsing] 'quti' is not a command"
+    );
+    state.show_warnings(&[
+        "first problem".into(),
+        "second problem".into(),
+        "third problem".into(),
+    ]);
+    assert_eq!(
+        status(&state),
+        "first problem (+2 more: `sightline keys` lists them)"
+    );
+}
