@@ -132,8 +132,8 @@ fn keys_lists_every_command_and_every_problem_of_the_keys_file() {
     assert!(text.contains("unknown key 'Ctrl-Nope'"), "{text}");
     let output = Command::new(BIN)
         .args(["keys", "--json"])
-        .env("XDG_CONFIG_HOME", &dir.join("none"))
-        .env("HOME", &dir.join("none"))
+        .env("XDG_CONFIG_HOME", dir.join("none"))
+        .env("HOME", dir.join("none"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
