@@ -359,7 +359,7 @@ async fn event_loop(
             _ = seconds.tick() => {
                 let shown = workspace.has_status();
                 workspace::update(&mut workspace, Action::Tick);
-                if shown && !workspace.has_status() {
+                if (shown && !workspace.has_status()) || workspace.shown().counts_seconds() {
                     terminal::draw(terminal, |frame| ui::render_workspace(frame, &workspace, theme))?;
                     redraw.drawn(Instant::now());
                 }

@@ -264,6 +264,17 @@ fn the_real_host_beside_the_prediction() {
     };
     snapshot("real_host_running", |s| {
         captured(s, serde_json::Value::Null);
+        // The seconds it has run are counted.
+        s.event_tick().event_tick().event_tick();
+    });
+    snapshot("real_host_matches", |s| {
+        captured(
+            s,
+            json!({
+                "host_version": "2.1.332", "server_called": true,
+                "text": "Invalid departure date", "differences": [],
+            }),
+        );
     });
     snapshot("real_host_differs", |s| {
         captured(

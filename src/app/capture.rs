@@ -45,7 +45,8 @@ pub fn start(state: &mut AppState) -> Result<Effect, String> {
         server_args: state.server_args.clone(),
         host_bin: state.settings.host_bin.clone(),
     };
-    remember(state, call, &host, Captured::Running);
+    let since = state.ticks;
+    remember(state, call, &host, Captured::Running { since });
     Ok(effect)
 }
 

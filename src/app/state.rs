@@ -471,7 +471,10 @@ pub struct ModelPane {
 /// The call run through a real host (`H`): running, or what `sightline capture` found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Captured {
-    Running,
+    /// Since this tick (the pane counts the seconds).
+    Running {
+        since: u64,
+    },
     /// Terminal-safe: the host and its version, the text its model read (or none), whether
     /// the host called the server, and how that differs from the prediction.
     Done {

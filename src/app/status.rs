@@ -19,6 +19,19 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// Whether the screen counts seconds now (a pending call, a real host running, a model
+    /// asked): the runtime draws it on every second's tick.
+    pub fn counts_seconds(&self) -> bool {
+        self.pending_calls > 0
+            || self.chat.running().is_some()
+            || self
+                .captures
+                .iter()
+                .any(|(_, _, captured)| matches!(captured, super::state::Captured::Running { .. }))
+    }
+}
+
 pub(super) fn inform(state: &mut AppState, text: String) {
     set_status(state, Tone::Info, text);
 }

@@ -92,11 +92,11 @@ impl Widget for ModelViewPane<'_> {
             return;
         };
         let latest = selected_call != Some(view.call);
-        let mut lines = view_lines(view, call, latest, false, theme);
+        let mut lines = view_lines(view, call, latest, false, ticks, theme);
         if hidden_rows(&lines, sideways, 0, inner).1 > 0 {
             // Too tall for the pane: the key line and the findings' names come first, so that
             // the first look shows why, not only the text.
-            lines = view_lines(view, call, latest, true, theme);
+            lines = view_lines(view, call, latest, true, ticks, theme);
         }
         let (above, below) = hidden_rows(&lines, sideways, scroll, inner);
         with_hidden(block, above, below, theme).render(area, buf);
@@ -112,6 +112,7 @@ fn view_lines<'a>(
     call: &'a CallRecord,
     latest: bool,
     key_first: bool,
+    ticks: u64,
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     let verdict_style = theme.style(if view.forwarded {
@@ -173,7 +174,7 @@ fn view_lines<'a>(
         lines.push(why);
     }
     if let Some(captured) = &view.captured {
-        lines.extend(captured_lines(captured, &view.host, theme));
+        lines.extend(captured_lines(captured, &view.host, ticks, theme));
     }
     for finding in findings() {
         lines.extend(finding_lines(finding, theme));
@@ -220,13 +221,14 @@ fn pending_lines<'a>(call: &'a PendingCall, ticks: u64, theme: &Theme) -> Vec<Li
 fn captured_lines<'a>(
     captured: &'a crate::app::state::Captured,
     host: &str,
+    ticks: u64,
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     use crate::app::state::Captured;
     let mut lines = vec![Line::raw("")];
     match captured {
-        Captured::Running => lines.push(Line::styled(
-            format!("── the real {host}: running… ──"),
+        Captured::Running { since } => lines.push(Line::styled(
+            format!("── the real {host}: {} s… ──", ticks.saturating_sub(*since)),
             theme.style(Meaning::TextMuted),
         )),
         Captured::Failed(error) => lines.push(Line::styled(
@@ -241,7 +243,10 @@ fn captured_lines<'a>(
             differences,
         } => {
             let (verdict, meaning) = if differences.is_empty() {
-                ("sent its model exactly this", Meaning::ModelForwarded)
+                (
+                    "sent its model exactly the text above (matches the profile)",
+                    Meaning::ModelForwarded,
+                )
             } else {
                 ("sent its model something else", Meaning::FindingWarning)
             };

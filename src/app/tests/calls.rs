@@ -486,7 +486,11 @@ fn h_runs_the_call_through_the_real_host_and_shows_what_it_sent_beside_the_predi
     assert_eq!(server_args, &["--demo", "legacy"]);
     assert_eq!(
         state.model.as_ref().unwrap().captured,
-        Some(crate::app::state::Captured::Running)
+        Some(crate::app::state::Captured::Running { since: 0 })
+    );
+    assert!(
+        state.counts_seconds(),
+        "the running host's seconds are drawn"
     );
     let said = json!({
         "host_version": "2.1.332", "text": "the host's words", "server_called": true,
@@ -513,6 +517,7 @@ fn h_runs_the_call_through_the_real_host_and_shows_what_it_sent_beside_the_predi
     assert_eq!(text.as_deref(), Some("the host's words"));
     assert_eq!(differences.len(), 1);
     assert!(status(&state).contains("differs"), "{}", status(&state));
+    assert!(!state.counts_seconds(), "nothing counts seconds any more");
     // A host's long result is kept clipped, as the prediction is, not drawn whole.
     let long = json!({"host_version": "2.1.332", "text": "x".repeat(100_000), "differences": []});
     update(
