@@ -171,6 +171,7 @@ pub async fn run(
                     replayed: None,
                     model: model.as_ref(),
                 },
+                mpsc::unbounded_channel(),
             )
             .await
         }
@@ -204,7 +205,15 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
     let places = Arc::new(Mutex::new(Places::default()));
     let noted = Arc::clone(&places);
     let batch = if live { 1 } else { FEED_BATCH };
-    tokio::task::spawn_blocking(move || feed(reader, &sink, &noted, batch));
+    let (done, finished) = mpsc::unbounded_channel::<(usize, Action)>();
+    let recorded = done.clone();
+    tokio::task::spawn_blocking(move || {
+        let turns = feed(reader, &sink, &noted, batch);
+        // After every event: the Chat pane links each turn to the calls that followed it.
+        if !turns.is_empty() {
+            let _ = recorded.send((0, Action::ModelsRecorded(turns)));
+        }
+    });
     let stored = Transcript {
         path: file.clone(),
         places,
@@ -235,6 +244,7 @@ pub async fn replay<R: io::BufRead + Send + 'static>(
                     replayed: Some(&stored),
                     model: None,
                 },
+                (done, finished),
             )
             .await
         }
@@ -286,13 +296,13 @@ fn frame_bytes(event: &SessionEvent) -> usize {
 }
 
 /// Emits a transcript's events in order, `at_most` at a time, noting where each lies; a bad
-/// line becomes a note in the log, and the end.
+/// line becomes a note in the log, and the end. The model turns it held come back.
 fn feed<R: io::BufRead>(
     mut reader: crate::recording::Reader<R>,
     sink: &stream::EventSink,
     places: &Mutex<Places>,
     at_most: usize,
-) {
+) -> Vec<crate::transcript::ModelTurn> {
     let mut at = Timestamp(reader.header.started_ms);
     let mut batch = Vec::new();
     let mut bytes = 0;
@@ -320,7 +330,14 @@ fn feed<R: io::BufRead>(
         }
     }
     tokio::runtime::Handle::current().block_on(sink.emit_from(&mut batch));
+    std::mem::take(&mut reader.model_turns)
 }
+
+/// The channel effects done off the loop come back on, tagged with their server.
+type Done = (
+    mpsc::UnboundedSender<(usize, Action)>,
+    mpsc::UnboundedReceiver<(usize, Action)>,
+);
 
 /// What effects reach besides the sessions: the replayed transcript, the model.
 #[derive(Clone, Copy)]
@@ -336,6 +353,9 @@ async fn event_loop(
     commands: &[mpsc::Sender<SessionCommand>],
     events: &mut EventReceiver,
     outside: Outside<'_>,
+    // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
+    // they come to arrives here as the action it is, for the server that asked.
+    (done, mut finished): Done,
 ) -> io::Result<Ended> {
     let mut input = crossterm::event::EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
@@ -347,9 +367,6 @@ async fn event_loop(
         ui::render_workspace(frame, &workspace, theme);
     })?;
     let mut redraw = Redraw::new(Instant::now());
-    // Files are written and read off this task (a 1 GB copy must not freeze the screen); what
-    // they come to arrives here as the action it is, for the server that asked.
-    let (done, mut finished) = mpsc::unbounded_channel::<(usize, Action)>();
     // Messages in the status line expire: the app counts seconds by these ticks.
     let mut seconds = tokio::time::interval(Duration::from_secs(1));
     seconds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -105,7 +105,7 @@ fn the_chat_pane_runs_a_real_model_loop_on_both_demo_styles_side_by_side() {
 /// Each of the four model APIs through the Chat pane of the real binary, streamed (Gemini at its
 /// `:streamGenerateContent`), with a sentinel key that reaches the model API's header and
 /// nothing else: not the screen, not the transcript `--record` writes, not the scripted model's
-/// bodies.
+/// bodies. Each recording then replays in the TUI, its run told in the Chat pane.
 #[test]
 fn every_model_api_streams_through_the_chat_pane_and_the_key_stays_in_its_header() {
     const KEY: &str = "sk-sentinel-c4a7e19b02";
@@ -174,6 +174,28 @@ fn every_model_api_streams_through_the_chat_pane_and_the_key_stays_in_its_header
         tmux.wait_until("the pane closed", |screen| !screen.contains("Enter run"));
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0, "{name}");
+        // The recording replays with no model and no server: `c` tells its run, each call
+        // linked to the replayed call it made, with what the model read of it.
+        let replay = Tmux::start(&["replay", transcript]);
+        replay.wait_for("Tools (10)");
+        replay.keys(&["c"]);
+        let screen = replay.wait_for_all(&[
+            "as recorded",
+            "#3 · turn 1",
+            "#4 · turn 2",
+            "✓ answered after 3 turns",
+        ]);
+        assert!(
+            screen.contains("← tool error · the model read:")
+                && screen.contains("Invalid departure date"),
+            "{name}: what the model read, as recorded:\n{screen}"
+        );
+        replay.keys(&["Escape"]);
+        replay.wait_until("the pane closed", |screen| {
+            !screen.contains("Chat · as recorded")
+        });
+        replay.keys(&["q"]);
+        assert_eq!(replay.wait_for_exit(), 0, "{name}");
         let recorded = std::fs::read_to_string(transcript).unwrap();
         assert_eq!(
             recorded.matches(r#""type":"model""#).count(),

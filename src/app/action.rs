@@ -55,6 +55,8 @@ pub enum Action {
     },
     /// The model's text so far in Chat run `run`, as its answer streams in.
     ModelStreamed { run: usize, text: String },
+    /// A replayed transcript's model turns, after all its events.
+    ModelsRecorded(Vec<crate::transcript::ModelTurn>),
 }
 
 /// Mouse input, in screen cells.

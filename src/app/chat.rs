@@ -28,7 +28,7 @@ pub(super) fn open(state: &mut AppState) {
         .current_call_index()
         .and_then(|call| state.chat.made(call))
         .map(|(run, _)| run);
-    if state.settings.chat.is_none() {
+    if state.settings.chat.is_none() && state.replay.is_none() {
         inform(
             state,
             "no model: start with --model PROVIDER:MODEL (see sightline agent --help)".into(),

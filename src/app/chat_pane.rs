@@ -39,6 +39,8 @@ pub struct ChatPane {
     pub focus: Option<usize>,
     /// With several servers open: each server's name and how its last run stands.
     pub elsewhere: Vec<(String, String)>,
+    /// A replay's model turns, told as its runs (again as its calls arrive).
+    pub recorded: Vec<crate::transcript::ModelTurn>,
 }
 
 impl PartialEq for ChatPane {
@@ -50,6 +52,7 @@ impl PartialEq for ChatPane {
             && self.last_prompt == other.last_prompt
             && self.focus == other.focus
             && self.elsewhere == other.elsewhere
+            && self.recorded == other.recorded
     }
 }
 
@@ -85,6 +88,8 @@ pub enum Phase {
     Ended(Ending),
     /// The user stopped it.
     Stopped,
+    /// Read back from a transcript, its last turn still calling tools.
+    Recorded,
     /// The model API failed (its words; never the request).
     Failed(String),
 }
@@ -170,6 +175,7 @@ impl Run {
                 crate::sanitize::text(&self.host)
             ),
             Phase::Stopped => format!("■ stopped · {tally}"),
+            Phase::Recorded => format!("■ recorded so far · {tally}"),
             Phase::Failed(why) => format!("✗ {why}"),
         }
     }

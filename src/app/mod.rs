@@ -12,6 +12,7 @@ mod catalog;
 pub mod catalog_state;
 pub mod chat;
 mod chat_pane;
+mod chat_recorded;
 mod commands;
 mod completion;
 pub mod composer;

@@ -310,6 +310,7 @@ fn finish_call(state: &mut AppState, finished: Finished) -> Vec<Effect> {
     });
     // The Chat model's call is linked to its turn before the model pane says whose it was.
     let asked = super::chat::called(state, index);
+    super::chat_recorded::retold(state);
     if state.log.selected.is_none() {
         refresh_detail(state);
     }

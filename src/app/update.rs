@@ -103,6 +103,10 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::ModelAnswered { run, result } => super::chat::answered(state, run, result),
+        Action::ModelsRecorded(turns) => {
+            super::chat_recorded::recorded(state, turns);
+            Vec::new()
+        }
         Action::ModelStreamed { run, text } => {
             super::chat::streamed(state, run, text);
             Vec::new()

@@ -95,6 +95,13 @@ impl Api {
         }
     }
 
+    /// The API a transcript's `model` line names.
+    pub fn named(name: &str) -> Option<Api> {
+        [Api::Chat, Api::Anthropic, Api::Responses, Api::Gemini]
+            .into_iter()
+            .find(|api| api.name() == name)
+    }
+
     /// The model's turn a response body holds, or why it holds none.
     pub fn turn(self, body: &Value) -> Result<Turn, String> {
         match self {

@@ -19,6 +19,8 @@ pub(super) struct ChatOverlay<'a> {
     pub model: Option<&'a str>,
     /// The host profile the next run will see through.
     pub host: &'a str,
+    /// A replay: its recorded runs, nothing to run.
+    pub replay: bool,
     pub theme: &'a Theme,
 }
 
@@ -31,6 +33,7 @@ impl StatefulWidget for ChatOverlay<'_> {
             chat,
             model,
             host,
+            replay,
             theme,
         } = self;
         let width = 100.min(area.width);
@@ -42,6 +45,7 @@ impl StatefulWidget for ChatOverlay<'_> {
         );
         Clear.render(popup, buf);
         let title = match (model, chat.running()) {
+            (None, _) if replay => "Chat · as recorded".to_owned(),
             (None, _) => "Chat · no model (--model)".to_owned(),
             (Some(model), Some(run)) => format!(
                 "Chat · {} through {}'s eyes · turn {}/{}",
@@ -65,7 +69,7 @@ impl StatefulWidget for ChatOverlay<'_> {
             Constraint::Length(1),
         ])
         .areas(inner);
-        let (lines, starts) = story_lines(chat, model.is_some(), theme);
+        let (lines, starts) = story_lines(chat, model.is_some(), replay, theme);
         // Where the focused run starts, in wrapped rows.
         let focused = chat.focus.and_then(|run| {
             let first = *starts.get(run.checked_sub(1)?)?;
@@ -101,7 +105,9 @@ impl StatefulWidget for ChatOverlay<'_> {
             y: prompt.y,
         };
         *cursor = prompt.contains(at).then_some(at);
-        let keys = if chat.running().is_some() {
+        let keys = if replay {
+            "↑↓ scroll · Esc close · a replay runs nothing".to_owned()
+        } else if chat.running().is_some() {
             format!("Ctrl-K stop · Alt-h host ({host}) · ↑↓ scroll · Esc close")
         } else {
             format!("Enter run · Alt-r again · Alt-h host ({host}) · ↑↓ scroll · Esc close")
@@ -111,11 +117,19 @@ impl StatefulWidget for ChatOverlay<'_> {
 }
 
 /// Every run's story, oldest first, and the line each run starts at.
-fn story_lines<'a>(chat: &ChatPane, has_model: bool, theme: &Theme) -> (Vec<Line<'a>>, Vec<usize>) {
+fn story_lines<'a>(
+    chat: &ChatPane,
+    has_model: bool,
+    replay: bool,
+    theme: &Theme,
+) -> (Vec<Line<'a>>, Vec<usize>) {
     let mut lines = Vec::new();
     let mut starts = Vec::new();
     if chat.runs.is_empty() {
-        let words = if has_model {
+        let words = if replay {
+            "This recording holds no model turns (a run of sightline agent or of the Chat \
+             pane, recorded with --record, does)."
+        } else if has_model {
             "Type what to ask the model; Enter runs it. The server's tools are offered as the \
              host offers them, each call the model makes goes to the server (it lands in the \
              Exchange log), and the model reads exactly what that host sends it. Alt-h \
@@ -151,12 +165,16 @@ fn story_lines<'a>(chat: &ChatPane, has_model: bool, theme: &Theme) -> (Vec<Line
 
 fn run_lines(run: &Run, theme: &Theme, lines: &mut Vec<Line<'_>>) {
     let muted = theme.style(Meaning::TextMuted);
+    let eyes = if run.host.is_empty() {
+        ", as recorded".to_owned()
+    } else {
+        format!(" through {}'s eyes", sanitize::text(&run.host))
+    };
     lines.push(Line::styled(
         format!(
-            "── run {} · {} through {}'s eyes",
+            "── run {} · {}{eyes}",
             run.number,
-            sanitize::text(&run.model),
-            sanitize::text(&run.host)
+            sanitize::text(&run.model)
         ),
         muted,
     ));
@@ -176,7 +194,7 @@ fn run_lines(run: &Run, theme: &Theme, lines: &mut Vec<Line<'_>>) {
                     theme.style(Meaning::Text),
                 ),
             ])),
-            Entry::Call(call) => call_lines(call, theme, lines),
+            Entry::Call(call) => call_lines(call, !run.phase.is_running(), theme, lines),
         }
     }
     if let (Phase::Asking, Some(text)) = (&run.phase, &run.streaming) {
@@ -189,7 +207,7 @@ fn run_lines(run: &Run, theme: &Theme, lines: &mut Vec<Line<'_>>) {
         ]));
     }
     let meaning = match &run.phase {
-        Phase::Asking | Phase::Calling | Phase::Stopped => Meaning::TextMuted,
+        Phase::Asking | Phase::Calling | Phase::Stopped | Phase::Recorded => Meaning::TextMuted,
         Phase::Ended(Ending::Answered) => Meaning::OutcomeSuccess,
         Phase::Ended(Ending::TurnsRanOut | Ending::HostEndedRun) => Meaning::OutcomeProtocolError,
         Phase::Failed(_) => Meaning::OutcomeTransportFailure,
@@ -198,7 +216,8 @@ fn run_lines(run: &Run, theme: &Theme, lines: &mut Vec<Line<'_>>) {
     lines.push(Line::styled(text, theme.style(meaning)));
 }
 
-fn call_lines(call: &CallEntry, theme: &Theme, lines: &mut Vec<Line<'_>>) {
+/// A call and what came of it; `ended`: the run is over, so a call not read was never read.
+fn call_lines(call: &CallEntry, ended: bool, theme: &Theme, lines: &mut Vec<Line<'_>>) {
     let mut head = vec![Span::styled(
         format!(
             "→ {} {}",
@@ -224,6 +243,17 @@ fn call_lines(call: &CallEntry, theme: &Theme, lines: &mut Vec<Line<'_>>) {
     }
     lines.push(Line::from(head));
     let (said, meaning) = match (&call.read, call.class, call.by_host) {
+        (None, Some(class), _) if ended => (
+            format!(
+                "  ← {} · the run ended before the model read it",
+                class.label()
+            ),
+            class_meaning(class),
+        ),
+        (None, None, _) if ended => (
+            "  ← the run ended before the model read it".to_owned(),
+            Meaning::TextMuted,
+        ),
         (None, _, _) => (
             "  … the server has not answered".to_owned(),
             Meaning::TextMuted,

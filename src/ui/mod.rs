@@ -213,6 +213,7 @@ fn overlay(
                     .as_ref()
                     .map(|model| model.label.as_str()),
                 host: &state.settings.host().name,
+                replay: state.replay.is_some(),
                 theme,
             }
             .render(area, buf, &mut cursor);

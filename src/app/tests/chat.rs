@@ -377,3 +377,57 @@ fn the_models_words_show_as_they_stream_in_and_give_way_to_its_turn() {
         text: "Let me book.".into()
     }));
 }
+
+#[test]
+fn a_replays_model_turns_are_told_as_a_run_linked_to_the_calls_even_when_they_come_first() {
+    use crate::transcript::ModelTurn;
+    let mut state = state();
+    state.replay = Some("run.jsonl".into());
+    let past = json!({"departureDate": "12/12/2024"});
+    let call = |id: &str| {
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "book_flight", "arguments": "{\"departureDate\":\"12/12/2024\"}"}}
+        ]}}]})
+    };
+    let turns = vec![
+        ModelTurn {
+            at: 0,
+            api: "chat".into(),
+            request: json!({"model": "m", "messages": [{"role": "user", "content": "Book it"}]}),
+            response: call("c1"),
+        },
+        ModelTurn {
+            at: 0,
+            api: "chat".into(),
+            request: json!({"model": "m", "messages": [
+                {"role": "user", "content": "Book it"},
+                {"role": "assistant", "content": null, "tool_calls": []},
+                {"role": "tool", "tool_call_id": "c1", "content": "Error: the tool call failed."},
+            ]}),
+            response: json!({"choices": [{"message": {"role": "assistant", "content": "I give up."}}]}),
+        },
+    ];
+    // The turns may arrive before the replayed calls: told again as each call comes.
+    update(&mut state, Action::ModelsRecorded(turns));
+    let Some(Entry::Call(made)) = last_run(&state).entries.get(1) else {
+        panic!("{:?}", last_run(&state).entries);
+    };
+    assert_eq!(made.call, None);
+    finish(&mut state, call_fixture(&past));
+    let run = last_run(&state);
+    let Some(Entry::Call(made)) = run.entries.get(1) else {
+        panic!("{:?}", run.entries);
+    };
+    assert_eq!(
+        (made.call, made.class),
+        (Some(0), Some(Class::ProtocolError))
+    );
+    assert_eq!(made.read.as_deref(), Some("Error: the tool call failed."));
+    assert_eq!(run.phase, Phase::Ended(Ending::Answered));
+    assert_eq!(run.host, "", "a recording does not say its host");
+    assert_eq!(state.chat.runs.len(), 1);
+}
+
+fn call_fixture(arguments: &serde_json::Value) -> crate::mcp::session::Exchange {
+    call("book_flight", arguments.clone()).error(-32602, "bad date")
+}
