@@ -174,28 +174,7 @@ fn every_model_api_streams_through_the_chat_pane_and_the_key_stays_in_its_header
         tmux.wait_until("the pane closed", |screen| !screen.contains("Enter run"));
         tmux.keys(&["q"]);
         assert_eq!(tmux.wait_for_exit(), 0, "{name}");
-        // The recording replays with no model and no server: `c` tells its run, each call
-        // linked to the replayed call it made, with what the model read of it.
-        let replay = Tmux::start(&["replay", transcript]);
-        replay.wait_for("Tools (10)");
-        replay.keys(&["c"]);
-        let screen = replay.wait_for_all(&[
-            "as recorded",
-            "#3 · turn 1",
-            "#4 · turn 2",
-            "✓ answered after 3 turns",
-        ]);
-        assert!(
-            screen.contains("← tool error · the model read:")
-                && screen.contains("Invalid departure date"),
-            "{name}: what the model read, as recorded:\n{screen}"
-        );
-        replay.keys(&["Escape"]);
-        replay.wait_until("the pane closed", |screen| {
-            !screen.contains("Chat · as recorded")
-        });
-        replay.keys(&["q"]);
-        assert_eq!(replay.wait_for_exit(), 0, "{name}");
+        replays_as_recorded(name, transcript);
         let recorded = std::fs::read_to_string(transcript).unwrap();
         assert_eq!(
             recorded.matches(r#""type":"model""#).count(),
@@ -223,4 +202,29 @@ fn every_model_api_streams_through_the_chat_pane_and_the_key_stays_in_its_header
             );
         }
     }
+}
+
+/// The recording replays with no model and no server: `c` tells its run, each call linked to
+/// the replayed call it made, with what the model read of it.
+fn replays_as_recorded(name: &str, transcript: &str) {
+    let replay = Tmux::start(&["replay", transcript]);
+    replay.wait_for("Tools (10)");
+    replay.keys(&["c"]);
+    let screen = replay.wait_for_all(&[
+        "as recorded",
+        "#3 · turn 1",
+        "#4 · turn 2",
+        "✓ answered after 3 turns",
+    ]);
+    assert!(
+        screen.contains("← tool error · the model read:")
+            && screen.contains("Invalid departure date"),
+        "{name}: what the model read, as recorded:\n{screen}"
+    );
+    replay.keys(&["Escape"]);
+    replay.wait_until("the pane closed", |screen| {
+        !screen.contains("Chat · as recorded")
+    });
+    replay.keys(&["q"]);
+    assert_eq!(replay.wait_for_exit(), 0, "{name}");
 }
