@@ -138,15 +138,12 @@ impl Session {
         self.event(SessionEvent::ToolsListed(std::sync::Arc::new(tools.into())))
     }
 
-    /// One `tools/call` answered with `reply` (a `"result":…` or `"error":…` member).
+    /// One `tools/call` the user sent, answered with `reply` (a `"result":…` or `"error":…`
+    /// member).
     pub fn call(&mut self, id: i64, tool: &str, arguments: &Value, reply: &str) -> &mut Self {
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}).to_string();
-        let response = format!(r#"{{"jsonrpc":"2.0","id":{id},{reply}}}"#);
-        self.sent(&request);
-        let sent_at = Timestamp(self.clock);
-        self.received(&response, "tools/call");
-        let end = End::Replied(parse(&response).unwrap());
-        self.finish(id, &request, sent_at, end, None)
+        // The user's send raised the count before the call went out.
+        self.state.pending_calls += 1;
+        self.call_the_app_sent(id, tool, arguments, reply)
     }
 
     /// One `tools/call` over Streamable HTTP, in the live order: the request, the HTTP details

@@ -69,26 +69,6 @@ fn answered(state: &mut AppState, run: usize, turn: Turn) -> Vec<Effect> {
     )
 }
 
-/// The session's frames and end of a call the app sent (its pending count already raised).
-fn server_answers(state: &mut AppState, exchange: crate::mcp::session::Exchange) -> Vec<Effect> {
-    log(state, LogEvent::Sent(exchange.request.clone()));
-    if let Some(frame) = exchange.response() {
-        log(
-            state,
-            LogEvent::Received {
-                frame: frame.clone(),
-                role: Role::Reply {
-                    method: "tools/call".into(),
-                },
-            },
-        );
-    }
-    session(
-        state,
-        SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(exchange))),
-    )
-}
-
 fn last_run(state: &AppState) -> &crate::app::chat::Run {
     state.chat.runs.last().expect("a run")
 }
@@ -124,7 +104,7 @@ fn behind_claude_code_the_model_reads_the_servers_reason_and_its_next_turn_follo
     assert_eq!(sent_call(&sent), ("book_flight".to_owned(), past.clone()));
     assert_eq!(last_run(&state).phase, Phase::Calling);
     let reason = "Invalid departure date: must be in the future. Current date is 03/12/2026.";
-    let next = server_answers(&mut state, call("book_flight", past).error(-32602, reason));
+    let next = answer_call(&mut state, call("book_flight", past).error(-32602, reason));
     let (run, body) = asked(&next);
     assert_eq!(run, 1);
     let messages = body["messages"].as_array().unwrap();
@@ -200,13 +180,13 @@ fn a_call_of_the_users_finishing_meanwhile_is_not_taken_for_the_models() {
     asked(&run_prompt(&mut state, "Book"));
     let arguments = json!({"departureDate": "12/12/2027"});
     answered(&mut state, 1, calls(&[("book_flight", arguments.clone())]));
-    let other = server_answers(
+    let other = answer_call(
         &mut state,
         call("get_flight_status", json!({})).text("on time"),
     );
     assert!(other.is_empty(), "nothing is asked of the model: {other:?}");
     assert_eq!(last_run(&state).phase, Phase::Calling);
-    let next = server_answers(&mut state, call("book_flight", arguments).text("Booked"));
+    let next = answer_call(&mut state, call("book_flight", arguments).text("Booked"));
     asked(&next);
     assert_eq!(state.chat.made_calls(), vec![1]);
 }
@@ -218,7 +198,7 @@ fn the_same_call_again_is_counted_and_the_turns_run_out() {
     let past = json!({"departureDate": "12/12/2024"});
     for turn in 1..=2 {
         answered(&mut state, 1, calls(&[("book_flight", past.clone())]));
-        let next = server_answers(
+        let next = answer_call(
             &mut state,
             call("book_flight", past.clone()).error(-32602, "x"),
         );
@@ -269,7 +249,7 @@ fn a_host_that_fails_its_run_on_a_protocol_error_ends_the_chat_run() {
     asked(&run_prompt(&mut state, "Book"));
     let past = json!({"departureDate": "12/12/2024"});
     answered(&mut state, 1, calls(&[("book_flight", past.clone())]));
-    let next = server_answers(
+    let next = answer_call(
         &mut state,
         call("book_flight", past).error(-32602, "bad date"),
     );

@@ -104,6 +104,13 @@ fn log(state: &mut AppState, event: LogEvent) {
 }
 
 fn finish(state: &mut AppState, exchange: crate::mcp::session::Exchange) {
+    // The user's send raised the count before the call went out.
+    state.pending_calls += 1;
+    answer_call(state, exchange);
+}
+
+/// The session's frames and end of a call already counted as pending (one the app sent).
+fn answer_call(state: &mut AppState, exchange: crate::mcp::session::Exchange) -> Vec<Effect> {
     log(state, LogEvent::Sent(exchange.request.clone()));
     if let Some(frame) = exchange.response() {
         log(
@@ -116,11 +123,10 @@ fn finish(state: &mut AppState, exchange: crate::mcp::session::Exchange) {
             },
         );
     }
-    state.pending_calls += 1;
     session(
         state,
         SessionEvent::CallFinished(Box::new(crate::mcp::verdict::Finished::unjudged(exchange))),
-    );
+    )
 }
 
 /// The effect's call, as sent.
