@@ -504,9 +504,12 @@ async fn run_effect(
                 let result = match link {
                     Some((model, http, recorder)) => {
                         let progress = done.clone();
+                        // Only what is new goes: a long answer is not copied once per piece.
+                        let mut sent = 0;
                         let mut said = move |text: &str| {
-                            let text = text.to_owned();
-                            let _ = progress.send((server, Action::ModelStreamed { run, text }));
+                            let more = text.get(sent..).unwrap_or_default().to_owned();
+                            sent = text.len();
+                            let _ = progress.send((server, Action::ModelStreamed { run, more }));
                         };
                         model_client::turn_streamed(
                             &http,

@@ -145,13 +145,15 @@ fn a_chat_run_whose_answer_streams_in() {
             &json!({"departureDate": "12/12/2027"}),
             r#""result":{"content":[{"type":"text","text":"Booked: one seat departing 12/12/2027. Booking reference SL-7F5520."}]}"#,
         );
-        update(
-            &mut session.state,
-            Action::ModelStreamed {
-                run: 1,
-                text: "Booked for 12/12/2027, refer".into(),
-            },
-        );
+        for more in ["Booked ", "for 12/12/2027, ", "refer"] {
+            update(
+                &mut session.state,
+                Action::ModelStreamed {
+                    run: 1,
+                    more: more.into(),
+                },
+            );
+        }
     });
 }
 

@@ -53,8 +53,8 @@ pub enum Action {
         run: usize,
         result: Result<crate::model_api::Turn, String>,
     },
-    /// The model's text so far in Chat run `run`, as its answer streams in.
-    ModelStreamed { run: usize, text: String },
+    /// More of the model's text in Chat run `run`, as its answer streams in.
+    ModelStreamed { run: usize, more: String },
     /// A replayed transcript's model turns, after all its events.
     ModelsRecorded(Vec<crate::transcript::ModelTurn>),
 }

@@ -170,15 +170,15 @@ fn stop(state: &mut AppState, to_panes: Panes) -> Vec<Effect> {
     Vec::new()
 }
 
-/// The model's words so far in run `number`, while it is asked.
-pub(super) fn streamed(state: &mut AppState, number: usize, text: String) {
+/// More of the model's words in run `number`, while it is asked.
+pub(super) fn streamed(state: &mut AppState, number: usize, more: &str) {
     if let Some(run) = state
         .chat
         .runs
         .iter_mut()
         .find(|run| run.number == number && run.phase == Phase::Asking)
     {
-        run.streaming = Some(text);
+        run.streaming.get_or_insert_default().push_str(more);
     }
 }
 

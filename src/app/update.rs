@@ -107,8 +107,8 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             super::chat_recorded::recorded(state, turns);
             Vec::new()
         }
-        Action::ModelStreamed { run, text } => {
-            super::chat::streamed(state, run, text);
+        Action::ModelStreamed { run, more } => {
+            super::chat::streamed(state, run, &more);
             Vec::new()
         }
         Action::FrameRead { number, result } => {

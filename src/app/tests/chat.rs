@@ -328,12 +328,12 @@ fn a_run_going_on_refuses_a_second_and_ctrl_k_stops_it() {
 fn the_models_words_show_as_they_stream_in_and_give_way_to_its_turn() {
     let mut state = with_model(4);
     asked(&run_prompt(&mut state, "Book"));
-    for text in ["Let", "Let me", "Let me book."] {
+    for more in ["Let", " me", " book."] {
         update(
             &mut state,
             Action::ModelStreamed {
                 run: 1,
-                text: text.into(),
+                more: more.into(),
             },
         );
     }
@@ -343,7 +343,7 @@ fn the_models_words_show_as_they_stream_in_and_give_way_to_its_turn() {
         &mut state,
         Action::ModelStreamed {
             run: 2,
-            text: "no".into(),
+            more: "no".into(),
         },
     );
     assert_eq!(last_run(&state).streaming.as_deref(), Some("Let me book."));
