@@ -446,8 +446,17 @@ async fn a_modern_cancellation_closes_the_stream() {
     let started = Instant::now();
     let call =
         client.call_tool_cancellable("slow_search", serde_json::json!({"seconds": 10}), cancelled);
+    let sent = Arc::clone(&log);
     let (exchange, ()) = tokio::join!(call, async {
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        // Cancelled once the call has gone out (the stream is the call's answer).
+        while !sent
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|line| line.starts_with("sent: ") && line.contains("slow_search"))
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let _ = cancel.send(());
     });
     assert!(

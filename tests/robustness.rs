@@ -480,19 +480,26 @@ fn an_interrupted_headless_run_stops_the_server() {
         let tag = format!("interrupted-by-{signal}");
         let server = format!("{script} silent {tag}");
         let mut child = Command::new(BIN)
-            .args(["call", "boom", "--timeout", "60", "--era", "legacy"])
+            .args(["call", "boom", "--timeout", "60", "--era", "legacy", "-v"])
             .args(["--", "python3", script, "silent", &tag])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while live_processes(&server).is_empty() {
-            assert!(Instant::now() < deadline, "the server never started");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // Let the call go out, so the interrupt lands mid-call.
-        std::thread::sleep(Duration::from_millis(300));
+        // The interrupt lands mid-call: once `-v` says the call went out.
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let (sent_call, call_went_out) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(stderr).map_while(Result::ok) {
+                if line.contains("→ #3 tools/call") {
+                    let _ = sent_call.send(());
+                }
+            }
+        });
+        call_went_out
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the call never went out");
+        assert!(!live_processes(&server).is_empty(), "the server is running");
         let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
         let sent = Instant::now();
         nix::sys::signal::kill(pid, signal).unwrap();
