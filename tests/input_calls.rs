@@ -294,8 +294,17 @@ async fn a_cancelled_task_ends_cancelled_after_tasks_cancel() {
     let mut client = SessionRunner::new(stdio::spawn(&command, 1 << 20).unwrap(), options, sink);
     client.negotiate().await.unwrap();
     let (cancel, cancelled) = tokio::sync::oneshot::channel();
+    let watched = collected.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        // Cancelled once the server has made the call a task (its answer names the task).
+        let created = || {
+            watched.log().iter().any(|entry| {
+                matches!(&entry.event, sightline::runner::LogEvent::Received { frame, .. } if frame.raw.contains("\"taskId\""))
+            })
+        };
+        while !created() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         let _ = cancel.send(());
     });
     let arguments = serde_json::json!({"departureDate": "25/12/2099", "seconds": 30});
