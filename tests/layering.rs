@@ -68,7 +68,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("model_client", &["model_api", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
     ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client"]),
-    ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "model_api", "model_client"]),
+    ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "transcript", "model_api", "model_client"]),
 ];
 
 /// Arrows that run against the table today, each to be gone with the change that names it.
