@@ -37,12 +37,20 @@ fn against_the_demo_ping_info_a_malformed_composition_and_an_unlisted_tool() {
         "\"subscribe\": true",
     ]);
     tmux.keys(&["Escape"]);
+    // Closed before the next key: an Esc and a ':' read together would be Alt-:.
+    tmux.wait_until("the server panel closed", |screen| {
+        !screen.contains("┏ Server")
+    });
     compose(&tmux, &["resources/read", r#"{"uri": }"#]);
     tmux.wait_for("✗ the params are not JSON");
     // Nothing went out: the log still ends with the ping.
     assert!(!tmux.screen().contains("→ #4"), "{}", tmux.screen());
     // Esc keeps the text to fix: the value goes before the closing brace.
-    tmux.keys(&["Escape", ":", "Left"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the composer closed", |screen| {
+        !screen.contains("Compose a request")
+    });
+    tmux.keys(&[":", "Left"]);
     tmux.type_text(r#""demo://departures""#);
     tmux.keys(&["C-s"]);
     tmux.wait_for("← #4 success · resources/read");
