@@ -34,9 +34,19 @@ pub fn host_in() -> HostIn {
 /// Our stdout, through the reactor when it is a pipe or a socket. Needs a runtime.
 pub fn host_out() -> HostOut {
     piped(io::stdout().as_fd())
+        .inspect(|file| {
+            // As wide as the server's: a large answer passes in a few writes, not one wake of
+            // the host per 64 KiB. Refused (a socket; the user's quota of pipe memory, which
+            // two such pipes a proxy take little of): as it was.
+            let _ = rustix::pipe::fcntl_setpipe_size(file, WIDE_PIPE);
+        })
         .and_then(|file| pipe::Sender::from_file_unchecked(file).ok())
         .map_or_else(|| HostOut::Std(tokio::io::stdout()), HostOut::Pipe)
 }
+
+/// The size the pipes large answers pass through are widened to (the server's stdout, ours):
+/// Linux's default ceiling for any process.
+pub const WIDE_PIPE: usize = 1024 * 1024;
 
 /// A copy of `fd` when it is a pipe or a socket, which the reactor can wait on (a socket is
 /// read and written as a pipe is: Node gives its children socket pairs).

@@ -30,10 +30,6 @@ use crate::transport::now;
 /// ones (each read is a hand-over between processes).
 const CHUNK: usize = 256 * 1024;
 
-/// The size the server's stdout pipe is widened to (Linux's default ceiling for any process),
-/// so that one read can take a [`CHUNK`] the server wrote; 64 KiB when the kernel refuses.
-const SERVER_PIPE: usize = 1024 * 1024;
-
 /// Buffers one pipe reads into, at most, before it allocates afresh: enough for the chunks the
 /// framing has not finished with while it keeps up.
 const BUFFERS: usize = 8;
@@ -91,8 +87,9 @@ pub async fn run(
     else {
         return Err(NotStarted(format!("{program}: no pipes")));
     };
-    // A failure leaves the pipe as it was: slower for a large answer, nothing else.
-    let _ = rustix::pipe::fcntl_setpipe_size(&child_out, SERVER_PIPE);
+    // Widened as our stdout is, so that one read can take a [`CHUNK`] the server wrote. A
+    // failure leaves the pipe as it was: slower for a large answer, nothing else.
+    let _ = rustix::pipe::fcntl_setpipe_size(&child_out, host_pipes::WIDE_PIPE);
     let gathered = Arc::new(Gathered::default());
     let queued = Arc::new(Semaphore::new(QUEUED));
     // Every pipe's queue is counted before the framing starts: a framing that ran first would
