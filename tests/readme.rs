@@ -1,4 +1,4 @@
-//! The README's `console` examples run: each `$ sightline …` line that needs nothing but the
+//! The README's and docs/'s `console` examples run: each `$ sightline …` line that needs nothing but the
 //! built-in demo is run by the built binary, its exit code is the one the README's `echo $?`
 //! shows, and every line of output the README shows in full (not cut with `…`, not a JSON
 //! frame it abridges) is in what the command printed, times and dates aside.
@@ -123,9 +123,21 @@ fn checkable(line: &str) -> bool {
 
 #[test]
 fn the_readmes_console_examples_run_and_print_what_it_shows() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let examples = examples(&readme);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let text: String = pages
+        .iter()
+        .map(|page| std::fs::read_to_string(page).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let examples = examples(&text);
     let mut ran = 0;
     let mut lines_checked = 0;
     let mut untrue = Vec::new();

@@ -18,7 +18,7 @@ pub struct TuiArgs {
     /// Start with client-side argument validation on.
     #[arg(long)]
     pub validate: bool,
-    /// Key bindings to use instead of ~/.config/sightline/keys.toml (see the README).
+    /// Key bindings to use instead of ~/.config/sightline/keys.toml (see docs/tui.md).
     #[arg(long, value_name = "FILE")]
     pub keys: Option<std::path::PathBuf>,
     /// The host's program for `H` (as `capture --host-bin`), when it is not on PATH, beside

@@ -135,7 +135,7 @@ fn section_bindings(
         };
         let Some(command) = Command::named(name) else {
             let hint = closest(keymap, name).map_or_else(
-                || "the names are listed in the README".to_owned(),
+                || "`sightline keys` lists them".to_owned(),
                 |near| format!("did you mean '{near}'?"),
             );
             warnings.push(format!(

@@ -223,7 +223,7 @@ fn each_kind_of_mistake_is_one_warning_and_the_built_in_keys_hold() {
         ),
         (
             "[browsing]\nfrobnicate = \"Q\"\n",
-            "'frobnicate' is not a command (the names are listed in the README)",
+            "'frobnicate' is not a command (`sightline keys` lists them)",
         ),
         (
             "[browsing]\nquit = \"ctrl-qq\"\n",
@@ -439,8 +439,8 @@ fn every_command_has_a_readable_name_that_reads_back() {
 }
 
 #[test]
-fn the_readme_names_every_command_a_keys_file_can_bind() {
-    let readme = include_str!("../../../README.md");
+fn the_tui_reference_names_every_command_a_keys_file_can_bind() {
+    let readme = include_str!("../../../docs/tui.md");
     let section = readme
         .split("**Keys in a file**")
         .nth(1)
@@ -454,12 +454,12 @@ fn the_readme_names_every_command_a_keys_file_can_bind() {
         .filter(|name| !section.contains(&format!("`{name}`")))
         .collect();
     missing.dedup();
-    assert!(missing.is_empty(), "not in the README: {missing:?}");
+    assert!(missing.is_empty(), "not in docs/tui.md: {missing:?}");
 }
 
 #[test]
-fn the_readme_example_is_a_keys_file_without_a_mistake() {
-    let readme = include_str!("../../../README.md");
+fn the_tui_references_example_is_a_keys_file_without_a_mistake() {
+    let readme = include_str!("../../../docs/tui.md");
     let example = readme
         .split("**Keys in a file**")
         .nth(1)

@@ -77,7 +77,7 @@ pub fn host(name: &str, args: &CaptureArgs) -> Result<Found, String> {
         }
         return Err(format!(
             "unknown host '{name}'; sightline runs {}, and the host files in {} (or write a \
-             host file: see \"Add your own host\" in the README)",
+             host file: see docs/hosts.md)",
             names().join(", "),
             config_dir.map_or_else(
                 || "the config directory's hosts/".to_owned(),
