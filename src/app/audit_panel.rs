@@ -34,8 +34,10 @@ pub struct AuditPanel {
     pub phase: Phase,
     /// Per case, once it finished.
     pub rows: Vec<Option<Row>>,
-    /// Per case, its arguments as the plan shows them (terminal-safe, formatted once).
+    /// Per case, its arguments as the plan shows them (cut, terminal-safe, formatted once).
     pub arguments: Vec<String>,
+    /// The widest of them, in characters: the column they are padded to.
+    pub arguments_width: usize,
     pub selected: usize,
 }
 
@@ -58,15 +60,17 @@ impl AuditPanel {
             .find(|listed| listed.name == tool)
             .and_then(|listed| listed.raw.get("annotations"))
             .map(|annotations| annotations.value());
+        let arguments: Vec<String> = plan.cases.iter().map(Case::shown_arguments).collect();
         AuditPanel {
             tool: tool.to_owned(),
             destructive: plan::destructive(annotations.as_ref()),
             rows: vec![None; plan.cases.len()],
-            arguments: plan
-                .cases
+            arguments_width: arguments
                 .iter()
-                .map(|case| crate::sanitize::text(&case.arguments.to_string()).into_owned())
-                .collect(),
+                .map(|shown| shown.chars().count())
+                .max()
+                .unwrap_or(0),
+            arguments,
             plan,
             phase: Phase::Confirm,
             selected: 0,

@@ -76,7 +76,22 @@ pub struct Case {
     pub what: String,
 }
 
+/// Longest `arguments` a plan shows whole: longer ones are cut with `…`, so that what is wrong,
+/// the column after them, stays in place (the headless plan and the TUI's audit panel alike).
+pub const SHOWN_ARGUMENT_CHARS: usize = 32;
+
 impl Case {
+    /// Its arguments as a plan shows them: compact JSON, cut after [`SHOWN_ARGUMENT_CHARS`],
+    /// terminal-safe.
+    pub fn shown_arguments(&self) -> String {
+        let arguments = self.arguments.to_string();
+        let mut shown: String = arguments.chars().take(SHOWN_ARGUMENT_CHARS).collect();
+        if shown.len() < arguments.len() {
+            shown.push('…');
+        }
+        crate::sanitize::text(&shown).into_owned()
+    }
+
     /// A stable key for baselines: group, kind and property.
     pub fn key(&self) -> String {
         format!(

@@ -18,9 +18,6 @@ use crate::recording::Recorder;
 use crate::runner::{Connection, SessionError, SessionRunner};
 use crate::sanitize;
 
-/// Longest `arguments` the plan prints whole.
-const PLAN_ARGUMENT_CHARS: usize = 32;
-
 /// What the run needs besides the server, checked before anything starts.
 struct Settings {
     host: HostProfile,
@@ -320,14 +317,9 @@ fn print_plan(server: &str, plan: &Plan) {
         .cases
         .iter()
         .map(|case| {
-            let arguments = case.arguments.to_string();
-            let mut shown: String = arguments.chars().take(PLAN_ARGUMENT_CHARS).collect();
-            if shown.len() < arguments.len() {
-                shown.push('…');
-            }
             (
                 sanitize::text(&case.tool).into_owned(),
-                sanitize::text(&shown).into_owned(),
+                case.shown_arguments(),
             )
         })
         .collect();

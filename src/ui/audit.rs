@@ -28,10 +28,12 @@ impl Widget for AuditOverlay<'_> {
         let width = usize::from(popup.width.saturating_sub(2));
         let shown = usize::from(popup.height.saturating_sub(6)).max(1);
         let start = keep_in_view(0, audit.selected, shown);
+        // The arguments take at most a third of the row, so what is wrong keeps its place.
+        let column = audit.arguments_width.min((width / 3).max(12));
         let mut rows: Vec<Line> = Vec::new();
         for i in (0..cases.len()).skip(start).take(shown) {
             let marker = if i == audit.selected { "▸" } else { " " };
-            let (text, meaning) = audit_row(audit, i, marker);
+            let (text, meaning) = audit_row(audit, i, marker, column);
             let mut style = theme.style(meaning);
             if i == audit.selected {
                 style = style.patch(theme.style(Meaning::Selection));
@@ -105,8 +107,8 @@ impl Widget for AuditOverlay<'_> {
     }
 }
 
-/// A row of the audit table: its text and colour.
-fn audit_row(audit: &AuditPanel, i: usize, marker: &str) -> (String, Meaning) {
+/// A row of the audit table, its arguments in a `column` that wide: its text and colour.
+fn audit_row(audit: &AuditPanel, i: usize, marker: &str, column: usize) -> (String, Meaning) {
     use crate::audit::Verdict;
     let case = &audit.plan.cases[i];
     let what = crate::sanitize::text(&case.what);
@@ -133,9 +135,9 @@ fn audit_row(audit: &AuditPanel, i: usize, marker: &str) -> (String, Meaning) {
         }
         (None, AuditPhase::Confirm) => {
             let text = format!(
-                "{marker} {:<20} {:<26} {what}",
+                "{marker} {:<20} {:<column$} {what}",
                 case.kind.name(),
-                audit.arguments[i]
+                fit(&audit.arguments[i], column),
             );
             (text, Meaning::Text)
         }
