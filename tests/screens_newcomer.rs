@@ -1,4 +1,4 @@
-//! Screens a newcomer met in a replay, at 120×40 and 80×24: the replayed call's Request pane, and a call saved with `J` opened as its transcript.
+//! Screens a newcomer met, at 120×40 and 80×24: a replayed call's Request pane, a call saved with `J` opened as its transcript, a date typed at 80×24.
 
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
@@ -111,5 +111,30 @@ fn after_the_terminal_grows_the_lists_and_the_editor_show_from_the_top() {
     insta::assert_snapshot!(
         "grown_from_80x24_to_120x40",
         screen(&session.state, &Theme::fallback())
+    );
+}
+
+/// At 80×24 a date typed into `book_flight`'s request stays on its line: the editor wraps at
+/// every word bound (a date's slashes, its closing quote), so the pane must be wide enough.
+#[test]
+fn a_typed_date_is_not_broken_across_lines_at_80x24() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use sightline::app::action::{Command, Edit};
+    let mut session = Session::new(80, 24);
+    session.connected(
+        sightline::mcp::era::Era::Legacy,
+        "2025-11-25",
+        "sightline-demo",
+    );
+    session.command(Command::Edit(Edit::OpenEditor));
+    for c in "12/12/2024".chars() {
+        let event = Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        let action = sightline::input::action_for(&event, &session.state).unwrap();
+        update(&mut session.state, action);
+    }
+    let shown = screen(&session.state, &Theme::fallback());
+    assert!(
+        shown.contains(r#"  "departureDate": "12/12/2024","#),
+        "the line is whole:\n{shown}"
     );
 }

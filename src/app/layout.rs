@@ -38,8 +38,10 @@ pub fn areas(screen: Rect) -> Areas {
             status,
         }
     } else {
+        // 35 columns of 80: a request line such as `  "departureDate": "12/12/2024",` fits
+        // the editor whole (the editor wraps at every word bound, a date's slashes included).
         let [left, right] =
-            Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
+            Layout::horizontal([Constraint::Percentage(44), Constraint::Percentage(56)])
                 .areas(main);
         let [tools, editor] =
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(left);
