@@ -206,7 +206,7 @@ group! {
         SetLogLevel = "set_log_level", "logging/setLevel: the next level (debug, info, …)";
         Reconnect = "reconnect", "restart the server and reconnect";
         /// Audit the selected tool (SEP-1303 cases), after showing the plan.
-        Audit = "audit", "audit the selected tool: invalid calls, and what the model could read";
+        Audit = "audit", "audit the selected tool: what the model reads of invalid calls";
         /// Re-run the selected call through the real host of the current profile.
         CaptureOnHost = "capture_on_host", "re-run the call through the real host of this profile";
     }
