@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sightline::mcp::era::EraChoice;
@@ -18,13 +18,19 @@ use sightline::transport::{StdioCommand, Target};
 const SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/hostile_server.py");
 
 /// The line is in the pipe, unread, when the call is handed over: on a current-thread runtime
-/// the reader cannot run while the test sleeps. Deterministic; taken for the answer before.
+/// the reader cannot run while the test waits, blocking the thread, for the server to say it
+/// wrote the line. Deterministic; taken for the answer before.
 #[tokio::test]
 async fn a_reply_waiting_unread_when_the_call_goes_out_is_a_reply_to_no_request() {
+    let mark = std::env::temp_dir().join(format!("sightline-predicted-{}", std::process::id()));
+    let _ = std::fs::remove_file(&mark);
     let command = StdioCommand {
         program: "python3".into(),
         args: vec![SERVER.into(), "predict-late".into()],
-        env: HashMap::from([("PREDICT_DELAY".into(), "0.05".into())]),
+        env: HashMap::from([
+            ("PREDICT_DELAY".into(), "0.05".into()),
+            ("PREDICT_MARK".into(), mark.to_string_lossy().into_owned()),
+        ]),
         cwd: None,
     };
     let options = SessionOptions {
@@ -38,8 +44,17 @@ async fn a_reply_waiting_unread_when_the_call_goes_out_is_a_reply_to_no_request(
         .await
         .unwrap();
     client.list_tools().await.unwrap();
-    // The guess comes 50 ms after the listing; the reader gets no chance to read it.
-    std::thread::sleep(Duration::from_millis(400));
+    // The guess comes 50 ms after the listing, and the mark once it is written and flushed;
+    // the reader gets no chance to read it.
+    let waited = Instant::now();
+    while !mark.exists() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the server never wrote its guess"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::remove_file(&mark).unwrap();
     let exchange = client.call_tool("boom", json!({})).await;
     client.shutdown().await;
     let answer: Value = serde_json::from_str(&exchange.response().unwrap().raw).unwrap();

@@ -483,11 +483,39 @@ fn proxy_of(
     (proxy, stderr, line.trim().to_owned())
 }
 
-/// A proxy whose server ignores SIGTERM, and the pid that server printed on its stderr.
-fn proxy_of_a_server_that_ignores_sigterm() -> (std::process::Child, nix::unistd::Pid) {
-    let script = "trap '' TERM INT; echo $$ >&2; while true; do sleep 0.05; done";
-    let (proxy, _, pid) = proxy_of(script);
-    (proxy, nix::unistd::Pid::from_raw(pid.parse().unwrap()))
+/// A proxy whose server ignores SIGTERM, the pid that server printed on its stderr, and the
+/// rest of that stderr: the server writes `got-term` there at each SIGTERM, and goes on.
+fn proxy_of_a_server_that_ignores_sigterm() -> (
+    std::process::Child,
+    nix::unistd::Pid,
+    BufReader<std::process::ChildStderr>,
+) {
+    let script =
+        "trap 'echo got-term >&2' TERM; trap '' INT; echo $$ >&2; while true; do sleep 0.05; done";
+    let (proxy, stderr, pid) = proxy_of(script);
+    (
+        proxy,
+        nix::unistd::Pid::from_raw(pid.parse().unwrap()),
+        stderr,
+    )
+}
+
+/// Reads the proxy's stderr up to the line the server writes when it gets a SIGTERM. The proxy
+/// kills the server after the grace at the latest, which ends the stderr: no hang.
+fn wait_for_the_servers_sigterm(stderr: &mut BufReader<std::process::ChildStderr>) {
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let read = stderr.read_line(&mut line).unwrap();
+        assert!(
+            read > 0,
+            "the server never got a SIGTERM; its stderr: {seen}"
+        );
+        if line.trim() == "got-term" {
+            return;
+        }
+        seen.push_str(&line);
+    }
 }
 
 fn signal(proxy: &std::process::Child, signal: nix::sys::signal::Signal) {
@@ -504,10 +532,10 @@ fn alive(pid: nix::unistd::Pid) -> bool {
 /// grace is spent. The host sees the status a kill gives, and no server is left behind.
 #[test]
 fn a_server_that_ignores_sigterm_is_killed_after_the_grace_and_nothing_is_left_running() {
-    let (mut proxy, server) = proxy_of_a_server_that_ignores_sigterm();
+    let (mut proxy, server, mut stderr) = proxy_of_a_server_that_ignores_sigterm();
     let stopped = std::time::Instant::now();
     signal(&proxy, nix::sys::signal::Signal::SIGTERM);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for_the_servers_sigterm(&mut stderr);
     assert!(alive(server), "SIGTERM alone does not end this server");
     let status = proxy.wait().unwrap();
     assert!(
@@ -522,9 +550,10 @@ fn a_server_that_ignores_sigterm_is_killed_after_the_grace_and_nothing_is_left_r
 /// the server is killed at once, before the proxy is killed and would leave it running.
 #[test]
 fn a_second_stop_kills_the_server_at_once() {
-    let (mut proxy, server) = proxy_of_a_server_that_ignores_sigterm();
+    let (mut proxy, server, mut stderr) = proxy_of_a_server_that_ignores_sigterm();
     signal(&proxy, nix::sys::signal::Signal::SIGINT);
-    std::thread::sleep(Duration::from_millis(200));
+    // The second signal once the first has reached the server as the proxy's SIGTERM.
+    wait_for_the_servers_sigterm(&mut stderr);
     let second = std::time::Instant::now();
     signal(&proxy, nix::sys::signal::Signal::SIGTERM);
     let status = proxy.wait().unwrap();

@@ -5,17 +5,13 @@
 
 mod common;
 
-use std::thread::sleep;
-use std::time::Duration;
-
 use common::peers::everything;
 use common::tmux::*;
 
-/// Keys given one at a time, each after the screen settled: `Esc` then a letter in one read
-/// would be Alt-letter.
+/// Keys given one at a time, each once the screen shows what the one before did: `Esc` then a
+/// letter in one read would be Alt-letter.
 fn key(tmux: &Tmux, key: &str) {
-    tmux.keys(&[key]);
-    sleep(Duration::from_millis(250));
+    tmux.press(key);
 }
 
 /// Moves the selection of the focused shelf until the row `label` is selected.

@@ -16,6 +16,9 @@ pub const POLL: Duration = Duration::from_millis(50);
 const SETTLE: Duration = Duration::from_millis(20);
 /// How long a screen that keeps changing is looked at before it is taken as it is.
 const SETTLE_FOR: Duration = Duration::from_secs(2);
+/// How long a key that changes nothing on the screen (`Home` on the first row) is given to
+/// change it before it is taken as read.
+const QUIET: Duration = Duration::from_millis(500);
 /// Generous: CI is a loaded two-core machine.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 /// The pane's terminal modes once a full-screen program has left: main screen, no mouse
@@ -183,6 +186,31 @@ impl Tmux {
     /// Text typed literally, character by character.
     pub fn type_text(&self, text: &str) {
         self.run(&["send-keys", "-t", SESSION, "-l", text]);
+    }
+
+    /// One key, given once the program has drawn what the key did: the screen differs from the
+    /// one before the key, and a second look finds it unchanged. A screen that stays as it was
+    /// for [`QUIET`] is taken as the key's answer too, so a key that changes nothing does not
+    /// hang the test. Returns the screen.
+    pub fn press(&self, key: &str) -> String {
+        let before = self.screen();
+        self.keys(&[key]);
+        let start = Instant::now();
+        let mut changed_since = None;
+        loop {
+            let screen = self.screen();
+            if screen != before {
+                let since = *changed_since.get_or_insert_with(Instant::now);
+                if let Some(screen) = self.settled(screen, since) {
+                    return screen;
+                }
+                continue;
+            }
+            if start.elapsed() >= QUIET {
+                return screen;
+            }
+            sleep(SETTLE);
+        }
     }
 
     /// A tmux format expanded for the pane, e.g. `#{alternate_on}`.

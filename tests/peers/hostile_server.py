@@ -24,7 +24,8 @@ Usage: hostile_server.py MODE, where MODE decides how `tools/call` is answered:
   predict-late
            as predict, but the listing fills exactly one 64 KiB read: the guess is in the pipe
            before sightline can send the call, and comes in a read of its own; with
-           PREDICT_DELAY (seconds), the guess is written that long after the listing instead
+           PREDICT_DELAY (seconds), the guess is written that long after the listing instead,
+           and then the file PREDICT_MARK (if set) is created: the guess is in the pipe
   detached on tools/call start a helper in this server's process group that closes its stdio
            and sleeps HELPER_SECONDS (default 30), its pid written to HELPER_PID_FILE if set;
            then answer and exit at once
@@ -170,6 +171,8 @@ for line in sys.stdin:
         if MODE == "predict-late" and os.environ.get("PREDICT_DELAY"):
             time.sleep(float(os.environ["PREDICT_DELAY"]))
             raw(early)
+            if os.environ.get("PREDICT_MARK"):
+                open(os.environ["PREDICT_MARK"], "w").close()
     elif method == "tools/call":
         if MODE == "crash":
             sys.stderr.write("fatal: the tool crashed\n")
