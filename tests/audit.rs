@@ -540,11 +540,11 @@ fn task_required_cases_are_augmented_and_never_judged_on_a_refusal() {
     }
 }
 
-/// The members of `audit --json` (and of each case) are the ones the README documents.
+/// The members of `audit --json` (and of each case) are the ones docs/reference.md documents.
 #[test]
 fn audit_json_has_the_documented_fields() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md")).unwrap();
     let section = readme
         .split("<!-- audit-json -->")
         .nth(1)

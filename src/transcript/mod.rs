@@ -1,5 +1,5 @@
 //! The transcript format, pure: a session as JSON lines, one per event of the session stream
-//! (format version 1, in the README), each event to its line and back, secrets redacted. No
+//! (format version 1, in docs/reference.md), each event to its line and back, secrets redacted. No
 //! file is read or written here: that is [`crate::recording`]'s.
 
 mod call_document;
