@@ -322,6 +322,16 @@ fn usage_error(error: &clap::Error) -> u8 {
         && let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidArg)
         && !word.starts_with('-')
     {
+        let parser = sightline::cli::parser();
+        let commands = parser
+            .get_subcommands()
+            .filter(|sub| !sub.is_hide_set())
+            .map(clap::Command::get_name);
+        // A misspelt command reads as a server's program to clap (`-- CMD` takes words too).
+        if let Some(command) = sightline::present::nearest::nearest(word, commands) {
+            eprintln!("\ntip: a similar subcommand exists: '{command}'");
+            return exit::USAGE;
+        }
         eprintln!(
             "\ntip: a stdio server's command goes after `--`, so that its own arguments are not \
              taken for sightline's: `sightline [COMMAND …] -- {word} …`"

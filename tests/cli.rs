@@ -28,6 +28,23 @@ fn a_server_command_without_dashes_gets_the_hint_to_put_them_before_it() {
 }
 
 #[test]
+fn a_misspelt_command_gets_the_command_it_is_near() {
+    for (word, command) in [("cal", "call"), ("audti", "audit"), ("captrue", "capture")] {
+        let output = Command::new(BIN)
+            .args([word, "book_flight"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{word}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("a similar subcommand exists: '{command}'")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("goes after `--`"), "{stderr}");
+    }
+}
+
+#[test]
 fn help_and_version_exit_zero_on_stdout() {
     for flag in ["--help", "--version"] {
         let output = Command::new(BIN).arg(flag).output().unwrap();

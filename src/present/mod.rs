@@ -4,6 +4,7 @@
 pub mod call;
 pub mod limits;
 pub mod log;
+pub mod nearest;
 pub mod prompts;
 pub mod resources;
 pub mod side_by_side;

@@ -258,33 +258,8 @@ fn sections() -> String {
 
 /// The command name nearest to `name`, when it is near enough to be a typo.
 fn closest(keymap: &Keymap, name: &str) -> Option<String> {
-    let mut names: Vec<String> = keymap
-        .bindings
-        .iter()
-        .map(|b| b.command.name().to_owned())
-        .collect();
-    names.sort();
+    let mut names: Vec<&str> = keymap.bindings.iter().map(|b| b.command.name()).collect();
+    names.sort_unstable();
     names.dedup();
-    names
-        .into_iter()
-        .map(|known| (distance(&known, name), known))
-        .filter(|(distance, _)| *distance <= 2)
-        .min()
-        .map(|(_, known)| known)
-}
-
-/// Edits (insert, delete, replace a character) from `a` to `b`.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let replaced = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = replaced.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
+    crate::present::nearest::nearest(name, names).map(str::to_owned)
 }
