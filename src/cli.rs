@@ -66,6 +66,18 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Lint the server's tool definitions: schema spellings hosts refuse or mishandle (the
+    /// official Inspector's --strict ids), and what a description demands that no schema can
+    /// check. Exit 6 when a finding is an error or a warning
+    Lint {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
     /// Send one tools/call exactly as given: the reply, its class, findings, what the model sees.
     Call {
         #[command(flatten)]

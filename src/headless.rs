@@ -1,4 +1,4 @@
-//! The headless commands (`tools`, `call`, `audit`, `capture`, `relay`, `replay`, `diff`,
+//! The headless commands (`tools`, `call`, `audit`, `lint`, `capture`, `relay`, `replay`, `diff`,
 //! `hosts`, `auth logout`, `resources`/`read`, `prompts`/`prompt`, `ping`/`request`), one
 //! module each (a pair shares one): connect or read what the command needs, print text
 //! or exactly one JSON object (also when the run fails before the call), and return the exit
@@ -15,6 +15,7 @@ mod complete;
 mod diff;
 mod hosts;
 mod keys;
+mod lint;
 mod one_shot;
 mod output;
 mod prompts;
@@ -37,6 +38,7 @@ pub use complete::complete;
 pub use diff::diff;
 pub use hosts::hosts;
 pub use keys::keys;
+pub use lint::lint;
 pub use prompts::{prompt, prompts};
 pub use proxy::proxy;
 pub use relay::relay;

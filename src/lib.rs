@@ -5,7 +5,8 @@
 //!
 //! - The pure core: [`mcp`] (the protocol, sans I/O: frames, correlation, eras, payloads),
 //!   [`time`] (dates as text), [`sanitize`] (server text made terminal-safe), [`schema`]
-//!   (skeletons and validation from `inputSchema`), [`classify`] (the outcome class and
+//!   (skeletons and validation from `inputSchema`), [`lint`] (tool definitions clients
+//!   mishandle), [`classify`] (the outcome class and
 //!   findings of an exchange), [`model_view`] (what the model sees, per host profile),
 //!   [`analysis`] (a finished call judged once, for every output), [`audit`] (SEP-1303 cases and verdicts), [`present`]
 //!   (the words every output shares), [`driver`] (the session's decisions, sans I/O),
@@ -35,6 +36,7 @@ pub mod driver;
 pub mod headless;
 pub mod http_listener;
 pub mod input;
+pub mod lint;
 pub mod live_session;
 pub mod mcp;
 pub mod model_api;

@@ -415,6 +415,11 @@ async fn dispatch(cli: Cli) -> u8 {
             output,
             server,
         }) => headless::tools(&server, &cli.record, json, check_headers, &output).await,
+        Some(Command::Lint {
+            json,
+            output,
+            server,
+        }) => headless::lint(&server, &cli.record, json, &output).await,
         Some(Command::Call {
             call,
             json,
@@ -488,20 +493,30 @@ async fn dispatch(cli: Cli) -> u8 {
             if host_cases {
                 demo = demo.with_host_cases();
             }
-            let served = match http {
-                Some(address) => {
-                    sightline::demo_server::http::run_http(demo, address, auth, token_uses).await
-                }
-                None => sightline::demo_server::run_stdio(demo).await,
-            };
-            match served {
-                Ok(()) => exit::SUCCESS,
-                Err(error) => {
-                    eprintln!("sightline demo-server: {error}");
-                    exit::TRANSPORT_FAILURE
-                }
-            }
+            demo_server(demo, http, auth, token_uses).await
         }
         None => tui(&cli.server, &cli.record, &cli.tui).await,
+    }
+}
+
+/// `sightline demo-server`: the demo on stdio, or over Streamable HTTP at `http`.
+async fn demo_server(
+    demo: sightline::demo_server::DemoServer,
+    http: Option<std::net::SocketAddr>,
+    auth: bool,
+    token_uses: Option<u32>,
+) -> u8 {
+    let served = match http {
+        Some(address) => {
+            sightline::demo_server::http::run_http(demo, address, auth, token_uses).await
+        }
+        None => sightline::demo_server::run_stdio(demo).await,
+    };
+    match served {
+        Ok(()) => exit::SUCCESS,
+        Err(error) => {
+            eprintln!("sightline demo-server: {error}");
+            exit::TRANSPORT_FAILURE
+        }
     }
 }

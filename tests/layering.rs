@@ -23,6 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("time", &[]),
     ("sanitize", &[]),
     ("schema", &[]),
+    ("lint", &[]),
     // Judging and presenting, pure.
     ("classify", &["mcp", "schema"]),
     ("model_view", &["mcp", "classify", "schema"]),
@@ -67,7 +68,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The model API over HTTP.
     ("model_client", &["model_api", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client", "lint"]),
     ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "transcript", "model_api", "model_client"]),
 ];
 
@@ -84,6 +85,7 @@ const PURE: &[&str] = &[
     "classify",
     "model_view",
     "analysis.rs",
+    "lint.rs",
     "present",
     "schema",
     "app",

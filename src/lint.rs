@@ -1,0 +1,522 @@
+//! Tool definitions linted, pure: the schema spellings clients refuse or mishandle (the ids of
+//! the official Inspector's `--strict` where they overlap), and what a description demands that
+//! the schema cannot check (SEP-1303's "must be in the future").
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A rule a definition can break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// A bare `true` or `false` where a schema object is expected.
+    BooleanSchema,
+    /// `type` as an array: several clients read it as one string.
+    TypeUnion,
+    /// A `$ref` outside the document: clients do not fetch it.
+    RemoteRef,
+    /// A schema with no validation keyword: it accepts anything.
+    UntypedSchema,
+    /// `inputSchema` whose `type` is not `"object"` (the spec requires an object).
+    InputNotObject,
+    /// `required` names a property that `properties` does not define.
+    RequiredUndefined,
+    /// The description demands what no schema keyword checks: the server decides at call time.
+    CheckedOnlyAtCallTime,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::BooleanSchema,
+        Rule::TypeUnion,
+        Rule::RemoteRef,
+        Rule::UntypedSchema,
+        Rule::InputNotObject,
+        Rule::RequiredUndefined,
+        Rule::CheckedOnlyAtCallTime,
+    ];
+
+    /// Its id: the first four are the official Inspector's `--strict` ids.
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::BooleanSchema => "boolean-schema",
+            Rule::TypeUnion => "type-union",
+            Rule::RemoteRef => "remote-ref",
+            Rule::UntypedSchema => "untyped-schema",
+            Rule::InputNotObject => "input-not-object",
+            Rule::RequiredUndefined => "required-undefined",
+            Rule::CheckedOnlyAtCallTime => "checked-only-at-call-time",
+        }
+    }
+
+    /// `error`: a host may refuse the tool or a call no input can satisfy; `warning`: a host
+    /// may mishandle it; `note`: nothing is wrong yet, but the failure's channel matters.
+    pub fn severity(self) -> &'static str {
+        match self {
+            Rule::InputNotObject | Rule::RequiredUndefined | Rule::RemoteRef => "error",
+            Rule::BooleanSchema | Rule::TypeUnion | Rule::UntypedSchema => "warning",
+            Rule::CheckedOnlyAtCallTime => "note",
+        }
+    }
+}
+
+/// One thing a definition does wrong, where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: Rule,
+    pub severity: &'static str,
+    pub tool: String,
+    /// `inputSchema` or `outputSchema` and the path within it, or `description`.
+    pub path: String,
+    /// What is wrong, and what to write instead.
+    pub message: String,
+}
+
+/// A tool as the lint reads it: its name, description and schemas, as listed.
+pub struct Definition<'a> {
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub input_schema: Option<&'a Value>,
+    pub output_schema: Option<&'a Value>,
+}
+
+/// Every finding of every tool, in the order listed, each tool's by path.
+pub fn lint(tools: &[Definition]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for tool in tools {
+        let mut emit = |rule: Rule, path: String, message: String| {
+            findings.push(Finding {
+                rule,
+                severity: rule.severity(),
+                tool: tool.name.to_owned(),
+                path,
+                message,
+            });
+        };
+        match tool.input_schema {
+            Some(schema) => {
+                if schema.get("type").and_then(Value::as_str) != Some("object") {
+                    emit(
+                        Rule::InputNotObject,
+                        "inputSchema".into(),
+                        "`type` is not \"object\": the spec requires an object schema for a \
+                         tool's arguments, and hosts refuse or rewrite the tool"
+                            .into(),
+                    );
+                }
+                walk(schema, "inputSchema", None, 0, &mut emit);
+            }
+            None => emit(
+                Rule::InputNotObject,
+                "inputSchema".into(),
+                "no inputSchema: the spec requires one (`{\"type\": \"object\"}` for none)".into(),
+            ),
+        }
+        if let Some(schema) = tool.output_schema {
+            walk(schema, "outputSchema", None, 0, &mut emit);
+        }
+        checked_at_call_time(tool, &mut emit);
+    }
+    findings
+}
+
+/// Keywords that constrain an instance; anything else only annotates it.
+const CONSTRAINING: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "items",
+    "prefixItems",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "dependentSchemas",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "$ref",
+    "$dynamicRef",
+];
+
+/// Keywords whose value may be a bare boolean: `"additionalProperties": false` is ordinary.
+const BOOLEAN_VALUED: &[&str] = &[
+    "additionalProperties",
+    "unevaluatedProperties",
+    "additionalItems",
+    "unevaluatedItems",
+];
+
+/// Keywords holding one subschema, a list of them, or a map of them.
+const ONE: &[&str] = &[
+    "items",
+    "contains",
+    "not",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "additionalItems",
+    "unevaluatedItems",
+];
+const LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+const MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// JSON Schema's type names: a `type` array of these is a union.
+const TYPES: &[&str] = &[
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
+/// Deeper than this the walk stops: a schema is data from the server.
+const MAX_DEPTH: usize = 64;
+
+fn walk(
+    node: &Value,
+    path: &str,
+    keyword: Option<&str>,
+    depth: usize,
+    emit: &mut impl FnMut(Rule, String, String),
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let object = match node {
+        Value::Bool(value) => {
+            if !keyword.is_some_and(|keyword| BOOLEAN_VALUED.contains(&keyword)) {
+                let instead = if *value {
+                    "the type the value really has (`{}` says the same to a validator)"
+                } else {
+                    "`{\"not\": {}}`"
+                };
+                emit(
+                    Rule::BooleanSchema,
+                    path.to_owned(),
+                    format!("a bare `{value}` where a schema object is expected; write {instead}"),
+                );
+            }
+            return;
+        }
+        Value::Object(object) => object,
+        _ => return,
+    };
+    lint_node(object, path, keyword, emit);
+    for key in MAP {
+        if let Some(Value::Object(map)) = object.get(*key) {
+            for (name, child) in map {
+                walk(
+                    child,
+                    &format!("{path}.{key}.{name}"),
+                    Some(key),
+                    depth + 1,
+                    emit,
+                );
+            }
+        }
+    }
+    for key in LIST {
+        if let Some(Value::Array(list)) = object.get(*key) {
+            for (index, child) in list.iter().enumerate() {
+                walk(
+                    child,
+                    &format!("{path}.{key}[{index}]"),
+                    Some(key),
+                    depth + 1,
+                    emit,
+                );
+            }
+        }
+    }
+    for key in ONE {
+        match object.get(*key) {
+            Some(Value::Array(list)) if *key == "items" => {
+                for (index, child) in list.iter().enumerate() {
+                    walk(
+                        child,
+                        &format!("{path}.{key}[{index}]"),
+                        Some(key),
+                        depth + 1,
+                        emit,
+                    );
+                }
+            }
+            Some(child) => walk(child, &format!("{path}.{key}"), Some(key), depth + 1, emit),
+            None => {}
+        }
+    }
+}
+
+/// The rules one schema object breaks by itself.
+fn lint_node(
+    object: &Map<String, Value>,
+    path: &str,
+    keyword: Option<&str>,
+    emit: &mut impl FnMut(Rule, String, String),
+) {
+    if let Some(Value::Array(types)) = object.get("type")
+        && !types.is_empty()
+        && types
+            .iter()
+            .all(|entry| entry.as_str().is_some_and(|name| TYPES.contains(&name)))
+    {
+        emit(
+            Rule::TypeUnion,
+            path.to_owned(),
+            format!(
+                "`type` is an array ({}): several clients read `type` as one string and drop \
+                 the constraint or refuse the tool; write `anyOf` branches",
+                Value::Array(types.clone())
+            ),
+        );
+    }
+    if let Some(Value::String(reference)) = object.get("$ref")
+        && !reference.is_empty()
+        && !reference.starts_with('#')
+    {
+        emit(
+            Rule::RemoteRef,
+            path.to_owned(),
+            format!(
+                "`$ref` points outside the document ({reference}): clients do not fetch it; \
+                 inline it or move it into `$defs`"
+            ),
+        );
+    }
+    let constrains = object
+        .keys()
+        .any(|key| CONSTRAINING.contains(&key.as_str()))
+        || (object.contains_key("if")
+            && (object.contains_key("then") || object.contains_key("else")));
+    if !constrains && keyword != Some("not") {
+        emit(
+            Rule::UntypedSchema,
+            path.to_owned(),
+            "no validation keyword: it accepts any value (the object spelling of a bare \
+             `true`), which some clients refuse or mishandle; give it its type"
+                .into(),
+        );
+    }
+    if let Some(Value::Array(required)) = object.get("required") {
+        let defined = object.get("properties").and_then(Value::as_object);
+        for name in required.iter().filter_map(Value::as_str) {
+            if !defined.is_some_and(|properties| properties.contains_key(name)) {
+                emit(
+                    Rule::RequiredUndefined,
+                    format!("{path}.required"),
+                    format!(
+                        "'{name}' is required but `properties` does not define it: a host that \
+                         builds a form or a function signature from the schema cannot offer it"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Words that demand what no JSON Schema keyword checks: the state of the world at call time.
+const CALL_TIME_WORDS: &[&str] = &[
+    "in the future",
+    "in the past",
+    "future date",
+    "past date",
+    "after today",
+    "before today",
+    "not yet",
+    "must exist",
+    "must not exist",
+    "already exist",
+    "must be available",
+    "must be unique",
+    "business day",
+    "weekday",
+];
+
+/// A description (the tool's or a property's) that demands what only the server can check.
+fn checked_at_call_time(tool: &Definition, emit: &mut impl FnMut(Rule, String, String)) {
+    let mut described: Vec<(String, &str)> = Vec::new();
+    if let Some(description) = tool.description {
+        described.push(("description".into(), description));
+    }
+    if let Some(Value::Object(properties)) = tool
+        .input_schema
+        .and_then(|schema| schema.get("properties"))
+    {
+        for (name, property) in properties {
+            if let Some(description) = property.get("description").and_then(Value::as_str) {
+                described.push((
+                    format!("inputSchema.properties.{name}.description"),
+                    description,
+                ));
+            }
+        }
+    }
+    for (path, description) in described {
+        let lower = description.to_lowercase();
+        if let Some(words) = CALL_TIME_WORDS.iter().find(|words| lower.contains(*words)) {
+            emit(
+                Rule::CheckedOnlyAtCallTime,
+                path,
+                format!(
+                    "says \"{words}\", which no schema keyword can check: the server decides at \
+                     call time, so report that failure as a tool error (`isError: true`, \
+                     SEP-1303) that the model reads and corrects itself from, not as -32602"
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(input: &Value) -> Vec<Rule> {
+        let tool = Definition {
+            name: "t",
+            description: None,
+            input_schema: Some(input),
+            output_schema: None,
+        };
+        lint(&[tool])
+            .into_iter()
+            .map(|finding| finding.rule)
+            .collect()
+    }
+
+    fn object(properties: &Value) -> Value {
+        json!({"type": "object", "properties": properties})
+    }
+
+    #[test]
+    fn a_plain_object_schema_is_clean() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"date": {"type": "string", "pattern": "^\\d{2}/\\d{2}/\\d{4}$"}},
+            "required": ["date"],
+            "additionalProperties": false,
+        });
+        assert_eq!(rules(&schema), []);
+    }
+
+    #[test]
+    fn each_rule_trips_on_its_spelling_and_not_on_the_portable_one() {
+        let cases = [
+            (
+                Rule::BooleanSchema,
+                object(&json!({"x": true})),
+                object(&json!({"x": {"type": "string"}})),
+            ),
+            (
+                Rule::TypeUnion,
+                object(&json!({"x": {"type": ["string", "null"]}})),
+                object(&json!({"x": {"anyOf": [{"type": "string"}, {"type": "null"}]}})),
+            ),
+            (
+                Rule::RemoteRef,
+                object(&json!({"x": {"$ref": "https://example.com/s.json"}})),
+                json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/s"}},
+                       "$defs": {"s": {"type": "string"}}}),
+            ),
+            (
+                Rule::UntypedSchema,
+                object(&json!({"x": {"description": "anything"}})),
+                object(&json!({"x": {"type": "string", "description": "a name"}})),
+            ),
+            (
+                Rule::InputNotObject,
+                json!({"type": "string"}),
+                json!({"type": "object"}),
+            ),
+            (
+                Rule::RequiredUndefined,
+                json!({"type": "object", "properties": {}, "required": ["x"]}),
+                json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}),
+            ),
+            (
+                Rule::CheckedOnlyAtCallTime,
+                object(
+                    &json!({"date": {"type": "string", "description": "must be in the future"}}),
+                ),
+                object(&json!({"date": {"type": "string", "description": "dd/mm/yyyy"}})),
+            ),
+        ];
+        let covered: Vec<Rule> = cases.iter().map(|(rule, _, _)| *rule).collect();
+        assert_eq!(covered, Rule::ALL, "a case for every rule");
+        for (rule, trips, portable) in cases {
+            assert_eq!(rules(&trips), [rule], "{} on {trips}", rule.id());
+            assert_eq!(rules(&portable), [], "{} on {portable}", rule.id());
+        }
+    }
+
+    #[test]
+    fn false_and_open_objects_are_ordinary_where_a_boolean_belongs() {
+        let schema = json!({"type": "object", "additionalProperties": true,
+                            "properties": {"x": {"not": {}}}});
+        assert_eq!(rules(&schema), []);
+    }
+
+    #[test]
+    fn the_output_schema_and_the_tools_description_are_linted_too() {
+        let input = json!({"type": "object"});
+        let output = json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}});
+        let tool = Definition {
+            name: "book",
+            description: Some("Book a seat. The date must be in the future."),
+            input_schema: Some(&input),
+            output_schema: Some(&output),
+        };
+        let found: Vec<(Rule, String)> = lint(&[tool])
+            .into_iter()
+            .map(|finding| (finding.rule, finding.path))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Rule::TypeUnion, "outputSchema.properties.n".to_owned()),
+                (Rule::CheckedOnlyAtCallTime, "description".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_nested_past_the_limit_ends_the_walk() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..200 {
+            schema = json!({"type": "array", "items": schema});
+        }
+        assert_eq!(
+            rules(&json!({"type": "object", "properties": {"deep": schema}})),
+            []
+        );
+    }
+}

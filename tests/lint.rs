@@ -1,0 +1,111 @@
+//! `sightline lint` against real servers: the demo in both styles, a server built on the
+//! official TypeScript SDK whose zod schemas carry the spellings hosts mishandle, the official
+//! everything server, and one that never answers.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use std::process::Command;
+
+use common::peers::{everything, ts};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+
+/// `lint --json` of `server`: the document and the exit code.
+fn lint(server: &[&str]) -> (Value, i32) {
+    let output = Command::new(BIN)
+        .arg("lint")
+        .arg("--json")
+        .args(server)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let document = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stdout)));
+    (document, output.status.code().unwrap())
+}
+
+/// Each finding as `tool rule path`.
+fn found(document: &Value) -> Vec<String> {
+    document["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {}", f["tool"], f["rule"], f["path"]).replace('"', ""))
+        .collect()
+}
+
+#[test]
+fn the_demo_says_where_its_description_demands_what_no_schema_checks() {
+    for style in ["legacy", "sep1303"] {
+        let (document, code) = lint(&["--demo", style]);
+        assert_eq!(code, 0, "notes alone do not fail the run: {document}");
+        assert_eq!(
+            found(&document),
+            [
+                "book_flight checked-only-at-call-time description",
+                "confirm_booking checked-only-at-call-time description",
+            ],
+            "{style}"
+        );
+        assert_eq!(document["findings"][0]["severity"], "note");
+        assert_eq!(document["tools"], 10);
+        assert_eq!(document["summary"]["checked-only-at-call-time"], 2);
+        assert_eq!(document["summary"]["type-union"], 0);
+    }
+}
+
+#[test]
+fn the_typescript_sdks_zod_spellings_are_found_and_fail_the_run_with_6() {
+    let server = ["--", "node", "tests/peers/ts_lint_server.mjs"];
+    let (document, code) = lint(&server);
+    assert_eq!(code, 6, "{document}");
+    assert_eq!(
+        found(&document),
+        [
+            "reschedule type-union inputSchema.properties.note",
+            "reschedule untyped-schema inputSchema.properties.extra",
+            "reschedule checked-only-at-call-time description",
+        ]
+    );
+    // The text says the same, with the count per severity.
+    let output = Command::new(BIN)
+        .arg("lint")
+        .args(server)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(6));
+    assert!(text.contains("warning  type-union"), "{text}");
+    assert!(text.contains("0 errors, 2 warnings, 1 note"), "{text}");
+}
+
+#[test]
+fn clean_servers_built_on_the_official_sdks_pass() {
+    for server in [everything(), ts()] {
+        let mut args = vec!["--".to_owned()];
+        args.extend(server);
+        if args[2].contains("server-everything") {
+            args.push("stdio".into());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (document, code) = lint(&args);
+        assert_eq!(code, 0, "{document}");
+        assert_eq!(found(&document), Vec::<String>::new(), "{args:?}");
+        assert!(document["tools"].as_u64().unwrap() >= 2);
+    }
+}
+
+#[test]
+fn a_server_that_cannot_start_is_a_transport_failure_with_its_outcome() {
+    let (document, code) = lint(&["--", "/nonexistent/server"]);
+    assert_eq!(code, 4, "{document}");
+    assert_eq!(
+        document["outcome"]["class"], "transport_failure",
+        "{document}"
+    );
+    assert!(document["findings"].as_array().unwrap().is_empty());
+}
