@@ -25,7 +25,7 @@ mod several;
 mod tui;
 
 pub use agent::AgentArgs;
-pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs};
+pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs, TestArgs};
 pub use default_host::with_default_host;
 pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
@@ -113,6 +113,16 @@ pub enum Command {
     Audit {
         #[command(flatten)]
         audit: AuditArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Run test files: each case's call and what must hold of its answer, down to what named
+    /// hosts' models read. Exit 0 when every case passes, 1 when one fails
+    Test {
+        #[command(flatten)]
+        test: TestArgs,
         #[command(flatten)]
         output: OutputArgs,
         #[command(flatten)]

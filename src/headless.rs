@@ -1,4 +1,4 @@
-//! The headless commands (`tools`, `call`, `audit`, `lint`, `capture`, `relay`, `replay`, `diff`,
+//! The headless commands (`tools`, `call`, `audit`, `lint`, `test`, `capture`, `relay`, `replay`, `diff`,
 //! `hosts`, `auth logout`, `resources`/`read`, `prompts`/`prompt`, `ping`/`request`), one
 //! module each (a pair shares one): connect or read what the command needs, print text
 //! or exactly one JSON object (also when the run fails before the call), and return the exit
@@ -26,6 +26,7 @@ mod request;
 mod resources;
 mod run;
 mod subscribe;
+mod test;
 mod tools;
 
 pub use agent::agent;
@@ -47,6 +48,7 @@ pub use request::{ping, request};
 pub use resources::{read, resources};
 pub use run::selection_problem;
 pub use subscribe::subscribe;
+pub use test::test;
 pub use tools::{tools, write_tools};
 
 // The helpers the command modules share, by the paths they use (`super::…`, `crate::headless::…`).

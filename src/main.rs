@@ -415,6 +415,11 @@ async fn dispatch(cli: Cli) -> u8 {
             output,
             server,
         }) => headless::tools(&server, &cli.record, json, check_headers, &output).await,
+        Some(Command::Test {
+            test,
+            output,
+            server,
+        }) => headless::test(&server, &test, &output).await,
         Some(Command::Lint {
             json,
             output,

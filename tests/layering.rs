@@ -29,6 +29,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("model_view", &["mcp", "classify", "schema"]),
     ("analysis", &["mcp", "classify", "model_view"]),
     ("audit", &["mcp", "classify", "model_view", "analysis", "sanitize"]),
+    // Test files and their checks, pure.
+    ("suite", &["mcp", "classify", "model_view", "analysis", "audit", "sanitize", "time"]),
     // One presentation: the words and limits the TUI and headless share.
     ("present", &["mcp", "classify", "model_view", "sanitize"]),
     // The sans-I/O session driver: decisions, no I/O.
@@ -68,7 +70,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The model API over HTTP.
     ("model_client", &["model_api", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client", "lint"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client", "lint", "suite"]),
     ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "transcript", "model_api", "model_client"]),
 ];
 
@@ -86,6 +88,7 @@ const PURE: &[&str] = &[
     "model_view",
     "analysis.rs",
     "lint.rs",
+    "suite.rs",
     "present",
     "schema",
     "app",

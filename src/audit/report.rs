@@ -499,7 +499,7 @@ pub fn plural(count: usize, noun: &str) -> String {
 }
 
 /// Text for XML attributes and content; control characters are dropped (XML 1.0 forbids them).
-fn xml(text: &str) -> String {
+pub fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

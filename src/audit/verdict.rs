@@ -307,24 +307,32 @@ fn per_host(
 ) -> Vec<HostConsequence> {
     crate::model_view::hosts::captured()
         .iter()
-        .map(|host| {
-            let view = analysis::view(
-                exchange,
-                outcome,
-                &CallContext {
-                    host,
-                    forward_protocol_errors: false,
-                    ..*context
-                },
-            );
-            HostConsequence {
-                host: host.name.clone(),
-                consequence: consequence(&view),
-                server_called: view.server_called,
-                model_sees: model_sees(&view),
-            }
-        })
+        .map(|host| host_consequence(exchange, outcome, context, host))
         .collect()
+}
+
+/// What `host`'s model makes of the answer (the MAY rule as the profile has it).
+pub fn host_consequence(
+    exchange: &Exchange,
+    outcome: &Outcome,
+    context: &CallContext<'_>,
+    host: &crate::model_view::hosts::HostProfile,
+) -> HostConsequence {
+    let view = analysis::view(
+        exchange,
+        outcome,
+        &CallContext {
+            host,
+            forward_protocol_errors: false,
+            ..*context
+        },
+    );
+    HostConsequence {
+        host: host.name.clone(),
+        consequence: consequence(&view),
+        server_called: view.server_called,
+        model_sees: model_sees(&view),
+    }
 }
 
 fn consequence(view: &crate::model_view::ModelView<'_>) -> Consequence {

@@ -161,3 +161,19 @@ fn score_in_range(text: &str) -> Result<f64, String> {
         Err(format!("{score} is not a percentage (0 to 100)"))
     }
 }
+
+#[derive(Debug, Clone, Args)]
+pub struct TestArgs {
+    /// Test files (TOML: a [server], then [[case]]s; see docs/testing.md).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<std::path::PathBuf>,
+    /// Print one JSON object instead of a line per case.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the results as `JUnit` XML to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<std::path::PathBuf>,
+    /// A fresh session for every case (else one per file, cases in order).
+    #[arg(long)]
+    pub isolate: bool,
+}

@@ -9,8 +9,10 @@ use clap::Args;
 pub fn record_args_after_command(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
-    const COMMANDS: [&str; 17] = [
+    const COMMANDS: [&str; 19] = [
         "tools",
+        "lint",
+        "test",
         "call",
         "resources",
         "read",

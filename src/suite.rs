@@ -1,0 +1,621 @@
+//! Test suites for `sightline test`, pure: a TOML file of cases (a `tools/call` or any request,
+//! and what must hold of its answer, down to what named hosts' models read), the run's date put
+//! into them, and each expectation checked against what came.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::analysis::{self, CallContext};
+use crate::audit::verdict::host_consequence;
+use crate::classify::Class;
+use crate::mcp::jsonrpc::Reply;
+use crate::mcp::session::Exchange;
+use crate::model_view::hosts::HostProfile;
+use crate::time::Date;
+
+/// One file: the server (optional: the command line may name it) and its cases, in order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    #[serde(default)]
+    pub server: Option<ServerSpec>,
+    #[serde(rename = "case", default)]
+    pub cases: Vec<CaseSpec>,
+}
+
+/// The server a suite runs against: exactly one of a stdio command, a URL, a demo style, or an
+/// entry of an `mcp.json`-style file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    pub command: Option<Vec<String>>,
+    pub url: Option<String>,
+    pub demo: Option<String>,
+    pub config: Option<String>,
+    pub entry: Option<String>,
+}
+
+impl ServerSpec {
+    /// The command-line words that select this server (what `sightline tools` would take).
+    pub fn args(&self) -> Result<Vec<String>, String> {
+        let given = [
+            self.command.is_some(),
+            self.url.is_some(),
+            self.demo.is_some(),
+            self.config.is_some(),
+        ];
+        if given.iter().filter(|given| **given).count() != 1 {
+            return Err(
+                "[server] takes exactly one of command, url, demo or config (with entry)".into(),
+            );
+        }
+        let mut args = Vec::new();
+        if let Some(url) = &self.url {
+            args.extend(["--url".to_owned(), url.clone()]);
+        }
+        if let Some(demo) = &self.demo {
+            args.extend(["--demo".to_owned(), demo.clone()]);
+        }
+        if let Some(config) = &self.config {
+            args.extend(["--config".to_owned(), config.clone()]);
+            if let Some(entry) = &self.entry {
+                args.extend(["--server".to_owned(), entry.clone()]);
+            }
+        }
+        if let Some(command) = &self.command {
+            if command.is_empty() {
+                return Err("[server] command is empty".into());
+            }
+            args.push("--".into());
+            args.extend(command.iter().cloned());
+        }
+        Ok(args)
+    }
+}
+
+/// One case: what is sent, and what must hold of the answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseSpec {
+    pub name: String,
+    /// A `tools/call` of this tool with `arguments`…
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// …or any request, with `params`.
+    pub method: Option<String>,
+    pub params: Option<Value>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+/// What must hold; every member is optional and each given one is checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `success`, `tool_error`, `protocol_error` or `transport_failure`.
+    pub class: Option<String>,
+    /// The protocol error's code.
+    pub code: Option<i64>,
+    /// The answer's words (a result's text blocks, a protocol error's message): exactly…
+    pub text: Option<String>,
+    /// …containing this…
+    pub text_contains: Option<String>,
+    /// …or matching this regular expression.
+    pub text_matches: Option<String>,
+    pub is_error: Option<bool>,
+    /// `structuredContent` holds these members (recursively; arrays whole).
+    pub structured: Option<Value>,
+    /// `structuredContent` is valid against this JSON Schema.
+    pub structured_schema: Option<Value>,
+    /// Finding ids that must be raised…
+    #[serde(default)]
+    pub findings: Vec<String>,
+    /// …and ones that must not.
+    #[serde(default)]
+    pub no_findings: Vec<String>,
+    /// Per host profile: `readable`, `model-blind`, `host-explains`, `host-refuses-blind` or
+    /// `run-fails`.
+    #[serde(default)]
+    pub model_sees: BTreeMap<String, String>,
+    /// Per host profile: words the model reads.
+    #[serde(default)]
+    pub model_reads: BTreeMap<String, String>,
+    /// The answer came within this many milliseconds.
+    pub within_ms: Option<u64>,
+}
+
+impl CaseSpec {
+    /// The request: a tool call, or a method; an error when the case names neither or both.
+    pub fn request(&self) -> Result<Request, String> {
+        match (&self.tool, &self.method) {
+            (Some(tool), None) => Ok(Request::Call {
+                tool: tool.clone(),
+                arguments: self
+                    .arguments
+                    .clone()
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::default())),
+            }),
+            (None, Some(method)) => Ok(Request::Other {
+                method: method.clone(),
+                params: self.params.clone(),
+            }),
+            _ => Err(format!(
+                "case '{}': give `tool` or `method`, not both or neither",
+                self.name
+            )),
+        }
+    }
+
+    /// The host profiles the expectations name, in order, each once.
+    pub fn hosts(&self) -> Vec<&str> {
+        let mut hosts: Vec<&str> = self
+            .expect
+            .model_sees
+            .keys()
+            .chain(self.expect.model_reads.keys())
+            .map(String::as_str)
+            .collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        hosts
+    }
+}
+
+/// What a case sends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Call {
+        tool: String,
+        arguments: Value,
+    },
+    Other {
+        method: String,
+        params: Option<Value>,
+    },
+}
+
+/// Reads a suite, its dates put in as of `now` (Unix seconds): `{today}`, `{today+30d}`,
+/// `{today-1d:%d/%m/%Y}` in any string of arguments, params or expectations.
+pub fn read(text: &str, now: i64) -> Result<Suite, String> {
+    let mut suite: Suite = toml::from_str(text).map_err(|error| error.to_string())?;
+    for case in &mut suite.cases {
+        for value in [
+            &mut case.arguments,
+            &mut case.params,
+            &mut case.expect.structured,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            dated(value, now)?;
+        }
+        let expect = &mut case.expect;
+        for text in [&mut expect.text, &mut expect.text_contains]
+            .into_iter()
+            .flatten()
+        {
+            *text = dates(text, now)?;
+        }
+        for text in expect.model_reads.values_mut() {
+            *text = dates(text, now)?;
+        }
+        case.request()?;
+    }
+    Ok(suite)
+}
+
+fn dated(value: &mut Value, now: i64) -> Result<(), String> {
+    match value {
+        Value::String(text) => *text = dates(text, now)?,
+        Value::Array(items) => items.iter_mut().try_for_each(|item| dated(item, now))?,
+        Value::Object(members) => members.values_mut().try_for_each(|item| dated(item, now))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `text` with each `{today…}` replaced by the date it names.
+pub fn dates(text: &str, now: i64) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{today") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            return Err(format!("'{text}': an unclosed {{today"));
+        };
+        let inner = &rest[start + 1..start + end];
+        out.push_str(&one_date(inner, now).map_err(|why| format!("'{text}': {why}"))?);
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `today`, `today+30d` or `today-1d`, then optionally `:FORMAT` (`%d`, `%m`, `%Y`, `%%`).
+fn one_date(inner: &str, now: i64) -> Result<String, String> {
+    let (when, format) = inner.split_once(':').unwrap_or((inner, "%Y-%m-%d"));
+    let offset = when.strip_prefix("today").unwrap_or(when);
+    let days: i64 = if offset.is_empty() {
+        0
+    } else {
+        let (sign, number) = offset.split_at(1);
+        let number: i64 = number
+            .strip_suffix('d')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("'{when}' is not today±Nd"))?;
+        match sign {
+            "+" => number,
+            "-" => -number,
+            _ => return Err(format!("'{when}' is not today±Nd")),
+        }
+    };
+    let date = Date::from_unix_seconds(now + days * 86_400);
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => {
+                let _ = write!(out, "{:02}", date.day);
+            }
+            Some('m') => {
+                let _ = write!(out, "{:02}", date.month);
+            }
+            Some('Y') => {
+                let _ = write!(out, "{:04}", date.year);
+            }
+            Some('%') => out.push('%'),
+            other => return Err(format!("%{} is not %d, %m, %Y or %%", other.unwrap_or(' '))),
+        }
+    }
+    Ok(out)
+}
+
+/// What came of a case, as the expectations read it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observed {
+    pub class: Class,
+    pub code: Option<i64>,
+    pub text: String,
+    pub is_error: Option<bool>,
+    pub structured: Option<Value>,
+    pub findings: Vec<String>,
+    pub elapsed_ms: u64,
+    /// Per host the case names: what its model makes of the answer, and the words it reads.
+    pub hosts: BTreeMap<String, (String, String)>,
+}
+
+/// The facts of `exchange` under `context`, with each of `hosts` judged.
+pub fn observe(exchange: &Exchange, context: &CallContext<'_>, hosts: &[HostProfile]) -> Observed {
+    let (outcome, findings) = analysis::judge(exchange, context);
+    let result: Option<Value> = match exchange.answer() {
+        Some(Reply::Result(result)) => serde_json::from_str(result.text()).ok(),
+        _ => None,
+    };
+    Observed {
+        class: outcome.class,
+        code: outcome.code,
+        text: crate::audit::answer::text(exchange),
+        is_error: result
+            .as_ref()
+            .and_then(|result| result.get("isError"))
+            .and_then(Value::as_bool),
+        structured: result
+            .and_then(|mut result| result.get_mut("structuredContent").map(Value::take)),
+        findings: findings
+            .into_iter()
+            .map(|finding| finding.id.to_string())
+            .collect(),
+        elapsed_ms: exchange.ended_at.since(exchange.sent_at),
+        hosts: hosts
+            .iter()
+            .map(|host| {
+                let seen = host_consequence(exchange, &outcome, context, host);
+                (
+                    host.name.clone(),
+                    (seen.consequence.name().to_owned(), seen.model_sees),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Every expectation of `expect` that `observed` breaks, said as "expected …, got …".
+pub fn check(expect: &Expect, observed: &Observed) -> Vec<String> {
+    let mut failed = Vec::new();
+    check_answer(expect, observed, &mut failed);
+    check_judged(expect, observed, &mut failed);
+    failed
+}
+
+/// The answer itself: its class and code, its words, `isError`, `structuredContent`.
+fn check_answer(expect: &Expect, observed: &Observed, failed: &mut Vec<String>) {
+    let class = class_name(observed.class);
+    if let Some(want) = &expect.class
+        && want != class
+    {
+        failed.push(format!(
+            "class: expected {want}, got {class}{}",
+            code_words(observed)
+        ));
+    }
+    if let Some(code) = expect.code
+        && observed.code != Some(code)
+    {
+        failed.push(format!(
+            "code: expected {code}, got {}",
+            observed.code.map_or("none".into(), |c| c.to_string())
+        ));
+    }
+    let text = &observed.text;
+    if let Some(want) = &expect.text
+        && want != text
+    {
+        failed.push(format!("text: expected {want:?}, got {text:?}"));
+    }
+    if let Some(want) = &expect.text_contains
+        && !text.contains(want.as_str())
+    {
+        failed.push(format!(
+            "text: expected it to contain {want:?}, got {text:?}"
+        ));
+    }
+    if let Some(pattern) = &expect.text_matches {
+        match matches(pattern, text) {
+            Ok(true) => {}
+            Ok(false) => failed.push(format!(
+                "text: expected it to match /{pattern}/, got {text:?}"
+            )),
+            Err(why) => failed.push(format!("text_matches /{pattern}/: {why}")),
+        }
+    }
+    if let Some(want) = expect.is_error
+        && observed.is_error.unwrap_or(false) != want
+    {
+        failed.push(format!(
+            "isError: expected {want}, got {}",
+            observed.is_error.map_or("absent".into(), |b| b.to_string())
+        ));
+    }
+    if let Some(want) = &expect.structured {
+        match &observed.structured {
+            Some(got) if contains(got, want) => {}
+            got => failed.push(format!(
+                "structuredContent: expected it to hold {want}, got {}",
+                got.as_ref().map_or("none".into(), Value::to_string)
+            )),
+        }
+    }
+    if let Some(schema) = &expect.structured_schema {
+        let got = observed.structured.clone().unwrap_or(Value::Null);
+        match jsonschema::validator_for(schema) {
+            Ok(validator) => {
+                if let Some(error) = validator.iter_errors(&got).next() {
+                    failed.push(format!(
+                        "structuredContent: not valid against the schema: {error}"
+                    ));
+                }
+            }
+            Err(error) => failed.push(format!("structured_schema is not a JSON Schema: {error}")),
+        }
+    }
+}
+
+/// What sightline judged of it: the findings, each named host's model, the time it took.
+fn check_judged(expect: &Expect, observed: &Observed, failed: &mut Vec<String>) {
+    for id in &expect.findings {
+        if !observed.findings.contains(id) {
+            failed.push(format!(
+                "finding {id}: expected, not raised (raised: {})",
+                listed(&observed.findings)
+            ));
+        }
+    }
+    for id in &expect.no_findings {
+        if observed.findings.contains(id) {
+            failed.push(format!("finding {id}: raised, expected none"));
+        }
+    }
+    for (host, want) in &expect.model_sees {
+        match observed.hosts.get(host) {
+            Some((got, words)) if got != want => failed.push(format!(
+                "model under {host}: expected {want}, got {got} (it reads: {})",
+                one_line(words)
+            )),
+            Some(_) => {}
+            None => failed.push(format!("model under {host}: no such host profile")),
+        }
+    }
+    for (host, want) in &expect.model_reads {
+        match observed.hosts.get(host) {
+            Some((_, words)) if !words.contains(want.as_str()) => failed.push(format!(
+                "model under {host}: expected it to read {want:?}, it reads: {}",
+                one_line(words)
+            )),
+            Some(_) => {}
+            None => failed.push(format!("model under {host}: no such host profile")),
+        }
+    }
+    if let Some(budget) = expect.within_ms
+        && observed.elapsed_ms > budget
+    {
+        failed.push(format!(
+            "time: expected within {budget} ms, took {} ms",
+            observed.elapsed_ms
+        ));
+    }
+}
+
+/// The class as test files and `--json` name it.
+pub fn class_name(class: Class) -> &'static str {
+    match class {
+        Class::Success => "success",
+        Class::ToolError => "tool_error",
+        Class::ProtocolError => "protocol_error",
+        Class::TransportFailure => "transport_failure",
+    }
+}
+
+fn code_words(observed: &Observed) -> String {
+    observed
+        .code
+        .map_or_else(String::new, |code| format!(" {code}"))
+}
+
+fn listed(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
+}
+
+fn one_line(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::sanitize::text(&line).into_owned()
+}
+
+/// Whether `got` holds every member of `want` (objects recursively; anything else equal).
+fn contains(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Object(got), Value::Object(want)) => want
+            .iter()
+            .all(|(key, want)| got.get(key).is_some_and(|got| contains(got, want))),
+        _ => got == want,
+    }
+}
+
+/// Whether `text` matches `pattern`, checked as a JSON Schema `pattern` is.
+fn matches(pattern: &str, text: &str) -> Result<bool, String> {
+    let schema = serde_json::json!({"type": "string", "pattern": pattern});
+    let validator = jsonschema::validator_for(&schema).map_err(|error| error.to_string())?;
+    Ok(validator.is_valid(&Value::String(text.to_owned())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// 2026-12-03T12:00:00Z.
+    const NOW: i64 = 1_796_299_200;
+
+    #[test]
+    fn dates_are_put_in_as_of_the_run() {
+        assert_eq!(dates("{today}", NOW).unwrap(), "2026-12-03");
+        assert_eq!(
+            dates("on {today+30d:%d/%m/%Y}!", NOW).unwrap(),
+            "on 02/01/2027!"
+        );
+        assert_eq!(
+            dates("{today-3d:%Y%m%d} 100%", NOW).unwrap(),
+            "20261130 100%"
+        );
+        assert!(dates("{today+x}", NOW).is_err());
+        assert!(dates("{today:%H}", NOW).is_err());
+        assert!(dates("{today", NOW).is_err());
+    }
+
+    #[test]
+    fn a_suite_reads_with_its_dates_and_refuses_what_it_does_not_know() {
+        let suite = read(
+            r#"
+            [server]
+            demo = "legacy"
+            [[case]]
+            name = "future"
+            tool = "book_flight"
+            arguments = { departureDate = "{today+1d:%d/%m/%Y}" }
+            expect = { class = "success", text_contains = "{today+1d:%d/%m/%Y}" }
+            "#,
+            NOW,
+        )
+        .unwrap();
+        assert_eq!(suite.server.unwrap().args().unwrap(), ["--demo", "legacy"]);
+        assert_eq!(
+            suite.cases[0].arguments,
+            Some(json!({"departureDate": "04/12/2026"}))
+        );
+        assert_eq!(
+            suite.cases[0].expect.text_contains.as_deref(),
+            Some("04/12/2026")
+        );
+        let typo = read(
+            "[[case]]\nname = \"x\"\ntool = \"t\"\nexpect = { clas = \"success\" }",
+            NOW,
+        );
+        assert!(typo.unwrap_err().contains("clas"));
+        let neither = read("[[case]]\nname = \"x\"\n", NOW);
+        assert!(neither.unwrap_err().contains("`tool` or `method`"));
+    }
+
+    fn observed() -> Observed {
+        Observed {
+            class: Class::ToolError,
+            code: None,
+            text: "Invalid departure date: must be in the future.".into(),
+            is_error: Some(true),
+            structured: Some(json!({"ref": "SL-1", "seat": {"row": 3, "letter": "C"}})),
+            findings: vec!["structured-without-text".into()],
+            elapsed_ms: 40,
+            hosts: BTreeMap::from([(
+                "claude-code".to_owned(),
+                ("readable".to_owned(), "Invalid departure date".to_owned()),
+            )]),
+        }
+    }
+
+    #[test]
+    fn each_expectation_that_holds_passes_and_each_that_does_not_says_what_came() {
+        let holds: Expect = toml::from_str(
+            r#"
+            class = "tool_error"
+            is_error = true
+            text_contains = "in the future"
+            text_matches = "^Invalid .* date"
+            structured = { seat = { row = 3 } }
+            structured_schema = { type = "object", required = ["ref"] }
+            findings = ["structured-without-text"]
+            no_findings = ["sep1303.validation-as-protocol-error"]
+            model_sees = { claude-code = "readable" }
+            model_reads = { claude-code = "departure" }
+            within_ms = 100
+            "#,
+        )
+        .unwrap();
+        assert_eq!(check(&holds, &observed()), Vec::<String>::new());
+        let breaks: Expect = toml::from_str(
+            r#"
+            class = "success"
+            code = -32602
+            text = "Booked"
+            text_matches = "^Booked"
+            is_error = false
+            structured = { seat = { row = 4 } }
+            structured_schema = { type = "object", required = ["when"] }
+            findings = ["sep1303.validation-as-protocol-error"]
+            no_findings = ["structured-without-text"]
+            model_sees = { claude-code = "model-blind", nobody = "readable" }
+            model_reads = { claude-code = "Booked" }
+            within_ms = 10
+            "#,
+        )
+        .unwrap();
+        let failed = check(&breaks, &observed());
+        assert_eq!(failed.len(), 13, "{failed:#?}");
+        assert!(failed[0].starts_with("class: expected success, got tool_error"));
+        assert!(
+            failed
+                .iter()
+                .any(|f| f == "time: expected within 10 ms, took 40 ms")
+        );
+        assert!(failed.iter().any(|f| f.contains("no such host profile")));
+    }
+}
