@@ -27,6 +27,7 @@ mod resources;
 mod run;
 mod subscribe;
 mod test;
+mod test_init;
 mod tools;
 
 pub use agent::agent;

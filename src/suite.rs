@@ -17,10 +17,10 @@ use crate::model_view::hosts::HostProfile;
 use crate::time::Date;
 
 /// One file: the server (optional: the command line may name it) and its cases, in order.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Suite {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerSpec>,
     #[serde(rename = "case", default)]
     pub cases: Vec<CaseSpec>,
@@ -28,13 +28,18 @@ pub struct Suite {
 
 /// The server a suite runs against: exactly one of a stdio command, a URL, a demo style, or an
 /// entry of an `mcp.json`-style file.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub demo: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<String>,
 }
 
@@ -77,54 +82,66 @@ impl ServerSpec {
 }
 
 /// One case: what is sent, and what must hold of the answer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaseSpec {
     pub name: String,
     /// A `tools/call` of this tool with `arguments`…
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// …or any request, with `params`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Value>,
     #[serde(default)]
     pub expect: Expect,
 }
 
 /// What must hold; every member is optional and each given one is checked.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     /// `success`, `tool_error`, `protocol_error` or `transport_failure`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// The protocol error's code.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<i64>,
     /// The answer's words (a result's text blocks, a protocol error's message): exactly…
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// …containing this…
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_contains: Option<String>,
     /// …or matching this regular expression.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_matches: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     /// `structuredContent` holds these members (recursively; arrays whole).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
     /// `structuredContent` is valid against this JSON Schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub structured_schema: Option<Value>,
     /// Finding ids that must be raised…
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
     /// …and ones that must not.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub no_findings: Vec<String>,
     /// Per host profile: `readable`, `model-blind`, `host-explains`, `host-refuses-blind` or
     /// `run-fails`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub model_sees: BTreeMap<String, String>,
     /// Per host profile: words the model reads.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub model_reads: BTreeMap<String, String>,
     /// The answer came within this many milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub within_ms: Option<u64>,
 }
 
@@ -499,6 +516,77 @@ fn matches(pattern: &str, text: &str) -> Result<bool, String> {
     Ok(validator.is_valid(&Value::String(text.to_owned())))
 }
 
+/// A case that expects what happened: the class, the code, `isError`, the words (the
+/// recording's day in them written as `{today…}`, so the case holds on the day it runs), the
+/// findings raised and the SEP-1303 finding when it was not, and what each of `observed`'s
+/// hosts made of it; no time, no id.
+pub fn case_from(
+    name: String,
+    tool: &str,
+    arguments: &Value,
+    observed: &Observed,
+    day: Date,
+) -> CaseSpec {
+    let mut no_findings = Vec::new();
+    if !observed.findings.iter().any(|id| id == SEP_1303_FINDING) {
+        no_findings.push(SEP_1303_FINDING.to_owned());
+    }
+    let mut arguments = arguments.clone();
+    undated_value(&mut arguments, day);
+    CaseSpec {
+        name,
+        tool: Some(tool.to_owned()),
+        arguments: Some(arguments),
+        method: None,
+        params: None,
+        expect: Expect {
+            class: Some(class_name(observed.class).to_owned()),
+            code: observed.code,
+            text: Some(undated(&observed.text, day)),
+            is_error: observed.is_error,
+            structured: observed.structured.clone(),
+            findings: observed.findings.clone(),
+            no_findings,
+            model_sees: observed
+                .hosts
+                .iter()
+                .map(|(host, (consequence, _))| (host.clone(), consequence.clone()))
+                .collect(),
+            ..Expect::default()
+        },
+    }
+}
+
+/// The finding a test written from a recording asserts the absence of, when it was absent.
+const SEP_1303_FINDING: &str = "sep1303.validation-as-protocol-error";
+
+/// `text` with `day` (as `dd/mm/yyyy` or `yyyy-mm-dd`) written as the run's date.
+pub fn undated(text: &str, day: Date) -> String {
+    let european = format!("{:02}/{:02}/{:04}", day.day, day.month, day.year);
+    let iso = format!("{:04}-{:02}-{:02}", day.year, day.month, day.day);
+    text.replace(&european, "{today:%d/%m/%Y}")
+        .replace(&iso, "{today}")
+}
+
+fn undated_value(value: &mut Value, day: Date) {
+    match value {
+        Value::String(text) => *text = undated(text, day),
+        Value::Array(items) => items.iter_mut().for_each(|item| undated_value(item, day)),
+        Value::Object(members) => members
+            .values_mut()
+            .for_each(|item| undated_value(item, day)),
+        _ => {}
+    }
+}
+
+/// The suite as a test file. A value TOML cannot hold (`null`) is an error naming the case.
+pub fn to_toml(suite: &Suite) -> Result<String, String> {
+    for case in &suite.cases {
+        toml::to_string(case).map_err(|error| format!("case '{}': {error}", case.name))?;
+    }
+    toml::to_string(suite).map_err(|error| error.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,5 +705,28 @@ mod tests {
                 .any(|f| f == "time: expected within 10 ms, took 40 ms")
         );
         assert!(failed.iter().any(|f| f.contains("no such host profile")));
+    }
+
+    #[test]
+    fn a_recorded_day_becomes_the_runs_and_a_null_is_refused_by_name() {
+        let day = Date {
+            year: 2026,
+            month: 12,
+            day: 3,
+        };
+        assert_eq!(
+            undated(
+                "Current date is 03/12/2026 (2026-12-03); 04/12/2026 stays",
+                day
+            ),
+            "Current date is {today:%d/%m/%Y} ({today}); 04/12/2026 stays"
+        );
+        let mut case: CaseSpec = toml::from_str("name = \"n\"\ntool = \"t\"").unwrap();
+        case.arguments = Some(json!({"seat": null}));
+        let suite = Suite {
+            server: None,
+            cases: vec![case],
+        };
+        assert!(to_toml(&suite).unwrap_err().starts_with("case 'n': "));
     }
 }

@@ -116,3 +116,85 @@ fn a_server_that_never_starts_leaves_every_case_not_run_and_exits_4() {
         "{document:#}"
     );
 }
+
+/// A path in the temporary directory, removed when dropped.
+struct Temporary(std::path::PathBuf);
+
+impl Temporary {
+    fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("sightline-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        Self(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn a_suite_written_from_a_tui_sessions_recording_gives_that_sessions_verdicts_again() {
+    let suite = Temporary::new("from-tui.toml");
+    let recording = "tests/fixtures/tui_audit_legacy.jsonl";
+    let wrote = sightline(&["test", suite.path(), "--init", recording]);
+    assert_eq!(wrote.status.code(), Some(0), "{wrote:?}");
+    assert!(
+        String::from_utf8_lossy(&wrote.stdout).starts_with("wrote 6 cases to "),
+        "{wrote:?}"
+    );
+    let text = std::fs::read_to_string(suite.path()).unwrap();
+    assert!(text.contains("[server]\ndemo = \"legacy\""), "{text}");
+    // Against the server it was recorded from: every verdict as it was then.
+    let (document, code) = json(&["test", suite.path(), "--json"]);
+    assert_eq!(code, 0, "{document:#}");
+    assert_eq!(document["summary"]["passed"], 6);
+    // Against the other style: the validation calls no longer answer as they did.
+    let (document, code) = json(&["test", suite.path(), "--json", "--demo", "sep1303"]);
+    assert_eq!(code, 1, "{document:#}");
+    assert!(
+        document["summary"]["failed"].as_u64().unwrap() >= 3,
+        "{document:#}"
+    );
+    // An existing file is never overwritten.
+    let again = sightline(&["test", suite.path(), "--init", recording]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists; not overwritten"));
+}
+
+#[test]
+fn a_suite_written_from_a_headless_recording_runs_against_the_server_given() {
+    let recording = Temporary::new("call.jsonl");
+    let suite = Temporary::new("from-call.toml");
+    let call = sightline(&[
+        "call",
+        "book_flight",
+        r#"{"departureDate":"12/12/2024"}"#,
+        "--demo",
+        "sep1303",
+        "--record",
+        recording.path(),
+    ]);
+    assert_eq!(call.status.code(), Some(1), "{call:?}");
+    let wrote = sightline(&["test", suite.path(), "--init", recording.path()]);
+    assert_eq!(wrote.status.code(), Some(0), "{wrote:?}");
+    let text = std::fs::read_to_string(suite.path()).unwrap();
+    assert!(
+        text.contains("Current date is {today:%d/%m/%Y}."),
+        "the recording's day is the run's: {text}"
+    );
+    let (document, code) = json(&["test", suite.path(), "--json"]);
+    assert_eq!(code, 0, "{document:#}");
+    let (document, code) = json(&["test", suite.path(), "--json", "--demo", "legacy"]);
+    assert_eq!(code, 1, "{document:#}");
+    let failures = document["cases"][0]["failures"].to_string();
+    assert!(
+        failures.contains("class: expected tool_error, got protocol_error -32602"),
+        "{failures}"
+    );
+}

@@ -176,4 +176,8 @@ pub struct TestArgs {
     /// A fresh session for every case (else one per file, cases in order).
     #[arg(long)]
     pub isolate: bool,
+    /// Write FILE (not run it) from this recording (--record, J, proxy): each tools/call a case
+    /// that expects what happened then.
+    #[arg(long, value_name = "RECORDING")]
+    pub init: Option<std::path::PathBuf>,
 }

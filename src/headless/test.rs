@@ -36,6 +36,25 @@ struct CaseResult {
 
 /// `sightline test`.
 pub async fn test(server: &ServerArgs, args: &TestArgs, output: &OutputArgs) -> u8 {
+    if let Some(recording) = &args.init {
+        return match (
+            &args.files[..],
+            super::test_init::init(&args.files[0], recording),
+        ) {
+            ([_], Ok(words)) => {
+                println!("{words}");
+                exit::SUCCESS
+            }
+            ([_], Err(error)) => {
+                eprintln!("sightline test --init: {error}");
+                exit::USAGE
+            }
+            _ => {
+                eprintln!("sightline test --init: give one FILE to write");
+                exit::USAGE
+            }
+        };
+    }
     let now = i64::try_from(crate::transport::now().0 / 1000).unwrap_or(0);
     // Findings are the spec's (a host's own are asserted with `model_sees`).
     let profiles =
