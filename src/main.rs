@@ -43,6 +43,7 @@ fn prepare(
             std::path::absolute(bin).map_or_else(|_| bin.clone(), |bin| bin.display().to_string())
         }),
         chat: None,
+        test_file: options.test_file.clone(),
     };
     Ok((settings, theme, warnings))
 }

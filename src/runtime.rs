@@ -460,6 +460,14 @@ async fn run_effect(
                 .map_err(|error| error.to_string());
             Action::Saved { path, result }
         }),
+        Effect::AppendCase {
+            path,
+            server: header,
+            case,
+        } => off_the_screen(done, server, move || Action::CaseSaved {
+            result: append_case(&path, header.as_deref(), &case),
+            path,
+        }),
         Effect::SaveBytes { path, bytes } => off_the_screen(done, server, move || {
             let result = std::fs::write(&path, &bytes)
                 .map(|()| bytes.len())
@@ -573,6 +581,25 @@ fn off_the_screen(
         // The loop has ended if nobody listens: the result is no longer wanted.
         let _ = done.send((server, work()));
     });
+}
+
+/// Adds `case` to the test file at `path`: `server` first when the file is new or empty.
+fn append_case(path: &str, server: Option<&str>, case: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let empty = std::fs::metadata(path).map_or(true, |file| file.len() == 0);
+    let mut text = String::new();
+    match server {
+        Some(server) if empty => text.push_str(server),
+        _ if !empty => text.push('\n'),
+        _ => {}
+    }
+    text.push_str(case);
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(|error| error.to_string())
 }
 
 #[cfg(test)]

@@ -557,6 +557,21 @@ pub fn case_from(
     }
 }
 
+/// The start of a test file for a server described as the status line names it: `[server]`
+/// for the built-in demo, else a comment saying where to name it.
+pub fn file_start(transport: &str) -> String {
+    let demo = transport
+        .split_once("demo-server --style ")
+        .and_then(|(_, style)| style.split_whitespace().next());
+    let said = crate::sanitize::text(transport);
+    match demo {
+        Some(style) => format!("# Recorded against: {said}\n\n[server]\ndemo = \"{style}\"\n\n"),
+        None => format!(
+            "# Recorded against: {said}\n# Name the server in [server] or on the command line (-- CMD, --url).\n\n"
+        ),
+    }
+}
+
 /// The finding a test written from a recording asserts the absence of, when it was absent.
 const SEP_1303_FINDING: &str = "sep1303.validation-as-protocol-error";
 

@@ -42,7 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The TUI's pure core. It may name `transcript` because that is the pure format: `E` and
     // `L` build a transcript's text as an effect's payload, which the runtime writes. Reading
     // or writing a file (`recording`) stays out, and so does `input` (below).
-    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript", "model_api"]),
+    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript", "model_api", "suite"]),
     ("input", &["app"]),
     // Settings, themes and key bindings, read from the user's files.
     ("config", &["model_view", "app"]),

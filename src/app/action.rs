@@ -42,6 +42,11 @@ pub enum Action {
         path: String,
         result: Result<usize, String>,
     },
+    /// A case asked for by [`Effect::AppendCase`] was added to the test file, or why not.
+    CaseSaved {
+        path: String,
+        result: Result<(), String>,
+    },
     /// Contents asked for by [`Effect::SaveBytes`] were written (their size), or why not.
     BytesSaved {
         path: String,
@@ -239,6 +244,8 @@ group! {
         CopyCommandLine = "copy_command_line", "copy the `sightline call` command line";
         SaveCall = "save_call", "save the selected call as a transcript (for replay)";
         SaveCallJson = "save_call_json", "save the selected call as JSON, with what the model sees";
+        /// Add the selected call to the `--test-file` as a case expecting what came.
+        SaveCase = "save_case", "add the selected call to the test file (--test-file)";
         SaveLog = "save_log", "save the whole log as a transcript";
         /// Save the contents Detail shows (a read, an embedded resource) to a file.
         SaveContents = "save_contents", "save the read contents to a file (bytes for a blob)";
@@ -414,6 +421,13 @@ pub enum Effect {
     /// Write a file (relative to the current directory); the outcome comes back as
     /// [`Action::Saved`].
     Save { path: String, text: String },
+    /// Add a case to a test file: `server` first when the file is new (or empty), then `case`;
+    /// the outcome comes back as [`Action::CaseSaved`].
+    AppendCase {
+        path: String,
+        server: Option<String>,
+        case: String,
+    },
     /// Copy a file (a replay's transcript, saved as the whole log); the outcome comes back as
     /// [`Action::Saved`].
     CopyFile { from: String, path: String },

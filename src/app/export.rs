@@ -15,8 +15,10 @@ use crate::mcp::jsonrpc::{self, Frame, Id, Message};
 use crate::mcp::log::{Connection, LogEntry, LogEvent, Role, SessionEvent};
 use crate::mcp::verdict::Finished;
 use crate::model_view::ModelView;
+use crate::model_view::hosts::HostProfile;
 use crate::present::call::CallDocument;
 use crate::transcript::{Header, Judged, Redactor, VERSION, rfc3339, to_text};
+use serde_json::Value;
 
 /// Requests of the connection kept with the call: what a replayed server must answer first.
 pub const SETUP: [&str; 3] = ["initialize", "server/discover", "tools/list"];
@@ -360,4 +362,61 @@ pub(super) fn save(state: &mut AppState, what: Saving) -> Vec<Effect> {
         return Vec::new();
     };
     vec![Effect::Save { path, text }]
+}
+
+/// `K`: the selected call as a test case expecting what came (under the spec's reading and the
+/// host shown), for the runtime to add to `--test-file`.
+pub(super) fn save_case(state: &mut AppState) -> Vec<Effect> {
+    let Some(path) = state.settings.test_file.clone() else {
+        complain(
+            state,
+            "no test file: start sightline with --test-file FILE".into(),
+        );
+        return Vec::new();
+    };
+    let record = state
+        .current_call_index()
+        .and_then(|index| state.whole_call(index));
+    let Some(record) = record.filter(|record| record.exchange.method == "tools/call") else {
+        complain(state, "select a tools/call to add as a case".into());
+        return Vec::new();
+    };
+    let params = record.exchange.params().cloned().unwrap_or_default();
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let arguments = params.get("arguments").cloned().unwrap_or_default();
+    let context = call_context(state);
+    let mut hosts: Vec<HostProfile> = state
+        .settings
+        .hosts
+        .iter()
+        .filter(|host| host.name == "spec")
+        .cloned()
+        .collect();
+    if context.host.name != "spec" {
+        hosts.push(context.host.clone());
+    }
+    let observed = crate::suite::observe(&record.exchange, &context, &hosts);
+    let sent = i64::try_from(record.exchange.sent_at.0 / 1000).unwrap_or(0);
+    let day = crate::time::Date::from_unix_seconds(sent);
+    let shown: String = arguments.to_string().chars().take(40).collect();
+    let name = format!("{tool} {shown}");
+    let case = crate::suite::case_from(name, tool, &arguments, &observed, day);
+    let suite = crate::suite::Suite {
+        server: None,
+        cases: vec![case],
+    };
+    match crate::suite::to_toml(&suite) {
+        Ok(case) => vec![Effect::AppendCase {
+            path,
+            server: Some(crate::suite::file_start(&state.transport)),
+            case,
+        }],
+        Err(error) => {
+            complain(state, format!("cannot write this call as a case: {error}"));
+            Vec::new()
+        }
+    }
 }

@@ -410,6 +410,8 @@ pub struct Settings {
     pub host_bin: Option<String>,
     /// The model the Chat pane talks to (`--model`), if any.
     pub chat: Option<super::chat_pane::ChatModel>,
+    /// The test file `K` adds the selected call to (`--test-file`), if any.
+    pub test_file: Option<String>,
 }
 
 impl Default for Settings {
@@ -426,6 +428,7 @@ impl Default for Settings {
             allow_invalid_tool_headers: false,
             keys: Keymap::default(),
             host_bin: None,
+            test_file: None,
             chat: None,
         }
     }

@@ -92,6 +92,17 @@ fn apply(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::CaseSaved { path, result } => {
+            let path = sanitize::text(&path).into_owned();
+            match result {
+                Ok(()) => inform(
+                    state,
+                    format!("case added to {path}: `sightline test` runs it"),
+                ),
+                Err(error) => complain(state, format!("could not add the case to {path}: {error}")),
+            }
+            Vec::new()
+        }
         Action::BytesSaved { path, result } => {
             super::resources::saved(state, &path, result);
             Vec::new()
@@ -336,6 +347,7 @@ fn on_output(state: &mut AppState, output: Output) -> Vec<Effect> {
         Output::SaveLog => save(state, Saving::Log),
         Output::SaveCall => save(state, Saving::Call),
         Output::SaveCallJson => save(state, Saving::CallJson),
+        Output::SaveCase => super::export::save_case(state),
         Output::SaveContents => super::resources::save_contents(state),
     }
 }

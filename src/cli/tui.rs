@@ -25,6 +25,10 @@ pub struct TuiArgs {
     /// sightline or among the checkout's pinned hosts.
     #[arg(long, value_name = "PATH")]
     pub host_bin: Option<String>,
+    /// The test file K adds the selected call to, as a case expecting what came (`sightline
+    /// test` runs it; created with the server when it does not exist).
+    #[arg(long, value_name = "FILE")]
+    pub test_file: Option<String>,
     /// The model the Chat pane (c) talks to, as PROVIDER:MODEL (as `sightline agent --model`).
     #[arg(long, value_name = "PROVIDER:MODEL")]
     pub model: Option<String>,

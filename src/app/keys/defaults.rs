@@ -94,6 +94,7 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind(KeyCode::Char('H'), SHIFT, "H", Command::ToServer(ToServer::CaptureOnHost), Browsing, "re-run the call through the real host of this profile"),
     bind(KeyCode::Char('E'), SHIFT, "E", Command::Output(Output::SaveCall), Browsing, "save the selected call as a transcript (for replay)"),
     bind(KeyCode::Char('J'), SHIFT, "J", Command::Output(Output::SaveCallJson), Browsing, "save the selected call as JSON, with what the model sees"),
+    bind(KeyCode::Char('K'), SHIFT, "K", Command::Output(Output::SaveCase), Browsing, "add the selected call to the test file (--test-file)"),
     bind(KeyCode::Char('L'), SHIFT, "L", Command::Output(Output::SaveLog), Browsing, "save the whole log as a transcript"),
     bind(KeyCode::Char('A'), SHIFT, "A", Command::ToServer(ToServer::Audit), Browsing, "audit the selected tool: what the model reads of invalid calls"),
     bind(KeyCode::Char('T'), SHIFT, "T", Command::Shelves(Shelves::Tools), Browsing, "left column: the tools"),
