@@ -28,6 +28,7 @@ mod run;
 mod subscribe;
 mod test;
 mod test_init;
+mod test_load;
 mod tools;
 
 pub use agent::agent;

@@ -602,6 +602,109 @@ pub fn to_toml(suite: &Suite) -> Result<String, String> {
     toml::to_string(suite).map_err(|error| error.to_string())
 }
 
+/// A case run under load: how many calls, how fast, how long each took, and what came.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadReport {
+    pub calls: usize,
+    pub concurrency: usize,
+    pub elapsed_ms: u64,
+    /// Calls finished per second, over the whole run.
+    pub per_second: f64,
+    pub p50_ms: u64,
+    pub p90_ms: u64,
+    pub p99_ms: u64,
+    pub max_ms: u64,
+    /// Calls per class, every class named.
+    pub classes: BTreeMap<&'static str, usize>,
+    /// Calls whose answer broke the case's expectations.
+    pub failed_expectations: usize,
+    /// Latency buckets: calls that took at most `le_ms` (the last bucket has none: the rest).
+    pub histogram: Vec<Bucket>,
+}
+
+/// One bucket of [`LoadReport::histogram`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bucket {
+    pub le_ms: Option<u64>,
+    pub calls: usize,
+}
+
+/// Bucket bounds, in milliseconds.
+const BOUNDS: [u64; 12] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+
+/// The report of a load run: each call's milliseconds and class, and whether it broke the
+/// case's expectations.
+pub fn load_report(
+    calls: &[(u64, Class, bool)],
+    concurrency: usize,
+    elapsed_ms: u64,
+) -> LoadReport {
+    let mut latencies: Vec<u64> = calls.iter().map(|(ms, ..)| *ms).collect();
+    latencies.sort_unstable();
+    let at = |share: f64| -> u64 {
+        if latencies.is_empty() {
+            return 0;
+        }
+        // Nearest rank: the smallest latency at least `share` of the calls do not exceed.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let rank = ((share * latencies.len() as f64).ceil() as usize).clamp(1, latencies.len());
+        latencies[rank - 1]
+    };
+    let mut classes: BTreeMap<&'static str, usize> = [
+        Class::Success,
+        Class::ToolError,
+        Class::ProtocolError,
+        Class::TransportFailure,
+    ]
+    .into_iter()
+    .map(|class| (class_name(class), 0))
+    .collect();
+    for (_, class, _) in calls {
+        *classes.entry(class_name(*class)).or_default() += 1;
+    }
+    let mut histogram: Vec<Bucket> = BOUNDS
+        .iter()
+        .map(|bound| Bucket {
+            le_ms: Some(*bound),
+            calls: 0,
+        })
+        .chain(std::iter::once(Bucket {
+            le_ms: None,
+            calls: 0,
+        }))
+        .collect();
+    for ms in &latencies {
+        let bucket = BOUNDS
+            .iter()
+            .position(|bound| ms <= bound)
+            .unwrap_or(BOUNDS.len());
+        histogram[bucket].calls += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let per_second = if elapsed_ms == 0 {
+        0.0
+    } else {
+        calls.len() as f64 * 1000.0 / elapsed_ms as f64
+    };
+    LoadReport {
+        calls: calls.len(),
+        concurrency,
+        elapsed_ms,
+        per_second,
+        p50_ms: at(0.50),
+        p90_ms: at(0.90),
+        p99_ms: at(0.99),
+        max_ms: latencies.last().copied().unwrap_or(0),
+        classes,
+        failed_expectations: calls.iter().filter(|(.., failed)| *failed).count(),
+        histogram,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -743,5 +846,41 @@ mod tests {
             cases: vec![case],
         };
         assert!(to_toml(&suite).unwrap_err().starts_with("case 'n': "));
+    }
+
+    #[test]
+    fn a_load_report_counts_every_class_and_ranks_the_percentiles() {
+        let calls: Vec<(u64, Class, bool)> = (1..=100)
+            .map(|ms| {
+                let class = if ms % 10 == 0 {
+                    Class::ProtocolError
+                } else {
+                    Class::ToolError
+                };
+                (ms, class, ms % 10 == 0)
+            })
+            .collect();
+        let report = load_report(&calls, 4, 2000);
+        assert_eq!(
+            (report.p50_ms, report.p90_ms, report.p99_ms, report.max_ms),
+            (50, 90, 99, 100)
+        );
+        assert_eq!(report.classes["tool_error"], 90);
+        assert_eq!(report.classes["protocol_error"], 10);
+        assert_eq!(report.classes["success"], 0);
+        assert_eq!(report.failed_expectations, 10);
+        assert!((report.per_second - 50.0).abs() < 1e-9);
+        assert_eq!(
+            report
+                .histogram
+                .iter()
+                .map(|bucket| bucket.calls)
+                .sum::<usize>(),
+            100
+        );
+        assert_eq!(report.histogram[0].calls, 1, "1 ms");
+        assert_eq!(report.histogram[6].calls, 50, "51-100 ms");
+        let empty = load_report(&[], 1, 0);
+        assert_eq!((empty.p99_ms, empty.per_second), (0, 0.0));
     }
 }

@@ -198,3 +198,81 @@ fn a_suite_written_from_a_headless_recording_runs_against_the_server_given() {
         "{failures}"
     );
 }
+
+#[test]
+fn load_reports_percentiles_a_histogram_and_the_count_per_class() {
+    // A benchmark-like command: the report's shape and counts are checked, not its times.
+    let (document, code) = json(&[
+        "test",
+        SUITE,
+        "--load",
+        "--calls",
+        "40",
+        "--concurrency",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{document:#}");
+    let report = &document["report"];
+    assert_eq!(
+        document["case"],
+        "a past date is a tool error the model reads"
+    );
+    assert_eq!(report["calls"], 40);
+    assert_eq!(report["concurrency"], 4);
+    assert_eq!(report["classes"]["tool_error"], 40, "{report:#}");
+    assert_eq!(report["classes"]["protocol_error"], 0);
+    assert_eq!(report["failed_expectations"], 0);
+    let buckets: u64 = report["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|bucket| bucket["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(buckets, 40);
+    let (p50, p90, p99) = (
+        report["p50_ms"].as_u64().unwrap(),
+        report["p90_ms"].as_u64().unwrap(),
+        report["p99_ms"].as_u64().unwrap(),
+    );
+    assert!(p50 <= p90 && p90 <= p99 && p99 <= report["max_ms"].as_u64().unwrap());
+
+    // The demo's slow search, four at once: every one a success.
+    let suite = Temporary::new("slow.toml");
+    std::fs::write(
+        suite.path(),
+        "[server]\ndemo = \"sep1303\"\n\n[[case]]\nname = \"slow\"\ntool = \"slow_search\"\n\
+         arguments = { seconds = 1 }\nexpect = { class = \"success\" }\n",
+    )
+    .unwrap();
+    let (document, code) = json(&[
+        "test",
+        suite.path(),
+        "--load",
+        "--calls",
+        "4",
+        "--concurrency",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{document:#}");
+    assert_eq!(document["report"]["classes"]["success"], 4, "{document:#}");
+
+    // Against the legacy style every call breaks the case's expectations: exit 1, and the text.
+    let output = sightline(&[
+        "test",
+        SUITE,
+        "--load",
+        "--calls",
+        "8",
+        "--concurrency",
+        "2",
+        "--demo",
+        "legacy",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("classes  protocol_error 8 ·"), "{text}");
+    assert!(text.contains("expectations  0 held, 8 broken"), "{text}");
+    assert!(text.contains("latency  p50 "), "{text}");
+}

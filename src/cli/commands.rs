@@ -176,6 +176,23 @@ pub struct TestArgs {
     /// A fresh session for every case (else one per file, cases in order).
     #[arg(long)]
     pub isolate: bool,
+    /// Run one case (the first, or --case) under load instead: --concurrency sessions calling
+    /// it until --calls are made or --duration ends; latency percentiles, a histogram,
+    /// throughput and the count per class.
+    #[arg(long)]
+    pub load: bool,
+    /// With --load: the case to run, by name.
+    #[arg(long, value_name = "NAME", requires = "load")]
+    pub case: Option<String>,
+    /// With --load: sessions calling at once.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "load")]
+    pub concurrency: usize,
+    /// With --load: calls in all (100 unless --duration is given).
+    #[arg(long, value_name = "N", requires = "load")]
+    pub calls: Option<usize>,
+    /// With --load: keep calling for this many seconds.
+    #[arg(long, value_name = "SECS", requires = "load")]
+    pub duration: Option<u64>,
     /// Write FILE (not run it) from this recording (--record, J, proxy): each tools/call a case
     /// that expects what happened then.
     #[arg(long, value_name = "RECORDING")]

@@ -36,6 +36,9 @@ struct CaseResult {
 
 /// `sightline test`.
 pub async fn test(server: &ServerArgs, args: &TestArgs, output: &OutputArgs) -> u8 {
+    if args.load {
+        return super::test_load::load(server, args, output).await;
+    }
     if let Some(recording) = &args.init {
         return match (
             &args.files[..],
@@ -142,7 +145,7 @@ fn report(results: &[CaseResult], args: &TestArgs, unreachable: bool) -> u8 {
 }
 
 /// The command line's server when it names one, else the file's (else the default demo).
-fn server_of(given: &ServerArgs, suite: &Suite) -> Result<ServerArgs, String> {
+pub(super) fn server_of(given: &ServerArgs, suite: &Suite) -> Result<ServerArgs, String> {
     let named = !given.demo.is_empty()
         || given.url.is_some()
         || given.config.is_some()
@@ -165,7 +168,7 @@ fn server_of(given: &ServerArgs, suite: &Suite) -> Result<ServerArgs, String> {
 }
 
 /// The host profiles the suite's cases name, each found (a name nothing knows is an error).
-fn hosts_of(suite: &Suite, user: &[HostProfile]) -> Result<Vec<HostProfile>, String> {
+pub(super) fn hosts_of(suite: &Suite, user: &[HostProfile]) -> Result<Vec<HostProfile>, String> {
     let mut names: Vec<&str> = suite.cases.iter().flat_map(CaseSpec::hosts).collect();
     names.sort_unstable();
     names.dedup();
@@ -237,7 +240,7 @@ async fn run_suite(
 }
 
 /// A session with its tool listing (findings are judged against it).
-async fn open(
+pub(super) async fn open(
     server: &ServerArgs,
     verbose: bool,
 ) -> Result<(SessionRunner, std::sync::Arc<Catalog>), String> {
