@@ -115,3 +115,52 @@ fn the_action_audits_a_server_and_writes_its_sarif_log() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The script of the step named `Test`.
+fn test_script(action: &str) -> String {
+    let step = action
+        .split("    - name: ")
+        .find(|step| step.starts_with("Test\n"))
+        .expect("a Test step");
+    let run = step.split("      run: |\n").nth(1).expect("a run block");
+    run.lines()
+        .take_while(|line| line.starts_with("        ") || line.is_empty())
+        .map(|line| line.strip_prefix("        ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The action's test step, run with bash as GitHub would: the demo's suite against the server
+/// given, its SARIF log and job summary written, its exit code the test run's.
+#[test]
+fn the_action_runs_test_files_against_the_server() {
+    let dir = std::env::temp_dir().join(format!("sightline-action-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |style: &str| {
+        Command::new("bash")
+            .args(["-e", "-c", &test_script(&action())])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("PATH", &path)
+            .env("SERVER", format!("{BIN} demo-server --style {style}"))
+            .env("TESTS", "tests/suites/demo.toml")
+            .env("TESTS_SARIF", dir.join("test.sarif"))
+            .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .output()
+            .unwrap()
+    };
+    let passed = run("sep1303");
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+    let failed = run("legacy");
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let sarif = std::fs::read_to_string(dir.join("test.sarif")).unwrap();
+    assert!(sarif.contains("test.case-broken"), "{sarif}");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("2 passed, 3 failed"), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -337,23 +337,7 @@ fn bad_flags_are_usage_errors_before_anything_starts() {
 /// that is not conformant, each an error, with the tool and the case's key.
 #[test]
 fn the_sarif_log_is_valid_sarif_2_1_0_with_a_result_per_problem() {
-    let schema = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/peers/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
-    );
-    let text =
-        std::fs::read_to_string(schema).expect("the SARIF schema: run tests/peers/install.sh");
-    // The schema's `language` pattern has a stray `]` that no ECMA-262 reader takes, so the
-    // schema does not pass its own meta-schema; it is read as the spec means it ("en" or
-    // "en-US", SARIF 2.1.0 §3.14.14). Every other word of the schema is as shipped.
-    let broken = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
-    assert!(
-        text.contains(broken),
-        "the schema changed: look at its language pattern again"
-    );
-    let text = text.replace(broken, r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#);
-    let schema: Value = serde_json::from_str(&text).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = common::sarif::schema();
     let file = std::env::temp_dir().join(format!("sightline-audit-{}.sarif", std::process::id()));
     let (code, report) = audit_json(
         &["--demo", "legacy", "--sarif", file.to_str().unwrap()],
@@ -387,30 +371,6 @@ fn the_sarif_log_is_valid_sarif_2_1_0_with_a_result_per_problem() {
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
 }
 
-/// Microsoft's SARIF Multitool (`validate --rule-kind Gh`: the rules of GitHub's code scanning
-/// ingestion, installed by `tests/peers/install.sh`) on a log of `audit --sarif FILE`: errors
-/// and warnings of its checks, one a line.
-fn code_scanning_problems(log: &std::path::Path) -> Vec<String> {
-    let tool = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/peers/node_modules/.bin/sarif-multitool"
-    );
-    let out = log.with_extension("checked.sarif");
-    let output = Command::new(tool)
-        .args(["validate", "--rule-kind", "Gh", "-o"])
-        .arg(&out)
-        .arg(log)
-        .output()
-        .expect("the SARIF Multitool: run tests/peers/install.sh");
-    let _ = std::fs::remove_file(&out);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("Done. 1 files scanned."), "{text}");
-    text.lines()
-        .filter(|line| line.contains(": error ") || line.contains(": warning "))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// The SARIF log of an audit of a server built on the official TypeScript SDK (before
 /// SEP-1303: it fails) is one GitHub code scanning takes: each rule says what to do (`help`),
 /// each result lies in the server's own file, found from its command.
@@ -429,7 +389,10 @@ fn code_scanning_accepts_the_sarif_log() {
             "tests/peers/ts_server_pre1303.mjs"
         );
     }
-    assert_eq!(code_scanning_problems(&file), Vec::<String>::new());
+    assert_eq!(
+        common::sarif::code_scanning_problems(&file),
+        Vec::<String>::new()
+    );
     // The check can fail: a rule without its help is refused, as code scanning refuses it.
     let mut helpless = log.clone();
     helpless["runs"][0]["tool"]["driver"]["rules"][0]
@@ -437,7 +400,7 @@ fn code_scanning_accepts_the_sarif_log() {
         .unwrap()
         .remove("help");
     std::fs::write(&file, helpless.to_string()).unwrap();
-    let problems = code_scanning_problems(&file);
+    let problems = common::sarif::code_scanning_problems(&file);
     std::fs::remove_file(&file).unwrap();
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].contains("GH2012"), "{problems:#?}");
@@ -469,7 +432,7 @@ fn code_scanning_accepts_the_sarif_log() {
             "{location}"
         );
         assert_eq!(
-            code_scanning_problems(&file),
+            common::sarif::code_scanning_problems(&file),
             Vec::<String>::new(),
             "{location}"
         );

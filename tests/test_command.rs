@@ -276,3 +276,58 @@ fn load_reports_percentiles_a_histogram_and_the_count_per_class() {
     assert!(text.contains("expectations  0 held, 8 broken"), "{text}");
     assert!(text.contains("latency  p50 "), "{text}");
 }
+
+mod common;
+
+/// `--sarif` is a log GitHub code scanning takes (the official schema and the Multitool's
+/// GitHub rules): a result per broken case, at the line of its `[[case]]` in the test file;
+/// `--markdown` a job summary with a row per case.
+#[test]
+fn sarif_and_markdown_place_each_broken_case_in_its_file() {
+    let log = Temporary::new("test.sarif");
+    let summary = Temporary::new("test.md");
+    let output = sightline(&[
+        "test",
+        SUITE,
+        "--demo",
+        "legacy",
+        "--sarif",
+        log.path(),
+        "--markdown",
+        summary.path(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(log.path()).unwrap()).unwrap();
+    let errors: Vec<String> = common::sarif::schema()
+        .iter_errors(&sarif)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(
+        common::sarif::code_scanning_problems(std::path::Path::new(log.path())),
+        Vec::<String>::new()
+    );
+    let suite =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE))
+            .unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    for result in results {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], SUITE);
+        let line = location["region"]["startLine"].as_u64().unwrap();
+        assert_eq!(
+            suite.lines().nth(usize::try_from(line).unwrap() - 1),
+            Some("[[case]]")
+        );
+    }
+    let markdown = std::fs::read_to_string(summary.path()).unwrap();
+    assert!(
+        markdown.starts_with("## sightline test: 2 passed, 3 failed"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| ✓ | an unknown tool is a protocol error |"),
+        "{markdown}"
+    );
+}

@@ -173,6 +173,12 @@ pub struct TestArgs {
     /// Also write the results as `JUnit` XML to this file.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<std::path::PathBuf>,
+    /// Also write the cases that did not hold as SARIF 2.1.0 (for code scanning) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<std::path::PathBuf>,
+    /// Also write a Markdown summary (a job summary) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<std::path::PathBuf>,
     /// A fresh session for every case (else one per file, cases in order).
     #[arg(long)]
     pub isolate: bool,

@@ -401,29 +401,32 @@ async fn consent(args: &AuditArgs, calls: usize) -> bool {
 /// word of the server command that is a file below the current folder (its script), else the
 /// `--config` file; as a path relative to here, with `/`, as code scanning reads it.
 fn sarif_location(server: &ServerArgs) -> Option<String> {
-    let here = std::env::current_dir().ok()?;
-    let relative = |word: &str| {
-        let path = std::path::Path::new(word);
-        let absolute = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            here.join(path)
-        };
-        let inside = absolute.canonicalize().ok()?;
-        let relative = inside.strip_prefix(here.canonicalize().ok()?).ok()?;
-        (inside.is_file()).then(|| {
-            relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-    };
     server
         .command
         .iter()
-        .find_map(|word| relative(word))
-        .or_else(|| server.config.as_deref().and_then(relative))
+        .find_map(|word| repository_path(word))
+        .or_else(|| server.config.as_deref().and_then(repository_path))
+}
+
+/// `word` as a path relative to the current folder, with `/`, as code scanning reads it: when
+/// it names a file below the current folder.
+pub(super) fn repository_path(word: &str) -> Option<String> {
+    let here = std::env::current_dir().ok()?;
+    let path = std::path::Path::new(word);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        here.join(path)
+    };
+    let inside = absolute.canonicalize().ok()?;
+    let relative = inside.strip_prefix(here.canonicalize().ok()?).ok()?;
+    (inside.is_file()).then(|| {
+        relative
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    })
 }
 
 fn write_files(args: &AuditArgs, report: &Report, server: &str) -> Result<(), String> {

@@ -129,11 +129,18 @@ fn report(results: &[CaseResult], args: &TestArgs, unreachable: bool) -> u8 {
     } else {
         print_text(results);
     }
-    if let Some(path) = &args.junit
-        && let Err(error) = std::fs::write(path, junit(results))
-    {
-        eprintln!("sightline test: --junit {}: {error}", path.display());
-        return exit::USAGE;
+    let written = [
+        ("--junit", &args.junit, junit(results)),
+        ("--sarif", &args.sarif, sarif(results)),
+        ("--markdown", &args.markdown, markdown(results)),
+    ];
+    for (flag, path, text) in written {
+        if let Some(path) = path
+            && let Err(error) = std::fs::write(path, text)
+        {
+            eprintln!("sightline test: {flag} {}: {error}", path.display());
+            return exit::USAGE;
+        }
     }
     if unreachable {
         exit::TRANSPORT_FAILURE
@@ -329,4 +336,68 @@ fn class_name(file: &str) -> String {
         || file.to_owned(),
         |stem| stem.to_string_lossy().into_owned(),
     )
+}
+
+/// The cases that did not hold as SARIF, each at its line of its test file.
+fn sarif(results: &[CaseResult]) -> String {
+    let texts: std::collections::HashMap<&str, String> = results
+        .iter()
+        .map(|result| {
+            let text = std::fs::read_to_string(&result.file).unwrap_or_default();
+            (result.file.as_str(), text)
+        })
+        .collect();
+    let paths: Vec<(String, usize)> = results
+        .iter()
+        .map(|result| {
+            let path =
+                super::audit::repository_path(&result.file).unwrap_or_else(|| result.file.clone());
+            (
+                path,
+                suite::line_of(&texts[result.file.as_str()], &result.name),
+            )
+        })
+        .collect();
+    let failed: Vec<suite::Placed> = results
+        .iter()
+        .zip(&paths)
+        .filter(|(result, _)| !result.passed)
+        .map(|(result, (file, line))| suite::Placed {
+            file,
+            line: *line,
+            name: &result.name,
+            failures: &result.failures,
+        })
+        .collect();
+    serde_json::to_string_pretty(&suite::sarif(&failed)).unwrap_or_default()
+}
+
+/// The results as Markdown: a table per file, each broken expectation under its case.
+fn markdown(results: &[CaseResult]) -> String {
+    use std::fmt::Write as _;
+    let passed = results.iter().filter(|result| result.passed).count();
+    let mut out = format!(
+        "## sightline test: {passed} passed, {} failed\n",
+        results.len() - passed
+    );
+    let cell = |text: &str| sanitize::text(text).replace('|', "\\|").replace('\n', " ");
+    let mut file = None;
+    for result in results {
+        if file != Some(&result.file) {
+            let _ = write!(
+                out,
+                "\n### `{}`\n\n| | case | what broke |\n|---|---|---|\n",
+                cell(&result.file)
+            );
+            file = Some(&result.file);
+        }
+        let mark = if result.passed { "✓" } else { "✗" };
+        let _ = writeln!(
+            out,
+            "| {mark} | {} | {} |",
+            cell(&result.name),
+            cell(&result.failures.join("; "))
+        );
+    }
+    out
 }

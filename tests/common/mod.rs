@@ -4,6 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses part of the harness
 
 pub mod peers;
+pub mod sarif;
 pub mod scripted_model;
 pub mod servers;
 pub mod tmux;
