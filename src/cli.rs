@@ -73,6 +73,13 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Also write the findings as SARIF 2.1.0 (for code scanning) to this file.
+        #[arg(long, value_name = "FILE")]
+        sarif: Option<String>,
+        /// The file of the repository the SARIF results are attached to (default: the server
+        /// command's script, else the --config file).
+        #[arg(long, value_name = "PATH", requires = "sarif")]
+        sarif_location: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
         #[command(flatten)]

@@ -49,6 +49,54 @@ impl Rule {
         }
     }
 
+    /// What it finds, in a sentence.
+    pub fn description(self) -> &'static str {
+        match self {
+            Rule::BooleanSchema => {
+                "A bare `true` or `false` stands where a schema object is expected."
+            }
+            Rule::TypeUnion => "A `type` is an array; several clients read `type` as one string.",
+            Rule::RemoteRef => "A `$ref` points outside the document; clients do not fetch it.",
+            Rule::UntypedSchema => "A schema has no validation keyword: it accepts any value.",
+            Rule::InputNotObject => {
+                "The tool's `inputSchema` is missing or its `type` is not \"object\"."
+            }
+            Rule::RequiredUndefined => {
+                "`required` names a property that `properties` does not define."
+            }
+            Rule::CheckedOnlyAtCallTime => {
+                "A description demands what no schema keyword can check (\"must be in the future\"): only the server can, at call time."
+            }
+        }
+    }
+
+    /// What to do about it: a SARIF rule's `help`, which GitHub code scanning requires.
+    pub fn help(self) -> &'static str {
+        match self {
+            Rule::BooleanSchema => {
+                "Write a schema object where a bare `true` or `false` stands: `{}` (or the value's real type) for `true`, `{\"not\": {}}` for `false`. `additionalProperties: false` is fine."
+            }
+            Rule::TypeUnion => {
+                "Write `anyOf` branches instead of a `type` array (`{\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]}`). In zod, put `.describe()` on the inner type before `.nullable()`."
+            }
+            Rule::RemoteRef => {
+                "Inline the referenced schema or move it into `$defs` and point at `#/$defs/NAME`: clients do not fetch remote schemas."
+            }
+            Rule::UntypedSchema => {
+                "Give the schema its type (and constraints): a schema with no validation keyword accepts anything, and some clients refuse it."
+            }
+            Rule::InputNotObject => {
+                "Give the tool an `inputSchema` whose `type` is \"object\" (`{\"type\": \"object\"}` when it takes no arguments), as the spec requires."
+            }
+            Rule::RequiredUndefined => {
+                "Define every property `required` names under `properties`, or drop it from `required`."
+            }
+            Rule::CheckedOnlyAtCallTime => {
+                "Keep the words, and check the rule when the tool is called: answer a failure with a tool result the model can read (`isError: true` and a message saying what to send instead), not a -32602 protocol error (SEP-1303)."
+            }
+        }
+    }
+
     /// `error`: a host may refuse the tool or a call no input can satisfy; `warning`: a host
     /// may mishandle it; `note`: nothing is wrong yet, but the failure's channel matters.
     pub fn severity(self) -> &'static str {
@@ -393,6 +441,68 @@ fn checked_at_call_time(tool: &Definition, emit: &mut impl FnMut(Rule, String, S
             );
         }
     }
+}
+
+/// Where the rules are written: the spec's tool definitions.
+const HELP_URI: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool";
+
+/// The findings as a SARIF 2.1.0 log: a rule per lint rule, a result per finding with its tool
+/// and path as the logical location and `file` (a path in the repository) as the physical one.
+pub fn sarif(findings: &[Finding], file: Option<&str>) -> Value {
+    let rules: Vec<Value> = Rule::ALL
+        .iter()
+        .map(|rule| {
+            serde_json::json!({
+                "id": format!("lint.{}", rule.id()),
+                "name": rule.id(),
+                "shortDescription": {"text": rule.id()},
+                "fullDescription": {"text": rule.description()},
+                "help": {"text": rule.help(), "markdown": rule.help()},
+                "helpUri": HELP_URI,
+                "defaultConfiguration": {"level": rule.severity()},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|finding| {
+            let mut location = serde_json::json!({
+                "logicalLocations": [{
+                    "name": finding.path,
+                    "fullyQualifiedName": format!("{}.{}", finding.tool, finding.path),
+                    "kind": "member",
+                }],
+            });
+            if let Some(file) = file {
+                location["physicalLocation"] = serde_json::json!({
+                    "artifactLocation": {"uri": file},
+                    "region": {"startLine": 1},
+                });
+            }
+            serde_json::json!({
+                "ruleId": format!("lint.{}", finding.rule.id()),
+                "level": finding.severity,
+                "message": {"text": format!("{}: {}: {}", finding.tool, finding.path, finding.message)},
+                "locations": [location],
+                "partialFingerprints": {
+                    "sightlineLint/v1": format!("{}/{}/{}", finding.tool, finding.rule.id(), finding.path),
+                },
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "sightline",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://modelcontextprotocol.io/specification/2025-11-25/server/tools",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
 }
 
 #[cfg(test)]

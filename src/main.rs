@@ -423,9 +423,14 @@ async fn dispatch(cli: Cli) -> u8 {
         }) => headless::test(&server, &test, &output).await,
         Some(Command::Lint {
             json,
+            sarif,
+            sarif_location,
             output,
             server,
-        }) => headless::lint(&server, &cli.record, json, &output).await,
+        }) => {
+            let sarif = sarif.map(|file| (file, sarif_location));
+            headless::lint(&server, &cli.record, json, sarif, &output).await
+        }
         Some(Command::Call {
             call,
             json,
@@ -494,24 +499,23 @@ async fn dispatch(cli: Cli) -> u8 {
             auth,
             token_uses,
             host_cases,
-        }) => {
-            let mut demo = sightline::demo_server::DemoServer::new(style);
-            if host_cases {
-                demo = demo.with_host_cases();
-            }
-            demo_server(demo, http, auth, token_uses).await
-        }
+        }) => demo_server(style, host_cases, http, auth, token_uses).await,
         None => tui(&cli.server, &cli.record, &cli.tui).await,
     }
 }
 
 /// `sightline demo-server`: the demo on stdio, or over Streamable HTTP at `http`.
 async fn demo_server(
-    demo: sightline::demo_server::DemoServer,
+    style: sightline::demo_server::Style,
+    host_cases: bool,
     http: Option<std::net::SocketAddr>,
     auth: bool,
     token_uses: Option<u32>,
 ) -> u8 {
+    let mut demo = sightline::demo_server::DemoServer::new(style);
+    if host_cases {
+        demo = demo.with_host_cases();
+    }
     let served = match http {
         Some(address) => {
             sightline::demo_server::http::run_http(demo, address, auth, token_uses).await

@@ -109,3 +109,55 @@ fn a_server_that_cannot_start_is_a_transport_failure_with_its_outcome() {
     );
     assert!(document["findings"].as_array().unwrap().is_empty());
 }
+
+/// `--sarif` is a log GitHub code scanning takes (the official schema and the Multitool's
+/// GitHub rules): a result per finding, in the server's own file, its tool and path beside.
+#[test]
+fn the_sarif_log_is_one_code_scanning_takes() {
+    let log = std::env::temp_dir().join(format!("sightline-lint-{}.sarif", std::process::id()));
+    let output = Command::new(BIN)
+        .args([
+            "lint",
+            "--sarif",
+            log.to_str().unwrap(),
+            "--",
+            "node",
+            "tests/peers/ts_lint_server.mjs",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(6));
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let errors: Vec<String> = common::sarif::schema()
+        .iter_errors(&sarif)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(
+        common::sarif::code_scanning_problems(&log),
+        Vec::<String>::new()
+    );
+    let _ = std::fs::remove_file(&log);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let rules: Vec<&str> = results
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "lint.type-union",
+            "lint.untyped-schema",
+            "lint.checked-only-at-call-time"
+        ]
+    );
+    assert!(results.iter().all(|result| {
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            == "tests/peers/ts_lint_server.mjs"
+    }));
+    assert_eq!(
+        results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+        "reschedule.inputSchema.properties.note"
+    );
+}

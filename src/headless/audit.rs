@@ -400,7 +400,7 @@ async fn consent(args: &AuditArgs, calls: usize) -> bool {
 /// The file a SARIF log's results are attached to when `--sarif-location` names none: the first
 /// word of the server command that is a file below the current folder (its script), else the
 /// `--config` file; as a path relative to here, with `/`, as code scanning reads it.
-fn sarif_location(server: &ServerArgs) -> Option<String> {
+pub(super) fn sarif_location(server: &ServerArgs) -> Option<String> {
     server
         .command
         .iter()

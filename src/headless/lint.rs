@@ -23,6 +23,7 @@ pub async fn lint(
     server: &ServerArgs,
     record: &RecordArgs,
     as_json: bool,
+    sarif: Option<(String, Option<String>)>,
     output: &OutputArgs,
 ) -> u8 {
     let recorder = match prepared(server, record, "lint") {
@@ -45,6 +46,18 @@ pub async fn lint(
         let code = match &listed {
             Ok(tools) => {
                 let findings = linted(tools);
+                if let Some((file, location)) = &sarif {
+                    let location = location
+                        .clone()
+                        .or_else(|| super::audit::sarif_location(server));
+                    let log = crate::lint::sarif(&findings, location.as_deref());
+                    let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+                    if let Err(error) = std::fs::write(file, text) {
+                        eprintln!("sightline lint: --sarif {file}: {error}");
+                        client.shutdown().await;
+                        return exit::USAGE;
+                    }
+                }
                 if as_json {
                     print_json(&LintJson {
                         server: server_json(connection.as_ref()),
