@@ -29,6 +29,7 @@ mod subscribe;
 mod test;
 mod test_init;
 mod test_load;
+mod test_setup;
 mod tools;
 
 pub use agent::agent;

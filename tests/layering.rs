@@ -88,7 +88,7 @@ const PURE: &[&str] = &[
     "model_view",
     "analysis.rs",
     "lint.rs",
-    "suite.rs",
+    "suite",
     "present",
     "schema",
     "app",

@@ -6,20 +6,19 @@
 use std::io::Write;
 use std::path::Path;
 
-use clap::FromArgMatches;
 use serde::Serialize;
 
 use super::exit;
 use super::output::print_json;
-use super::run::{StageTracker, connect};
+use super::test_setup::{hosts_of, open, server_of};
 use crate::analysis::CallContext;
-use crate::cli::{Cli, Command, OutputArgs, ServerArgs, TestArgs};
+use crate::cli::{OutputArgs, ServerArgs, TestArgs};
 use crate::config;
 use crate::mcp::catalog::Catalog;
 use crate::model_view::hosts::{self, HostProfile};
 use crate::runner::SessionRunner;
 use crate::sanitize;
-use crate::suite::{self, CaseSpec, Request, Suite};
+use crate::suite::{self, Request, Suite};
 
 /// One case's result.
 #[derive(Debug, Serialize)]
@@ -151,40 +150,6 @@ fn report(results: &[CaseResult], args: &TestArgs, unreachable: bool) -> u8 {
     }
 }
 
-/// The command line's server when it names one, else the file's (else the default demo).
-pub(super) fn server_of(given: &ServerArgs, suite: &Suite) -> Result<ServerArgs, String> {
-    let named = !given.demo.is_empty()
-        || given.url.is_some()
-        || given.config.is_some()
-        || !given.command.is_empty();
-    let Some(spec) = suite.server.as_ref().filter(|_| !named) else {
-        return Ok(given.clone());
-    };
-    let mut words = vec!["sightline".to_owned(), "tools".to_owned()];
-    words.extend(spec.args()?);
-    let matches = crate::cli::parser()
-        .try_get_matches_from(&words)
-        .map_err(|error| format!("[server]: {}", error.kind()))?;
-    match Cli::from_arg_matches(&matches).map_err(|error| error.to_string())? {
-        Cli {
-            command: Some(Command::Tools { server, .. }),
-            ..
-        } => Ok(server),
-        _ => Err("[server]: not a server".into()),
-    }
-}
-
-/// The host profiles the suite's cases name, each found (a name nothing knows is an error).
-pub(super) fn hosts_of(suite: &Suite, user: &[HostProfile]) -> Result<Vec<HostProfile>, String> {
-    let mut names: Vec<&str> = suite.cases.iter().flat_map(CaseSpec::hosts).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| hosts::resolve(name, user))
-        .collect()
-}
-
 /// The suite's cases in order: their results, and why the rest did not run when a session
 /// could not be had.
 async fn run_suite(
@@ -244,24 +209,6 @@ async fn run_suite(
         client.shutdown().await;
     }
     (results, Ok(()))
-}
-
-/// A session with its tool listing (findings are judged against it).
-pub(super) async fn open(
-    server: &ServerArgs,
-    verbose: bool,
-) -> Result<(SessionRunner, std::sync::Arc<Catalog>), String> {
-    let stage = StageTracker::default();
-    let mut client = connect(server, verbose, &stage, None)
-        .await
-        .map_err(|error| sanitize::text(&error.outcome().detail).into_owned())?;
-    match client.list_tools().await {
-        Ok(catalog) => Ok((client, catalog)),
-        Err(error) => {
-            client.shutdown().await;
-            Err(sanitize::text(&error.outcome().detail).into_owned())
-        }
-    }
 }
 
 fn print_text(results: &[CaseResult]) {

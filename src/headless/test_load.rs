@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::exit;
 use super::output::print_json;
-use super::test::{hosts_of, open, server_of};
+use super::test_setup::{hosts_of, open, server_of};
 use crate::analysis::CallContext;
 use crate::classify::Class;
 use crate::cli::{OutputArgs, ServerArgs, TestArgs};
