@@ -15,10 +15,15 @@ fn action() -> String {
 
 /// The script of the step named `Audit`: the lines of its `run: |` block.
 fn audit_script(action: &str) -> String {
+    step_script(action, "Audit")
+}
+
+/// The script of the step named `name`.
+fn step_script(action: &str, name: &str) -> String {
     let step = action
         .split("    - name: ")
-        .find(|step| step.starts_with("Audit\n"))
-        .expect("an Audit step");
+        .find(|step| step.starts_with(&format!("{name}\n")))
+        .expect("the step");
     let run = step.split("      run: |\n").nth(1).expect("a run block");
     run.lines()
         .take_while(|line| line.starts_with("        ") || line.is_empty())
@@ -116,20 +121,6 @@ fn the_action_audits_a_server_and_writes_its_sarif_log() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The script of the step named `Test`.
-fn test_script(action: &str) -> String {
-    let step = action
-        .split("    - name: ")
-        .find(|step| step.starts_with("Test\n"))
-        .expect("a Test step");
-    let run = step.split("      run: |\n").nth(1).expect("a run block");
-    run.lines()
-        .take_while(|line| line.starts_with("        ") || line.is_empty())
-        .map(|line| line.strip_prefix("        ").unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// The action's test step, run with bash as GitHub would: the demo's suite against the server
 /// given, its SARIF log and job summary written, its exit code the test run's.
 #[test]
@@ -144,7 +135,7 @@ fn the_action_runs_test_files_against_the_server() {
     );
     let run = |style: &str| {
         Command::new("bash")
-            .args(["-e", "-c", &test_script(&action())])
+            .args(["-e", "-c", &step_script(&action(), "Test")])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("PATH", &path)
             .env("SERVER", format!("{BIN} demo-server --style {style}"))
