@@ -203,6 +203,9 @@ pub enum Request {
 /// `{today-1d:%d/%m/%Y}` in any string of arguments, params or expectations.
 pub fn read(text: &str, now: i64) -> Result<Suite, String> {
     let mut suite: Suite = toml::from_str(text).map_err(|error| error.to_string())?;
+    if suite.cases.is_empty() {
+        return Err("no [[case]]: nothing to run".into());
+    }
     for case in &mut suite.cases {
         for value in [
             &mut case.arguments,

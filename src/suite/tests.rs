@@ -53,6 +53,11 @@ fn a_suite_reads_with_its_dates_and_refuses_what_it_does_not_know() {
         NOW,
     );
     assert!(typo.unwrap_err().contains("clas"));
+    assert!(
+        read("[server]\ndemo = \"legacy\"\n", NOW)
+            .unwrap_err()
+            .contains("no [[case]]")
+    );
     let neither = read("[[case]]\nname = \"x\"\n", NOW);
     assert!(neither.unwrap_err().contains("`tool` or `method`"));
 }
