@@ -23,10 +23,13 @@ pub enum Rule {
     RequiredUndefined,
     /// The description demands what no schema keyword checks: the server decides at call time.
     CheckedOnlyAtCallTime,
+    /// Calibrated hosts check the arguments themselves before the server is called: what breaks
+    /// the schema reaches their model in their words, not the server's.
+    HostChecksFirst,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 8] = [
         Rule::BooleanSchema,
         Rule::TypeUnion,
         Rule::RemoteRef,
@@ -34,6 +37,7 @@ impl Rule {
         Rule::InputNotObject,
         Rule::RequiredUndefined,
         Rule::CheckedOnlyAtCallTime,
+        Rule::HostChecksFirst,
     ];
 
     /// Its id: the first four are the official Inspector's `--strict` ids.
@@ -46,6 +50,7 @@ impl Rule {
             Rule::InputNotObject => "input-not-object",
             Rule::RequiredUndefined => "required-undefined",
             Rule::CheckedOnlyAtCallTime => "checked-only-at-call-time",
+            Rule::HostChecksFirst => "host-checks-first",
         }
     }
 
@@ -66,6 +71,9 @@ impl Rule {
             }
             Rule::CheckedOnlyAtCallTime => {
                 "A description demands what no schema keyword can check (\"must be in the future\"): only the server can, at call time."
+            }
+            Rule::HostChecksFirst => {
+                "Calibrated hosts check the arguments against the schema (or its `required`) before the server is called: a call that breaks it reaches their model in the host's words, not the server's."
             }
         }
     }
@@ -94,6 +102,9 @@ impl Rule {
             Rule::CheckedOnlyAtCallTime => {
                 "Keep the words, and check the rule when the tool is called: answer a failure with a tool result the model can read (`isError: true` and a message saying what to send instead), not a -32602 protocol error (SEP-1303)."
             }
+            Rule::HostChecksFirst => {
+                "Say in the descriptions what each constrained argument must be (what the pattern means, which arguments are required): these hosts' models read the validator's words or a generic failure instead of your message when a call breaks the schema."
+            }
         }
     }
 
@@ -103,7 +114,7 @@ impl Rule {
         match self {
             Rule::InputNotObject | Rule::RequiredUndefined | Rule::RemoteRef => "error",
             Rule::BooleanSchema | Rule::TypeUnion | Rule::UntypedSchema => "warning",
-            Rule::CheckedOnlyAtCallTime => "note",
+            Rule::CheckedOnlyAtCallTime | Rule::HostChecksFirst => "note",
         }
     }
 }
@@ -164,6 +175,105 @@ pub fn lint(tools: &[Definition]) -> Vec<Finding> {
             walk(schema, "outputSchema", None, 0, &mut emit);
         }
         checked_at_call_time(tool, &mut emit);
+    }
+    findings
+}
+
+/// What a calibrated host checks of the arguments before it calls the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostCheck {
+    /// The whole schema; its model reads these words (`{error}`: the validator's complaint).
+    Schema { host: String, words: String },
+    /// Only that `required` properties are there; its model then reads these words.
+    Required { host: String, words: String },
+}
+
+/// Schema keywords a validator checks a value against (beyond its type).
+const CHECKED: &[&str] = &[
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "enum",
+    "const",
+    "minItems",
+    "maxItems",
+    "multipleOf",
+];
+
+/// For each tool, the hosts of `hosts` that would refuse a call breaking its schema before the
+/// server is called, and what their models read then (the calibrated profiles' `checks`).
+pub fn host_checks(tools: &[Definition], hosts: &[HostCheck]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let schema_hosts: Vec<&str> = hosts
+        .iter()
+        .filter_map(|check| match check {
+            HostCheck::Schema { host, .. } => Some(host.as_str()),
+            HostCheck::Required { .. } => None,
+        })
+        .collect();
+    for tool in tools {
+        let Some(schema) = tool.input_schema else {
+            continue;
+        };
+        let constrained: Vec<&str> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, property)| {
+                CHECKED
+                    .iter()
+                    .any(|keyword| property.get(*keyword).is_some())
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut emit = |path: &str, message: String| {
+            findings.push(Finding {
+                rule: Rule::HostChecksFirst,
+                severity: Rule::HostChecksFirst.severity(),
+                tool: tool.name.to_owned(),
+                path: path.to_owned(),
+                message,
+            });
+        };
+        if !constrained.is_empty() && !schema_hosts.is_empty() {
+            emit(
+                "inputSchema",
+                format!(
+                    "{} check the arguments against this schema before the server is called: a \
+                     call that breaks {} reaches their model as the validator's complaint, not \
+                     your message",
+                    schema_hosts.join(", "),
+                    constrained.join(", ")
+                ),
+            );
+        }
+        for check in hosts {
+            if let HostCheck::Required { host, words } = check
+                && !required.is_empty()
+            {
+                emit(
+                    "inputSchema.required",
+                    format!(
+                        "{host} refuses a call without {} itself, and its model reads only \
+                         \"{words}\": it never learns which argument is missing",
+                        required.join(" or ")
+                    ),
+                );
+            }
+        }
     }
     findings
 }
@@ -581,7 +691,11 @@ mod tests {
             ),
         ];
         let covered: Vec<Rule> = cases.iter().map(|(rule, _, _)| *rule).collect();
-        assert_eq!(covered, Rule::ALL, "a case for every rule");
+        assert_eq!(
+            covered,
+            Rule::ALL[..7],
+            "a case for every rule but the hosts' (below)"
+        );
         for (rule, trips, portable) in cases {
             assert_eq!(rules(&trips), [rule], "{} on {trips}", rule.id());
             assert_eq!(rules(&portable), [], "{} on {portable}", rule.id());
@@ -628,5 +742,51 @@ mod tests {
             rules(&json!({"type": "object", "properties": {"deep": schema}})),
             []
         );
+    }
+
+    #[test]
+    fn the_hosts_that_check_first_are_named_with_what_their_models_read() {
+        let schema = json!({"type": "object",
+            "properties": {"date": {"type": "string", "pattern": "^[0-9]{2}$"}, "note": {"type": "string"}},
+            "required": ["date"]});
+        let open = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+        let tool = |input| Definition {
+            name: "book",
+            description: None,
+            input_schema: Some(input),
+            output_schema: None,
+        };
+        let hosts = [
+            HostCheck::Schema {
+                host: "gemini-cli".into(),
+                words: "{error}".into(),
+            },
+            HostCheck::Required {
+                host: "openai-agents".into(),
+                words: "An error occurred.".into(),
+            },
+        ];
+        let found = host_checks(&[tool(&schema), tool(&open)], &hosts);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert_eq!(found[0].path, "inputSchema");
+        assert!(
+            found[0]
+                .message
+                .starts_with("gemini-cli check the arguments")
+        );
+        assert!(found[0].message.contains("breaks date reaches"));
+        assert_eq!(found[1].path, "inputSchema.required");
+        assert!(
+            found[1]
+                .message
+                .contains("openai-agents refuses a call without date itself")
+        );
+        assert!(found[1].message.contains("\"An error occurred.\""));
+        assert!(
+            found
+                .iter()
+                .all(|f| f.rule == Rule::HostChecksFirst && f.severity == "note")
+        );
+        assert_eq!(host_checks(&[tool(&open)], &hosts), []);
     }
 }

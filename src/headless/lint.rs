@@ -11,7 +11,7 @@ use super::exit;
 use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
 use crate::cli::{OutputArgs, RecordArgs, ServerArgs};
-use crate::lint::{Definition, Finding, Rule, lint as lint_tools};
+use crate::lint::{Definition, Finding, HostCheck, Rule, lint as lint_tools};
 use crate::mcp::catalog::Catalog;
 use crate::sanitize;
 
@@ -118,7 +118,30 @@ fn linted(tools: &Catalog) -> Vec<Finding> {
             output_schema: output.as_ref(),
         })
         .collect();
-    lint_tools(&definitions)
+    let mut findings = lint_tools(&definitions);
+    findings.extend(crate::lint::host_checks(&definitions, &host_checks()));
+    // Each tool's findings together, the tools in the order listed.
+    findings.sort_by_key(|finding| listed.iter().position(|tool| tool.name == finding.tool));
+    findings
+}
+
+/// What each calibrated host checks of the arguments before it calls the server (its
+/// profile's `checks`), and what its model reads when it refuses them.
+fn host_checks() -> Vec<HostCheck> {
+    use crate::model_view::hosts::ArgumentCheck;
+    crate::model_view::hosts::captured()
+        .iter()
+        .filter_map(|profile| {
+            let checks = profile.checks.as_ref()?;
+            let host = profile.name.clone();
+            let words = checks.invalid_arguments_text.clone();
+            match checks.arguments {
+                ArgumentCheck::Schema => Some(HostCheck::Schema { host, words }),
+                ArgumentCheck::Required => Some(HostCheck::Required { host, words }),
+                ArgumentCheck::None => None,
+            }
+        })
+        .collect()
 }
 
 /// 6 when a finding is an error or a warning; notes alone leave it 0.
