@@ -25,7 +25,7 @@ mod several;
 mod tui;
 
 pub use agent::AgentArgs;
-pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs, TestArgs};
+pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs, LintArgs, TestArgs};
 pub use default_host::with_default_host;
 pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
@@ -70,16 +70,8 @@ pub enum Command {
     /// official Inspector's --strict ids), and what a description demands that no schema can
     /// check. Exit 6 when a finding is an error or a warning
     Lint {
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Also write the findings as SARIF 2.1.0 (for code scanning) to this file.
-        #[arg(long, value_name = "FILE")]
-        sarif: Option<String>,
-        /// The file of the repository the SARIF results are attached to (default: the server
-        /// command's script, else the --config file).
-        #[arg(long, value_name = "PATH", requires = "sarif")]
-        sarif_location: Option<String>,
+        #[command(flatten)]
+        lint: LintArgs,
         #[command(flatten)]
         output: OutputArgs,
         #[command(flatten)]

@@ -422,15 +422,10 @@ async fn dispatch(cli: Cli) -> u8 {
             server,
         }) => headless::test(&server, &test, &output).await,
         Some(Command::Lint {
-            json,
-            sarif,
-            sarif_location,
+            lint,
             output,
             server,
-        }) => {
-            let sarif = sarif.map(|file| (file, sarif_location));
-            headless::lint(&server, &cli.record, json, sarif, &output).await
-        }
+        }) => headless::lint(&server, &cli.record, &lint, &output).await,
         Some(Command::Call {
             call,
             json,

@@ -87,7 +87,7 @@ const PURE: &[&str] = &[
     "classify",
     "model_view",
     "analysis.rs",
-    "lint.rs",
+    "lint",
     "suite",
     "present",
     "schema",

@@ -204,3 +204,17 @@ pub struct TestArgs {
     #[arg(long, value_name = "RECORDING")]
     pub init: Option<std::path::PathBuf>,
 }
+
+#[derive(Debug, Clone, Args)]
+pub struct LintArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the findings as SARIF 2.1.0 (for code scanning) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<String>,
+    /// The file of the repository the SARIF results are attached to (default: the server
+    /// command's script, else the --config file).
+    #[arg(long, value_name = "PATH", requires = "sarif")]
+    pub sarif_location: Option<String>,
+}

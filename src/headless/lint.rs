@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::exit;
 use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
 use super::run::{StageTracker, connect, guarded, prepared, recording_ended};
-use crate::cli::{OutputArgs, RecordArgs, ServerArgs};
+use crate::cli::{LintArgs, OutputArgs, RecordArgs, ServerArgs};
 use crate::lint::{Definition, Finding, HostCheck, Rule, lint as lint_tools};
 use crate::mcp::catalog::Catalog;
 use crate::sanitize;
@@ -22,10 +22,10 @@ pub const FINDINGS: u8 = 6;
 pub async fn lint(
     server: &ServerArgs,
     record: &RecordArgs,
-    as_json: bool,
-    sarif: Option<(String, Option<String>)>,
+    args: &LintArgs,
     output: &OutputArgs,
 ) -> u8 {
+    let as_json = args.json;
     let recorder = match prepared(server, record, "lint") {
         Ok(recorder) => recorder,
         Err(code) => return code,
@@ -46,8 +46,9 @@ pub async fn lint(
         let code = match &listed {
             Ok(tools) => {
                 let findings = linted(tools);
-                if let Some((file, location)) = &sarif {
-                    let location = location
+                if let Some(file) = &args.sarif {
+                    let location = args
+                        .sarif_location
                         .clone()
                         .or_else(|| super::audit::sarif_location(server));
                     let log = crate::lint::sarif(&findings, location.as_deref());
