@@ -40,7 +40,19 @@ fn the_demo_suite_passes_against_the_sep1303_style() {
     assert_eq!(document["summary"]["failed"], 0);
     let first = &document["cases"][0];
     assert_eq!(first["observed"]["class"], "tool_error");
-    assert_eq!(first["observed"]["hosts"]["openai-agents"][0], "readable");
+    let agents = first["observed"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|seen| seen["host"] == "openai-agents")
+        .unwrap();
+    assert_eq!(agents["consequence"], "readable", "{agents}");
+    assert!(
+        agents["model_sees"]
+            .as_str()
+            .unwrap()
+            .contains("must be in the future")
+    );
 }
 
 #[test]

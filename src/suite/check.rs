@@ -1,13 +1,11 @@
 //! A case's answer as its expectations read it, and each expectation checked against it.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
 use super::Expect;
 use crate::analysis::{self, CallContext};
-use crate::audit::verdict::host_consequence;
+use crate::audit::verdict::{HostConsequence, host_consequence};
 use crate::classify::Class;
 use crate::mcp::jsonrpc::Reply;
 use crate::mcp::session::Exchange;
@@ -23,8 +21,16 @@ pub struct Observed {
     pub structured: Option<Value>,
     pub findings: Vec<String>,
     pub elapsed_ms: u64,
-    /// Per host the case names: what its model makes of the answer, and the words it reads.
-    pub hosts: BTreeMap<String, (String, String)>,
+    /// Per host the case names: what its model makes of the answer, and the words it reads
+    /// (as the audit reports it per host).
+    pub hosts: Vec<HostConsequence>,
+}
+
+impl Observed {
+    /// What `host`'s model made of the answer, when the case named it.
+    fn seen_by(&self, host: &str) -> Option<&HostConsequence> {
+        self.hosts.iter().find(|seen| seen.host == host)
+    }
 }
 
 /// The facts of `exchange` under `context`, with each of `hosts` judged.
@@ -51,13 +57,7 @@ pub fn observe(exchange: &Exchange, context: &CallContext<'_>, hosts: &[HostProf
         elapsed_ms: exchange.ended_at.since(exchange.sent_at),
         hosts: hosts
             .iter()
-            .map(|host| {
-                let seen = host_consequence(exchange, &outcome, context, host);
-                (
-                    host.name.clone(),
-                    (seen.consequence.name().to_owned(), seen.model_sees),
-                )
-            })
+            .map(|host| host_consequence(exchange, &outcome, context, host))
             .collect(),
     }
 }
@@ -159,20 +159,21 @@ fn check_judged(expect: &Expect, observed: &Observed, failed: &mut Vec<String>) 
         }
     }
     for (host, want) in &expect.model_sees {
-        match observed.hosts.get(host) {
-            Some((got, words)) if got != want => failed.push(format!(
-                "model under {host}: expected {want}, got {got} (it reads: {})",
-                one_line(words)
+        match observed.seen_by(host) {
+            Some(seen) if seen.consequence.name() != want => failed.push(format!(
+                "model under {host}: expected {want}, got {} (it reads: {})",
+                seen.consequence.name(),
+                one_line(&seen.model_sees)
             )),
             Some(_) => {}
             None => failed.push(format!("model under {host}: no such host profile")),
         }
     }
     for (host, want) in &expect.model_reads {
-        match observed.hosts.get(host) {
-            Some((_, words)) if !words.contains(want.as_str()) => failed.push(format!(
+        match observed.seen_by(host) {
+            Some(seen) if !seen.model_sees.contains(want.as_str()) => failed.push(format!(
                 "model under {host}: expected it to read {want:?}, it reads: {}",
-                one_line(words)
+                one_line(&seen.model_sees)
             )),
             Some(_) => {}
             None => failed.push(format!("model under {host}: no such host profile")),

@@ -3,7 +3,6 @@
 use super::*;
 use crate::classify::Class;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 /// 2026-12-03T12:00:00Z.
 const NOW: i64 = 1_796_299_200;
@@ -71,10 +70,12 @@ fn observed() -> Observed {
         structured: Some(json!({"ref": "SL-1", "seat": {"row": 3, "letter": "C"}})),
         findings: vec!["structured-without-text".into()],
         elapsed_ms: 40,
-        hosts: BTreeMap::from([(
-            "claude-code".to_owned(),
-            ("readable".to_owned(), "Invalid departure date".to_owned()),
-        )]),
+        hosts: vec![crate::audit::HostConsequence {
+            host: "claude-code".to_owned(),
+            consequence: crate::audit::Consequence::Readable,
+            server_called: true,
+            model_sees: "Invalid departure date".to_owned(),
+        }],
     }
 }
 

@@ -39,7 +39,7 @@ pub fn case_from(
             model_sees: observed
                 .hosts
                 .iter()
-                .map(|(host, (consequence, _))| (host.clone(), consequence.clone()))
+                .map(|seen| (seen.host.clone(), seen.consequence.name().to_owned()))
                 .collect(),
             ..Expect::default()
         },
