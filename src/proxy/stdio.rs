@@ -202,6 +202,12 @@ async fn ended(
 /// once a tick, not once a chunk (a wake is a switch of threads, dearer than the framing).
 const TICK: std::time::Duration = std::time::Duration::from_micros(250);
 
+/// Bytes taken at once from which the framing does not wait a tick before it takes more: a large
+/// answer is flowing, the pipe may soon wait for [`QUEUED`] budget only the framing gives back,
+/// and a tick is a millisecond of the timer's. It lets the watch have its turn instead (the two
+/// share a thread), so a finished large line is given back while the next is read.
+const BULK: usize = 256 * 1024;
+
 /// The one queue of all pipes, in the order they read.
 #[derive(Default)]
 struct Gathered {
@@ -373,6 +379,7 @@ async fn frame(gathered: Arc<Gathered>, seen: mpsc::Sender<Seen>) {
             gathered.ready.notified().await;
             continue;
         }
+        let bulk = batch.iter().map(|chunk| chunk.bytes.len()).sum::<usize>() >= BULK;
         for chunk in batch {
             // A watch that is gone is not waited for: the queue is drained, nothing held.
             if !watching {
@@ -387,7 +394,11 @@ async fn frame(gathered: Arc<Gathered>, seen: mpsc::Sender<Seen>) {
             )
             .await;
         }
-        tokio::time::sleep(TICK).await;
+        if bulk {
+            tokio::task::yield_now().await;
+        } else {
+            tokio::time::sleep(TICK).await;
+        }
     }
     for told in held.take() {
         let _ = seen.send(told).await;
