@@ -27,7 +27,9 @@ mod tui;
 pub use agent::AgentArgs;
 pub use commands::{AuditArgs, CalibrateArgs, CallArgs, CaptureArgs, LintArgs, TestArgs};
 pub use default_host::with_default_host;
-pub use inspect::{CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SubscribeArgs};
+pub use inspect::{
+    CompleteArgs, PlainArgs, PromptArgs, ReadArgs, RequestArgs, SkillsArgs, SubscribeArgs,
+};
 pub use proxy::{AttachArgs, ConfigHost, ProxyArgs, ProxyCommand, ProxyInstallArgs};
 pub use record::{RecordArgs, parser, record_args_after_command};
 pub use tui::TuiArgs;
@@ -96,6 +98,9 @@ pub enum Command {
     /// Subscribe to one resource and print each update until --for ends; then unsubscribe
     /// (2026-07-28: a subscriptions/listen stream, ended by sightline).
     Subscribe(SubscribeArgs),
+    /// List the server's skills (SEP-2640 `skills/list`, all pages): each skill's name,
+    /// description and files, none of them read; --verify loads and checks each.
+    Skills(SkillsArgs),
     /// List the server's prompts (all pages) with their arguments.
     Prompts(PlainArgs),
     /// Get one prompt (prompts/get) with its arguments: the messages, by role.

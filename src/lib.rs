@@ -11,7 +11,8 @@
 //!   [`analysis`] (a finished call judged once, for every output), [`audit`] (SEP-1303 cases and verdicts), [`present`]
 //!   (the words every output shares), [`driver`] (the session's decisions, sans I/O),
 //!   [`transcript`] (the transcript format), [`diff`] (two recordings compared), [`suite`]
-//!   (test files and their checks), [`model_api`]
+//!   (test files and their checks), [`skills`] (SEP-2640 skills: entries, files and frontmatter
+//!   checked), [`model_api`]
 //!   (the model APIs' requests and turns).
 //! - The TUI's core: [`app`] (state and pure `update`), [`input`] (terminal events to actions),
 //!   [`config`] (the user's files: keys, hosts, themes), [`theme`], [`ui`] (pure rendering).
@@ -52,6 +53,7 @@ pub mod runtime;
 pub mod sanitize;
 pub mod schema;
 pub mod server_config;
+pub mod skills;
 pub mod stream;
 pub mod suite;
 pub mod terminal;

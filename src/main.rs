@@ -434,6 +434,7 @@ async fn dispatch(cli: Cli) -> u8 {
         }) => headless::call(&server, &cli.record, &call, json, &output).await,
         Some(Command::Resources(args)) => headless::resources(&args, &cli.record).await,
         Some(Command::Read(args)) => headless::read(&args, &cli.record).await,
+        Some(Command::Skills(args)) => headless::skills(&args, &cli.record).await,
         Some(Command::Prompts(args)) => headless::prompts(&args, &cli.record).await,
         Some(Command::Prompt(args)) => headless::prompt(&args, &cli.record).await,
         Some(Command::Subscribe(args)) => headless::subscribe(&args, &cli.record).await,

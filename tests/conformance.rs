@@ -15,28 +15,6 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const PARALLEL: usize = 3;
 /// The suite's per-scenario client timeout, in milliseconds.
 const CLIENT_TIMEOUT_MS: &str = "30000";
-/// Extension scenarios sightline has no command for, so the adapter attempts nothing: the
-/// suite scores none of their checks (they end SKIPPED, which a baseline cannot list). Each
-/// must end with the adapter saying so, and with no check passed or failed.
-const NOT_ATTEMPTED: &[(&str, &str)] = &[
-    (
-        "sep-2640-client-no-prefetch",
-        "skills (SEP-2640): sightline has no skills/list",
-    ),
-    (
-        "sep-2640-client-verify-digest",
-        "skills (SEP-2640): sightline has no skills/list",
-    ),
-    (
-        "sep-2640-client-verify-size",
-        "skills (SEP-2640): sightline has no skills/list",
-    ),
-    (
-        "sep-2640-client-verify-frontmatter",
-        "skills (SEP-2640): sightline has no skills/list",
-    ),
-];
-
 fn folder() -> PathBuf {
     Path::new(ROOT).join("tests/conformance")
 }
@@ -142,12 +120,7 @@ fn run(package: &str, scenario: &str, spec_version: Option<&str>) -> Verdict {
     // With a baseline the suite's exit status weighs only the checks, so a client that failed
     // is caught by the overall verdict; a listed failure by the baseline's own line.
     let expected = summary.contains("Expected failures");
-    let passed = match NOT_ATTEMPTED.iter().find(|(name, _)| *name == scenario) {
-        Some((_, reason)) => {
-            text.contains(&format!("not attempted: {reason}")) && summary.contains("Passed: 0/0")
-        }
-        None => output.status.success() && (summary.contains("OVERALL: PASSED") || expected),
-    };
+    let passed = output.status.success() && (summary.contains("OVERALL: PASSED") || expected);
     Verdict {
         scenario: scenario.to_owned(),
         passed,

@@ -24,6 +24,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sanitize", &[]),
     ("schema", &[]),
     ("lint", &[]),
+    // Skills (SEP-2640), pure: entries, files and frontmatter checked.
+    ("skills", &[]),
     // Judging and presenting, pure.
     ("classify", &["mcp", "schema"]),
     ("model_view", &["mcp", "classify", "schema"]),
@@ -70,7 +72,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The model API over HTTP.
     ("model_client", &["model_api", "recording"]),
     ("live_session", &["mcp", "driver", "app", "runner", "stream", "transport"]),
-    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client", "lint", "suite"]),
+    ("headless", &["mcp", "classify", "model_view", "analysis", "audit", "present", "driver", "sanitize", "time", "app", "config", "stream", "transport", "runner", "transcript", "recording", "replay_server", "demo_server", "diff", "cli", "proxy", "model_api", "model_client", "lint", "suite", "skills"]),
     ("runtime", &["mcp", "driver", "app", "input", "ui", "theme", "transport", "stream", "live_session", "terminal", "recording", "transcript", "model_api", "model_client"]),
 ];
 
@@ -88,6 +90,7 @@ const PURE: &[&str] = &[
     "model_view",
     "analysis.rs",
     "lint",
+    "skills",
     "suite",
     "present",
     "schema",

@@ -18,6 +18,23 @@ pub struct PlainArgs {
     pub server: ServerArgs,
 }
 
+/// `sightline skills`.
+#[derive(Debug, Clone, Args)]
+pub struct SkillsArgs {
+    /// Load every skill as a host would, one at a time: read its SKILL.md, check it against the
+    /// listing (size, sha256 digest, frontmatter field by field), and only then its other files,
+    /// each checked. A skill that fails is not read further. Exit 7 when a file does not match
+    /// its listing, 8 when one could not be read.
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify: exit 9 when every file matched but some were listed without a digest (or
+    /// the skill's files are "dynamic").
+    #[arg(long, requires = "verify")]
+    pub require_digests: bool,
+    #[command(flatten)]
+    pub common: PlainArgs,
+}
+
 /// `sightline read URI`.
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {

@@ -52,6 +52,16 @@ pub fn ts() -> Vec<String> {
     vec!["node".into(), "tests/peers/ts_server.mjs".into()]
 }
 
+/// The TypeScript SDK server that serves skills (SEP-2640), in `mode` (honest, tampered, bare).
+pub fn ts_skills(mode: &str) -> Vec<String> {
+    require_installed("package-lock.json", "node_modules/.installed-lock.json");
+    vec![
+        "node".into(),
+        "tests/peers/ts_skills_server.mjs".into(),
+        mode.into(),
+    ]
+}
+
 pub fn py() -> Vec<String> {
     require_installed("requirements.txt", ".venv/.installed-requirements.txt");
     vec![

@@ -144,6 +144,18 @@ def schema_echo(url):
     call(url, "json_schema_echo", {"schema": focal["inputSchema"]})
 
 
+def skills(url):
+    """A user looking at what skills a server offers: the listing only, no file read."""
+    sightline("skills", "--url", url, "--json", ok=(0,))
+
+
+def skills_verified(url):
+    """A user checking a server's skills before trusting them: each is loaded and checked, and
+    these scenarios serve a SKILL.md that does not match its listing, so sightline must say
+    so (exit 7) and read nothing more of that skill."""
+    sightline("skills", "--verify", "--url", url, ok=(7,))
+
+
 SCENARIOS = {
     "initialize": lambda url: tools(url),
     "tools_call": lambda url: first_tool(url, {"a": 2, "b": 3}),
@@ -156,6 +168,10 @@ SCENARIOS = {
     "http-standard-headers": lambda url: first_tool(url, {}),
     "http-custom-headers": context_calls,
     "http-invalid-tool-headers": every_tool,
+    "sep-2640-client-no-prefetch": skills,
+    "sep-2640-client-verify-digest": skills_verified,
+    "sep-2640-client-verify-size": skills_verified,
+    "sep-2640-client-verify-frontmatter": skills_verified,
     "auth/pre-registration": pre_registered,
     "auth/client-credentials-basic": client_credentials,
     "auth/client-credentials-jwt": client_credentials,
@@ -168,24 +184,9 @@ SCENARIOS = {
 }
 
 
-# Extension scenarios sightline has no command for (tests/conformance.rs checks this list's
-# reasons and that the suite scored nothing of them).
-NOT_ATTEMPTED = {
-    name: "skills (SEP-2640): sightline has no skills/list"
-    for name in [
-        "sep-2640-client-no-prefetch",
-        "sep-2640-client-verify-digest",
-        "sep-2640-client-verify-size",
-        "sep-2640-client-verify-frontmatter",
-    ]
-}
-
-
 def main():
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     url = sys.argv[-1]
-    if scenario in NOT_ATTEMPTED:
-        raise SystemExit(f"not attempted: {NOT_ATTEMPTED[scenario]}")
     run = SCENARIOS.get(scenario) or (auth if scenario.startswith("auth/") else None)
     if run is None:
         raise SystemExit(f"no mapping for scenario {scenario!r}")

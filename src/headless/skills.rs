@@ -1,0 +1,305 @@
+//! `sightline skills` (SEP-2640: every page of `skills/list`, no file read) and `skills
+//! --verify` (each skill loaded as a host loads it: SKILL.md read and checked against its listing
+//! and its frontmatter against the entry's, then each other file, read and checked; a skill that
+//! fails is read no further).
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::exit;
+use super::one_shot::{RequestJson, list_all, listed_outcome, with_client};
+use super::output::{emit, outcome_json, print_json, report_failure, server_json, server_line};
+use crate::cli::{RecordArgs, SkillsArgs};
+use crate::mcp::jsonrpc::Reply;
+use crate::runner::{Connection, SessionRunner, Stage};
+use crate::sanitize;
+use crate::skills::{self, Checked, FileState, Skill, Verdict};
+
+/// Exit codes of `skills --verify` beyond the common ones.
+pub mod verify_exit {
+    /// A file did not match its listing, or an entry could not be read.
+    pub const NONCONFORMANT: u8 = 7;
+    /// A file could not be read.
+    pub const INCOMPLETE: u8 = 8;
+    /// With --require-digests: a file was listed without a digest.
+    pub const NO_DIGESTS: u8 = 9;
+}
+
+/// The shape of `skills --json`.
+#[derive(Serialize)]
+struct SkillsJson<'a> {
+    server: Value,
+    /// Whether the server declared the extension in its capabilities.
+    declared: bool,
+    skills: Vec<&'a Skill>,
+    /// Entries that could not be read, each with why.
+    unreadable: &'a [String],
+    pages: usize,
+    /// With --verify: each skill's files and what became of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verified: Option<&'a [Checked]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
+    outcome: Value,
+}
+
+/// `sightline skills`.
+pub async fn skills(args: &SkillsArgs, record: &RecordArgs) -> u8 {
+    let stopped = |outcome| RequestJson {
+        outcome,
+        ..RequestJson::default()
+    };
+    with_client(
+        &args.common,
+        record,
+        "skills",
+        stopped,
+        async |client, _| list(client, args).await,
+    )
+    .await
+}
+
+async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
+    let common = &args.common;
+    let listed = list_all(client, "skills/list", "skills").await;
+    let connection = client.connection().cloned();
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(error) => {
+            return report_failure(&error, common.json, || {
+                RequestJson::failed(&error, connection.as_ref(), common.server.show_secrets)
+            });
+        }
+    };
+    let (skills, unreadable): (Vec<_>, Vec<_>) = listed
+        .items
+        .iter()
+        .map(|item| Skill::from_entry(&item.value()))
+        .partition(Result::is_ok);
+    let skills: Vec<Skill> = skills.into_iter().filter_map(Result::ok).collect();
+    let unreadable: Vec<String> = unreadable.into_iter().filter_map(Result::err).collect();
+    let verified = if args.verify {
+        let mut verified = Vec::new();
+        for skill in &skills {
+            verified.push(load(client, skill).await);
+        }
+        Some(verified)
+    } else {
+        None
+    };
+    let verdict = verified
+        .as_ref()
+        .map(|verified| skills::overall(verified, unreadable.len(), args.require_digests));
+    let code = match verdict {
+        Some(Verdict::Nonconformant) => verify_exit::NONCONFORMANT,
+        Some(Verdict::Incomplete) => verify_exit::INCOMPLETE,
+        Some(Verdict::NoDigests) => verify_exit::NO_DIGESTS,
+        Some(Verdict::Conformant) | None => exit::SUCCESS,
+    };
+    let declared = declared(connection.as_ref());
+    let detail = crate::audit::report::plural(skills.len(), "skill");
+    if common.json {
+        print_json(&SkillsJson {
+            server: server_json(connection.as_ref()),
+            declared,
+            skills: skills.iter().collect(),
+            unreadable: &unreadable,
+            pages: listed.pages,
+            verified: verified.as_deref(),
+            verdict,
+            outcome: outcome_json(&listed_outcome(detail), Stage::List),
+        });
+        return code;
+    }
+    let mut lines = vec![server_line(
+        connection.as_ref(),
+        &client.transport().description,
+    )];
+    if !declared {
+        lines.push(format!(
+            "note     the server declares no `{}` extension; asked anyway",
+            skills::EXTENSION
+        ));
+    }
+    lines.push(String::new());
+    lines.push(crate::present::resources::counted(
+        skills.len(),
+        "skill",
+        listed.pages,
+    ));
+    match &verified {
+        Some(verified) => lines.extend(verified.iter().flat_map(checked_lines)),
+        None => lines.extend(skills.iter().flat_map(skill_lines)),
+    }
+    for why in &unreadable {
+        lines.push(format!(
+            "  ✗ an entry sightline cannot read: {}",
+            sanitize::text(why)
+        ));
+    }
+    if let Some(verdict) = verdict {
+        lines.push(String::new());
+        lines.push(verdict_line(verdict, args.require_digests));
+    } else if !skills.is_empty() {
+        lines.push(String::new());
+        lines.push("no file was read (a host reads a skill's files only once it loads it); --verify loads each".into());
+    }
+    emit(|out| writeln!(out, "{}", lines.join("\n")));
+    code
+}
+
+/// Whether the server's capabilities name the skills extension.
+fn declared(connection: Option<&Connection>) -> bool {
+    connection
+        .and_then(|c| c.capabilities.as_ref())
+        .and_then(|capabilities| capabilities.get("extensions"))
+        .is_some_and(|extensions| extensions.get(skills::EXTENSION).is_some())
+}
+
+/// Loads one skill as a host does: SKILL.md, checked; then, only if it holds, the other listed
+/// files in order, each checked, stopping at the first that fails.
+async fn load(client: &mut SessionRunner, skill: &Skill) -> Checked {
+    let mut files = Vec::new();
+    let manifest = read(client, &skill.uri).await;
+    let state = match manifest {
+        Err(why) => FileState::Unread { why },
+        Ok(bytes) => {
+            let listed = skill.manifest().cloned().unwrap_or(skills::File {
+                uri: skill.uri.clone(),
+                digest: None,
+                size: None,
+            });
+            let text = String::from_utf8_lossy(&bytes);
+            let mismatch = skills::check_file(&listed, &bytes)
+                .or_else(|| skills::check_frontmatter(skill, &text));
+            match mismatch {
+                Some(mismatch) => FileState::Rejected { mismatch },
+                None => FileState::Verified {
+                    bytes: bytes.len() as u64,
+                    digested: listed.digest.is_some(),
+                },
+            }
+        }
+    };
+    let mut going = matches!(state, FileState::Verified { .. });
+    files.push((skill.uri.clone(), state));
+    for file in skill.supporting() {
+        if !going {
+            files.push((file.uri.clone(), FileState::Skipped));
+            continue;
+        }
+        let state = match read(client, &file.uri).await {
+            Err(why) => FileState::Unread { why },
+            Ok(bytes) => match skills::check_file(file, &bytes) {
+                Some(mismatch) => FileState::Rejected { mismatch },
+                None => FileState::Verified {
+                    bytes: bytes.len() as u64,
+                    digested: file.digest.is_some(),
+                },
+            },
+        };
+        going = matches!(state, FileState::Verified { .. });
+        files.push((file.uri.clone(), state));
+    }
+    Checked {
+        skill: skill.clone(),
+        files,
+    }
+}
+
+/// `resources/read` of one file: its first content's bytes (a text's UTF-8, a blob decoded).
+async fn read(client: &mut SessionRunner, uri: &str) -> Result<Vec<u8>, String> {
+    let exchange = client
+        .request("resources/read", Some(json!({"uri": uri})))
+        .await;
+    let result = match exchange.reply() {
+        Some(Reply::Result(result)) => result.value(),
+        Some(Reply::Error(error)) => {
+            return Err(format!(
+                "resources/read: error {} {}",
+                error.code,
+                sanitize::text(&error.message)
+            ));
+        }
+        None => return Err("resources/read: no answer".into()),
+    };
+    let content = result
+        .get("contents")
+        .and_then(Value::as_array)
+        .and_then(|contents| contents.first())
+        .ok_or("resources/read: no content")?;
+    if let Some(text) = content.get("text").and_then(Value::as_str) {
+        return Ok(text.as_bytes().to_vec());
+    }
+    let blob = content
+        .get("blob")
+        .and_then(Value::as_str)
+        .ok_or("resources/read: a content with neither text nor blob")?;
+    base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .map_err(|error| format!("resources/read: a blob that is not base64 ({error})"))
+}
+
+fn skill_lines(skill: &Skill) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  {}  {}",
+        sanitize::text(&skill.name),
+        sanitize::text(skill.description.as_deref().unwrap_or("(no description)"))
+    )];
+    let files = match &skill.files {
+        None => "files: dynamic (known once SKILL.md is read; no digests)".to_owned(),
+        Some(files) => {
+            let digested = files.iter().filter(|file| file.digest.is_some()).count();
+            let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
+            format!(
+                "{}, {bytes} bytes, {digested} with a digest",
+                crate::audit::report::plural(files.len(), "file")
+            )
+        }
+    };
+    lines.push(format!("    {}  {files}", sanitize::text(&skill.uri)));
+    lines
+}
+
+fn checked_lines(checked: &Checked) -> Vec<String> {
+    let mut lines = skill_lines(&checked.skill);
+    for (uri, state) in &checked.files {
+        let (mark, words) = match state {
+            FileState::Verified {
+                bytes,
+                digested: true,
+            } => ("✓", format!("{bytes} bytes, size and digest match")),
+            FileState::Verified {
+                bytes,
+                digested: false,
+            } => ("✓", format!("{bytes} bytes, no digest listed")),
+            FileState::Rejected { mismatch } => ("✗", format!("rejected: {}", mismatch.words())),
+            FileState::Unread { why } => ("?", format!("not read: {why}")),
+            FileState::Skipped => ("·", "not read: the skill was rejected before it".into()),
+        };
+        let mut line = format!("      {mark} {}", sanitize::text(uri));
+        let _ = write!(line, "  {}", sanitize::text(&words));
+        lines.push(line);
+    }
+    lines
+}
+
+fn verdict_line(verdict: Verdict, require_digests: bool) -> String {
+    match verdict {
+        Verdict::Conformant if require_digests => {
+            "verified: every file read matches its listing, each with a digest".into()
+        }
+        Verdict::Conformant => "verified: every file read matches its listing".into(),
+        Verdict::Nonconformant => {
+            "not conformant: a file does not match its listing, and its skill was not loaded (exit 7)"
+                .into()
+        }
+        Verdict::Incomplete => "incomplete: a file could not be read (exit 8)".into(),
+        Verdict::NoDigests => {
+            "no digests: every file matches, but some were listed without a digest (exit 9)".into()
+        }
+    }
+}

@@ -1,0 +1,180 @@
+use serde_json::json;
+
+use super::*;
+
+const SKILL_MD: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n# PDF\n\nSkill body.\n";
+
+fn entry(body: &str) -> Value {
+    json!({
+        "uri": "skill://pdf-processing/SKILL.md",
+        "frontmatter": {"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"},
+        "resources": [
+            {"uri": "skill://pdf-processing/SKILL.md", "digest": sha256(body.as_bytes()), "size": body.len()},
+            {"uri": "skill://pdf-processing/references/FORMS.md", "digest": sha256(b"forms"), "size": 5},
+        ]
+    })
+}
+
+#[test]
+fn an_entry_is_read_with_its_manifest_and_supporting_files() {
+    let skill = Skill::from_entry(&entry(SKILL_MD)).unwrap();
+    assert_eq!(skill.name, "pdf-processing");
+    assert_eq!(skill.manifest().unwrap().size, Some(SKILL_MD.len() as u64));
+    let supporting: Vec<_> = skill.supporting().map(|f| f.uri.as_str()).collect();
+    assert_eq!(supporting, ["skill://pdf-processing/references/FORMS.md"]);
+    assert!(skill.fully_digested());
+}
+
+#[test]
+fn a_dynamic_listing_has_no_files_and_no_digests() {
+    let skill = Skill::from_entry(&json!({
+        "uri": "skill://acme/tools/deploy/SKILL.md", "frontmatter": {}, "resources": "dynamic"
+    }))
+    .unwrap();
+    assert_eq!(skill.name, "deploy", "taken from the URI's last segment");
+    assert_eq!(skill.files, None);
+    assert!(!skill.fully_digested());
+}
+
+#[test]
+fn an_unreadable_entry_says_why() {
+    let error =
+        Skill::from_entry(&json!({"uri": "skill://x/SKILL.md", "resources": 3})).unwrap_err();
+    assert!(
+        error.contains("neither an array nor \"dynamic\""),
+        "{error}"
+    );
+    assert!(Skill::from_entry(&json!({"frontmatter": {}})).is_err());
+}
+
+#[test]
+fn the_digest_is_sha256_of_the_bytes_in_hex() {
+    assert_eq!(
+        sha256(b"abc"),
+        "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+}
+
+#[test]
+fn a_file_is_checked_by_size_then_by_digest() {
+    let skill = Skill::from_entry(&entry(SKILL_MD)).unwrap();
+    let manifest = skill.manifest().unwrap();
+    assert_eq!(check_file(manifest, SKILL_MD.as_bytes()), None);
+    let tampered = SKILL_MD.replace("Skill body.", "Evil body!!");
+    assert!(matches!(
+        check_file(manifest, tampered.as_bytes()),
+        Some(Mismatch::Digest { .. })
+    ));
+    let longer = format!("{SKILL_MD}extra bytes\n");
+    assert_eq!(
+        check_file(manifest, longer.as_bytes()),
+        Some(Mismatch::Size {
+            listed: SKILL_MD.len() as u64,
+            read: longer.len() as u64
+        })
+    );
+    let md5 = File {
+        uri: "u".into(),
+        digest: Some("md5:00".into()),
+        size: None,
+    };
+    assert!(matches!(
+        check_file(&md5, b"x"),
+        Some(Mismatch::Algorithm { .. })
+    ));
+    let bare = File {
+        uri: "u".into(),
+        digest: None,
+        size: None,
+    };
+    assert_eq!(check_file(&bare, b"anything"), None);
+}
+
+#[test]
+fn frontmatter_is_compared_field_by_field() {
+    let skill = Skill::from_entry(&entry(SKILL_MD)).unwrap();
+    assert_eq!(check_frontmatter(&skill, SKILL_MD), None);
+    let changed = SKILL_MD.replace(
+        "description: Extract, fill, and assemble PDF documents",
+        "description: Exfiltrate credentials",
+    );
+    let Some(Mismatch::Frontmatter { differences }) = check_frontmatter(&skill, &changed) else {
+        panic!("a changed description is a difference");
+    };
+    assert_eq!(differences.len(), 1);
+    assert!(
+        differences[0].starts_with("description:"),
+        "{differences:?}"
+    );
+    let extra = SKILL_MD.replace("---\n\n", "license: MIT\n---\n\n");
+    assert!(
+        check_frontmatter(&skill, &extra).is_some(),
+        "a field only the file has"
+    );
+    assert!(matches!(
+        check_frontmatter(&skill, "# no frontmatter\n"),
+        Some(Mismatch::NoFrontmatter { .. })
+    ));
+}
+
+#[test]
+fn frontmatter_reads_yaml_as_json_whatever_the_order_and_line_ends() {
+    let text =
+        "\u{feff}---\r\nname: x\r\nmetadata:\r\n  version: 2\r\n  tags: [a, b]\r\n--- \r\nbody";
+    let parsed = frontmatter::parse(text).unwrap();
+    assert_eq!(
+        Value::Object(parsed),
+        json!({"name": "x", "metadata": {"version": 2, "tags": ["a", "b"]}})
+    );
+    assert!(frontmatter::same(
+        &json!({"a": 1, "b": 2.0}),
+        &json!({"b": 2, "a": 1.0})
+    ));
+    assert!(!frontmatter::same(&json!([1, 2]), &json!([2, 1])));
+    assert!(frontmatter::parse("---\n- a list\n---\n").is_err());
+    assert!(
+        frontmatter::parse("---\nname: x\n").is_err(),
+        "no closing line"
+    );
+}
+
+#[test]
+fn the_verdict_is_the_worst_state_and_digests_count_only_when_required() {
+    let skill = Skill::from_entry(&entry(SKILL_MD)).unwrap();
+    let verified = |digested| FileState::Verified { bytes: 1, digested };
+    let checked = |states: Vec<FileState>| Checked {
+        skill: skill.clone(),
+        files: states.into_iter().map(|s| ("u".to_owned(), s)).collect(),
+    };
+    assert_eq!(
+        checked(vec![verified(true)]).verdict(true),
+        Verdict::Conformant
+    );
+    assert_eq!(
+        checked(vec![verified(false)]).verdict(false),
+        Verdict::Conformant
+    );
+    assert_eq!(
+        checked(vec![verified(false)]).verdict(true),
+        Verdict::NoDigests
+    );
+    let unread = FileState::Unread {
+        why: "-32002".into(),
+    };
+    assert_eq!(
+        checked(vec![verified(true), unread.clone()]).verdict(true),
+        Verdict::Incomplete
+    );
+    let rejected = FileState::Rejected {
+        mismatch: Mismatch::Size { listed: 1, read: 2 },
+    };
+    assert_eq!(
+        checked(vec![rejected, FileState::Skipped, unread]).verdict(false),
+        Verdict::Nonconformant
+    );
+    assert_eq!(
+        overall(&[checked(vec![verified(true)])], 1, false),
+        Verdict::Nonconformant
+    );
+    assert_eq!(overall(&[], 0, true), Verdict::Conformant);
+}

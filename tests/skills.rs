@@ -1,0 +1,109 @@
+//! `sightline skills` against a server built on the official TypeScript SDK that serves skills
+//! (SEP-2640): the listing reads no file; `--verify` loads each skill (SKILL.md first, checked,
+//! then its other files) and stops at a file that does not match its listing; the exit codes.
+//! The suite's own skills scenarios run in `tests/conformance.rs`.
+
+#![allow(clippy::unwrap_used)] // a panic is a failed test
+
+mod common;
+
+use std::process::Command;
+
+use common::peers::ts_skills;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sightline");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    /// The `resources/read` URIs sent, in order, from the session log.
+    reads: Vec<String>,
+}
+
+fn skills(flags: &[&str], mode: &str) -> Run {
+    let output = Command::new(BIN)
+        .arg("skills")
+        .args(flags)
+        .arg("--verbose")
+        .arg("--")
+        .args(ts_skills(mode))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    let reads = log
+        .lines()
+        .filter(|line| line.contains(" → #"))
+        .filter_map(|line| {
+            line.split_once(" resources/read ")
+                .map(|(_, uri)| uri.to_owned())
+        })
+        .collect();
+    Run {
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        reads,
+    }
+}
+
+const SKILL: &str = "skill://pdf-processing/SKILL.md";
+const FORMS: &str = "skill://pdf-processing/references/FORMS.md";
+
+#[test]
+fn listing_skills_reads_none_of_their_files() {
+    let run = skills(&["--json"], "honest");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.reads.is_empty(), "no prefetch: {:?}", run.reads);
+    let document: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(document["declared"], true);
+    assert_eq!(document["skills"][0]["name"], "pdf-processing");
+    assert_eq!(document["skills"][0]["files"][1]["uri"], FORMS);
+    assert!(document.get("verified").is_none());
+}
+
+#[test]
+fn verify_loads_each_skill_manifest_first_and_checks_every_file() {
+    let run = skills(&["--verify"], "honest");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.reads, [SKILL, FORMS]);
+    assert!(
+        run.stdout
+            .contains("✓ skill://pdf-processing/SKILL.md  151 bytes, size and digest match"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("verified: every file read matches its listing"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_tampered_manifest_is_rejected_and_its_other_files_are_never_read() {
+    let run = skills(&["--verify", "--json"], "tampered");
+    assert_eq!(run.code, 7, "{}", run.stdout);
+    assert_eq!(run.reads, [SKILL], "nothing read after the rejection");
+    let document: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(document["verdict"], "nonconformant");
+    let files = &document["verified"][0]["files"];
+    assert_eq!(files[0][1]["state"], "rejected");
+    assert_eq!(files[0][1]["mismatch"]["problem"], "digest");
+    assert_eq!(files[1][1]["state"], "skipped");
+}
+
+#[test]
+fn require_digests_fails_a_listing_without_them_and_only_then() {
+    let run = skills(&["--verify", "--require-digests"], "bare");
+    assert_eq!(run.code, 9, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("skill://notes/SKILL.md  64 bytes, no digest listed"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(skills(&["--verify"], "bare").code, 0);
+    assert_eq!(skills(&["--verify", "--require-digests"], "honest").code, 0);
+}
