@@ -6,7 +6,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::transport::{HttpTarget, StdioCommand, Target};
+use crate::transport::http::OAuthClient;
+use crate::transport::{
+    DpopChoice, Enterprise, Grant, HttpTarget, JwtSource, StdioCommand, Target,
+};
 
 /// Where the user's tools keep their server lists, for `--config claude|cursor|vscode`.
 pub fn well_known(name: &str, home: &str) -> Option<String> {
@@ -179,13 +182,21 @@ fn target(
     };
     if http {
         let url = text("url")?.ok_or("an HTTP server needs a `url`")?;
-        return Ok(Target::Http(HttpTarget {
+        let mut target = HttpTarget {
             url,
             headers: pairs("headers")?,
             client: None,
             token_cache: None,
             client_metadata_url: None,
-        }));
+            grant: None,
+            dpop: DpopChoice::Auto,
+        };
+        if let Some(oauth) = entry.get("oauth") {
+            let oauth = oauth.as_object().ok_or("`oauth` must be an object")?;
+            authorization(&mut target, oauth, expand)
+                .map_err(|problem| format!("`oauth`: {problem}"))?;
+        }
+        return Ok(Target::Http(target));
     }
     let program = text("command")?.ok_or("a stdio server needs a `command` (or a `url`)")?;
     let args = match entry.get("args") {
@@ -205,6 +216,95 @@ fn target(
         env: pairs("env")?.into_iter().collect::<HashMap<_, _>>(),
         cwd: text("cwd")?,
     }))
+}
+
+/// An HTTP entry's `oauth` member (sightline's own, as `roots` is): the client and how it
+/// gets its tokens, member for member the flags of the same names (`clientId` is
+/// `--client-id`…), every string `${VAR}`-expanded.
+fn authorization(
+    target: &mut HttpTarget,
+    oauth: &Map<String, Value>,
+    expand: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<(), String> {
+    const MEMBERS: [&str; 12] = [
+        "clientId",
+        "clientSecret",
+        "clientKey",
+        "clientCredentials",
+        "tokenCache",
+        "clientMetadataUrl",
+        "workloadJwt",
+        "idToken",
+        "idpTokenEndpoint",
+        "idpClientId",
+        "idpClientSecret",
+        "dpop",
+    ];
+    if let Some(unknown) = oauth.keys().find(|key| !MEMBERS.contains(&key.as_str())) {
+        return Err(format!(
+            "unknown member `{unknown}` (known: {})",
+            MEMBERS.join(", ")
+        ));
+    }
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match oauth.get(key) {
+            None => Ok(None),
+            Some(Value::String(value)) => expand(value).map(Some),
+            Some(_) => Err(format!("`{key}` must be a string")),
+        }
+    };
+    let machine = match oauth.get("clientCredentials") {
+        None => false,
+        Some(Value::Bool(machine)) => *machine,
+        Some(_) => return Err("`clientCredentials` must be true or false".into()),
+    };
+    let client_id = text("clientId")?;
+    target.client = client_id.map(|id| OAuthClient {
+        id,
+        secret: None,
+        key: None,
+        machine,
+    });
+    if let Some(client) = &mut target.client {
+        client.secret = text("clientSecret")?;
+        client.key = text("clientKey")?.map(Into::into);
+    }
+    target.token_cache = text("tokenCache")?.map(Into::into);
+    target.client_metadata_url = text("clientMetadataUrl")?;
+    let needs_client = |what: &str| format!("`{what}` needs a `clientId`");
+    if let Some(source) = text("workloadJwt")? {
+        target
+            .client
+            .as_ref()
+            .ok_or_else(|| needs_client("workloadJwt"))?;
+        target.grant = Some(Grant::Workload {
+            assertion: JwtSource::parse(&source),
+        });
+    }
+    if let Some(source) = text("idToken")? {
+        target
+            .client
+            .as_ref()
+            .ok_or_else(|| needs_client("idToken"))?;
+        let endpoint = text("idpTokenEndpoint")?.ok_or("`idToken` needs an `idpTokenEndpoint`")?;
+        let token_endpoint = url::Url::parse(&endpoint)
+            .map_err(|error| format!("`idpTokenEndpoint` {endpoint:?}: {error}"))?;
+        target.grant = Some(Grant::Enterprise(Box::new(Enterprise {
+            token_endpoint,
+            client_id: text("idpClientId")?.ok_or("`idToken` needs an `idpClientId`")?,
+            client_secret: text("idpClientSecret")?,
+            id_token: JwtSource::parse(&source),
+        })));
+    }
+    target.dpop = match oauth.get("dpop") {
+        None => DpopChoice::Auto,
+        Some(Value::Bool(false)) => DpopChoice::Never,
+        Some(Value::String(path)) => DpopChoice::Key(expand(path)?.into()),
+        Some(_) => {
+            return Err("`dpop` must be false (Bearer tokens only) or a key file's path".into());
+        }
+    };
+    Ok(())
 }
 
 /// `${VAR}` and `${env:VAR}` replaced by the variable's value; an undefined one is an error.
@@ -229,6 +329,68 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_http_entry_s_oauth_member_gives_the_client_and_its_grant() {
+        let text = r#"{"mcpServers": {"corp": {"url": "https://mcp.example.com/mcp", "oauth": {
+            "clientId": "app", "clientSecret": "${TOKEN}", "idToken": "env:ID_TOKEN",
+            "idpTokenEndpoint": "https://idp.example.com/token", "idpClientId": "idp-app",
+            "dpop": "keys/dpop.pem"}}}}"#;
+        let Ok(Target::Http(target)) = pick(text, None) else {
+            panic!("an HTTP target");
+        };
+        let client = target.client.expect("a client");
+        assert_eq!(
+            (client.id.as_str(), client.secret.as_deref()),
+            ("app", Some("s3cret"))
+        );
+        let Some(Grant::Enterprise(enterprise)) = target.grant else {
+            panic!("the enterprise grant");
+        };
+        assert_eq!(
+            enterprise.token_endpoint.as_str(),
+            "https://idp.example.com/token"
+        );
+        assert_eq!(enterprise.client_id, "idp-app");
+        assert_eq!(enterprise.id_token, JwtSource::Env("ID_TOKEN".into()));
+        assert!(!format!("{enterprise:?}").contains("s3cret"));
+        assert_eq!(target.dpop, DpopChoice::Key("keys/dpop.pem".into()));
+        let workload = r#"{"mcpServers": {"w": {"url": "https://m.example/mcp", "oauth": {"clientId": "w", "workloadJwt": "/var/run/token", "dpop": false}}}}"#;
+        let Ok(Target::Http(target)) = pick(workload, None) else {
+            panic!("an HTTP target");
+        };
+        assert_eq!(
+            target.grant,
+            Some(Grant::Workload {
+                assertion: JwtSource::File("/var/run/token".into())
+            })
+        );
+        assert_eq!(target.dpop, DpopChoice::Never);
+    }
+
+    #[test]
+    fn a_wrong_oauth_member_is_named() {
+        let wrong = |oauth: &str| {
+            let text = format!(
+                r#"{{"mcpServers": {{"s": {{"url": "https://m.example/mcp", "oauth": {oauth}}}}}}}"#
+            );
+            pick(&text, None).err().unwrap_or_default()
+        };
+        assert!(
+            wrong(r#"{"clientID": "a"}"#).contains("unknown member `clientID`"),
+            "{}",
+            wrong(r#"{"clientID": "a"}"#)
+        );
+        assert!(wrong(r#"{"workloadJwt": "f"}"#).contains("`workloadJwt` needs a `clientId`"));
+        assert!(
+            wrong(r#"{"clientId": "a", "idToken": "f"}"#).contains("needs an `idpTokenEndpoint`")
+        );
+        assert!(wrong(r#"{"dpop": true}"#).contains("`dpop` must be false"));
+        assert!(
+            wrong(r#"{"clientId": "a", "clientSecret": "${NOPE}"}"#).contains("${NOPE} is not set")
+        );
+        assert!(wrong("[]").contains("`oauth` must be an object"));
+    }
 
     fn env(name: &str) -> Option<String> {
         (name == "TOKEN").then(|| "s3cret".to_owned())

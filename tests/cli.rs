@@ -74,6 +74,55 @@ fn a_url_of_another_scheme_is_a_usage_error_like_any_bad_url() {
     }
 }
 
+/// The enterprise and workload grants and DPoP need what they name, said before anything
+/// runs: a grant without its client, an ID token without its IdP, a key that is no key.
+#[test]
+fn enterprise_and_workload_flags_missing_their_part_are_usage_errors() {
+    let url = ["tools", "--url", "http://127.0.0.1:9/mcp"];
+    for (flags, said) in [
+        (&["--workload-jwt", "env:JWT"][..], "--client-id"),
+        (
+            &["--client-id", "a", "--id-token", "f"],
+            "--idp-token-endpoint",
+        ),
+        (
+            &[
+                "--client-id",
+                "a",
+                "--id-token",
+                "f",
+                "--idp-client-id",
+                "b",
+                "--idp-token-endpoint",
+                "ftp://idp/token",
+            ],
+            "an http or https URL",
+        ),
+        (
+            &["--client-id", "a", "--workload-jwt", "env:"],
+            "env: needs a variable's name",
+        ),
+        (&["--dpop-key", "Cargo.toml"], "no PEM block"),
+        (
+            &[
+                "--client-id",
+                "a",
+                "--client-secret",
+                "s",
+                "--client-credentials",
+                "--workload-jwt",
+                "f",
+            ],
+            "cannot be used with",
+        ),
+    ] {
+        let output = Command::new(BIN).args(url).args(flags).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{flags:?}: {stderr}");
+    }
+}
+
 /// `man --dir DIR` writes every page the pages name (`sightline-audit(1)`, …), each with its
 /// command's options; `man` and `completions` offer no `--record` or `--no-redact`, which mean
 /// nothing there.

@@ -1,7 +1,8 @@
 //! The official MCP conformance suite against the real binary: every client scenario both
 //! pinned versions list, each run through `tests/conformance/client.py` (what a user would type),
-//! the suite's own verdict deciding. Extension scenarios sightline does not implement are in
-//! `tests/conformance/expected-failures.yml`, with reasons; a stale entry fails too.
+//! the suite's own verdict deciding, and no credential in the log or a transcript of any
+//! command. `tests/conformance/expected-failures.yml` would list a scenario the suite itself
+//! breaks, with its reason; it is empty, and a stale entry fails too.
 #![allow(clippy::unwrap_used)] // a panic is a failed test
 
 use std::fmt::Write as _;
@@ -80,9 +81,12 @@ struct Verdict {
 
 fn run(package: &str, scenario: &str, spec_version: Option<&str>) -> Verdict {
     let results = std::env::temp_dir().join(format!(
-        "sightline-conformance-{}-{package}",
-        std::process::id()
+        "sightline-conformance-{}-{package}-{}",
+        std::process::id(),
+        scenario.replace('/', "_")
     ));
+    let transcripts = results.join("transcripts");
+    std::fs::create_dir_all(&transcripts).unwrap();
     let mut command = Command::new(node());
     command
         .arg(suite(package))
@@ -95,6 +99,7 @@ fn run(package: &str, scenario: &str, spec_version: Option<&str>) -> Verdict {
         .arg(&results)
         .current_dir(folder())
         .env("SIGHTLINE", env!("CARGO_BIN_EXE_sightline"))
+        .env("SIGHTLINE_RECORD_DIR", &transcripts)
         // The suite's own colours would only be noise in a failure message.
         .env("NO_COLOR", "1");
     if let Some(version) = spec_version {
@@ -120,13 +125,53 @@ fn run(package: &str, scenario: &str, spec_version: Option<&str>) -> Verdict {
     // With a baseline the suite's exit status weighs only the checks, so a client that failed
     // is caught by the overall verdict; a listed failure by the baseline's own line.
     let expected = summary.contains("Expected failures");
-    let passed = output.status.success() && (summary.contains("OVERALL: PASSED") || expected);
+    let leaked = jwts_in(&results);
+    let _ = std::fs::remove_dir_all(&results);
+    let passed = output.status.success()
+        && (summary.contains("OVERALL: PASSED") || expected)
+        && leaked.is_empty();
     Verdict {
         scenario: scenario.to_owned(),
         passed,
-        summary,
+        summary: if leaked.is_empty() {
+            summary
+        } else {
+            format!("{summary} · a JWT in {}", leaked.join(", "))
+        },
         output: text,
     }
+}
+
+/// The files under `folder` (the log the suite kept of each command, and each transcript)
+/// holding a JWT: an access token, an ID token or ID-JAG, a workload's JWT, a DPoP proof or a
+/// client assertion, any of which must stay out of logs and transcripts.
+fn jwts_in(folder: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            pending.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .map(|entry| entry.unwrap().path()),
+            );
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        // A JOSE header and claims, base64url: `{"` is `eyJ`, and a JWT is two of them, dotted.
+        let jwt = text.match_indices("eyJ").any(|(at, _)| {
+            let rest = &text[at..];
+            let header = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(rest.len());
+            rest[header..].starts_with(".eyJ")
+        });
+        // checks.json is the suite's own record of what it saw on the wire.
+        if jwt && path.file_name().is_some_and(|name| name != "checks.json") {
+            found.push(path.display().to_string());
+        }
+    }
+    found
 }
 
 fn without_colours(text: &str) -> String {

@@ -512,6 +512,8 @@ async fn http_client(url: &str, era: EraChoice) -> (SessionRunner, Arc<Mutex<Vec
         client: None,
         token_cache: None,
         client_metadata_url: None,
+        grant: None,
+        dpop: sightline::transport::DpopChoice::Auto,
     });
     let options = SessionOptions {
         era,

@@ -200,6 +200,8 @@ fn http_target(url: &str, headers: &[String]) -> Result<HttpTarget, String> {
         client: None,
         token_cache: None,
         client_metadata_url: None,
+        grant: None,
+        dpop: crate::transport::DpopChoice::Auto,
     })
 }
 

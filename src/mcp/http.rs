@@ -80,7 +80,8 @@ pub fn secret_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     matches!(
         name.as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+        // A DPoP proof is bound to its request, yet replayable for minutes beside a token.
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "dpop"
     ) || [
         "token",
         "secret",

@@ -88,7 +88,7 @@ pub fn signing_input(header: &Value, claims: &Value) -> String {
 }
 
 /// The DER of the PEM's PKCS#8 private key block (RFC 7468 §10), or why it is not one.
-fn pkcs8_der(pem: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn pkcs8_der(pem: &[u8]) -> Result<Vec<u8>, String> {
     use base64::Engine;
     let text = std::str::from_utf8(pem).map_err(|_| {
         "not PEM text (a DER file? convert it: openssl pkcs8 -topk8 -nocrypt -inform DER -in KEY)"

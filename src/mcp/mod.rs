@@ -2,6 +2,7 @@
 //! Nothing here reads a clock, spawns a task or touches a file; time arrives as [`Timestamp`].
 
 pub mod catalog;
+pub mod dpop;
 pub mod era;
 pub mod framing;
 pub mod headers;

@@ -92,12 +92,17 @@ pub fn parse_challenges(header: &str) -> Vec<Challenge> {
     challenges
 }
 
-/// The `Bearer` challenge among `WWW-Authenticate` header values, if any.
+/// The `Bearer` challenge among `WWW-Authenticate` header values, else the `DPoP` one (RFC
+/// 9449 §7.1: it carries the same parameters), if any.
 pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
-    values
-        .into_iter()
-        .flat_map(parse_challenges)
-        .find(|challenge| challenge.scheme.eq_ignore_ascii_case("bearer"))
+    let challenges: Vec<Challenge> = values.into_iter().flat_map(parse_challenges).collect();
+    let scheme = |name: &str| {
+        challenges
+            .iter()
+            .find(|challenge| challenge.scheme.eq_ignore_ascii_case(name))
+            .cloned()
+    };
+    scheme("bearer").or_else(|| scheme("dpop"))
 }
 
 fn is_tchar(c: char) -> bool {

@@ -22,7 +22,7 @@ mod task;
 mod tokens;
 
 pub use task::connect;
-pub use tokens::{OAuthClient, cache as token_cache};
+pub use tokens::{DpopChoice, Enterprise, Grant, JwtSource, OAuthClient, cache as token_cache};
 
 /// A Streamable HTTP endpoint and the headers to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +38,11 @@ pub struct HttpTarget {
     /// The URL of sightline's Client ID Metadata Document (`--client-metadata-url`), used as
     /// its client id where the authorization server takes one.
     pub client_metadata_url: Option<String>,
+    /// A grant by a JWT issued elsewhere (workload identity, enterprise IdP) instead of the
+    /// authorization code flow.
+    pub grant: Option<Grant>,
+    /// Whether tokens are bound to a key (DPoP).
+    pub dpop: DpopChoice,
 }
 
 impl HttpTarget {

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::mcp::Timestamp;
 pub use crate::mcp::wire::{Outgoing, TransportError, TransportEvent};
 
-pub use http::HttpTarget;
+pub use http::{DpopChoice, Enterprise, Grant, HttpTarget, JwtSource};
 pub use stdio::StdioCommand;
 
 /// Capacity of the event channel: a slow consumer slows the readers instead of growing memory.

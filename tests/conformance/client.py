@@ -31,10 +31,20 @@ ANSWERED = (0, 1, 3)
 os.environ.setdefault("BROWSER", f"{sys.executable} {ROOT / 'tests' / 'peers' / 'browser.py'}")
 
 
+# Where each command's transcript goes (`--record`), when the test asks: it reads them, and
+# the log, for any credential that should have stayed out.
+RECORD_DIR = os.environ.get("SIGHTLINE_RECORD_DIR")
+recorded = 0
+
+
 def sightline(*args, ok=ANSWERED):
     """Runs one sightline command; its JSON output when it prints some."""
+    global recorded
     # --verbose: the whole session log goes to stderr, which the suite keeps with its results.
     command = [SIGHTLINE, *args, "--verbose"]
+    if RECORD_DIR:
+        recorded += 1
+        command += ["--record", str(Path(RECORD_DIR) / f"{recorded}.jsonl")]
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
     # stderr passes straight through, so that a run the suite times out still shows its log.
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, timeout=60)
@@ -113,11 +123,40 @@ def client_credentials(url):
     if ctx.get("signing_algorithm", "ES256") != "ES256":
         raise SystemExit(f"sightline signs ES256 only, not {ctx['signing_algorithm']}")
     with tempfile.TemporaryDirectory() as folder:
-        key = Path(folder) / "client-key.pem"
-        descriptor = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as file:
-            file.write(ctx["private_key_pem"])
-        tools(url, *credentials, "--client-key", str(key))
+        key = secret_file(folder, "client-key.pem", ctx["private_key_pem"])
+        tools(url, *credentials, "--client-key", key)
+
+
+def secret_file(folder, name, text):
+    """A credential as a user keeps it: a file only they can read."""
+    path = Path(folder) / name
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(text)
+    return str(path)
+
+
+def workload_identity(url):
+    """A workload whose platform gives it a JWT in an environment variable (as CI systems
+    do): that JWT is the grant, no user and no browser."""
+    ctx = context()
+    os.environ["SIGHTLINE_WORKLOAD_JWT"] = ctx["valid_jwt"]
+    call(url, "test-tool", {}, "--client-id", ctx["client_id"], "--workload-jwt", "env:SIGHTLINE_WORKLOAD_JWT")
+
+
+def enterprise(url):
+    """A user signed in at their enterprise IdP, whose ID token sightline exchanges there for
+    an ID-JAG (cross-app access), the grant at the MCP server's authorization server."""
+    ctx = context()
+    with tempfile.TemporaryDirectory() as folder:
+        id_token = secret_file(folder, "id-token.jwt", ctx["idp_id_token"])
+        call(
+            url, "test-tool", {},
+            "--client-id", ctx["client_id"], "--client-secret", ctx["client_secret"],
+            "--id-token", id_token,
+            "--idp-token-endpoint", ctx["idp_token_endpoint"],
+            "--idp-client-id", ctx["idp_client_id"],
+        )
 
 
 def elicitation_defaults(url):
@@ -181,6 +220,9 @@ SCENARIOS = {
     "auth/iss-unexpected": auth_expecting_refusal,
     "auth/iss-normalized": auth_expecting_refusal,
     "auth/metadata-issuer-mismatch": auth_expecting_refusal,
+    "auth/wif-jwt-bearer": workload_identity,
+    "auth/cross-app-access-complete-flow": enterprise,
+    "auth/enterprise-managed-authorization": enterprise,
 }
 
 

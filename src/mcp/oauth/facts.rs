@@ -59,6 +59,19 @@ pub enum AuthStep {
     StepUp { scope: String },
     /// The token could not be kept in the token cache at this path.
     NotCached { path: String, error: String },
+    /// Tokens are asked for bound to this key (RFC 9449), named by its JWK thumbprint.
+    DpopKey { thumbprint: String, why: String },
+    /// A server wants a nonce in the DPoP proof: the request goes again with the one it gave.
+    DpopNonce { server: String },
+    /// The authorization server gave a Bearer token for a DPoP proof: it is sent as Bearer.
+    DpopNotBound,
+    /// A token asked for by the workload's JWT (RFC 7523 `jwt-bearer`, SEP-1933), read here.
+    WorkloadAssertion { source: String },
+    /// The user's ID token, read here, is exchanged at the enterprise IdP for an ID-JAG
+    /// (RFC 8693, SEP-990).
+    TokenExchange { idp: String, source: String },
+    /// The IdP granted the ID-JAG: it is presented to the authorization server as the grant.
+    IdJagGranted { audience: String },
 }
 
 /// A requirement of the spec that a server's part of the flow fails. The three the client
@@ -146,6 +159,29 @@ impl fmt::Display for AuthStep {
             AuthStep::NotCached { path, error } => {
                 write!(f, "the token could not be kept in {path}: {error}")
             }
+            AuthStep::DpopKey { thumbprint, why } => write!(
+                f,
+                "binding the token to the DPoP key {thumbprint} ({why}; RFC 9449)"
+            ),
+            AuthStep::DpopNonce { server } => write!(
+                f,
+                "the {server} wants a DPoP nonce; sending the request again with the one it gave"
+            ),
+            AuthStep::DpopNotBound => f.write_str(
+                "the authorization server gave a Bearer token, not a DPoP-bound one; sending it as Bearer",
+            ),
+            AuthStep::WorkloadAssertion { source } => write!(
+                f,
+                "asking for a token with the workload's JWT from {source} (jwt-bearer grant, RFC 7523)"
+            ),
+            AuthStep::TokenExchange { idp, source } => write!(
+                f,
+                "exchanging the ID token from {source} at the enterprise IdP {idp} for an ID-JAG (RFC 8693)"
+            ),
+            AuthStep::IdJagGranted { audience } => write!(
+                f,
+                "the IdP granted an ID-JAG for {audience}; presenting it as the grant (jwt-bearer)"
+            ),
         }
     }
 }

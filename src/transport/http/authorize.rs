@@ -5,6 +5,10 @@
 
 mod browser;
 mod client_auth;
+mod dpop;
+mod grants;
+
+pub(super) use dpop::proof;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
@@ -14,6 +18,7 @@ use super::poster::Poster;
 use super::record::Record;
 use super::status::words;
 use super::tokens::{OAuthClient, Server, Tokens};
+use crate::mcp::dpop::DpopKey;
 use crate::mcp::oauth::{self, AuthProblem, AuthStep, Challenge};
 
 /// The largest metadata or token answer read.
@@ -60,9 +65,20 @@ impl Poster {
             })
             .filter(|tokens| !tokens.client.machine && tokens.server.issuer == server.issuer);
         let scope = scope.or_else(|| oauth::scopes(challenge.as_ref(), resource_metadata.as_ref()));
-        if let Some(client) = self.oauth_client.clone().filter(|client| client.machine) {
+        let key = self
+            .dpop_key(&server, challenges, resource_metadata.as_ref())
+            .await?;
+        let client = self.oauth_client.clone();
+        if let (Some(grant), Some(client)) = (self.grant.clone(), client.clone()) {
+            let mut tokens = self
+                .assertion_grant(&grant, server, client, scope, &resource, key)
+                .await?;
+            tokens.resource = Some(resource);
+            return Ok(tokens);
+        }
+        if let Some(client) = client.filter(|client| client.machine) {
             return self
-                .client_credentials(server, client, scope, resource)
+                .client_credentials(server, client, scope, resource, key)
                 .await;
         }
         let listener = self.listener(previous.as_ref()).await?;
@@ -111,30 +127,34 @@ impl Poster {
             ("code_verifier", pending.verifier),
             ("resource", resource.clone()),
         ];
-        let mut tokens = self.granted(server, client, scope, form).await?;
+        let mut tokens = self.granted(server, client, scope, form, key).await?;
         tokens.resource = Some(resource);
         tokens.redirect = Some(redirect);
         Ok(tokens)
     }
 
-    /// The token request `form` asks for, as the tokens the flow ends with.
+    /// The token request `form` asks for, as the tokens the flow ends with; bound to `key`
+    /// where there is one and the authorization server binds it.
     async fn granted(
         &self,
         server: Server,
         client: OAuthClient,
         scope: Option<String>,
         form: Vec<(&str, String)>,
+        key: Option<DpopKey>,
     ) -> Result<Tokens, String> {
-        let (access, refresh) = self.token(&server, &client, form).await?;
+        let granted = self.token(&server, &client, form, key.as_ref()).await?;
+        let dpop = key.filter(|_| granted.bound);
         self.step(AuthStep::Done).await;
         Ok(Tokens {
-            access,
-            refresh,
+            access: granted.access,
+            refresh: granted.refresh,
             server,
             client,
             scope,
             redirect: None,
             resource: None,
+            dpop,
         })
     }
 
@@ -145,6 +165,7 @@ impl Poster {
         client: OAuthClient,
         scope: Option<String>,
         resource: String,
+        key: Option<DpopKey>,
     ) -> Result<Tokens, String> {
         self.step(AuthStep::MachineClient {
             client_id: client.id.clone(),
@@ -157,7 +178,7 @@ impl Poster {
         if let Some(scope) = &scope {
             form.push(("scope", scope.clone()));
         }
-        let mut tokens = self.granted(server, client, scope, form).await?;
+        let mut tokens = self.granted(server, client, scope, form, key).await?;
         tokens.resource = Some(resource);
         Ok(tokens)
     }
@@ -183,12 +204,16 @@ impl Poster {
         if let Some(scope) = &tokens.scope {
             form.push(("scope", scope.clone()));
         }
-        let (access, renewed) = self.token(&tokens.server, &tokens.client, form).await?;
+        // A bound token's refresh is proven with the same key (RFC 9449 §5).
+        let granted = self
+            .token(&tokens.server, &tokens.client, form, tokens.dpop.as_ref())
+            .await?;
         self.step(AuthStep::Refreshed).await;
         Ok(Tokens {
-            access,
+            access: granted.access,
             // A server that does not rotate refresh tokens keeps the old one valid.
-            refresh: renewed.or(Some(refresh)),
+            refresh: granted.refresh.or(Some(refresh)),
+            dpop: tokens.dpop.clone().filter(|_| granted.bound),
             ..tokens.clone()
         })
     }
@@ -284,6 +309,7 @@ impl Poster {
                     .get("client_id_metadata_document_supported")
                     .and_then(Value::as_bool)
                     == Some(true),
+                dpop_offered: crate::mcp::dpop::offered(&metadata),
             });
         }
         let (authorization_endpoint, token_endpoint, registration_endpoint) =
@@ -298,6 +324,7 @@ impl Poster {
             auth_methods: vec!["none".to_owned()],
             signing_algs: Vec::new(),
             client_documents: false,
+            dpop_offered: false,
         })
     }
 
@@ -364,46 +391,66 @@ impl Poster {
         }
     }
 
-    /// The token request, with the client authenticated as the server supports.
+    /// The token request, with the client authenticated as the server supports; with a DPoP
+    /// proof of `key` where there is one, sent once more with the nonce the server asks for.
     async fn token(
         &self,
         server: &Server,
         client: &OAuthClient,
-        mut form: Vec<(&str, String)>,
-    ) -> Result<(String, Option<String>), String> {
-        let request = self
-            .client
-            .post(server.token_endpoint.clone())
-            .header(ACCEPT, "application/json")
-            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-        let request = self
-            .authenticated(server, client, request, &mut form)
-            .await?;
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let (status, answer) = self.send(request.body(body)).await?;
-        let token = answer
-            .as_ref()
-            .and_then(|answer| answer.get("access_token"))
-            .and_then(Value::as_str)
-            .filter(|_| status.is_success());
-        if let Some(token) = token {
-            let refresh = answer
-                .as_ref()
-                .and_then(|answer| answer.get("refresh_token"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            return Ok((token.to_owned(), refresh));
+        form: Vec<(&str, String)>,
+        key: Option<&DpopKey>,
+    ) -> Result<Granted, String> {
+        let mut nonce_asked = false;
+        loop {
+            let mut form = form.clone();
+            let mut request = self
+                .client
+                .post(server.token_endpoint.clone())
+                .header(ACCEPT, "application/json")
+                .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+            if let Some(key) = key {
+                request = request.header("DPoP", self.token_proof(key, &server.token_endpoint)?);
+            }
+            let request = self
+                .authenticated(server, client, request, &mut form)
+                .await?;
+            let body = url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(form)
+                .finish();
+            let (status, headers, answer) = self.send_reading(request.body(body)).await?;
+            let said = |name: &str| {
+                answer
+                    .as_ref()
+                    .and_then(|answer| answer.get(name))
+                    .and_then(Value::as_str)
+            };
+            let fresh_nonce = key.is_some() && self.keep_authorization_nonce(&headers);
+            if let Some(token) = said("access_token").filter(|_| status.is_success()) {
+                let bound = key.is_some()
+                    && said("token_type")
+                        .is_some_and(|kind| kind.eq_ignore_ascii_case(crate::mcp::dpop::SCHEME));
+                if key.is_some() && !bound {
+                    self.step(AuthStep::DpopNotBound).await;
+                }
+                return Ok(Granted {
+                    access: token.to_owned(),
+                    refresh: said("refresh_token").map(str::to_owned),
+                    bound,
+                });
+            }
+            let error = said("error").unwrap_or("no access_token");
+            if error == crate::mcp::dpop::USE_NONCE && fresh_nonce && !nonce_asked {
+                nonce_asked = true;
+                self.step(AuthStep::DpopNonce {
+                    server: "authorization server".into(),
+                })
+                .await;
+                continue;
+            }
+            return Err(format!(
+                "authorization: the token request failed (HTTP {status}: {error})"
+            ));
         }
-        let error = answer
-            .as_ref()
-            .and_then(|answer| answer.get("error"))
-            .and_then(Value::as_str)
-            .unwrap_or("no access_token");
-        Err(format!(
-            "authorization: the token request failed (HTTP {status}: {error})"
-        ))
     }
 
     /// A GET whose 200 is JSON; `None` otherwise.
@@ -423,6 +470,22 @@ impl Poster {
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<(reqwest::StatusCode, Option<Value>), String> {
+        let (status, _, answer) = self.send_reading(request).await?;
+        Ok((status, answer))
+    }
+
+    /// As [`Poster::send`], with the response's headers.
+    async fn send_reading(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<
+        (
+            reqwest::StatusCode,
+            reqwest::header::HeaderMap,
+            Option<Value>,
+        ),
+        String,
+    > {
         let request = request.build().map_err(|error| words(&error))?;
         let mut record = Record::new(&request, None);
         let response = match self.client.execute(request).await {
@@ -435,14 +498,23 @@ impl Poster {
         };
         record.response(&response);
         let status = response.status();
+        let headers = response.headers().clone();
         let (body, _) = super::status::read_body(response, MAX_ANSWER).await;
         let answer: Option<Value> = serde_json::from_slice(&body).ok();
         let error = (!status.is_success()).then(|| format!("HTTP {status}"));
         // Shown in Detail and kept in transcripts: masked now, so no token is ever kept.
         record.details.body = answer.as_ref().map(crate::mcp::http::masked_json);
         self.emit_http(&mut record, error).await;
-        Ok((status, answer))
+        Ok((status, headers, answer))
     }
+}
+
+/// What a token request gave.
+struct Granted {
+    access: String,
+    refresh: Option<String>,
+    /// The token is bound to the proof's key (`token_type` DPoP).
+    bound: bool,
 }
 
 /// The `WWW-Authenticate` values of a response.

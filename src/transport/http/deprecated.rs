@@ -35,7 +35,7 @@ impl Poster {
         let request = self
             .client
             .get(self.url.clone())
-            .headers(self.headers())
+            .headers(self.headers("GET", &self.url))
             .header(ACCEPT, "text/event-stream")
             .build();
         let Ok(request) = request else {
@@ -168,10 +168,11 @@ impl Poster {
         line: &crate::mcp::SharedText,
         endpoint: reqwest::Url,
     ) {
+        let headers = self.headers("POST", &endpoint);
         let request = self
             .client
             .post(endpoint)
-            .headers(self.headers())
+            .headers(headers)
             .header(CONTENT_TYPE, "application/json")
             .body(line.to_string())
             .build();

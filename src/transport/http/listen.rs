@@ -21,7 +21,7 @@ impl Poster {
         let mut request = self
             .client
             .get(self.url.clone())
-            .headers(self.headers())
+            .headers(self.headers("GET", &self.url))
             .header(ACCEPT, "text/event-stream");
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);

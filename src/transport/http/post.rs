@@ -12,6 +12,7 @@ use crate::mcp::framing::{InvalidLine, Line, decode};
 use crate::mcp::headers::encode_value;
 use crate::mcp::jsonrpc::Frame;
 use crate::mcp::jsonrpc::{Message, Reply};
+use crate::mcp::oauth::{self, AuthStep};
 use crate::mcp::shared_trimmed;
 
 impl Poster {
@@ -43,6 +44,17 @@ impl Poster {
         record.response(&response);
         let status = response.status();
         let challenges = authorize::challenges(response.headers());
+        if self.wants_resource_nonce(&response, &challenges, authorizations) {
+            // RFC 9449 §9: the same request, its proof with the nonce the server gave.
+            let said = describe_status(status, response.headers(), "");
+            drop(response);
+            self.emit_http(&mut record, Some(said)).await;
+            self.step(AuthStep::DpopNonce {
+                server: "MCP server".into(),
+            })
+            .await;
+            return Box::pin(self.post_as(line, authorizations - 1)).await;
+        }
         if let Some(again) = self.wants_authorization(status, &challenges, authorizations) {
             let said = describe_status(status, response.headers(), "");
             drop(response);
@@ -137,7 +149,7 @@ impl Poster {
         let mut request = self
             .client
             .post(self.url.clone())
-            .headers(self.headers())
+            .headers(self.headers("POST", &self.url))
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
         if let Some(version) = &outgoing.modern_version {
@@ -171,6 +183,33 @@ impl Poster {
             request = request.headers(replaced);
         }
         request.body(line.to_string())
+    }
+}
+
+impl Poster {
+    /// Whether the response is a 401 asking for a DPoP nonce (RFC 9449 §9) for the bound
+    /// token in hand, with a nonce not tried yet (kept, as any response's is).
+    fn wants_resource_nonce(
+        &self,
+        response: &reqwest::Response,
+        challenges: &[String],
+        authorizations: u8,
+    ) -> bool {
+        let new_nonce = self.keep_resource_nonce(response.headers());
+        let asked = challenges
+            .iter()
+            .flat_map(|value| oauth::parse_challenges(value))
+            .any(|challenge| {
+                challenge
+                    .scheme
+                    .eq_ignore_ascii_case(crate::mcp::dpop::SCHEME)
+                    && challenge.error() == Some(crate::mcp::dpop::USE_NONCE)
+            });
+        response.status() == reqwest::StatusCode::UNAUTHORIZED
+            && new_nonce
+            && asked
+            && authorizations > 0
+            && self.bound()
     }
 }
 

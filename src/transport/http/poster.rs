@@ -4,16 +4,19 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
 use super::order;
 use super::posted::Posted;
-use super::tokens::{OAuthClient, Tokens};
+use super::tokens::{DpopChoice, Grant, OAuthClient, Tokens};
 use crate::mcp::headers::HeaderParam;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::oauth::{AuthFact, AuthProblem, AuthStep};
 use crate::transport::{TransportEvent, now};
+
+/// The header a DPoP proof goes in (RFC 9449 §4.1).
+const DPOP: HeaderName = HeaderName::from_static("dpop");
 
 /// What the session carries from one POST to the next.
 #[derive(Debug, Default)]
@@ -31,6 +34,13 @@ pub(super) struct SessionState {
 }
 
 pub(super) type Shared = Arc<Mutex<SessionState>>;
+
+/// The nonces to put in DPoP proofs: the MCP server's and its authorization server's.
+#[derive(Debug, Default)]
+pub(super) struct DpopNonces {
+    pub(super) resource: Option<String>,
+    pub(super) authorization: Option<String>,
+}
 
 /// Everything a POST task needs.
 #[derive(Clone)]
@@ -53,6 +63,10 @@ pub(super) struct Poster {
     pub(super) oauth_client: Option<OAuthClient>,
     pub(super) token_cache: Option<std::path::PathBuf>,
     pub(super) client_metadata_url: Option<String>,
+    pub(super) grant: Option<Grant>,
+    pub(super) dpop: DpopChoice,
+    /// The nonces the servers last gave for DPoP proofs (RFC 9449 §8, §9).
+    pub(super) dpop_nonces: Arc<Mutex<DpopNonces>>,
     /// This POST's turn: told once the server has accepted it, so that what follows may go.
     pub(super) accepted: order::Accepted,
 }
@@ -63,17 +77,76 @@ impl Poster {
         self.post_as(line, 2).await;
     }
 
-    /// The headers of every request: the user's, and the OAuth token once there is one (a
-    /// user's own `Authorization` wins).
-    pub(super) fn headers(&self) -> HeaderMap {
+    /// The headers of a `method` request to `url`: the user's, and the OAuth token once there
+    /// is one (a user's own `Authorization` wins); a DPoP-bound token with a fresh proof of
+    /// its key for this request.
+    pub(super) fn headers(&self, method: &str, url: &reqwest::Url) -> HeaderMap {
         let mut headers = self.headers.clone();
-        if let Some(token) = self.access_token()
-            && !headers.contains_key(AUTHORIZATION)
-            && let Ok(value) = HeaderValue::try_from(format!("Bearer {token}"))
-        {
+        if headers.contains_key(AUTHORIZATION) {
+            return headers;
+        }
+        let tokens = self
+            .token
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(tokens) = tokens else {
+            return headers;
+        };
+        let scheme = match &tokens.dpop {
+            Some(key) => {
+                let nonce = self.resource_nonce();
+                let proof = super::authorize::proof(
+                    key,
+                    method,
+                    url,
+                    Some(&tokens.access),
+                    nonce.as_deref(),
+                );
+                if let Some(proof) = proof.and_then(|proof| HeaderValue::try_from(proof).ok()) {
+                    headers.insert(DPOP, proof);
+                }
+                crate::mcp::dpop::SCHEME
+            }
+            None => "Bearer",
+        };
+        if let Ok(value) = HeaderValue::try_from(format!("{scheme} {}", tokens.access)) {
             headers.insert(AUTHORIZATION, value);
         }
         headers
+    }
+
+    /// The nonce the MCP server last gave for DPoP proofs.
+    fn resource_nonce(&self) -> Option<String> {
+        let nonces = self
+            .dpop_nonces
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        nonces.resource.clone()
+    }
+
+    /// Keeps the nonce a response of the MCP server gives (RFC 9449 §9: any response may);
+    /// whether it is a new one.
+    pub(super) fn keep_resource_nonce(&self, headers: &HeaderMap) -> bool {
+        let Some(nonce) = headers
+            .get(crate::mcp::dpop::NONCE_HEADER)
+            .and_then(|value| value.to_str().ok())
+        else {
+            return false;
+        };
+        let mut nonces = self
+            .dpop_nonces
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let new = nonces.resource.as_deref() != Some(nonce);
+        nonces.resource = Some(nonce.to_owned());
+        new
+    }
+
+    /// Whether the token in hand is DPoP-bound.
+    pub(super) fn bound(&self) -> bool {
+        let tokens = self.token.lock().unwrap_or_else(PoisonError::into_inner);
+        tokens.as_ref().is_some_and(|tokens| tokens.dpop.is_some())
     }
 
     pub(super) fn access_token(&self) -> Option<String> {

@@ -69,7 +69,7 @@ impl Poster {
         let request = self
             .client
             .delete(self.url.clone())
-            .headers(self.headers())
+            .headers(self.headers("DELETE", &self.url))
             .header("Mcp-Session-Id", id)
             .timeout(DELETE_TIMEOUT)
             .build();

@@ -74,6 +74,9 @@ pub fn connect(target: &HttpTarget, max_frame_bytes: usize) -> Result<Transport,
         oauth_client: target.client.clone(),
         token_cache: target.token_cache.clone(),
         client_metadata_url: target.client_metadata_url.clone(),
+        grant: target.grant.clone(),
+        dpop: target.dpop.clone(),
+        dpop_nonces: Arc::default(),
         accepted: order::Accepted::default(),
     };
     tokio::spawn(dispatch(poster, lines, stopped));
