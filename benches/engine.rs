@@ -2,7 +2,8 @@
 //! ingestion path of every frame), the same path for two large replies (one 50 MB text, a
 //! million empty blocks), server-sent events parsed per second, and one whole `sightline call`
 //! against the demo server, over stdio and over HTTP; and what the model sees of the large
-//! replies, per host profile; and frames written to a transcript (`--record`).
+//! replies, per host profile; frames written to a transcript (`--record`); and the DPoP proof
+//! each request to a server with bound tokens carries.
 //! Run: `cargo bench --bench engine`.
 
 use std::fmt::Write as _;
@@ -321,8 +322,35 @@ fn audit(c: &mut Criterion) {
     group.finish();
 }
 
+/// What a DPoP-bound token adds to each HTTP request: one proof signed (ES256), its JWK and
+/// the token's hash included (RFC 9449 §4.2, §7.1).
+fn dpop_proof(c: &mut Criterion) {
+    use sightline::mcp::dpop::{DpopKey, ProofRequest};
+    let rng = ring::rand::SystemRandom::new();
+    let key = DpopKey::generate(&rng).expect("a key");
+    let url = url::Url::parse("https://mcp.example.com/mcp").expect("url");
+    let token = "x".repeat(800);
+    let mut group = c.benchmark_group("dpop");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("proof_per_request", |b| {
+        b.iter(|| {
+            let request = ProofRequest {
+                method: "POST",
+                url: &url,
+                access_token: Some(&token),
+                nonce: Some("nonce"),
+                now: 1_700_000_000,
+                jti: "jti",
+            };
+            black_box(key.proof(&request, &rng).expect("signed"));
+        });
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    dpop_proof,
     ingestion,
     model_view,
     record,
