@@ -1,8 +1,9 @@
 //! Skills over MCP (SEP-2640), pure: a `skills/list` entry read, a file checked against its
-//! entry (size, then digest), a SKILL.md's frontmatter compared with the entry's, and what a
-//! verification of a server's skills comes to.
+//! entry (size, then digest), a SKILL.md's frontmatter compared with the entry's, a skill loaded
+//! file by file as a host loads it, and what a verification of a server's skills comes to.
 
 pub mod frontmatter;
+mod load;
 #[cfg(test)]
 mod tests;
 
@@ -10,6 +11,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+pub use load::{Load, content_bytes, refused};
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
