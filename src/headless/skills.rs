@@ -187,17 +187,7 @@ fn skill_lines(skill: &Skill) -> Vec<String> {
         sanitize::text(&skill.name),
         sanitize::text(skill.description.as_deref().unwrap_or("(no description)"))
     )];
-    let files = match &skill.files {
-        None => "files: dynamic (known once SKILL.md is read; no digests)".to_owned(),
-        Some(files) => {
-            let digested = files.iter().filter(|file| file.digest.is_some()).count();
-            let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
-            format!(
-                "{}, {bytes} bytes, {digested} with a digest",
-                crate::audit::report::plural(files.len(), "file")
-            )
-        }
-    };
+    let files = skill.files_words();
     lines.push(format!("    {}  {files}", sanitize::text(&skill.uri)));
     lines
 }

@@ -104,6 +104,23 @@ impl Skill {
             .filter(move |file| file.uri != self.uri)
     }
 
+    /// Its files in a few words: how many, their bytes and digests, or that the listing is
+    /// dynamic.
+    pub fn files_words(&self) -> String {
+        match &self.files {
+            None => "files: dynamic (known once SKILL.md is read; no digests)".to_owned(),
+            Some(files) => {
+                let digested = files.iter().filter(|file| file.digest.is_some()).count();
+                let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
+                let plural = if files.len() == 1 { "" } else { "s" };
+                format!(
+                    "{} file{plural}, {bytes} bytes, {digested} with a digest",
+                    files.len()
+                )
+            }
+        }
+    }
+
     /// Whether every listed file carries a digest (a dynamic listing carries none).
     pub fn fully_digested(&self) -> bool {
         self.files
