@@ -44,12 +44,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The TUI's pure core. It may name `transcript` because that is the pure format: `E` and
     // `L` build a transcript's text as an effect's payload, which the runtime writes. Reading
     // or writing a file (`recording`) stays out, and so does `input` (below).
-    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript", "model_api", "suite"]),
+    ("app", &["mcp", "classify", "schema", "model_view", "analysis", "audit", "present", "sanitize", "time", "transcript", "model_api", "suite", "skills"]),
     ("input", &["app"]),
     // Settings, themes and key bindings, read from the user's files.
     ("config", &["model_view", "app"]),
     ("theme", &["config"]),
-    ("ui", &["app", "input", "theme", "mcp", "classify", "model_view", "audit", "present", "sanitize", "model_api"]),
+    ("ui", &["app", "input", "theme", "mcp", "classify", "model_view", "audit", "present", "sanitize", "model_api", "skills"]),
     // The I/O edge.
     ("stream", &["mcp"]),
     ("transport", &["mcp"]),

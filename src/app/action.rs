@@ -258,6 +258,8 @@ group! {
         Tools = "show_tools", "left column: the tools";
         Resources = "show_resources", "left column: the resources and templates";
         Prompts = "show_prompts", "left column: the prompts";
+        /// SEP-2640's skills, listed without reading a file; Enter loads one.
+        Skills = "show_skills", "left column: the skills";
         /// The server's name, era, transport, instructions and capabilities.
         ServerInfo = "show_server_info", "the server: era, transport, instructions, capabilities";
         /// Open the next resource the current call's result links to or embeds.

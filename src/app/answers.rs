@@ -34,5 +34,6 @@ pub fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect> {
             Vec::new()
         }
         Asker::Completion => super::completion::finished(state, exchange),
+        Asker::SkillFile { generation } => super::skills::file_read(state, generation, exchange),
     }
 }

@@ -1,11 +1,13 @@
 //! The catalog's transitions underneath the shelves: the server's capabilities, the listings of
-//! resources, templates and prompts (every page, again after `list_changed`), resource updates
-//! heard, moving in a shelf, sending a read, and what Detail shows of a read or a prompt.
+//! resources, templates, prompts and skills (every page, again after `list_changed`), resource
+//! updates heard, moving in a shelf, sending a read, and what Detail shows of a read or a prompt.
 
 use serde_json::{Value, json};
 
 use super::action::Effect;
-use super::catalog_state::{CatalogView, ListKind, Listing, PromptsShelf, ResourcesShelf, Shelf};
+use super::catalog_state::{
+    CatalogView, ListKind, Listing, PromptsShelf, ResourcesShelf, Shelf, SkillsShelf,
+};
 use super::requests::{Asker, send};
 use super::state::{AppState, Focus, Link};
 use super::status::inform;
@@ -17,6 +19,7 @@ use crate::mcp::jsonrpc::{Frame, Message, Reply};
 use crate::mcp::session::Exchange;
 use crate::present::resources::Content;
 use crate::sanitize;
+use crate::skills::{self, Skill};
 
 /// Pages of one listing followed at most: a server that never stops paging is stopped.
 const MAX_PAGES: usize = 100;
@@ -42,6 +45,15 @@ pub(super) fn declares(state: &AppState, path: &str) -> bool {
         .is_some_and(|declared| !matches!(declared, Value::Bool(false) | Value::Null))
 }
 
+/// Whether the server declares SEP-2640's skills extension in `capabilities.extensions`.
+fn declares_skills(state: &AppState) -> bool {
+    // A JSON pointer's `/` inside a key is `~1`.
+    declares(
+        state,
+        &format!("extensions/{}", skills::EXTENSION.replace('/', "~1")),
+    )
+}
+
 pub(super) fn era(state: &AppState) -> Option<Era> {
     match &state.link {
         Link::Connected(connection) => Some(connection.era),
@@ -53,6 +65,10 @@ pub(super) fn era(state: &AppState) -> Option<Era> {
 pub(super) fn connected(state: &mut AppState) -> Vec<Effect> {
     state.catalog.resources = ResourcesShelf::default();
     state.catalog.prompts = PromptsShelf::default();
+    state.catalog.skills = SkillsShelf {
+        declared: declares_skills(state),
+        ..SkillsShelf::default()
+    };
     state.catalog.view = None;
     if !declares(state, "resources") {
         let why = "the server declares no resources capability".to_owned();
@@ -61,6 +77,14 @@ pub(super) fn connected(state: &mut AppState) -> Vec<Effect> {
     if !declares(state, "prompts") {
         let why = "the server declares no prompts capability".to_owned();
         state.catalog.prompts.prompts.problem = Some(why);
+    }
+    if !state.catalog.skills.declared {
+        let why = format!(
+            "the server declares no `{}` extension (SEP-2640), so skills/list was not \
+             sent (`:` sends any request)",
+            skills::EXTENSION
+        );
+        state.catalog.skills.skills.problem = Some(why);
     }
     Vec::new()
 }
@@ -83,7 +107,11 @@ pub(super) fn list_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
         Shelf::Prompts if declares(state, "prompts") && !state.catalog.prompts.prompts.asked() => {
             start(state, ListKind::Prompts)
         }
-        Shelf::Tools | Shelf::Resources | Shelf::Prompts => Vec::new(),
+        // The listing only: SEP-2640 forbids reading a skill's files before it is loaded.
+        Shelf::Skills if state.catalog.skills.declared && !state.catalog.skills.skills.asked() => {
+            start(state, ListKind::Skills)
+        }
+        Shelf::Tools | Shelf::Resources | Shelf::Prompts | Shelf::Skills => Vec::new(),
     }
 }
 
@@ -92,6 +120,7 @@ fn listing(state: &mut AppState, kind: ListKind) -> &mut Listing {
         ListKind::Resources => &mut state.catalog.resources.resources,
         ListKind::Templates => &mut state.catalog.resources.templates,
         ListKind::Prompts => &mut state.catalog.prompts.prompts,
+        ListKind::Skills => &mut state.catalog.skills.skills,
     }
 }
 
@@ -130,6 +159,15 @@ pub(super) fn page(
             // A server without templates need not implement the method.
             list.loading = false;
             list.items.clear();
+            return Vec::new();
+        }
+        Some(Reply::Error(error)) if kind == ListKind::Skills && error.code == -32601 => {
+            list.loading = false;
+            list.problem = Some(
+                "the server does not serve skills: skills/list is a method it does not know \
+                 (-32601 method not found)"
+                    .into(),
+            );
             return Vec::new();
         }
         _ => {
@@ -171,7 +209,7 @@ pub(super) fn page(
             list.loading = false;
             list.items = std::mem::take(&mut list.gathering);
             list.problem = None;
-            clamp_selections(state);
+            settled(state, kind);
             Vec::new()
         }
         Some(cursor) if list.cursors.contains(&cursor) => {
@@ -181,13 +219,13 @@ pub(super) fn page(
                 sanitize::text(&cursor)
             );
             stop(list, why);
-            clamp_selections(state);
+            settled(state, kind);
             Vec::new()
         }
         Some(_) if list.pages >= MAX_PAGES => {
             let why = format!("{}: stopped after {MAX_PAGES} pages", kind.method());
             stop(list, why);
-            clamp_selections(state);
+            settled(state, kind);
             Vec::new()
         }
         Some(cursor) => {
@@ -202,7 +240,23 @@ pub(super) fn page(
     }
 }
 
+/// A listing is complete (or stopped): skills' entries are read, the selections kept in range.
+fn settled(state: &mut AppState, kind: ListKind) {
+    if kind == ListKind::Skills {
+        let shelf = &mut state.catalog.skills;
+        shelf.entries = shelf
+            .skills
+            .items
+            .iter()
+            .map(|item| Skill::from_entry(&item.value()))
+            .collect();
+    }
+    clamp_selections(state);
+}
+
 fn clamp_selections(state: &mut AppState) {
+    let skills = &mut state.catalog.skills;
+    skills.selected = skills.selected.min(skills.entries.len().saturating_sub(1));
     let resources = &mut state.catalog.resources;
     resources.selected = resources.selected.min(resources.len().saturating_sub(1));
     let prompts = &mut state.catalog.prompts;
@@ -269,6 +323,10 @@ pub(super) fn move_selection(state: &mut AppState, by: usize, up: bool) -> bool 
             Shelf::Prompts => {
                 let prompts = &mut state.catalog.prompts;
                 prompts.selected = step(prompts.selected, prompts.prompts.items.len());
+            }
+            Shelf::Skills => {
+                let skills = &mut state.catalog.skills;
+                skills.selected = step(skills.selected, skills.entries.len());
             }
         },
         Focus::Detail if state.catalog.shown_view(state.log.selected).is_some() => {

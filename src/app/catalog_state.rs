@@ -1,6 +1,7 @@
-//! The catalog's plain data: the shelves of the left column (Tools · Resources · Prompts), the
-//! listings of resources, templates and prompts, what Detail shows of a read or a prompt, the
-//! form a template or prompt puts in the editor, and its completion state. No transitions.
+//! The catalog's plain data: the shelves of the left column (Tools · Resources · Prompts ·
+//! Skills), the listings of resources, templates, prompts and skills, the skill being loaded,
+//! what Detail shows of a read, a prompt or a skill, the form a template or prompt puts in the
+//! editor, and its completion state. No transitions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,6 +9,7 @@ use crate::mcp::Timestamp;
 use crate::mcp::json::Json;
 use crate::present::resources::Content;
 use crate::sanitize;
+use crate::skills::{Load, Skill, Verdict};
 
 /// What the left column shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -16,14 +18,17 @@ pub enum Shelf {
     Tools,
     Resources,
     Prompts,
+    /// SEP-2640's skills, when the server declares the extension.
+    Skills,
 }
 
-/// The three listings the catalog keeps.
+/// The listings the catalog keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
     Resources,
     Templates,
     Prompts,
+    Skills,
 }
 
 impl ListKind {
@@ -32,6 +37,7 @@ impl ListKind {
             ListKind::Resources => "resources/list",
             ListKind::Templates => "resources/templates/list",
             ListKind::Prompts => "prompts/list",
+            ListKind::Skills => "skills/list",
         }
     }
 
@@ -41,6 +47,7 @@ impl ListKind {
             ListKind::Resources => "resources",
             ListKind::Templates => "resourceTemplates",
             ListKind::Prompts => "prompts",
+            ListKind::Skills => "skills",
         }
     }
 }
@@ -127,6 +134,39 @@ impl PromptsShelf {
     }
 }
 
+/// The Skills shelf: the listing (no file of a skill is read until it is loaded), each entry
+/// as read, and the skill being loaded or last loaded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkillsShelf {
+    pub skills: Listing,
+    /// The listing's entries, read when it is complete: a skill, or why the entry is unusable.
+    pub entries: Vec<Result<Skill, String>>,
+    pub selected: usize,
+    pub offset: usize,
+    /// Whether the server declares the `io.modelcontextprotocol/skills` extension.
+    pub declared: bool,
+    pub load: Option<SkillLoad>,
+    /// What each skill loaded on this connection came to, by its SKILL.md URI.
+    pub verdicts: BTreeMap<String, Verdict>,
+}
+
+impl SkillsShelf {
+    pub fn selected_entry(&self) -> Option<&Result<Skill, String>> {
+        self.entries.get(self.selected)
+    }
+}
+
+/// A skill being loaded (Enter on the shelf), one read at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillLoad {
+    pub load: Load,
+    /// Which load the reads' answers belong to: Enter on another skill starts a new one, and
+    /// an answer to the old one is dropped.
+    pub generation: u64,
+    /// Each file's text as read (lossy UTF-8), SKILL.md first.
+    pub texts: Vec<(String, String)>,
+}
+
 /// What Detail shows of the last read or prompt, ready to draw.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CatalogView {
@@ -144,6 +184,7 @@ pub struct CatalogState {
     pub shelf: Shelf,
     pub resources: ResourcesShelf,
     pub prompts: PromptsShelf,
+    pub skills: SkillsShelf,
     pub view: Option<CatalogView>,
     /// The template or prompt whose form the editor holds.
     pub form: Option<Form>,
@@ -165,7 +206,10 @@ impl CatalogState {
     /// What the Tools shelf's title adds: the other shelves by the letter of their key, with
     /// their counts once listed (nothing while neither was listed).
     pub fn others_note(&self) -> String {
-        if !self.resources.resources.asked() && !self.prompts.prompts.asked() {
+        if !self.resources.resources.asked()
+            && !self.prompts.prompts.asked()
+            && !self.skills.skills.asked()
+        {
             return String::new();
         }
         let title = self.title(0);
@@ -200,12 +244,28 @@ impl CatalogState {
         } else {
             "?".to_owned()
         };
+        let skills = if self.skills.skills.asked() {
+            self.skills.entries.len().to_string()
+        } else {
+            "?".to_owned()
+        };
+        // Skills are an extension: named only for a server that declares it.
+        let w = if self.skills.declared {
+            format!(" · W {skills}")
+        } else {
+            String::new()
+        };
         match self.shelf {
-            Shelf::Tools => format!("Tools ({tools}) · R {resources_count} · P {prompts}"),
+            Shelf::Tools => format!("Tools ({tools}) · R {resources_count} · P {prompts}{w}"),
             Shelf::Resources => {
-                format!("Resources ({resources_count}) · T {tools} · P {prompts}")
+                format!("Resources ({resources_count}) · T {tools} · P {prompts}{w}")
             }
-            Shelf::Prompts => format!("Prompts ({prompts}) · T {tools} · R {resources_count}"),
+            Shelf::Prompts => {
+                format!("Prompts ({prompts}) · T {tools} · R {resources_count}{w}")
+            }
+            Shelf::Skills => {
+                format!("Skills ({skills}) · T {tools} · R {resources_count} · P {prompts}")
+            }
         }
     }
 }

@@ -215,7 +215,8 @@ pub fn finished(state: &mut AppState, asker: &Asker, exchange: &Exchange) {
         | Asker::Read { .. }
         | Asker::Prompt { .. }
         | Asker::Subscription { .. }
-        | Asker::Completion => return,
+        | Asker::Completion
+        | Asker::SkillFile { .. } => return,
     };
     let said = sanitize::text(&said).into_owned();
     if success {

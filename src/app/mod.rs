@@ -38,6 +38,7 @@ mod resources;
 pub mod server_info;
 mod session_events;
 mod shelves;
+mod skills;
 pub mod state;
 mod status;
 mod stderr_text;

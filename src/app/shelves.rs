@@ -1,6 +1,6 @@
-//! The shelves of the left column as the user drives them: showing one (`T` `R` `P`), and what
-//! a shelf or a form changes of the common keys: Enter on a resource or prompt, `Ctrl-S` with a
-//! form in the editor, moving in a shelf or Detail's view.
+//! The shelves of the left column as the user drives them: showing one (`T` `R` `P` `W`), and
+//! what a shelf or a form changes of the common keys: Enter on a resource, prompt or skill,
+//! `Ctrl-S` with a form in the editor, moving in a shelf or Detail's view.
 
 use super::action::{Command, Edit, Effect, Move, ToServer};
 use super::catalog::{declares, move_selection};
@@ -22,8 +22,8 @@ pub(super) fn show_shelf(state: &mut AppState, shelf: Shelf) -> Vec<Effect> {
     super::catalog::list_shelf(state, shelf)
 }
 
-/// The commands whose meaning a catalog shelf or form changes: Enter on a resource or
-/// prompt, Ctrl-S with a form in the editor, moving in a shelf or in Detail's view, Tab in a
+/// The commands whose meaning a catalog shelf or form changes: Enter on a resource, prompt
+/// or skill, Ctrl-S with a form in the editor, moving in a shelf or in Detail's view, Tab in a
 /// form (it asks for completions of the value it lands on). `None`: not the catalog's.
 pub(super) fn intercept(state: &mut AppState, command: Command) -> Option<Vec<Effect>> {
     let on_shelf =
@@ -33,6 +33,7 @@ pub(super) fn intercept(state: &mut AppState, command: Command) -> Option<Vec<Ef
             Some(match state.catalog.shelf {
                 Shelf::Resources => super::resources::open(state),
                 Shelf::Prompts => super::prompts::open(state),
+                Shelf::Skills => super::skills::open(state),
                 Shelf::Tools => Vec::new(),
             })
         }

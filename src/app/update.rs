@@ -358,6 +358,7 @@ fn on_shelf(state: &mut AppState, shelf: Shelves) -> Vec<Effect> {
         Shelves::Tools => show_shelf(state, Shelf::Tools),
         Shelves::Resources => show_shelf(state, Shelf::Resources),
         Shelves::Prompts => show_shelf(state, Shelf::Prompts),
+        Shelves::Skills => show_shelf(state, Shelf::Skills),
         Shelves::ServerInfo => {
             super::server_info::open(state);
             Vec::new()

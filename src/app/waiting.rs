@@ -28,6 +28,9 @@ pub enum Asker {
     Subscription { uri: String, subscribe: bool },
     /// `completion/complete` for the form in the editor.
     Completion,
+    /// `resources/read` of the next file of the skill being loaded (`generation` tells a load
+    /// from the one after it).
+    SkillFile { generation: u64 },
 }
 
 /// Requests sent and not yet answered, oldest first.

@@ -3,9 +3,6 @@
 //! and its frontmatter against the entry's, then each other file, read and checked; a skill that
 //! fails is read no further).
 
-use std::fmt::Write as _;
-
-use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -16,7 +13,7 @@ use crate::cli::{RecordArgs, SkillsArgs};
 use crate::mcp::jsonrpc::Reply;
 use crate::runner::{Connection, SessionRunner, Stage};
 use crate::sanitize;
-use crate::skills::{self, Checked, FileState, Skill, Verdict};
+use crate::skills::{self, Checked, Skill, Verdict};
 
 /// Exit codes of `skills --verify` beyond the common ones.
 pub mod verify_exit {
@@ -159,55 +156,15 @@ fn declared(connection: Option<&Connection>) -> bool {
         .is_some_and(|extensions| extensions.get(skills::EXTENSION).is_some())
 }
 
-/// Loads one skill as a host does: SKILL.md, checked; then, only if it holds, the other listed
-/// files in order, each checked, stopping at the first that fails.
+/// Loads one skill as a host does ([`skills::Load`]): SKILL.md, checked; then, only if it
+/// holds, the other listed files in order, each checked, stopping at the first that fails.
 async fn load(client: &mut SessionRunner, skill: &Skill) -> Checked {
-    let mut files = Vec::new();
-    let manifest = read(client, &skill.uri).await;
-    let state = match manifest {
-        Err(why) => FileState::Unread { why },
-        Ok(bytes) => {
-            let listed = skill.manifest().cloned().unwrap_or(skills::File {
-                uri: skill.uri.clone(),
-                digest: None,
-                size: None,
-            });
-            let text = String::from_utf8_lossy(&bytes);
-            let mismatch = skills::check_file(&listed, &bytes)
-                .or_else(|| skills::check_frontmatter(skill, &text));
-            match mismatch {
-                Some(mismatch) => FileState::Rejected { mismatch },
-                None => FileState::Verified {
-                    bytes: bytes.len() as u64,
-                    digested: listed.digest.is_some(),
-                },
-            }
-        }
-    };
-    let mut going = matches!(state, FileState::Verified { .. });
-    files.push((skill.uri.clone(), state));
-    for file in skill.supporting() {
-        if !going {
-            files.push((file.uri.clone(), FileState::Skipped));
-            continue;
-        }
-        let state = match read(client, &file.uri).await {
-            Err(why) => FileState::Unread { why },
-            Ok(bytes) => match skills::check_file(file, &bytes) {
-                Some(mismatch) => FileState::Rejected { mismatch },
-                None => FileState::Verified {
-                    bytes: bytes.len() as u64,
-                    digested: file.digest.is_some(),
-                },
-            },
-        };
-        going = matches!(state, FileState::Verified { .. });
-        files.push((file.uri.clone(), state));
+    let mut load = skills::Load::new(skill.clone());
+    while let Some(uri) = load.next().map(str::to_owned) {
+        let answer = read(client, &uri).await;
+        load.read(answer.as_deref().map_err(Clone::clone));
     }
-    Checked {
-        skill: skill.clone(),
-        files,
-    }
+    load.checked()
 }
 
 /// `resources/read` of one file: its first content's bytes (a text's UTF-8, a blob decoded).
@@ -215,32 +172,13 @@ async fn read(client: &mut SessionRunner, uri: &str) -> Result<Vec<u8>, String> 
     let exchange = client
         .request("resources/read", Some(json!({"uri": uri})))
         .await;
-    let result = match exchange.reply() {
-        Some(Reply::Result(result)) => result.value(),
+    match exchange.reply() {
+        Some(Reply::Result(result)) => skills::content_bytes(&result.value()),
         Some(Reply::Error(error)) => {
-            return Err(format!(
-                "resources/read: error {} {}",
-                error.code,
-                sanitize::text(&error.message)
-            ));
+            Err(skills::refused(error.code, &sanitize::text(&error.message)))
         }
-        None => return Err("resources/read: no answer".into()),
-    };
-    let content = result
-        .get("contents")
-        .and_then(Value::as_array)
-        .and_then(|contents| contents.first())
-        .ok_or("resources/read: no content")?;
-    if let Some(text) = content.get("text").and_then(Value::as_str) {
-        return Ok(text.as_bytes().to_vec());
+        None => Err("resources/read: no answer".into()),
     }
-    let blob = content
-        .get("blob")
-        .and_then(Value::as_str)
-        .ok_or("resources/read: a content with neither text nor blob")?;
-    base64::engine::general_purpose::STANDARD
-        .decode(blob)
-        .map_err(|error| format!("resources/read: a blob that is not base64 ({error})"))
 }
 
 fn skill_lines(skill: &Skill) -> Vec<String> {
@@ -249,17 +187,7 @@ fn skill_lines(skill: &Skill) -> Vec<String> {
         sanitize::text(&skill.name),
         sanitize::text(skill.description.as_deref().unwrap_or("(no description)"))
     )];
-    let files = match &skill.files {
-        None => "files: dynamic (known once SKILL.md is read; no digests)".to_owned(),
-        Some(files) => {
-            let digested = files.iter().filter(|file| file.digest.is_some()).count();
-            let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
-            format!(
-                "{}, {bytes} bytes, {digested} with a digest",
-                crate::audit::report::plural(files.len(), "file")
-            )
-        }
-    };
+    let files = skill.files_words();
     lines.push(format!("    {}  {files}", sanitize::text(&skill.uri)));
     lines
 }
@@ -267,22 +195,12 @@ fn skill_lines(skill: &Skill) -> Vec<String> {
 fn checked_lines(checked: &Checked) -> Vec<String> {
     let mut lines = skill_lines(&checked.skill);
     for (uri, state) in &checked.files {
-        let (mark, words) = match state {
-            FileState::Verified {
-                bytes,
-                digested: true,
-            } => ("✓", format!("{bytes} bytes, size and digest match")),
-            FileState::Verified {
-                bytes,
-                digested: false,
-            } => ("✓", format!("{bytes} bytes, no digest listed")),
-            FileState::Rejected { mismatch } => ("✗", format!("rejected: {}", mismatch.words())),
-            FileState::Unread { why } => ("?", format!("not read: {why}")),
-            FileState::Skipped => ("·", "not read: the skill was rejected before it".into()),
-        };
-        let mut line = format!("      {mark} {}", sanitize::text(uri));
-        let _ = write!(line, "  {}", sanitize::text(&words));
-        lines.push(line);
+        lines.push(format!(
+            "      {} {}  {}",
+            state.mark(),
+            sanitize::text(uri),
+            sanitize::text(&state.words())
+        ));
     }
     lines
 }

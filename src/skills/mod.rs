@@ -1,8 +1,9 @@
 //! Skills over MCP (SEP-2640), pure: a `skills/list` entry read, a file checked against its
-//! entry (size, then digest), a SKILL.md's frontmatter compared with the entry's, and what a
-//! verification of a server's skills comes to.
+//! entry (size, then digest), a SKILL.md's frontmatter compared with the entry's, a skill loaded
+//! file by file as a host loads it, and what a verification of a server's skills comes to.
 
 pub mod frontmatter;
+mod load;
 #[cfg(test)]
 mod tests;
 
@@ -10,6 +11,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+pub use load::{Load, content_bytes, refused};
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -99,6 +102,23 @@ impl Skill {
             .iter()
             .flatten()
             .filter(move |file| file.uri != self.uri)
+    }
+
+    /// Its files in a few words: how many, their bytes and digests, or that the listing is
+    /// dynamic.
+    pub fn files_words(&self) -> String {
+        match &self.files {
+            None => "files: dynamic (known once SKILL.md is read; no digests)".to_owned(),
+            Some(files) => {
+                let digested = files.iter().filter(|file| file.digest.is_some()).count();
+                let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
+                let plural = if files.len() == 1 { "" } else { "s" };
+                format!(
+                    "{} file{plural}, {bytes} bytes, {digested} with a digest",
+                    files.len()
+                )
+            }
+        }
     }
 
     /// Whether every listed file carries a digest (a dynamic listing carries none).

@@ -178,3 +178,119 @@ fn the_verdict_is_the_worst_state_and_digests_count_only_when_required() {
     );
     assert_eq!(overall(&[], 0, true), Verdict::Conformant);
 }
+
+#[test]
+fn a_load_reads_skill_md_first_then_each_file_in_order() {
+    let mut load = Load::new(Skill::from_entry(&entry(SKILL_MD)).unwrap());
+    assert_eq!(load.next(), Some("skill://pdf-processing/SKILL.md"));
+    assert_eq!(
+        load.read(Ok(SKILL_MD.as_bytes())),
+        Some(&FileState::Verified {
+            bytes: SKILL_MD.len() as u64,
+            digested: true
+        })
+    );
+    assert_eq!(
+        load.next(),
+        Some("skill://pdf-processing/references/FORMS.md")
+    );
+    load.read(Ok(b"forms"));
+    assert_eq!(load.next(), None);
+    assert!(!load.stopped());
+    assert_eq!(load.read(Ok(b"more")), None, "no read was due");
+    let checked = load.checked();
+    assert_eq!(checked.files.len(), 2);
+    assert_eq!(checked.verdict(true), Verdict::Conformant);
+    assert_eq!(
+        checked
+            .files
+            .iter()
+            .map(|(_, s)| s.mark())
+            .collect::<String>(),
+        "✓✓"
+    );
+}
+
+#[test]
+fn a_load_reads_nothing_after_a_file_that_fails() {
+    let tampered = SKILL_MD.replace("Skill body.", "Evil body!!");
+    let mut load = Load::new(Skill::from_entry(&entry(SKILL_MD)).unwrap());
+    let state = load.read(Ok(tampered.as_bytes())).cloned();
+    assert!(matches!(
+        state,
+        Some(FileState::Rejected {
+            mismatch: Mismatch::Digest { .. }
+        })
+    ));
+    assert!(load.stopped());
+    assert_eq!(load.next(), None, "FORMS.md is never read");
+    assert_eq!(load.rest().len(), 1);
+    let checked = load.checked();
+    assert_eq!(checked.files[1].1, FileState::Skipped);
+    assert_eq!(checked.verdict(false), Verdict::Nonconformant);
+    assert_eq!(
+        checked
+            .files
+            .iter()
+            .map(|(_, s)| s.mark())
+            .collect::<String>(),
+        "✗·"
+    );
+    // A read that failed stops the load too.
+    let mut load = Load::new(Skill::from_entry(&entry(SKILL_MD)).unwrap());
+    load.read(Err(refused(-32002, "gone")));
+    assert_eq!(load.next(), None);
+    assert_eq!(load.checked().verdict(false), Verdict::Incomplete);
+    assert_eq!(
+        load.files()[0].1.words(),
+        "not read: resources/read: error -32002 gone"
+    );
+}
+
+#[test]
+fn a_load_checks_the_frontmatter_of_skill_md_only() {
+    let changed = SKILL_MD.replace("Extract, fill", "Exfiltrate, fill");
+    let entry = json!({
+        "uri": "skill://pdf-processing/SKILL.md",
+        "frontmatter": {"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"},
+        "resources": "dynamic"
+    });
+    let mut load = Load::new(Skill::from_entry(&entry).unwrap());
+    assert_eq!(
+        load.next(),
+        Some("skill://pdf-processing/SKILL.md"),
+        "dynamic: SKILL.md only"
+    );
+    let state = load.read(Ok(changed.as_bytes())).cloned();
+    assert!(
+        matches!(
+            state,
+            Some(FileState::Rejected {
+                mismatch: Mismatch::Frontmatter { .. }
+            })
+        ),
+        "no digest to check, the frontmatter still is: {state:?}"
+    );
+    let mut load = Load::new(Skill::from_entry(&entry).unwrap());
+    let state = load.read(Ok(SKILL_MD.as_bytes())).cloned();
+    assert_eq!(
+        state.as_ref().map(FileState::mark),
+        Some('·'),
+        "no digest: not checked"
+    );
+    assert_eq!(load.next(), None);
+}
+
+#[test]
+fn content_bytes_are_a_texts_utf8_or_a_blob_decoded() {
+    assert_eq!(
+        content_bytes(&json!({"contents": [{"uri": "u", "text": "é"}]})).unwrap(),
+        "é".as_bytes()
+    );
+    assert_eq!(
+        content_bytes(&json!({"contents": [{"uri": "u", "blob": "AAE="}]})).unwrap(),
+        [0, 1]
+    );
+    assert!(content_bytes(&json!({"contents": []})).is_err());
+    assert!(content_bytes(&json!({"contents": [{"uri": "u", "blob": "%%"}]})).is_err());
+}

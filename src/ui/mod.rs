@@ -22,6 +22,7 @@ mod servers;
 mod shared;
 mod shelves;
 mod side_by_side;
+mod skills;
 mod status;
 mod tools;
 
@@ -150,7 +151,7 @@ pub fn render_in(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme)
     overlay(frame, area, state, theme, cursor);
 }
 
-/// The Request pane's title and words while Resources or Prompts are shown and no form is in
+/// The Request pane's title and words while Resources, Prompts or Skills are shown and no form is in
 /// the editor: Enter there reads or fills the row, and a tool's draft would send nothing.
 fn shelf_request(state: &AppState) -> Option<(&'static str, &'static str)> {
     use crate::app::catalog_state::Shelf;
@@ -168,6 +169,13 @@ fn shelf_request(state: &AppState) -> Option<(&'static str, &'static str)> {
             "Request · prompts",
             "Enter on a prompt fills its arguments here; Ctrl-S gets it (Detail shows its \
              messages). T shows the tools again.",
+        )),
+        Shelf::Skills => Some((
+            "Request · skills",
+            "Enter on a skill loads it as a host would: SKILL.md read and checked (size, \
+             digest, frontmatter), then each of its files, nothing after one that fails; \
+             Detail shows each file's mark and the text. No file is read before. T shows the \
+             tools again.",
         )),
     }
 }

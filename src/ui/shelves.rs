@@ -1,5 +1,5 @@
-//! Which pane the left column and Detail draw: the shelf shown (Tools, Resources, Prompts), and
-//! Detail's catalog view (a read, a prompt) or the log's selection.
+//! Which pane the left column and Detail draw: the shelf shown (Tools, Resources, Prompts,
+//! Skills), and Detail's catalog view (a read, a prompt, a skill loaded) or the log's selection.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -10,6 +10,7 @@ use super::detail::DetailPane;
 use super::prompts::PromptsPane;
 use super::resources::ResourcesPane;
 use super::shared::Sideways;
+use super::skills::SkillsPane;
 use super::tools::ToolsPane;
 use crate::app::catalog_state::Shelf;
 use crate::app::state::{AppState, Focus};
@@ -37,6 +38,14 @@ pub(super) fn left_column(state: &AppState, area: Rect, buf: &mut Buffer, theme:
         }
         .render(area, buf),
         Shelf::Prompts => PromptsPane {
+            catalog: &state.catalog,
+            tools,
+            link: &state.link,
+            focused,
+            theme,
+        }
+        .render(area, buf),
+        Shelf::Skills => SkillsPane {
             catalog: &state.catalog,
             tools,
             link: &state.link,

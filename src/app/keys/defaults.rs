@@ -100,6 +100,7 @@ pub(super) const DEFAULTS: &[Binding] = &[
     bind(KeyCode::Char('T'), SHIFT, "T", Command::Shelves(Shelves::Tools), Browsing, "left column: the tools"),
     bind(KeyCode::Char('R'), SHIFT, "R", Command::Shelves(Shelves::Resources), Browsing, "left column: the resources and templates (Enter reads / fills)"),
     bind(KeyCode::Char('P'), SHIFT, "P", Command::Shelves(Shelves::Prompts), Browsing, "left column: the prompts (Enter fills the arguments)"),
+    bind(KeyCode::Char('W'), SHIFT, "W", Command::Shelves(Shelves::Skills), Browsing, "left column: the skills (Enter loads one, each file checked)"),
     bind(KeyCode::Char('S'), SHIFT, "S", Command::Shelves(Shelves::Subscription), Browsing, "subscribe to the selected resource / unsubscribe"),
     bind(KeyCode::Char('D'), SHIFT, "D", Command::Output(Output::SaveContents), Browsing, "save the read contents to a file (bytes for a blob)"),
     bind(KeyCode::Char('o'), NONE, "o", Command::Shelves(Shelves::OpenLink), Browsing, "open the next resource the call's result links to or embeds"),

@@ -502,7 +502,12 @@ fn a_keys_file_written_for_an_earlier_main_binds_what_it_bound_then() {
         "../../../tests/fixtures/keys/main-2026-12-03.toml"
     ));
     // Commands added since keep their built-in keys beside what the file binds.
-    let added_since = [" open_chat ", " rerun_chat ", " save_case "];
+    let added_since = [
+        " open_chat ",
+        " rerun_chat ",
+        " save_case ",
+        " show_skills ",
+    ];
     let listed = listed(&keys);
     let (new, then): (Vec<&str>, Vec<&str>) = listed
         .lines()
@@ -526,6 +531,7 @@ fn a_keys_file_written_for_an_earlier_main_binds_what_it_bound_then() {
         new.iter().map(|line| bound(line)).collect::<Vec<_>>(),
         [
             "browsing K save_case | K",
+            "browsing W show_skills | W",
             "browsing c open_chat | c",
             "editing Alt-r rerun_chat | Alt-r"
         ]

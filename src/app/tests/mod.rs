@@ -26,6 +26,7 @@ mod newcomer;
 mod overlays;
 mod protocol;
 mod requests;
+mod skills;
 
 fn state() -> AppState {
     let settings = Settings::default();
