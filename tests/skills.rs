@@ -107,3 +107,29 @@ fn require_digests_fails_a_listing_without_them_and_only_then() {
     assert_eq!(skills(&["--verify"], "bare").code, 0);
     assert_eq!(skills(&["--verify", "--require-digests"], "honest").code, 0);
 }
+
+/// `skills NAME` is a user reading one skill: it is loaded as `--verify` loads it, and its
+/// SKILL.md printed only once it holds; a name the server does not list is a usage error.
+#[test]
+fn one_skill_named_is_loaded_and_its_skill_md_printed_only_once_it_holds() {
+    let run = skills(&["pdf-processing"], "honest");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.reads, [SKILL, FORMS]);
+    assert!(
+        run.stdout
+            .contains("verified: every file read matches its listing")
+            && run
+                .stdout
+                .contains("Read references/FORMS.md before filling a form."),
+        "{}",
+        run.stdout
+    );
+    let tampered = skills(&["pdf-processing", "--json"], "tampered");
+    assert_eq!(tampered.code, 7, "{}", tampered.stdout);
+    assert_eq!(tampered.reads, [SKILL]);
+    let document: Value = serde_json::from_str(&tampered.stdout).unwrap();
+    assert!(document.get("skill_md").is_none(), "{document}");
+    let unknown = skills(&["no-such-skill"], "honest");
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.reads.is_empty(), "{:?}", unknown.reads);
+}

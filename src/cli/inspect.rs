@@ -21,6 +21,10 @@ pub struct PlainArgs {
 /// `sightline skills`.
 #[derive(Debug, Clone, Args)]
 pub struct SkillsArgs {
+    /// One skill to load, by name (or its SKILL.md URI): it is read and checked as --verify
+    /// does, and its SKILL.md printed once it holds. The other skills' files are not read.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
     /// Load every skill as a host would, one at a time: read its SKILL.md, check it against the
     /// listing (size, sha256 digest, frontmatter field by field), and only then its other files,
     /// each checked. A skill that fails is not read further. Exit 7 when a file does not match

@@ -40,6 +40,9 @@ struct SkillsJson<'a> {
     verified: Option<&'a [Checked]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<Verdict>,
+    /// With NAME: the skill's SKILL.md as read, once it holds (none when it was rejected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skill_md: Option<&'a str>,
     outcome: Value,
 }
 
@@ -76,12 +79,28 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
         .iter()
         .map(|item| Skill::from_entry(&item.value()))
         .partition(Result::is_ok);
-    let skills: Vec<Skill> = skills.into_iter().filter_map(Result::ok).collect();
-    let unreadable: Vec<String> = unreadable.into_iter().filter_map(Result::err).collect();
-    let verified = if args.verify {
+    let mut skills: Vec<Skill> = skills.into_iter().filter_map(Result::ok).collect();
+    let mut unreadable: Vec<String> = unreadable.into_iter().filter_map(Result::err).collect();
+    if let Some(name) = &args.name {
+        skills.retain(|skill| &skill.name == name || &skill.uri == name);
+        // Another entry's problem is not this skill's.
+        unreadable.clear();
+        if skills.is_empty() {
+            let listed = crate::audit::report::plural(listed.items.len(), "skill");
+            eprintln!(
+                "sightline: no skill named {:?} among the server's ({listed} listed; `sightline skills` lists them)",
+                sanitize::text(name)
+            );
+            return exit::USAGE;
+        }
+    }
+    let mut skill_md = None;
+    let verified = if args.verify || args.name.is_some() {
         let mut verified = Vec::new();
         for skill in &skills {
-            verified.push(load(client, skill).await);
+            let (checked, text) = load(client, skill).await;
+            skill_md = skill_md.or(text);
+            verified.push(checked);
         }
         Some(verified)
     } else {
@@ -107,6 +126,7 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
             pages: listed.pages,
             verified: verified.as_deref(),
             verdict,
+            skill_md: skill_md.as_deref(),
             outcome: outcome_json(&listed_outcome(detail), Stage::List),
         });
         return code;
@@ -140,6 +160,10 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
     if let Some(verdict) = verdict {
         lines.push(String::new());
         lines.push(verdict_line(verdict, args.require_digests));
+        if let Some(text) = &skill_md {
+            lines.push(String::new());
+            lines.extend(crate::present::resources::text_lines(text));
+        }
     } else if !skills.is_empty() {
         lines.push(String::new());
         lines.push("no file was read (a host reads a skill's files only once it loads it); --verify loads each".into());
@@ -158,13 +182,20 @@ fn declared(connection: Option<&Connection>) -> bool {
 
 /// Loads one skill as a host does ([`skills::Load`]): SKILL.md, checked; then, only if it
 /// holds, the other listed files in order, each checked, stopping at the first that fails.
-async fn load(client: &mut SessionRunner, skill: &Skill) -> Checked {
+/// With what it came to, the SKILL.md text when it held.
+async fn load(client: &mut SessionRunner, skill: &Skill) -> (Checked, Option<String>) {
     let mut load = skills::Load::new(skill.clone());
+    let mut skill_md = None;
     while let Some(uri) = load.next().map(str::to_owned) {
         let answer = read(client, &uri).await;
-        load.read(answer.as_deref().map_err(Clone::clone));
+        let first = load.files().is_empty();
+        let held = load.read(answer.as_deref().map_err(Clone::clone));
+        if let (true, Some(skills::FileState::Verified { .. }), Ok(bytes)) = (first, held, &answer)
+        {
+            skill_md = Some(String::from_utf8_lossy(bytes).into_owned());
+        }
     }
-    load.checked()
+    (load.checked(), skill_md)
 }
 
 /// `resources/read` of one file: its first content's bytes (a text's UTF-8, a blob decoded).
