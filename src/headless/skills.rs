@@ -81,18 +81,10 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
         .partition(Result::is_ok);
     let mut skills: Vec<Skill> = skills.into_iter().filter_map(Result::ok).collect();
     let mut unreadable: Vec<String> = unreadable.into_iter().filter_map(Result::err).collect();
-    if let Some(name) = &args.name {
-        skills.retain(|skill| &skill.name == name || &skill.uri == name);
-        // Another entry's problem is not this skill's.
-        unreadable.clear();
-        if skills.is_empty() {
-            let listed = crate::audit::report::plural(listed.items.len(), "skill");
-            eprintln!(
-                "sightline: no skill named {:?} among the server's ({listed} listed; `sightline skills` lists them)",
-                sanitize::text(name)
-            );
-            return exit::USAGE;
-        }
+    if let Some(name) = &args.name
+        && let Err(code) = select(&mut skills, &mut unreadable, name, listed.items.len())
+    {
+        return code;
     }
     let mut skill_md = None;
     let verified = if args.verify || args.name.is_some() {
@@ -109,12 +101,7 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
     let verdict = verified
         .as_ref()
         .map(|verified| skills::overall(verified, unreadable.len(), args.require_digests));
-    let code = match verdict {
-        Some(Verdict::Nonconformant) => verify_exit::NONCONFORMANT,
-        Some(Verdict::Incomplete) => verify_exit::INCOMPLETE,
-        Some(Verdict::NoDigests) => verify_exit::NO_DIGESTS,
-        Some(Verdict::Conformant) | None => exit::SUCCESS,
-    };
+    let code = exit_code(verdict);
     let declared = declared(connection.as_ref());
     let detail = crate::audit::report::plural(skills.len(), "skill");
     if common.json {
@@ -170,6 +157,38 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
     }
     emit(|out| writeln!(out, "{}", lines.join("\n")));
     code
+}
+
+/// The exit code a verification's verdict comes to (none asked: success).
+fn exit_code(verdict: Option<Verdict>) -> u8 {
+    match verdict {
+        Some(Verdict::Nonconformant) => verify_exit::NONCONFORMANT,
+        Some(Verdict::Incomplete) => verify_exit::INCOMPLETE,
+        Some(Verdict::NoDigests) => verify_exit::NO_DIGESTS,
+        Some(Verdict::Conformant) | None => exit::SUCCESS,
+    }
+}
+
+/// Only the skill `name` names (by name or SKILL.md URI), or the usage error when the server
+/// lists none such among its `listed` entries.
+fn select(
+    skills: &mut Vec<Skill>,
+    unreadable: &mut Vec<String>,
+    name: &str,
+    listed: usize,
+) -> Result<(), u8> {
+    skills.retain(|skill| skill.name == name || skill.uri == name);
+    // Another entry's problem is not this skill's.
+    unreadable.clear();
+    if !skills.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "sightline: no skill named {:?} among the server's ({} listed; `sightline skills` lists them)",
+        sanitize::text(name),
+        crate::audit::report::plural(listed, "skill")
+    );
+    Err(exit::USAGE)
 }
 
 /// Whether the server's capabilities name the skills extension.

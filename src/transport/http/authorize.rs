@@ -424,7 +424,8 @@ impl Poster {
                     .and_then(|answer| answer.get(name))
                     .and_then(Value::as_str)
             };
-            let fresh_nonce = key.is_some() && self.keep_authorization_nonce(&headers);
+            let fresh_nonce =
+                key.is_some() && self.keep_nonce(&headers, |nonces| &mut nonces.authorization);
             if let Some(token) = said("access_token").filter(|_| status.is_success()) {
                 let bound = key.is_some()
                     && said("token_type")

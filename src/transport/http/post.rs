@@ -195,7 +195,7 @@ impl Poster {
         challenges: &[String],
         authorizations: u8,
     ) -> bool {
-        let new_nonce = self.keep_resource_nonce(response.headers());
+        let new_nonce = self.keep_nonce(response.headers(), |nonces| &mut nonces.resource);
         let asked = challenges
             .iter()
             .flat_map(|value| oauth::parse_challenges(value))

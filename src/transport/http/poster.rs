@@ -125,9 +125,13 @@ impl Poster {
         nonces.resource.clone()
     }
 
-    /// Keeps the nonce a response of the MCP server gives (RFC 9449 §9: any response may);
-    /// whether it is a new one.
-    pub(super) fn keep_resource_nonce(&self, headers: &HeaderMap) -> bool {
+    /// Keeps the nonce a response gives (RFC 9449 §8, §9: any response may) as the one of
+    /// the server `of` picks; whether it is a new one.
+    pub(super) fn keep_nonce(
+        &self,
+        headers: &HeaderMap,
+        of: fn(&mut DpopNonces) -> &mut Option<String>,
+    ) -> bool {
         let Some(nonce) = headers
             .get(crate::mcp::dpop::NONCE_HEADER)
             .and_then(|value| value.to_str().ok())
@@ -138,8 +142,9 @@ impl Poster {
             .dpop_nonces
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let new = nonces.resource.as_deref() != Some(nonce);
-        nonces.resource = Some(nonce.to_owned());
+        let kept = of(&mut nonces);
+        let new = kept.as_deref() != Some(nonce);
+        *kept = Some(nonce.to_owned());
         new
     }
 

@@ -1,11 +1,10 @@
 //! DPoP in the flow (RFC 9449): whether tokens are asked for bound to a key, which key (the
 //! user's, the one already bound for this server, or a new one), the proofs of the token
-//! requests and the nonces the authorization server gives for them.
+//! requests with the nonce the authorization server gave.
 
 use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use reqwest::header::HeaderMap;
 use serde_json::Value;
 use url::Url;
 
@@ -98,23 +97,6 @@ impl Poster {
             .clone();
         proof(key, "POST", endpoint, None, nonce.as_deref())
             .ok_or_else(|| "authorization: signing the DPoP proof failed".to_owned())
-    }
-
-    /// Keeps the nonce an authorization server's response gives; whether it is a new one.
-    pub(super) fn keep_authorization_nonce(&self, headers: &HeaderMap) -> bool {
-        let Some(nonce) = headers
-            .get(dpop::NONCE_HEADER)
-            .and_then(|value| value.to_str().ok())
-        else {
-            return false;
-        };
-        let mut nonces = self
-            .dpop_nonces
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let new = nonces.authorization.as_deref() != Some(nonce);
-        nonces.authorization = Some(nonce.to_owned());
-        new
     }
 }
 
