@@ -15,15 +15,22 @@ fn stdout(args: &[&str]) -> String {
 
 #[test]
 fn bash_completion_loads_in_a_fresh_shell_and_completes_subcommands() {
+    // Sourced from a file, as an installed completion is: the script (137 kB with every
+    // command's flags) is longer than one argument may be (128 kB on Linux).
     let script = stdout(&["completions", "bash"]);
+    let file =
+        std::env::temp_dir().join(format!("sightline-completion-{}.bash", std::process::id()));
+    std::fs::write(&file, script).unwrap();
     let shell = Command::new("bash")
         .args(["--norc", "--noprofile", "-c"])
         .arg(format!(
-            "{script}\ncomplete -p sightline\nCOMP_WORDS=(sightline pro); COMP_CWORD=1; \
-             _sightline sightline pro sightline; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+            "source {}\ncomplete -p sightline\nCOMP_WORDS=(sightline pro); COMP_CWORD=1; \
+             _sightline sightline pro sightline; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            file.display()
         ))
         .output()
         .unwrap();
+    let _ = std::fs::remove_file(&file);
     let said = String::from_utf8_lossy(&shell.stdout);
     assert!(shell.status.success(), "{shell:?}");
     assert!(

@@ -133,3 +133,51 @@ fn one_skill_named_is_loaded_and_its_skill_md_printed_only_once_it_holds() {
     assert_eq!(unknown.code, 2);
     assert!(unknown.reads.is_empty(), "{:?}", unknown.reads);
 }
+
+/// A skill listed as `"dynamic"` on a server that declares `directoryRead`: once its SKILL.md
+/// holds, its directory is walked with `resources/directory/read` (every page, each
+/// subdirectory), and the files found are read; nothing has a digest, so `--require-digests`
+/// says so.
+#[test]
+fn a_dynamic_skill_s_files_are_found_by_walking_its_directory_after_skill_md() {
+    let output = Command::new(BIN)
+        .args(["skills", "--verify", "--json", "--verbose", "--"])
+        .args(ts_skills("dynamic"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let log = String::from_utf8_lossy(&output.stderr);
+    let sent: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(" → #") && line.contains(" resources/"))
+        .filter_map(|line| line.split_once(" resources/").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            "read skill://pdf-processing/SKILL.md",
+            "directory/read skill://pdf-processing",
+            "directory/read skill://pdf-processing",
+            "directory/read skill://pdf-processing/references",
+            "read skill://pdf-processing/references/FORMS.md",
+        ],
+        "{log}"
+    );
+    assert!(
+        log.contains("directory skill://pdf-processing cursor 1"),
+        "the second page: {log}"
+    );
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let states: Vec<&Value> = document["verified"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| &file[1]["state"])
+        .collect();
+    assert_eq!(states, ["verified", "verified"], "{document}");
+    assert_eq!(
+        skills(&["--verify", "--require-digests"], "dynamic").code,
+        9
+    );
+}

@@ -140,3 +140,34 @@ fn the_shelf_at_80x24_and_its_key_in_the_help() {
     }
     panic!("the help does not list W:\n{}", tmux.screen());
 }
+
+/// A skill listed as `"dynamic"` from a server declaring `directoryRead`, at 120×40: Enter
+/// reads its SKILL.md, then walks its directory (two pages, then `references/`), then reads
+/// the file found; each file is marked `·` (no digest to check).
+#[test]
+fn a_dynamic_skill_s_directory_is_walked_after_skill_md_at_120x40() {
+    let tmux = peer("dynamic", 120, 40);
+    tmux.press("W");
+    tmux.wait_for_all(&["Skills (1)", "▸ pdf-processing · dynamic"]);
+    assert!(!tmux.screen().contains("resources/"), "no prefetch");
+    tmux.press("Enter");
+    let screen = tmux.wait_for_all(&[
+        "· SKILL.md · 151 bytes, no digest listed",
+        "· references/FORMS.md · 35 bytes, no digest",
+        "loaded, but not every byte was checked",
+        "▸ · pdf-processing",
+    ]);
+    let walked = screen
+        .lines()
+        .filter(|line| line.contains("→ #") && line.contains("resources/directory/read"))
+        .count();
+    assert_eq!(walked, 3, "{screen}");
+    // SKILL.md is read before the first page is asked for, FORMS.md after the last.
+    let order = [
+        row(&screen, "→ #5 resources/read"),
+        row(&screen, "→ #6 resources/directory/read"),
+        row(&screen, "→ #8 resources/directory/read"),
+        row(&screen, "→ #9 resources/read"),
+    ];
+    assert!(order.is_sorted(), "{order:?}:\n{screen}");
+}

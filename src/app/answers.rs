@@ -35,5 +35,8 @@ pub fn finished(state: &mut AppState, exchange: &Exchange) -> Vec<Effect> {
         }
         Asker::Completion => super::completion::finished(state, exchange),
         Asker::SkillFile { generation } => super::skills::file_read(state, generation, exchange),
+        Asker::SkillDirectory { generation } => {
+            super::skills::directory_read(state, generation, exchange)
+        }
     }
 }

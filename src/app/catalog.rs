@@ -45,6 +45,18 @@ pub(super) fn declares(state: &AppState, path: &str) -> bool {
         .is_some_and(|declared| !matches!(declared, Value::Bool(false) | Value::Null))
 }
 
+/// Whether the server declares `directoryRead` for the skills extension: a dynamic skill's
+/// files can then be found with `resources/directory/read`.
+pub(super) fn declares_directory_read(state: &AppState) -> bool {
+    let pointer = format!(
+        "/extensions/{}/directoryRead",
+        skills::EXTENSION.replace('/', "~1")
+    );
+    capabilities(state).is_some_and(|capabilities| {
+        capabilities.value().pointer(&pointer) == Some(&Value::Bool(true))
+    })
+}
+
 /// Whether the server declares SEP-2640's skills extension in `capabilities.extensions`.
 fn declares_skills(state: &AppState) -> bool {
     // A JSON pointer's `/` inside a key is `~1`.

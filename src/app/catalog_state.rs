@@ -165,6 +165,8 @@ pub struct SkillLoad {
     pub generation: u64,
     /// Each file's text as read (lossy UTF-8), SKILL.md first.
     pub texts: Vec<(String, String)>,
+    /// A dynamic skill's directory being walked, once its SKILL.md holds.
+    pub walk: Option<crate::skills::Walk>,
 }
 
 /// What Detail shows of the last read or prompt, ready to draw.

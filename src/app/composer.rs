@@ -216,7 +216,8 @@ pub fn finished(state: &mut AppState, asker: &Asker, exchange: &Exchange) {
         | Asker::Prompt { .. }
         | Asker::Subscription { .. }
         | Asker::Completion
-        | Asker::SkillFile { .. } => return,
+        | Asker::SkillFile { .. }
+        | Asker::SkillDirectory { .. } => return,
     };
     let said = sanitize::text(&said).into_owned();
     if success {

@@ -38,6 +38,7 @@ pub(super) fn open(state: &mut AppState) -> Vec<Effect> {
         load: Load::new(skill),
         generation,
         texts: Vec::new(),
+        walk: None,
     });
     let effects = next_read(state);
     if effects.is_empty() {
@@ -49,12 +50,18 @@ pub(super) fn open(state: &mut AppState) -> Vec<Effect> {
     effects
 }
 
-/// Sends the read the load is due, if any.
+/// Sends the read the load is due, if any: the next file, else the walk of a dynamic skill's
+/// directory, once its SKILL.md holds, where the server declares `directoryRead`.
 fn next_read(state: &mut AppState) -> Vec<Effect> {
-    let Some(loading) = &state.catalog.skills.load else {
+    let walkable = super::catalog::declares_directory_read(state);
+    let Some(loading) = &mut state.catalog.skills.load else {
         return Vec::new();
     };
     let Some(uri) = loading.load.next().map(str::to_owned) else {
+        if let Some(directory) = loading.load.directory_due().filter(|_| walkable) {
+            loading.walk = Some(skills::Walk::new(directory));
+            return next_page(state);
+        }
         return Vec::new();
     };
     let name = sanitize::text(&loading.load.skill().name).into_owned();
@@ -72,6 +79,84 @@ fn next_read(state: &mut AppState) -> Vec<Effect> {
         );
         inform(state, said);
     }
+    effects
+}
+
+/// Sends the walk's next `resources/directory/read`, or, the walk done, hands the load what
+/// it found and reads on.
+fn next_page(state: &mut AppState) -> Vec<Effect> {
+    let Some(loading) = &mut state.catalog.skills.load else {
+        return Vec::new();
+    };
+    let Some(walk) = &loading.walk else {
+        return Vec::new();
+    };
+    let Some(params) = walk.next() else {
+        let found = walk.found().to_vec();
+        loading.walk = None;
+        loading.load.walked(Ok(found));
+        return next_read(state);
+    };
+    let generation = loading.generation;
+    let said = format!(
+        "loading skill '{}': resources/directory/read {}",
+        sanitize::text(&loading.load.skill().name),
+        sanitize::text(params["uri"].as_str().unwrap_or_default())
+    );
+    let effects = send(
+        state,
+        "resources/directory/read",
+        Some(params),
+        Asker::SkillDirectory { generation },
+    );
+    if !effects.is_empty() {
+        inform(state, said);
+    }
+    effects
+}
+
+/// A page of the walk of load `generation` came: folded in, then the next page, or the
+/// files found read; a failed walk ends the load, incomplete.
+pub(super) fn directory_read(
+    state: &mut AppState,
+    generation: u64,
+    exchange: &Exchange,
+) -> Vec<Effect> {
+    let Some(loading) = state
+        .catalog
+        .skills
+        .load
+        .as_mut()
+        .filter(|loading| loading.generation == generation)
+    else {
+        return Vec::new();
+    };
+    let Some(walk) = &mut loading.walk else {
+        return Vec::new();
+    };
+    let answer = match exchange.reply() {
+        Some(Reply::Result(result)) => walk.answered(Ok(&result.value())),
+        Some(Reply::Error(error)) => walk.answered(Err(format!(
+            "resources/directory/read: error {} {}",
+            error.code, error.message
+        ))),
+        None => walk.answered(Err(format!(
+            "resources/directory/read: {}",
+            classify(exchange).detail
+        ))),
+    };
+    if let Err(why) = answer {
+        loading.walk = None;
+        loading.load.walked(Err(why));
+        finish(state);
+        show(state);
+        return Vec::new();
+    }
+    let effects = next_page(state);
+    if over(state) {
+        finish(state);
+    }
+    show(state);
     effects
 }
 
@@ -94,27 +179,44 @@ pub(super) fn file_read(state: &mut AppState, generation: u64, exchange: &Exchan
         loading.texts.push((uri.to_owned(), text));
     }
     loading.load.read(answer.as_deref().map_err(Clone::clone));
-    let done = loading.load.next().is_none();
-    let checked = loading.load.checked();
     let effects = next_read(state);
-    if done {
-        // With digests required: a row marked ✓ had every byte checked.
-        let verdict = checked.verdict(true);
-        let said = format!(
-            "skill '{}': {}",
-            sanitize::text(&checked.skill.name),
-            verdict_words(&checked)
-        );
-        if matches!(verdict, Verdict::Conformant | Verdict::NoDigests) {
-            inform(state, said);
-        } else {
-            complain(state, said);
-        }
-        let uri = checked.skill.uri;
-        state.catalog.skills.verdicts.insert(uri, verdict);
+    if over(state) {
+        finish(state);
     }
     show(state);
     effects
+}
+
+/// Whether the load has nothing left to read: no file, no page of a walk, no walk due.
+fn over(state: &AppState) -> bool {
+    let walkable = super::catalog::declares_directory_read(state);
+    state.catalog.skills.load.as_ref().is_some_and(|loading| {
+        loading.walk.is_none()
+            && loading.load.next().is_none()
+            && (loading.load.directory_due().is_none() || !walkable)
+    })
+}
+
+/// The load is over: what it came to, on the status line and on the skill's row.
+fn finish(state: &mut AppState) {
+    let Some(loading) = &state.catalog.skills.load else {
+        return;
+    };
+    let checked = loading.load.checked();
+    // With digests required: a row marked ✓ had every byte checked.
+    let verdict = checked.verdict(true);
+    let said = format!(
+        "skill '{}': {}",
+        sanitize::text(&checked.skill.name),
+        verdict_words(&checked)
+    );
+    if matches!(verdict, Verdict::Conformant | Verdict::NoDigests) {
+        inform(state, said);
+    } else {
+        complain(state, said);
+    }
+    let uri = checked.skill.uri;
+    state.catalog.skills.verdicts.insert(uri, verdict);
 }
 
 /// The bytes a read answered with, or why there are none (the server's words unsanitized).
@@ -164,6 +266,12 @@ fn view_lines(loading: &SkillLoad) -> Vec<String> {
             let what = if index == 0 { "reading…" } else { "waits" };
             lines.push(format!("… {} · {what}", path(&file.uri)));
         }
+    }
+    if let Some(walk) = &loading.walk {
+        let found = walk.found().len();
+        lines.push(format!(
+            "… its directory · walking (resources/directory/read), {found} found so far"
+        ));
     }
     if done {
         lines.push(String::new());

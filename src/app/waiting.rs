@@ -31,6 +31,8 @@ pub enum Asker {
     /// `resources/read` of the next file of the skill being loaded (`generation` tells a load
     /// from the one after it).
     SkillFile { generation: u64 },
+    /// `resources/directory/read` of a page of the dynamic skill being loaded.
+    SkillDirectory { generation: u64 },
 }
 
 /// Requests sent and not yet answered, oldest first.

@@ -87,11 +87,13 @@ async fn list(client: &mut SessionRunner, args: &SkillsArgs) -> u8 {
         return code;
     }
     let mut skill_md = None;
+    let directory_read = directory_read(connection.as_ref());
     let verified = if args.verify || args.name.is_some() {
         let mut verified = Vec::new();
         for skill in &skills {
-            let (checked, text) = load(client, skill).await;
-            skill_md = skill_md.or(text);
+            let (checked, text) = load(client, skill, directory_read).await;
+            // The text is what a user naming the skill asked to read.
+            skill_md = skill_md.or(text.filter(|_| args.name.is_some()));
             verified.push(checked);
         }
         Some(verified)
@@ -199,22 +201,69 @@ fn declared(connection: Option<&Connection>) -> bool {
         .is_some_and(|extensions| extensions.get(skills::EXTENSION).is_some())
 }
 
+/// Whether the server declared `directoryRead` for the skills extension: a dynamic skill's
+/// files can then be found with `resources/directory/read`.
+fn directory_read(connection: Option<&Connection>) -> bool {
+    connection
+        .and_then(|c| c.capabilities.as_ref())
+        .and_then(|capabilities| capabilities.get("extensions")?.get(skills::EXTENSION))
+        .and_then(|settings| settings.get("directoryRead"))
+        .and_then(|flag| flag.as_bool())
+        == Some(true)
+}
+
 /// Loads one skill as a host does ([`skills::Load`]): SKILL.md, checked; then, only if it
-/// holds, the other listed files in order, each checked, stopping at the first that fails.
-/// With what it came to, the SKILL.md text when it held.
-async fn load(client: &mut SessionRunner, skill: &Skill) -> (Checked, Option<String>) {
+/// holds, the other listed files in order (a dynamic skill's as its directory gives them,
+/// where the server can walk it), each checked, stopping at the first that fails. With what
+/// it came to, the SKILL.md text when it held.
+async fn load(
+    client: &mut SessionRunner,
+    skill: &Skill,
+    directory_read: bool,
+) -> (Checked, Option<String>) {
     let mut load = skills::Load::new(skill.clone());
     let mut skill_md = None;
-    while let Some(uri) = load.next().map(str::to_owned) {
-        let answer = read(client, &uri).await;
-        let first = load.files().is_empty();
-        let held = load.read(answer.as_deref().map_err(Clone::clone));
-        if let (true, Some(skills::FileState::Verified { .. }), Ok(bytes)) = (first, held, &answer)
-        {
-            skill_md = Some(String::from_utf8_lossy(bytes).into_owned());
+    loop {
+        while let Some(uri) = load.next().map(str::to_owned) {
+            let answer = read(client, &uri).await;
+            let first = load.files().is_empty();
+            let held = load.read(answer.as_deref().map_err(Clone::clone));
+            if let (true, Some(skills::FileState::Verified { .. }), Ok(bytes)) =
+                (first, held, &answer)
+            {
+                skill_md = Some(String::from_utf8_lossy(bytes).into_owned());
+            }
+        }
+        match load.directory_due().map(str::to_owned) {
+            Some(directory) if directory_read => {
+                let found = walk(client, &directory).await;
+                load.walked(found);
+            }
+            _ => break,
         }
     }
     (load.checked(), skill_md)
+}
+
+/// Every file under a dynamic skill's `directory` ([`skills::Walk`]: each page, each
+/// subdirectory); or why the walk failed.
+async fn walk(client: &mut SessionRunner, directory: &str) -> Result<Vec<String>, String> {
+    let mut walk = skills::Walk::new(directory);
+    while let Some(params) = walk.next() {
+        let exchange = client
+            .request("resources/directory/read", Some(params))
+            .await;
+        match exchange.reply() {
+            Some(Reply::Result(result)) => walk.answered(Ok(&result.value()))?,
+            Some(Reply::Error(error)) => walk.answered(Err(format!(
+                "resources/directory/read: error {} {}",
+                error.code,
+                sanitize::text(&error.message)
+            )))?,
+            None => walk.answered(Err("resources/directory/read: no answer".into()))?,
+        }
+    }
+    Ok(walk.found().to_vec())
 }
 
 /// `resources/read` of one file: its first content's bytes (a text's UTF-8, a blob decoded).

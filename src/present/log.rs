@@ -60,7 +60,10 @@ pub fn sent(frame: &Frame, session: u32) -> (String, Option<Id>) {
                 }
                 // What a catalog request is about, as `tools/call` names its tool.
                 (
-                    "resources/read" | "resources/subscribe" | "resources/unsubscribe",
+                    "resources/read"
+                    | "resources/subscribe"
+                    | "resources/unsubscribe"
+                    | "resources/directory/read",
                     Some(params),
                 ) => params
                     .get("uri")

@@ -16,6 +16,8 @@ pub struct Load {
     plan: Vec<File>,
     /// One state per file read so far, in the plan's order.
     files: Vec<(String, FileState)>,
+    /// A dynamic skill's directory was walked (`resources/directory/read`), or cannot be.
+    walked: bool,
 }
 
 impl Load {
@@ -31,6 +33,38 @@ impl Load {
             skill,
             plan,
             files: Vec::new(),
+            walked: false,
+        }
+    }
+
+    /// The directory to walk next: a dynamic skill's (its SKILL.md URI without `/SKILL.md`),
+    /// once its SKILL.md holds and before anything else is read; the server must have
+    /// declared `directoryRead`.
+    pub fn directory_due(&self) -> Option<&str> {
+        let manifest_held = matches!(self.files.as_slice(), [(_, FileState::Verified { .. })]);
+        (self.skill.files.is_none() && !self.walked && manifest_held)
+            .then(|| self.skill.uri.strip_suffix("/SKILL.md"))
+            .flatten()
+    }
+
+    /// The files the walk of [`Load::directory_due`] found (no digests: a dynamic listing has
+    /// none), to read next, each once; or why the directory could not be walked.
+    pub fn walked(&mut self, found: Result<Vec<String>, String>) {
+        let directory = self.directory_due().unwrap_or(&self.skill.uri).to_owned();
+        self.walked = true;
+        match found {
+            Ok(uris) => {
+                for uri in uris {
+                    if !self.plan.iter().any(|file| file.uri == uri) {
+                        self.plan.push(File {
+                            uri,
+                            digest: None,
+                            size: None,
+                        });
+                    }
+                }
+            }
+            Err(why) => self.files.push((directory, FileState::Unread { why })),
         }
     }
 

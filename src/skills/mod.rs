@@ -6,6 +6,7 @@ pub mod frontmatter;
 mod load;
 #[cfg(test)]
 mod tests;
+pub mod walk;
 
 use std::fmt::Write as _;
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use load::{Load, content_bytes, refused};
+pub use walk::Walk;
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";

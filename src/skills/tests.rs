@@ -294,3 +294,135 @@ fn content_bytes_are_a_texts_utf8_or_a_blob_decoded() {
     assert!(content_bytes(&json!({"contents": []})).is_err());
     assert!(content_bytes(&json!({"contents": [{"uri": "u", "blob": "%%"}]})).is_err());
 }
+
+fn dynamic() -> Skill {
+    Skill::from_entry(&json!({
+        "uri": "skill://pdf-processing/SKILL.md",
+        "frontmatter": {"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"},
+        "resources": "dynamic"
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_dynamic_skill_s_directory_is_walked_once_its_skill_md_holds_and_its_files_read_after() {
+    let mut load = Load::new(dynamic());
+    assert_eq!(
+        load.directory_due(),
+        None,
+        "nothing is walked before SKILL.md is read"
+    );
+    assert_eq!(load.next(), Some("skill://pdf-processing/SKILL.md"));
+    load.read(Ok(SKILL_MD.as_bytes()));
+    assert_eq!(load.next(), None);
+    assert_eq!(load.directory_due(), Some("skill://pdf-processing"));
+    load.walked(Ok(vec![
+        "skill://pdf-processing/SKILL.md".into(),
+        "skill://pdf-processing/references/FORMS.md".into(),
+    ]));
+    assert_eq!(load.directory_due(), None, "walked once");
+    assert_eq!(
+        load.next(),
+        Some("skill://pdf-processing/references/FORMS.md"),
+        "SKILL.md is not read twice"
+    );
+    load.read(Ok(b"forms"));
+    assert_eq!(load.next(), None);
+    let checked = load.checked();
+    assert_eq!(checked.files.len(), 2);
+    assert_eq!(checked.verdict(false), Verdict::Conformant);
+    assert_eq!(checked.verdict(true), Verdict::NoDigests);
+
+    let mut rejected = Load::new(dynamic());
+    rejected.read(Ok(b"---\nname: other\n---\n"));
+    assert_eq!(
+        rejected.directory_due(),
+        None,
+        "a rejected SKILL.md is the end of it"
+    );
+
+    let mut unwalkable = Load::new(dynamic());
+    unwalkable.read(Ok(SKILL_MD.as_bytes()));
+    unwalkable.walked(Err(
+        "resources/directory/read: error -32601 Method not found".into(),
+    ));
+    assert_eq!(unwalkable.next(), None);
+    assert_eq!(unwalkable.checked().verdict(false), Verdict::Incomplete);
+    assert_eq!(unwalkable.checked().files[1].0, "skill://pdf-processing");
+}
+
+#[test]
+fn a_directory_page_gives_its_files_its_subdirectories_and_its_cursor() {
+    let page = walk::page(&json!({
+        "resources": [
+            {"uri": "skill://a/SKILL.md", "name": "SKILL.md", "mimeType": "text/markdown"},
+            {"uri": "skill://a/scripts", "name": "scripts", "mimeType": "inode/directory"},
+            {"uri": "skill://a/LICENSE", "name": "LICENSE"}
+        ],
+        "nextCursor": "2"
+    }))
+    .unwrap();
+    assert_eq!(page.files, ["skill://a/SKILL.md", "skill://a/LICENSE"]);
+    assert_eq!(page.directories, ["skill://a/scripts"]);
+    assert_eq!(page.cursor.as_deref(), Some("2"));
+    let last = walk::page(&json!({"resources": [], "nextCursor": ""})).unwrap();
+    assert_eq!(last.cursor, None, "an empty cursor ends the pages");
+    assert!(
+        walk::page(&json!({}))
+            .unwrap_err()
+            .contains("without `resources`")
+    );
+    assert!(
+        walk::page(&json!({"resources": [{"name": "x"}]}))
+            .unwrap_err()
+            .contains("without a `uri`")
+    );
+}
+
+#[test]
+fn a_walk_reads_every_page_then_each_subdirectory_once_and_stops_at_an_error_or_the_bound() {
+    let mut walk = Walk::new("skill://a");
+    assert_eq!(walk.next(), Some(json!({"uri": "skill://a"})));
+    let first = json!({"resources": [
+        {"uri": "skill://a/SKILL.md"},
+        {"uri": "skill://a/scripts", "mimeType": "inode/directory"}
+    ], "nextCursor": "p2"});
+    walk.answered(Ok(&first)).unwrap();
+    assert_eq!(
+        walk.next(),
+        Some(json!({"uri": "skill://a", "cursor": "p2"}))
+    );
+    // The second page names the subdirectory again, and the skill's own: each is read once.
+    let second = json!({"resources": [
+        {"uri": "skill://a/scripts", "mimeType": "inode/directory"},
+        {"uri": "skill://a", "mimeType": "inode/directory"}
+    ]});
+    walk.answered(Ok(&second)).unwrap();
+    assert_eq!(walk.next(), Some(json!({"uri": "skill://a/scripts"})));
+    walk.answered(Ok(
+        &json!({"resources": [{"uri": "skill://a/scripts/run.sh"}]}),
+    ))
+    .unwrap();
+    assert_eq!(walk.next(), None);
+    assert_eq!(
+        walk.found(),
+        ["skill://a/SKILL.md", "skill://a/scripts/run.sh"]
+    );
+
+    let mut refused = Walk::new("skill://a");
+    let error = refused.answered(Err("error -32602 not a directory".into()));
+    assert_eq!(error, Err("error -32602 not a directory".into()));
+    assert_eq!(refused.next(), None);
+
+    let mut endless = Walk::new("skill://a");
+    let more = json!({"resources": [], "nextCursor": "again"});
+    let mut pages = 0;
+    let stopped = loop {
+        pages += 1;
+        if let Err(why) = endless.answered(Ok(&more)) {
+            break why;
+        }
+    };
+    assert_eq!(pages, walk::MAX_PAGES);
+    assert!(stopped.contains("the walk stopped there"), "{stopped}");
+}

@@ -6,11 +6,16 @@
 //   honest   - every listing matches its file (the default)
 //   tampered - pdf-processing's SKILL.md is served changed (same size), so its digest is wrong
 //   bare     - a second skill, listed without digests
+//   dynamic  - pdf-processing's files listed as "dynamic"; the server declares `directoryRead`
+//              and answers `resources/directory/read` (its root in two pages, then
+//              references/, an `inode/directory`), each logged ("directory URI")
 // Stdio only.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
+  ErrorCode,
   ListResourcesRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
@@ -40,9 +45,17 @@ const skills = [
   {
     uri: SKILL,
     frontmatter: { name: 'pdf-processing', description: 'Extract, fill, and assemble PDF documents' },
-    resources: [listed(SKILL), listed(FORMS)],
+    resources: mode === 'dynamic' ? 'dynamic' : [listed(SKILL), listed(FORMS)],
   },
 ];
+// The pages of each directory, for `resources/directory/read`.
+const directories = {
+  'skill://pdf-processing': [
+    [{ uri: SKILL, name: 'SKILL.md', mimeType: 'text/markdown' }],
+    [{ uri: 'skill://pdf-processing/references', name: 'references', mimeType: 'inode/directory' }],
+  ],
+  'skill://pdf-processing/references': [[{ uri: FORMS, name: 'FORMS.md', mimeType: 'text/markdown' }]],
+};
 if (mode === 'bare') {
   skills.push({
     uri: NOTES,
@@ -56,7 +69,7 @@ const server = new Server(
   {
     capabilities: {
       resources: {},
-      extensions: { 'io.modelcontextprotocol/skills': {} },
+      extensions: { 'io.modelcontextprotocol/skills': mode === 'dynamic' ? { directoryRead: true } : {} },
     },
   },
 );
@@ -69,5 +82,18 @@ server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
   const text = served(uri);
   if (text === undefined) throw new Error(`no such file: ${uri}`);
   return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+});
+const DirectoryRead = z.object({
+  method: z.literal('resources/directory/read'),
+  params: z.object({ uri: z.string(), cursor: z.optional(z.string()) }).loose(),
+});
+server.setRequestHandler(DirectoryRead, async (request) => {
+  const { uri, cursor } = request.params;
+  process.stderr.write(`directory ${uri}${cursor ? ` cursor ${cursor}` : ''}\n`);
+  const pages = mode === 'dynamic' ? directories[uri] : undefined;
+  if (!pages) throw new McpError(ErrorCode.InvalidParams, `not a directory: ${uri}`);
+  const page = cursor ? Number(cursor) : 0;
+  const next = page + 1 < pages.length ? { nextCursor: String(page + 1) } : {};
+  return { resources: pages[page] ?? [], ...next };
 });
 await server.connect(new StdioServerTransport());

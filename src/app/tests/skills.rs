@@ -438,3 +438,133 @@ fn moving_in_the_shelf_selects_the_skill_enter_loads() {
     assert_eq!(state.catalog.skills.selected, 1, "kept in the list");
     assert_eq!(sent(&enter(&mut state)), [read_of(NOTES)]);
 }
+
+fn directory_answer(
+    state: &mut AppState,
+    id: i64,
+    params: Value,
+    entries: Value,
+    cursor: Option<&str>,
+) -> Vec<Effect> {
+    let mut result = json!({"resources": entries});
+    if let Some(cursor) = cursor {
+        result["nextCursor"] = json!(cursor);
+    }
+    let stderr = format!("directory {}", params["uri"].as_str().unwrap_or_default());
+    answer(
+        state,
+        id,
+        "resources/directory/read",
+        params,
+        json!({ "result": result }),
+        Some(&stderr),
+    )
+}
+
+/// `W` pressed on a server whose one skill is listed as `"dynamic"`, declaring
+/// `directoryRead` or not, and Enter: SKILL.md is asked for.
+fn dynamic_loading(directory_read: bool) -> AppState {
+    let dynamic = json!({
+        "uri": SKILL,
+        "frontmatter": {"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"},
+        "resources": "dynamic",
+    });
+    let settings = if directory_read {
+        json!({"directoryRead": true})
+    } else {
+        json!({})
+    };
+    let mut state = connected(json!({"resources": {},
+        "extensions": {"io.modelcontextprotocol/skills": settings}}));
+    press(&mut state, KeyCode::Char('W'), KeyModifiers::SHIFT);
+    let list = json!({"result": {"skills": [dynamic]}});
+    answer(&mut state, 2, "skills/list", json!({}), list, None);
+    assert_eq!(sent(&enter(&mut state)), [read_of(SKILL)]);
+    state
+}
+
+const ROOT: &str = "skill://pdf-processing";
+
+/// Once a dynamic skill's SKILL.md holds, its directory is walked page by page, then its
+/// subdirectory, and the files found are read (SKILL.md not twice).
+#[test]
+fn a_dynamic_skill_s_directory_is_walked_after_skill_md_and_its_files_read() {
+    let mut state = dynamic_loading(true);
+    let root = json!({"uri": ROOT});
+    let next = read_answer(&mut state, 3, SKILL, SKILL_TEXT);
+    assert_eq!(
+        sent(&next),
+        [("resources/directory/read".to_owned(), Some(root.clone()))]
+    );
+    assert!(
+        view(&state).contains("walking (resources/directory/read)"),
+        "{}",
+        view(&state)
+    );
+    let page = json!([{"uri": SKILL, "mimeType": "text/markdown"}]);
+    let next = directory_answer(&mut state, 4, root, page, Some("1"));
+    let second = json!({"uri": ROOT, "cursor": "1"});
+    assert_eq!(
+        sent(&next),
+        [("resources/directory/read".to_owned(), Some(second.clone()))]
+    );
+    let references = json!({"uri": "skill://pdf-processing/references"});
+    let page = json!([{"uri": "skill://pdf-processing/references", "mimeType": "inode/directory"}]);
+    let next = directory_answer(&mut state, 5, second, page, None);
+    assert_eq!(
+        sent(&next),
+        [(
+            "resources/directory/read".to_owned(),
+            Some(references.clone())
+        )]
+    );
+    let page = json!([{"uri": FORMS, "mimeType": "text/markdown"}]);
+    let next = directory_answer(&mut state, 6, references, page, None);
+    assert_eq!(sent(&next), [read_of(FORMS)], "SKILL.md is not read twice");
+    let next = read_answer(&mut state, 7, FORMS, FORMS_TEXT);
+    assert!(next.is_empty(), "{next:?}");
+    let shown = view(&state);
+    assert!(
+        shown.contains("· references/FORMS.md · 35 bytes, no digest listed"),
+        "{shown}"
+    );
+    assert_eq!(
+        state.catalog.skills.verdicts.get(SKILL),
+        Some(&Verdict::NoDigests)
+    );
+}
+
+/// A walk refused ends the load, incomplete, saying why; without `directoryRead` a dynamic
+/// skill's SKILL.md is all there is to read.
+#[test]
+fn a_refused_walk_ends_the_load_and_without_directory_read_there_is_none() {
+    let mut state = dynamic_loading(true);
+    read_answer(&mut state, 3, SKILL, SKILL_TEXT);
+    let refused = json!({"error": {"code": -32601, "message": "Method not found"}});
+    let next = answer(
+        &mut state,
+        4,
+        "resources/directory/read",
+        json!({"uri": ROOT}),
+        refused,
+        None,
+    );
+    assert!(next.is_empty(), "{next:?}");
+    assert!(
+        view(&state).contains("error -32601 Method not found"),
+        "{}",
+        view(&state)
+    );
+    assert_eq!(
+        state.catalog.skills.verdicts.get(SKILL),
+        Some(&Verdict::Incomplete)
+    );
+
+    let mut state = dynamic_loading(false);
+    let next = read_answer(&mut state, 3, SKILL, SKILL_TEXT);
+    assert!(next.is_empty(), "{next:?}");
+    assert_eq!(
+        state.catalog.skills.verdicts.get(SKILL),
+        Some(&Verdict::NoDigests)
+    );
+}
