@@ -73,7 +73,8 @@ impl Widget for SkillsPane<'_> {
 /// A row's mark: the skill being loaded, or what its last load came to (nothing before).
 fn mark(shelf: &SkillsShelf, skill: &Skill) -> &'static str {
     let loading = shelf.load.as_ref().is_some_and(|loading| {
-        loading.load.skill().uri == skill.uri && loading.load.next().is_some()
+        loading.load.skill().uri == skill.uri
+            && (loading.load.next().is_some() || loading.walk.is_some())
     });
     if loading {
         return "… ";
