@@ -39,26 +39,22 @@ impl DpopKey {
     pub fn generate(rng: &dyn SecureRandom) -> Result<Self, String> {
         let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, rng)
             .map_err(|_| "making a DPoP key failed (no randomness?)".to_owned())?;
-        Self::from_pkcs8(document.as_ref())
+        Self::from_pkcs8(document.as_ref(), rng)
     }
 
-    /// The key of a PKCS#8 document (DER).
-    pub fn from_pkcs8(der: &[u8]) -> Result<Self, String> {
-        EcdsaKeyPair::from_pkcs8(
-            &ECDSA_P256_SHA256_FIXED_SIGNING,
-            der,
-            &ring::rand::SystemRandom::new(),
-        )
-        .map(|pair| Self {
-            pair: std::sync::Arc::new(pair),
-            pkcs8: der.to_vec(),
-        })
-        .map_err(|_| "not a PKCS#8 EC P-256 private key".to_owned())
+    /// The key of a PKCS#8 document (DER); `rng` is what ring checks the key pair with.
+    pub fn from_pkcs8(der: &[u8], rng: &dyn SecureRandom) -> Result<Self, String> {
+        EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, rng)
+            .map(|pair| Self {
+                pair: std::sync::Arc::new(pair),
+                pkcs8: der.to_vec(),
+            })
+            .map_err(|_| "not a PKCS#8 EC P-256 private key".to_owned())
     }
 
     /// The key of a PEM file's contents, as `--client-key` takes one.
-    pub fn from_pem(pem: &[u8]) -> Result<Self, String> {
-        Self::from_pkcs8(&jwt::pkcs8_der(pem)?)
+    pub fn from_pem(pem: &[u8], rng: &dyn SecureRandom) -> Result<Self, String> {
+        Self::from_pkcs8(&jwt::pkcs8_der(pem)?, rng)
     }
 
     /// The PKCS#8 document, to keep the key.
@@ -74,14 +70,7 @@ impl DpopKey {
 
     /// The JWK thumbprint (RFC 7638, SHA-256): what a bound token's `cnf.jkt` names.
     pub fn thumbprint(&self) -> String {
-        let (x, y) = self.coordinates();
-        // RFC 7638 §3.2: the required members only, in lexicographic order, no whitespace.
-        let canonical = format!(
-            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
-            base64url(x),
-            base64url(y)
-        );
-        base64url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref())
+        thumbprint(&self.jwk())
     }
 
     /// The uncompressed point's X and Y (SEC 1 §2.3.3: 0x04, then 32 bytes each).
@@ -108,6 +97,20 @@ impl DpopKey {
             .map_err(|_| "signing the DPoP proof failed (no randomness?)".to_owned())?;
         Ok(format!("{input}.{}", base64url(signature.as_ref())))
     }
+}
+
+/// An EC public JWK's thumbprint (RFC 7638, SHA-256).
+pub fn thumbprint(jwk: &Value) -> String {
+    let member = |name: &str| jwk.get(name).and_then(Value::as_str).unwrap_or_default();
+    // RFC 7638 §3.2: the required members only, in lexicographic order, no whitespace.
+    let canonical = format!(
+        r#"{{"crv":"{}","kty":"{}","x":"{}","y":"{}"}}"#,
+        member("crv"),
+        member("kty"),
+        member("x"),
+        member("y")
+    );
+    base64url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref())
 }
 
 /// What one proof is for.
@@ -244,21 +247,22 @@ mod tests {
 
     #[test]
     fn the_thumbprint_is_rfc_7638s() {
-        // RFC 7638 §3.1 is an RSA key; this checks the EC members' order and the hash instead,
-        // against the canonical JSON built by hand from the JWK.
-        let key = key();
-        let jwk = key.jwk();
-        let canonical = format!(
-            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
-            jwk["x"].as_str().unwrap_or_default(),
-            jwk["y"].as_str().unwrap_or_default()
+        // RFC 7515 A.3's P-256 key; its thumbprint as jose's calculateJwkThumbprint gives it.
+        let jwk = json!({"kty": "EC", "crv": "P-256",
+            "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            "y": "x_FEzRjmB9o4RFHN0ABCJfIIFkGAZHA6iF6A3k8N4q4"});
+        assert_eq!(
+            thumbprint(&jwk),
+            "VDrVKZR3uJI6la1hnP728a8WX418AE7lzR2eabwULD0"
         );
-        let expected =
-            base64url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref());
-        assert_eq!(key.thumbprint(), expected);
-        assert_eq!(decode(jwk["x"].as_str().unwrap_or_default()).len(), 32);
+        let rng = ring::rand::SystemRandom::new();
+        let key = key();
+        assert_eq!(
+            decode(key.jwk()["x"].as_str().unwrap_or_default()).len(),
+            32
+        );
         // A key kept and read back is the same key.
-        let again = DpopKey::from_pkcs8(key.pkcs8()).expect("read back");
+        let again = DpopKey::from_pkcs8(key.pkcs8(), &rng).expect("read back");
         assert_eq!(again.thumbprint(), key.thumbprint());
         assert!(!format!("{key:?}").contains(&base64url(key.pkcs8())));
     }

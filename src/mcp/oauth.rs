@@ -94,7 +94,7 @@ pub fn parse_challenges(header: &str) -> Vec<Challenge> {
 
 /// The `Bearer` challenge among `WWW-Authenticate` header values, else the `DPoP` one (RFC
 /// 9449 §7.1: it carries the same parameters), if any.
-pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
+pub fn token_challenge<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
     let challenges: Vec<Challenge> = values.into_iter().flat_map(parse_challenges).collect();
     let scheme = |name: &str| {
         challenges
@@ -368,11 +368,22 @@ mod tests {
         assert_eq!(token68[0].param(""), Some("dXNlcjpwYXNz=="));
         assert_eq!(token68[1].scheme, "Bearer");
         assert_eq!(
-            super::bearer(["Basic x=1", "bearer error=invalid_token"])
+            super::token_challenge(["Basic x=1", "bearer error=invalid_token"])
                 .unwrap()
                 .error(),
             Some("invalid_token")
         );
+        // RFC 9449 §7.1: a DPoP challenge carries the same parameters; Bearer's comes first.
+        let dpop = super::token_challenge([
+            r#"DPoP algs="ES256", resource_metadata="https://m.example/prm""#,
+        ]);
+        assert_eq!(
+            dpop.unwrap().resource_metadata(),
+            Some("https://m.example/prm")
+        );
+        let both =
+            super::token_challenge(["DPoP error=use_dpop_nonce", "Bearer error=invalid_token"]);
+        assert_eq!(both.unwrap().scheme, "Bearer");
     }
 
     #[test]

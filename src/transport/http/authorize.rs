@@ -34,7 +34,7 @@ impl Poster {
         scope: Option<String>,
     ) -> Result<Tokens, String> {
         self.step(AuthStep::Started).await;
-        let challenge = oauth::bearer(challenges.iter().map(String::as_str));
+        let challenge = oauth::token_challenge(challenges.iter().map(String::as_str));
         if challenges.is_empty() {
             self.problem(AuthProblem::MissingChallenge).await;
         }

@@ -25,7 +25,7 @@ impl Poster {
         if status == reqwest::StatusCode::UNAUTHORIZED {
             return Some(Reauthorize::Token);
         }
-        let challenge = oauth::bearer(challenges.iter().map(String::as_str))?;
+        let challenge = oauth::token_challenge(challenges.iter().map(String::as_str))?;
         let granted = self.granted_scope();
         let insufficient = status == reqwest::StatusCode::FORBIDDEN
             && challenge.error() == Some("insufficient_scope");

@@ -173,7 +173,7 @@ mod kept_key {
         let der = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(text)
             .map_err(serde::de::Error::custom)?;
-        DpopKey::from_pkcs8(&der)
+        DpopKey::from_pkcs8(&der, &ring::rand::SystemRandom::new())
             .map(Some)
             .map_err(serde::de::Error::custom)
     }

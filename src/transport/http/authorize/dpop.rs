@@ -53,7 +53,7 @@ impl Poster {
             DpopChoice::Key(path) => {
                 let pem = std::fs::read(path)
                     .map_err(|error| format!("--dpop-key {}: {error}", path.display()))?;
-                let key = DpopKey::from_pem(&pem)
+                let key = DpopKey::from_pem(&pem, &ring::rand::SystemRandom::new())
                     .map_err(|error| format!("--dpop-key {}: {error}", path.display()))?;
                 (key, format!("the key in {}", path.display()))
             }
