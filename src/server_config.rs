@@ -258,20 +258,29 @@ fn authorization(
         Some(Value::Bool(machine)) => *machine,
         Some(_) => return Err("`clientCredentials` must be true or false".into()),
     };
-    let client_id = text("clientId")?;
-    target.client = client_id.map(|id| OAuthClient {
-        id,
-        secret: None,
-        key: None,
-        machine,
-    });
-    if let Some(client) = &mut target.client {
-        client.secret = text("clientSecret")?;
-        client.key = text("clientKey")?.map(Into::into);
+    let needs_client = |what: &str| format!("`{what}` needs a `clientId`");
+    let (secret, key) = (text("clientSecret")?, text("clientKey")?);
+    // As the flags: what describes a client is refused without the client's id.
+    let id = text("clientId")?;
+    let given = [
+        ("clientSecret", secret.is_some()),
+        ("clientKey", key.is_some()),
+        ("clientCredentials", machine),
+    ];
+    if let (None, Some((what, _))) = (&id, given.iter().find(|(_, given)| *given)) {
+        return Err(needs_client(what));
     }
+    if machine && secret.is_none() && key.is_none() {
+        return Err("`clientCredentials` needs a `clientSecret` or a `clientKey`".into());
+    }
+    target.client = id.map(|id| OAuthClient {
+        id,
+        machine,
+        secret,
+        key: key.map(Into::into),
+    });
     target.token_cache = text("tokenCache")?.map(Into::into);
     target.client_metadata_url = text("clientMetadataUrl")?;
-    let needs_client = |what: &str| format!("`{what}` needs a `clientId`");
     if let Some(source) = text("workloadJwt")? {
         target
             .client
@@ -386,6 +395,11 @@ mod tests {
             wrong(r#"{"clientId": "a", "idToken": "f"}"#).contains("needs an `idpTokenEndpoint`")
         );
         assert!(wrong(r#"{"dpop": true}"#).contains("`dpop` must be false"));
+        assert!(wrong(r#"{"clientSecret": "s"}"#).contains("`clientSecret` needs a `clientId`"));
+        assert!(
+            wrong(r#"{"clientId": "a", "clientCredentials": true}"#)
+                .contains("`clientCredentials` needs a `clientSecret` or a `clientKey`")
+        );
         assert!(
             wrong(r#"{"clientId": "a", "clientSecret": "${NOPE}"}"#).contains("${NOPE} is not set")
         );
