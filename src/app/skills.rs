@@ -122,13 +122,7 @@ pub(super) fn directory_read(
     generation: u64,
     exchange: &Exchange,
 ) -> Vec<Effect> {
-    let Some(loading) = state
-        .catalog
-        .skills
-        .load
-        .as_mut()
-        .filter(|loading| loading.generation == generation)
-    else {
+    let Some(loading) = current(state, generation) else {
         return Vec::new();
     };
     let Some(walk) = &mut loading.walk else {
@@ -136,9 +130,10 @@ pub(super) fn directory_read(
     };
     let answer = match exchange.reply() {
         Some(Reply::Result(result)) => walk.answered(Ok(&result.value())),
-        Some(Reply::Error(error)) => walk.answered(Err(format!(
-            "resources/directory/read: error {} {}",
-            error.code, error.message
+        Some(Reply::Error(error)) => walk.answered(Err(skills::refused(
+            "resources/directory/read",
+            error.code,
+            &error.message,
         ))),
         None => walk.answered(Err(format!(
             "resources/directory/read: {}",
@@ -163,13 +158,7 @@ pub(super) fn directory_read(
 /// A read of the load `generation` ended: the file checked, then the next one read, or the
 /// load done. An answer to a load Enter has since replaced is dropped.
 pub(super) fn file_read(state: &mut AppState, generation: u64, exchange: &Exchange) -> Vec<Effect> {
-    let Some(loading) = state
-        .catalog
-        .skills
-        .load
-        .as_mut()
-        .filter(|loading| loading.generation == generation)
-    else {
+    let Some(loading) = current(state, generation) else {
         return Vec::new();
     };
     let answer = bytes(exchange);
@@ -185,6 +174,16 @@ pub(super) fn file_read(state: &mut AppState, generation: u64, exchange: &Exchan
     }
     show(state);
     effects
+}
+
+/// The load `generation` names, unless Enter has since started another.
+fn current(state: &mut AppState, generation: u64) -> Option<&mut SkillLoad> {
+    state
+        .catalog
+        .skills
+        .load
+        .as_mut()
+        .filter(|loading| loading.generation == generation)
 }
 
 /// Whether the load has nothing left to read: no file, no page of a walk, no walk due.
@@ -223,7 +222,11 @@ fn finish(state: &mut AppState) {
 fn bytes(exchange: &Exchange) -> Result<Vec<u8>, String> {
     match exchange.reply() {
         Some(Reply::Result(result)) => skills::content_bytes(&result.value()),
-        Some(Reply::Error(error)) => Err(skills::refused(error.code, &error.message)),
+        Some(Reply::Error(error)) => Err(skills::refused(
+            "resources/read",
+            error.code,
+            &error.message,
+        )),
         None => {
             let outcome = classify(exchange);
             Err(format!(

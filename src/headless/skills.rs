@@ -255,10 +255,10 @@ async fn walk(client: &mut SessionRunner, directory: &str) -> Result<Vec<String>
             .await;
         match exchange.reply() {
             Some(Reply::Result(result)) => walk.answered(Ok(&result.value()))?,
-            Some(Reply::Error(error)) => walk.answered(Err(format!(
-                "resources/directory/read: error {} {}",
+            Some(Reply::Error(error)) => walk.answered(Err(skills::refused(
+                "resources/directory/read",
                 error.code,
-                sanitize::text(&error.message)
+                &sanitize::text(&error.message),
             )))?,
             None => walk.answered(Err("resources/directory/read: no answer".into()))?,
         }
@@ -273,9 +273,11 @@ async fn read(client: &mut SessionRunner, uri: &str) -> Result<Vec<u8>, String> 
         .await;
     match exchange.reply() {
         Some(Reply::Result(result)) => skills::content_bytes(&result.value()),
-        Some(Reply::Error(error)) => {
-            Err(skills::refused(error.code, &sanitize::text(&error.message)))
-        }
+        Some(Reply::Error(error)) => Err(skills::refused(
+            "resources/read",
+            error.code,
+            &sanitize::text(&error.message),
+        )),
         None => Err("resources/read: no answer".into()),
     }
 }

@@ -164,9 +164,10 @@ pub fn content_bytes(result: &Value) -> Result<Vec<u8>, String> {
         .map_err(|error| format!("resources/read: a blob that is not base64 ({error})"))
 }
 
-/// Why a read answered with an error gave no bytes (the message as the server sent it).
-pub fn refused(code: i64, message: &str) -> String {
-    format!("resources/read: error {code} {message}")
+/// Why a `method` request of a load (a read, a page of a walk) answered with an error gave
+/// nothing (the message as the server sent it).
+pub fn refused(method: &str, code: i64, message: &str) -> String {
+    format!("{method}: error {code} {message}")
 }
 
 impl FileState {

@@ -238,7 +238,7 @@ fn a_load_reads_nothing_after_a_file_that_fails() {
     );
     // A read that failed stops the load too.
     let mut load = Load::new(Skill::from_entry(&entry(SKILL_MD)).unwrap());
-    load.read(Err(refused(-32002, "gone")));
+    load.read(Err(refused("resources/read", -32002, "gone")));
     assert_eq!(load.next(), None);
     assert_eq!(load.checked().verdict(false), Verdict::Incomplete);
     assert_eq!(
