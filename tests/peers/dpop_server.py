@@ -9,9 +9,14 @@ MCP endpoint the token's hash `ath` and its binding `cnf.jkt`), with PyJWT and c
 Every access token is good for USES requests (default 2): then a 401 `DPoP
 error="invalid_token"` makes the client refresh, and the refresh token is bound to the key it
 was issued for (a public client's, §5), so a refresh proven with another key is refused.
-Registration is dynamic; the authorization endpoint grants at once. Each token request and
-each MCP request is a JSON line of LOG: what it was, the thumbprint of the proof's key, and
-whether it was taken (`why` when not). It prints its URL on stdout, then serves until killed.
+Registration is dynamic; the authorization endpoint grants at once. The token endpoint also
+takes RFC 7523's jwt-bearer grant, whose `assertion` it logs the shape of (a workload's JWT, or
+an ID-JAG); an assertion whose first part is `refused` gets `invalid_grant`. Beside it,
+/idp/token is an enterprise IdP's RFC 8693 token exchange: it logs what it was asked and how
+the client authenticated, and gives the ID-JAG `jag.<subject token's first part>.sig`.
+Each token request and each MCP request is a JSON line of LOG: what it was, the thumbprint of
+the proof's key, and whether it was taken (`why` when not). It prints its URL on stdout, then
+serves until killed.
 """
 import base64
 import hashlib
@@ -108,7 +113,8 @@ class Handler(BaseHTTPRequestHandler):
                 "token_endpoint": f"{origin}/token",
                 "registration_endpoint": f"{origin}/register",
                 "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "refresh_token"],
+                "grant_types_supported": ["authorization_code", "refresh_token",
+                                          "urn:ietf:params:oauth:grant-type:jwt-bearer"],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": ["none"],
                 "dpop_signing_alg_values_supported": ["ES256"],
@@ -127,11 +133,28 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode()
         if self.path == "/register":
             return self.reply(201, {"client_id": "dpop-client", "redirect_uris": json.loads(body).get("redirect_uris", [])})
+        if self.path == "/idp/token":
+            return self.exchange(dict(urllib.parse.parse_qsl(body)))
         if self.path == "/token":
             return self.token(dict(urllib.parse.parse_qsl(body)), f"{origin}/token")
         if self.path == "/mcp":
             return self.mcp(json.loads(body), f"{origin}/mcp")
         return self.reply(404, {"error": "not here"})
+
+    def exchange(self, form):
+        """The IdP's token exchange: no proof (the IdP is not the resource's), an ID-JAG back."""
+        basic = None
+        scheme, _, credentials = (self.headers.get("Authorization") or "").partition(" ")
+        if scheme == "Basic":
+            basic = base64.b64decode(credentials).decode().split(":", 1)
+        subject = form.get("subject_token", "")
+        log(event="exchange", basic=basic, form_client_id=form.get("client_id"),
+            grant=form.get("grant_type"), audience=form.get("audience"), resource=form.get("resource"),
+            subject_token_type=form.get("subject_token_type"),
+            requested_token_type=form.get("requested_token_type"), subject=subject.split(".")[0])
+        return self.reply(200, {"access_token": f"jag.{subject.split('.')[0]}.sig",
+                                "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                                "token_type": "N_A"})
 
     def token(self, form, url):
         grant = form.get("grant_type")
@@ -151,6 +174,14 @@ class Handler(BaseHTTPRequestHandler):
             if bound != jkt:
                 log(event="token", grant=grant, jkt=jkt, ok=False, why=f"the refresh token is bound to {bound}")
                 return self.reply(400, {"error": "invalid_grant", "error_description": "refresh token bound to another key"})
+        elif grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            assertion = form.get("assertion", "")
+            first = assertion.split(".")[0]
+            if first == "refused":
+                log(event="token", grant=grant, jkt=jkt, ok=False, why="refused assertion")
+                return self.reply(400, {"error": "invalid_grant", "error_description": "assertion refused"})
+            log(event="token", grant=grant, jkt=jkt, ok=True, assertion=first, client_id=form.get("client_id"))
+            return self.reply(200, issue(jkt))
         else:
             return self.reply(400, {"error": "unsupported_grant_type"})
         log(event="token", grant=grant, jkt=jkt, ok=True)
