@@ -272,8 +272,23 @@ pub enum FileState {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Checked {
     pub skill: Skill,
-    /// SKILL.md first, then the supporting files in the listing's order.
+    /// SKILL.md first, then the supporting files in the listing's order. In JSON each is one
+    /// object, `{"uri", "state", …}`, as jq reads best.
+    #[serde(serialize_with = "files_json")]
     pub files: Vec<(String, FileState)>,
+}
+
+fn files_json<S: serde::Serializer>(
+    files: &[(String, FileState)],
+    to: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct One<'a> {
+        uri: &'a str,
+        #[serde(flatten)]
+        state: &'a FileState,
+    }
+    to.collect_seq(files.iter().map(|(uri, state)| One { uri, state }))
 }
 
 /// What a verification comes to, worst first (the exit code's order).
